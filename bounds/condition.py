@@ -1,0 +1,282 @@
+"""Condition numbers of the paper, each a pure function of the matrices.
+
+Conventions (paper notation → function):
+
+* ``κ_f = L_f / μ_f`` (Assumption ``ass:smooth_and_str_convex_of_f_i``) → :func:`kappa_f`.
+* ``κ_W = λ_max(W) / λ_min+(W)`` of the gossip matrix (Assumption ``ass:W``) → :func:`kappa_W`.
+  The paper's appendices also use ``L_W = σ_max²(W)`` and ``μ_W = σ_min+²(W)``
+  (eq. ``eq:mat_Lmu``); for symmetric PSD ``W`` these are the *squared*
+  eigenvalues, so ``L_W / μ_W = κ_W²``: see :func:`gossip_spectrum`.
+* ``κ_A`` of a group ``(A_1, …, A_n)`` = ``max_i σ_max²(A_i) / min_i σ_min+²(A_i)``
+  (paper, Notation; the block-diagonal matrix) → :func:`group_kappa`.  Zero blocks
+  have no positive singular value and are left out of the minimum.
+* ``κ̂_B`` and ``κ̂_{Bᵀ}`` (Definition ``def:mixed_condition_number``) →
+  :func:`mixed_kappa` with ``transpose=False`` / ``True``.
+* ``μ̃_BD``, ``κ̃_BD`` (Definition ``def:projected_condition_number``, with the
+  convention ``κ̃ = 1`` when ``μ̃ = 0``) → :func:`projected_kappa`.
+* ``L_S = σ_max²(B')/n = λ_max(S_B)`` (proof of ``lem:mixed_coupled_with_local_spectrum``) → :func:`L_S`.
+
+Blocks are numpy arrays or scipy sparse matrices.  Nodes with identical blocks
+are computed once (the worst-case instances repeat the same block on a third of
+the nodes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .spectral import Extremes, sv_extremes, sym_extremes
+
+
+def kappa_f(L_f: float, mu_f: float) -> float:
+    """``κ_f = L_f / μ_f``; ``ValueError`` unless ``0 < μ_f <= L_f``."""
+    if not (np.isfinite(L_f) and np.isfinite(mu_f)):
+        raise ValueError(f"kappa_f: non-finite constants L_f={L_f}, mu_f={mu_f}")
+    if mu_f <= 0:
+        raise ValueError(f"kappa_f: μ_f must be positive (got {mu_f}); κ_f is undefined for μ_f = 0")
+    if L_f < mu_f:
+        raise ValueError(f"kappa_f: need L_f >= μ_f (got L_f={L_f}, μ_f={mu_f})")
+    return float(L_f) / float(mu_f)
+
+
+def _consensus_basis(n: int) -> np.ndarray:
+    return np.full((n, 1), 1.0 / np.sqrt(n))
+
+
+def gossip_spectrum(W, *, method: str = "auto") -> Extremes:
+    """``λ_max(W)`` and ``λ_min+(W)`` of a gossip matrix whose kernel is the consensus line.
+
+    The kernel basis ``1/√n`` is deflated (Assumption ``ass:W``, item 3, which
+    :class:`instances.problem.MixedProblem` validates).
+    """
+    n = W.shape[0]
+    if n == 1:
+        return Extremes(0.0, 0.0, "trivial")
+    return sym_extremes(W, kernel=_consensus_basis(n), method=method, name="W")
+
+
+def kappa_W(W, *, method: str = "auto") -> float:
+    """``κ_W = λ_max(W) / λ_min+(W)`` (Assumption ``ass:W``)."""
+    return gossip_spectrum(W, method=method).kappa
+
+
+def _matrix_key(M) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    if sp.issparse(M):
+        Mc = sp.csr_matrix(M)
+        Mc.sum_duplicates()
+        h.update(repr(Mc.shape).encode())
+        for arr in (Mc.indptr, Mc.indices, Mc.data):
+            h.update(np.ascontiguousarray(arr).tobytes())
+    else:
+        A = np.ascontiguousarray(np.asarray(M, dtype=float))
+        h.update(repr(A.shape).encode())
+        h.update(A.tobytes())
+    return h.hexdigest()
+
+
+def _is_zero(M) -> bool:
+    if sp.issparse(M):
+        return M.nnz == 0 or not np.any(M.data)
+    return not np.any(M)
+
+
+@dataclass(frozen=True)
+class GroupSpectrum:
+    """``L = max_i σ_max²(B_i)`` and ``mu = min_i σ_min+²(B_i)`` over the nonzero blocks."""
+
+    L: float
+    mu: float
+
+    @property
+    def kappa(self) -> float:
+        return self.L / self.mu if self.mu > 0 else float("inf")
+
+
+def group_spectrum(blocks: Sequence, *, kernels: Sequence | None = None, method: str = "auto", name: str = "B") -> GroupSpectrum:
+    """Extremes of the block-diagonal matrix ``diag(B_1, …, B_n)``.
+
+    ``kernels[i]`` (optional) is a basis of part of ``ker B_i`` used for deflation.
+    """
+    cache: dict[str, Extremes] = {}
+    L, mu = 0.0, float("inf")
+    for i, B in enumerate(blocks):
+        if B is None or min(B.shape) == 0 or _is_zero(B):
+            continue
+        key = _matrix_key(B)
+        if key not in cache:
+            K = None if kernels is None else kernels[i]
+            cache[key] = sv_extremes(B, kernel=K, method=method, name=f"{name}[{i}]")
+        e = cache[key]
+        L = max(L, e.lmax)
+        if e.lmin_pos > 0:
+            mu = min(mu, e.lmin_pos)
+    if mu == float("inf"):
+        mu = 0.0
+    return GroupSpectrum(L, mu)
+
+
+def group_kappa(blocks: Sequence, **kw) -> float:
+    """``κ_B = max_i σ_max²(B_i) / min_i σ_min+²(B_i)`` (paper, Notation)."""
+    return group_spectrum(blocks, **kw).kappa
+
+
+def interaction_matrix(blocks: Sequence, *, transpose: bool = False):
+    """``S_B = (1/n) Σ B_i B_iᵀ`` (eq. ``eq:interaction_matrix``), or ``(1/n) Σ B_iᵀ B_i`` if ``transpose``.
+
+    Sparse if any block is sparse, dense otherwise.
+    """
+    n = len(blocks)
+    if n == 0:
+        raise ValueError("interaction_matrix: no blocks")
+    shapes = {(B.shape[1] if transpose else B.shape[0]) for B in blocks}
+    if len(shapes) != 1:
+        raise ValueError(
+            f"interaction_matrix: blocks must share their {'column' if transpose else 'row'} dimension, got {sorted(shapes)}"
+        )
+    cache: dict[str, object] = {}
+    counts: dict[str, int] = {}
+    for B in blocks:
+        key = _matrix_key(B)
+        counts[key] = counts.get(key, 0) + 1
+        if key not in cache:
+            if sp.issparse(B):
+                Bs = sp.csr_matrix(B)
+                cache[key] = (Bs.T @ Bs) if transpose else (Bs @ Bs.T)
+            else:
+                Bd = np.asarray(B, dtype=float)
+                cache[key] = (Bd.T @ Bd) if transpose else (Bd @ Bd.T)
+    any_sparse = any(sp.issparse(B) for B in blocks)
+    S = None
+    for key, G in cache.items():
+        term = counts[key] * G
+        S = term if S is None else S + term
+    S = S / n
+    if any_sparse:
+        return sp.csr_matrix(S)
+    return np.asarray(S)
+
+
+def mixed_kappa(blocks: Sequence, *, transpose: bool = False, method: str = "auto") -> float:
+    """Mixed condition number (Definition ``def:mixed_condition_number``).
+
+    ``transpose=False``: ``κ̂_B = max_i λ_max(B_i B_iᵀ) / λ_min+((1/n) Σ B_i B_iᵀ)``.
+    ``transpose=True``:  ``κ̂_{Bᵀ} = max_i λ_max(B_iᵀ B_i) / λ_min+((1/n) Σ B_iᵀ B_i)``.
+    (The numerators agree: ``λ_max(B_i B_iᵀ) = λ_max(B_iᵀ B_i) = σ_max²(B_i)``.)
+    """
+    num = group_spectrum(blocks, method=method).L
+    S = interaction_matrix(blocks, transpose=transpose)
+    den = sym_extremes(S, method=method, name="S_B").lmin_pos
+    if den <= 0:
+        return float("inf")
+    return num / den
+
+
+def L_S(blocks: Sequence, *, method: str = "auto") -> float:
+    """``L_S = σ_max²(B')/n = λ_max(S_B)`` with ``B' = (B_1 … B_n)``."""
+    return sym_extremes(interaction_matrix(blocks), method=method, name="S_B").lmax
+
+
+def _orthonormal_kernel(D, name: str) -> np.ndarray:
+    Dd = D.toarray() if sp.issparse(D) else np.asarray(D, dtype=float)
+    d = Dd.shape[1]
+    if Dd.shape[0] == 0 or not np.any(Dd):
+        return np.eye(d)
+    _, s, Vt = np.linalg.svd(Dd, full_matrices=True)
+    tol = np.sqrt(1e-9) * s[0]  # σ <= sqrt(ZERO_RTOL) σ_max  <=>  σ² <= ZERO_RTOL σ_max²
+    rank = int(np.sum(s > tol))
+    return Vt[rank:].T
+
+
+@dataclass(frozen=True)
+class Projected:
+    """``mu`` = μ̃_BD, ``kappa`` = κ̃_BD (1 by convention when μ̃ = 0), ``L`` = max_i λ_max(B_i B_iᵀ)."""
+
+    kappa: float
+    mu: float
+    L: float
+
+
+def projected_kappa(
+    B_blocks: Sequence,
+    D_blocks: Sequence | None,
+    *,
+    D_kernels: Sequence | None = None,
+    method: str = "auto",
+) -> Projected:
+    """Projected condition number (Definition ``def:projected_condition_number``).
+
+    ``μ̃_BD = (1/n) σ_min+²(B' P_{ker D})`` with ``B' = (B_1 … B_n)`` and
+    ``D = diag(D_1, …, D_n)``; ``κ̃_BD = max_i λ_max(B_i B_iᵀ) / μ̃_BD`` if ``μ̃ > 0``, else 1.
+
+    With an orthonormal kernel basis ``N_i`` of ``D_i``, ``B' P_{ker D}`` has the
+    same singular values as ``(B_1 N_1 … B_n N_n)``, so
+    ``μ̃ = λ_min+(Σ_i (B_i N_i)(B_i N_i)ᵀ) / n``.  The bases are computed by a
+    dense SVD of each distinct ``D_i`` unless ``D_kernels`` supplies them
+    (sparse allowed; each must have orthonormal columns and satisfy
+    ``D_i N_i = 0``, which is checked, and ``dim`` equal to ``dim ker D_i``, the
+    caller's responsibility: :func:`kernel_basis_is_complete` checks it).
+    ``D_blocks=None`` (or a ``None``/empty block) means ``D_i = 0`` (``N_i = I``).
+    """
+    n = len(B_blocks)
+    L = group_spectrum(B_blocks, method=method).L
+    m = B_blocks[0].shape[0]
+    kcache: dict[str, object] = {}
+    G = None
+    any_sparse = False
+    for i, B in enumerate(B_blocks):
+        if B.shape[0] != m:
+            raise ValueError(f"projected_kappa: B[{i}] has {B.shape[0]} rows, B[0] has {m}")
+        D = None if D_blocks is None else D_blocks[i]
+        if D is None or min(D.shape) == 0 or _is_zero(D):
+            BN = B
+        else:
+            if D.shape[1] != B.shape[1]:
+                raise ValueError(f"projected_kappa: D[{i}] has {D.shape[1]} columns, B[{i}] has {B.shape[1]}")
+            if D_kernels is not None and D_kernels[i] is not None:
+                N = D_kernels[i]
+                DN = D @ N
+                DNn = np.linalg.norm(DN.toarray() if sp.issparse(DN) else DN)
+                scale = sv_extremes(D, method=method, name=f"D[{i}]").lmax ** 0.5
+                if DNn > 1e-8 * max(scale, 1e-300) * max(1.0, np.sqrt(N.shape[1])):
+                    raise ValueError(f"projected_kappa: D_kernels[{i}] is not in ker D[{i}] (‖D N‖ = {DNn:.3e})")
+            else:
+                key = _matrix_key(D)
+                if key not in kcache:
+                    kcache[key] = _orthonormal_kernel(D, f"D[{i}]")
+                N = kcache[key]
+            BN = B @ N
+        if sp.issparse(BN):
+            any_sparse = True
+            BN = sp.csr_matrix(BN)
+            term = BN @ BN.T
+        else:
+            BN = np.asarray(BN.toarray() if sp.issparse(BN) else BN, dtype=float)
+            term = BN @ BN.T
+        G = term if G is None else G + term
+    if any_sparse:
+        G = sp.csr_matrix(G)
+    mu = sym_extremes(G, method=method, name="B'P_kerD Gram").lmin_pos / n
+    if mu <= 0:
+        return Projected(1.0, 0.0, L)
+    return Projected(L / mu, mu, L)
+
+
+def kernel_basis_is_complete(D, N, *, method: str = "auto") -> bool:
+    """``True`` iff the columns of ``N`` lie in ``ker D`` and span all of it.
+
+    Then ``DᵀD + λ_max(DᵀD) N Nᵀ`` is nonsingular: its smallest eigenvalue is
+    above the zero threshold.
+    """
+    from .spectral import ZERO_RTOL, smallest_eigenvalue
+
+    G = (sp.csr_matrix(D).T @ sp.csr_matrix(D)) if sp.issparse(D) else np.asarray(D).T @ np.asarray(D)
+    e = sym_extremes(G, kernel=N, method=method, name="DᵀD")  # also checks D N = 0
+    Ns = sp.csr_matrix(N) if sp.issparse(N) else np.asarray(N)
+    Gd = G + e.lmax * (Ns @ Ns.T)
+    return smallest_eigenvalue(Gd, method=method) > ZERO_RTOL * e.lmax

@@ -1,0 +1,48 @@
+"""Small random problems for unit tests (the seeded families proper live in instances.random)."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from instances import Layout, MixedProblem, QuadraticObjective
+
+
+def path_laplacian(n: int) -> sp.csr_matrix:
+    main = np.full(n, 2.0)
+    main[0] = main[-1] = 1.0
+    return sp.diags([main, -np.ones(n - 1), -np.ones(n - 1)], [0, -1, 1], format="csr")
+
+
+def ring_laplacian(n: int) -> sp.csr_matrix:
+    A = sp.diags([np.ones(n - 1), np.ones(n - 1)], [-1, 1], shape=(n, n), format="lil")
+    A[0, n - 1] = A[n - 1, 0] = 1
+    A = sp.csr_matrix(A)
+    return sp.csr_matrix(sp.diags(np.asarray(A.sum(axis=1)).ravel()) - A)
+
+
+def random_problem(rng, *, n=5, d=3, dt=2, m=2, p=1, pt=1, coupled=True, local=True, shared=True, mu=0.5):
+    """A random strongly convex quadratic mixed problem with feasible constraints."""
+    ds = tuple(int(d) for _ in range(n)) if d else tuple(0 for _ in range(n))
+    lay = Layout(ds, dt)
+    Q, q = [], []
+    for i in range(n):
+        k = ds[i] + dt
+        G = rng.standard_normal((k, k))
+        Q.append(G @ G.T / k + mu * np.eye(k))
+        q.append(rng.standard_normal(k))
+    obj = QuadraticObjective(Q, q, lay)
+    x0 = [rng.standard_normal(di) for di in ds]
+    xt0 = rng.standard_normal(dt)
+    kw = {}
+    if coupled and d:
+        A = [rng.standard_normal((m, di)) for di in ds]
+        kw["A"] = A
+        kw["b"] = [A[i] @ x0[i] for i in range(n)]
+    if local and d:
+        C = [rng.standard_normal((p, di)) for di in ds]
+        kw["C"] = C
+        kw["c"] = [C[i] @ x0[i] for i in range(n)]
+    if shared and dt:
+        Ct = [rng.standard_normal((pt, dt)) for _ in range(n)]
+        kw["Ct"] = Ct
+        kw["ct"] = [Ci @ xt0 for Ci in Ct]
+    return MixedProblem(ring_laplacian(n) if n > 2 else path_laplacian(n), obj, lay, **kw)

@@ -1,0 +1,93 @@
+"""Extreme eigen/singular values: dense and iterative paths, kernels, relative thresholds."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bounds.spectral import ZERO_RTOL, smallest_eigenvalue, sv_extremes, sym_extremes
+from helpers import path_laplacian
+
+#: agreement required between the dense and the iterative path
+PATH_AGREEMENT = 1e-7
+
+
+def test_path_laplacian_closed_form():
+    """λ_max = 2(1 + cos(π/n)), λ_min+ = 2(1 − cos(π/n)) for the unweighted path (app:example_graph)."""
+    for n in (6, 30, 99):
+        e = sym_extremes(path_laplacian(n).toarray())
+        assert e.lmax == pytest.approx(2 * (1 + np.cos(np.pi / n)), rel=1e-12)
+        assert e.lmin_pos == pytest.approx(2 * (1 - np.cos(np.pi / n)), rel=1e-9)
+
+
+@pytest.mark.parametrize("n", [200, 900])
+def test_dense_and_iterative_agree_on_overlap(n):
+    L = path_laplacian(n)
+    d = sym_extremes(L, method="dense")
+    i = sym_extremes(L, method="iterative")
+    k = sym_extremes(L, method="iterative", kernel=np.full((n, 1), n ** -0.5))
+    for other in (i, k):
+        assert other.lmax == pytest.approx(d.lmax, rel=PATH_AGREEMENT)
+        assert other.lmin_pos == pytest.approx(d.lmin_pos, rel=PATH_AGREEMENT)
+
+
+def test_large_sparse_uses_iterative_path():
+    n = 3000
+    e = sym_extremes(path_laplacian(n))
+    assert e.method.startswith("iterative")
+    assert e.lmin_pos == pytest.approx(2 * (1 - np.cos(np.pi / n)), rel=1e-6)
+
+
+def test_structural_zero_rows_are_removed_exactly():
+    n = 2000
+    L = sp.block_diag([path_laplacian(n), sp.csr_matrix((500, 500))], format="csr")
+    e = sym_extremes(L, method="iterative")
+    assert e.lmin_pos == pytest.approx(2 * (1 - np.cos(np.pi / n)), rel=1e-6)
+
+
+def test_wrong_kernel_basis_is_rejected():
+    L = path_laplacian(20)
+    bad = np.zeros((20, 1))
+    bad[0] = 1.0
+    with pytest.raises(ValueError, match="not in the kernel"):
+        sym_extremes(L, kernel=bad)
+
+
+def test_too_large_kernel_without_basis_is_an_error():
+    # 1000 disconnected pairs: a kernel of dimension 1000 > MAX_KERNEL_ITER
+    blocks = [sp.csr_matrix(np.array([[1.0, -1.0], [-1.0, 1.0]]))] * 1000
+    M = sp.block_diag(blocks, format="csr")
+    with pytest.raises(ValueError, match="kernel basis"):
+        sym_extremes(M, method="iterative")
+
+
+@given(st.integers(2, 30), st.integers(1, 30), st.floats(1e-6, 1e6))
+def test_threshold_is_relative(r, c, scale):
+    rng = np.random.default_rng(r * 100 + c)
+    B = rng.standard_normal((r, c))
+    e1 = sv_extremes(B)
+    e2 = sv_extremes(scale * B)
+    assert e2.lmax == pytest.approx(scale ** 2 * e1.lmax, rel=1e-9)
+    assert e2.lmin_pos == pytest.approx(scale ** 2 * e1.lmin_pos, rel=1e-6)
+
+
+@given(st.integers(3, 25), st.integers(1, 6))
+def test_rank_deficient_singular_values(k, rank):
+    rng = np.random.default_rng(k * 7 + rank)
+    rank = min(rank, k)
+    U = rng.standard_normal((k, rank))
+    V = rng.standard_normal((rank, k + 3))
+    B = U @ V
+    e = sv_extremes(B)
+    s = np.linalg.svd(B, compute_uv=False)
+    s = s[s > np.sqrt(ZERO_RTOL) * s[0]]
+    assert e.lmax == pytest.approx(s[0] ** 2, rel=1e-9)
+    assert e.lmin_pos == pytest.approx(s[-1] ** 2, rel=1e-6)
+
+
+def test_smallest_eigenvalue_sparse_and_dense():
+    L = path_laplacian(2500)
+    assert abs(smallest_eigenvalue(L)) < 1e-9
+    M = L + 0.25 * sp.eye(2500)
+    assert smallest_eigenvalue(M) == pytest.approx(0.25, rel=1e-8)
