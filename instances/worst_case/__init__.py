@@ -1,0 +1,1 @@
+"""Worst-case (lower-bound) constructions of the paper, built as printed."""

@@ -1,0 +1,1 @@
+"""Figures and the report, drawn from check results only."""
