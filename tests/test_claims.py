@@ -1,0 +1,71 @@
+"""The claims registry reproduces every cell of the paper's four tables."""
+
+import pytest
+
+from bounds.claims import PARAMS, REGISTRY, TEXT_DISCREPANCIES, cells, discrepancies, get
+from bounds.render import format_terms, render_markdown, render_text
+from bounds.texparse import find_paper, parse_complexity, parse_tables
+
+
+@pytest.fixture(scope="module")
+def paper_cells():
+    return parse_tables(find_paper())
+
+
+def test_every_table_cell_is_registered_with_the_printed_exponents(paper_cells):
+    assert len(paper_cells) == 62  # 17 + 15 + 15 + 15 cells in Tables 1-4
+    table_cells = {c.id: tuple(sorted(c.terms)) for c in REGISTRY if c.table is not None}
+    assert set(table_cells) == set(paper_cells)
+    for cid, terms in paper_cells.items():
+        assert table_cells[cid] == terms, cid
+
+
+def test_registry_size_and_ids():
+    assert len(REGISTRY) == 69
+    theorem_only = [c.id for c in REGISTRY if c.table is None]
+    assert sorted(theorem_only) == sorted([
+        "T1.mixed_ident.Ct", "T1.mixed_ident.comm", "T1.shared_ident.grad", "T1.shared_ident.Ct",
+        "T1.shared_ident.comm", "T2.mixed_ident.Ct", "T2.mixed_ident.comm",
+    ])
+    for c in REGISTRY:
+        assert c.source and c.setting
+        assert all(k in PARAMS for t in c.terms for k, _ in t)
+
+
+def test_tightness():
+    assert all(c.tight for c in cells("T1.*"))
+    assert not any(c.tight for c in REGISTRY if c.table in (2, 3, 4))
+
+
+def test_table4_mixed_A_discrepancy_is_recorded():
+    (c,) = discrepancies()
+    assert c.id == "T4.mixed.A"
+    assert c.exponent("kappa_A") == 0.5 and c.exponent("kappa_AC") == 0.0
+    assert c.exponent("kappa_AC", derived=True) == 0.5
+    assert len(TEXT_DISCREPANCIES) >= 2
+
+
+def test_exponents():
+    c = get("T1.mixed.comm")
+    assert [c.exponent(p) for p in ("kappa_f", "kappa_AC", "kappa_Ct", "kappa_W", "kappa_C")] == [0.5, 0.5, 0.5, 0.5, 0.0]
+    assert get("T3.coupled.grad").exponent("MR_eps") == 2.0
+    with pytest.raises(ValueError, match="unknown parameter"):
+        c.exponent("kappa_X")
+    with pytest.raises(KeyError):
+        get("T9.none.grad")
+
+
+def test_rendered_tables_contain_every_formula():
+    text = render_text()
+    md = render_markdown()
+    for c in REGISTRY:
+        f = format_terms(c.terms)
+        assert f in text and f in md, c.id
+    # the rendered formula re-parses to the same exponents
+    for c in REGISTRY:
+        assert parse_complexity(format_terms(c.terms, style="latex")) == tuple(sorted(c.terms)), c.id
+
+
+def test_parser_rejects_unknown_symbols():
+    with pytest.raises(ValueError, match="cannot parse"):
+        parse_complexity(r"$\sqrt{\kappa_Z}$")
