@@ -75,6 +75,10 @@ class Objective(ABC):
     @abstractmethod
     def describe(self) -> dict: ...
 
+    def hessian(self, u: np.ndarray) -> sp.csr_matrix:
+        """Sparse Hessian of ``F`` at ``u`` on the u-layout (smooth objectives only)."""
+        raise NotImplementedError(f"{type(self).__name__} has no Hessian")
+
     @property
     def kappa(self) -> float:
         if self.L is None or self.mu <= 0:
@@ -146,6 +150,9 @@ class QuadraticObjective(Objective):
     def grad(self, u):
         return self.Q @ u - self.q
 
+    def hessian(self, u):
+        return self.Q
+
     def describe(self):
         return {"type": "quadratic", "form": "f_i(z) = 1/2 z^T Q_i z - q_i^T z, z = (x_i, x~)", "L_f": self.L, "mu_f": self.mu}
 
@@ -206,6 +213,11 @@ class LogisticObjective(Objective):
     def grad(self, u):
         s = -self.y * self.w * 0.5 * (1.0 - np.tanh(0.5 * self._margins(u)))  # −y σ(−m) w
         return self.F.T @ s + self.reg * u
+
+    def hessian(self, u):
+        sig = 0.5 * (1.0 - np.tanh(0.5 * self._margins(u)))
+        D = sp.diags(self.w * sig * (1.0 - sig))
+        return sp.csr_matrix(self.F.T @ D @ self.F + self.reg * sp.eye(self.layout.size))
 
     def describe(self):
         return {"type": "logistic", "form": "f_i(z) = mean_j log(1+exp(-y_ij a_ij^T z)) + reg/2 |z|^2",
