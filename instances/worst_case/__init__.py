@@ -1,1 +1,6 @@
-"""Worst-case (lower-bound) constructions of the paper, built as printed."""
+"""Worst-case (lower-bound) constructions of the paper, built as printed.
+
+``FAMILIES`` maps CLI family names to builders returning :class:`instances.instance.Instance`.
+"""
+
+FAMILIES: dict = {}
