@@ -29,6 +29,7 @@ from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from .spectral import Extremes, sv_extremes, sym_extremes
 
@@ -162,6 +163,57 @@ def interaction_matrix(blocks: Sequence, *, transpose: bool = False):
     return np.asarray(S)
 
 
+def _drop_zero_lines(R, axis: int):
+    """Remove structurally zero rows (axis=0) or columns (axis=1); they carry no singular value."""
+    if sp.issparse(R):
+        R = sp.csr_matrix(R) if axis == 0 else sp.csc_matrix(R)
+        R.eliminate_zeros()
+        keep = np.flatnonzero(np.diff(R.indptr) > 0)
+        return sp.csr_matrix(R[keep] if axis == 0 else R[:, keep])
+    keep = np.flatnonzero(np.any(R != 0, axis=1 - axis))
+    return R[keep] if axis == 0 else R[:, keep]
+
+
+def interaction_factor(blocks: Sequence, *, transpose: bool = False):
+    """``R`` with ``n·S_B = R Rᵀ`` (``R = (√c_j B_j)_j`` side by side over the *distinct* blocks,
+    ``c_j`` their multiplicities), or ``n·S_{Bᵀ} = Rᵀ R`` (blocks stacked) if ``transpose``.
+
+    Zero lines are dropped, so ``σ²(R)/n`` are the nonzero eigenvalues of ``S`` and the
+    smaller Gram side of ``R`` can be used: a large kernel of ``S`` (e.g. rows no node
+    constrains) never has to be stepped over.
+    """
+    n = len(blocks)
+    if n == 0:
+        raise ValueError("interaction_factor: no blocks")
+    shapes = {(B.shape[1] if transpose else B.shape[0]) for B in blocks}
+    if len(shapes) != 1:
+        raise ValueError(
+            f"interaction_factor: blocks must share their {'column' if transpose else 'row'} dimension, got {sorted(shapes)}"
+        )
+    reps: dict[str, object] = {}
+    counts: dict[str, int] = {}
+    for B in blocks:
+        key = _matrix_key(B)
+        counts[key] = counts.get(key, 0) + 1
+        reps.setdefault(key, B)
+    parts = [np.sqrt(counts[k]) * (sp.csr_matrix(B) if sp.issparse(B) else np.asarray(B, dtype=float)) for k, B in reps.items()]
+    any_sparse = any(sp.issparse(B) for B in parts)
+    if any_sparse:
+        R = sp.vstack(parts, format="csr") if transpose else sp.hstack(parts, format="csr")
+    else:
+        R = np.vstack(parts) if transpose else np.hstack(parts)
+    # n·S_{Bᵀ} = RᵀR: drop zero rows of R; n·S_B = R Rᵀ: drop zero columns of R
+    return _drop_zero_lines(R, axis=0 if transpose else 1)
+
+
+def interaction_extremes(blocks: Sequence, *, transpose: bool = False, method: str = "auto") -> Extremes:
+    """``λ_max`` and ``λ_min+`` of ``S_B`` (or ``S_{Bᵀ}``) via its factor (see :func:`interaction_factor`)."""
+    R = interaction_factor(blocks, transpose=transpose)
+    e = sv_extremes(R, method=method, name="S_B factor")
+    n = len(blocks)
+    return Extremes(e.lmax / n, e.lmin_pos / n, e.method)
+
+
 def mixed_kappa(blocks: Sequence, *, transpose: bool = False, method: str = "auto") -> float:
     """Mixed condition number (Definition ``def:mixed_condition_number``).
 
@@ -170,8 +222,7 @@ def mixed_kappa(blocks: Sequence, *, transpose: bool = False, method: str = "aut
     (The numerators agree: ``λ_max(B_i B_iᵀ) = λ_max(B_iᵀ B_i) = σ_max²(B_i)``.)
     """
     num = group_spectrum(blocks, method=method).L
-    S = interaction_matrix(blocks, transpose=transpose)
-    den = sym_extremes(S, method=method, name="S_B").lmin_pos
+    den = interaction_extremes(blocks, transpose=transpose, method=method).lmin_pos
     if den <= 0:
         return float("inf")
     return num / den
@@ -179,7 +230,7 @@ def mixed_kappa(blocks: Sequence, *, transpose: bool = False, method: str = "aut
 
 def L_S(blocks: Sequence, *, method: str = "auto") -> float:
     """``L_S = σ_max²(B')/n = λ_max(S_B)`` with ``B' = (B_1 … B_n)``."""
-    return sym_extremes(interaction_matrix(blocks), method=method, name="S_B").lmax
+    return interaction_extremes(blocks, method=method).lmax
 
 
 def _orthonormal_kernel(D, name: str) -> np.ndarray:
@@ -227,41 +278,40 @@ def projected_kappa(
     L = group_spectrum(B_blocks, method=method).L
     m = B_blocks[0].shape[0]
     kcache: dict[str, object] = {}
-    G = None
-    any_sparse = False
+    parts: dict[tuple, list] = {}
     for i, B in enumerate(B_blocks):
         if B.shape[0] != m:
             raise ValueError(f"projected_kappa: B[{i}] has {B.shape[0]} rows, B[0] has {m}")
         D = None if D_blocks is None else D_blocks[i]
+        bkey = _matrix_key(B)
         if D is None or min(D.shape) == 0 or _is_zero(D):
-            BN = B
+            key = (bkey, None)
+            if key not in parts:
+                parts[key] = [B, 0]
         else:
             if D.shape[1] != B.shape[1]:
                 raise ValueError(f"projected_kappa: D[{i}] has {D.shape[1]} columns, B[{i}] has {B.shape[1]}")
-            if D_kernels is not None and D_kernels[i] is not None:
-                N = D_kernels[i]
-                DN = D @ N
-                DNn = np.linalg.norm(DN.toarray() if sp.issparse(DN) else DN)
-                scale = sv_extremes(D, method=method, name=f"D[{i}]").lmax ** 0.5
-                if DNn > 1e-8 * max(scale, 1e-300) * max(1.0, np.sqrt(N.shape[1])):
-                    raise ValueError(f"projected_kappa: D_kernels[{i}] is not in ker D[{i}] (‖D N‖ = {DNn:.3e})")
-            else:
-                key = _matrix_key(D)
-                if key not in kcache:
-                    kcache[key] = _orthonormal_kernel(D, f"D[{i}]")
-                N = kcache[key]
-            BN = B @ N
-        if sp.issparse(BN):
-            any_sparse = True
-            BN = sp.csr_matrix(BN)
-            term = BN @ BN.T
-        else:
-            BN = np.asarray(BN.toarray() if sp.issparse(BN) else BN, dtype=float)
-            term = BN @ BN.T
-        G = term if G is None else G + term
-    if any_sparse:
-        G = sp.csr_matrix(G)
-    mu = sym_extremes(G, method=method, name="B'P_kerD Gram").lmin_pos / n
+            dkey = _matrix_key(D)
+            key = (bkey, dkey)
+            if key not in parts:
+                if D_kernels is not None and D_kernels[i] is not None:
+                    N = D_kernels[i]
+                    DN = D @ N
+                    DNn = np.linalg.norm(DN.toarray() if sp.issparse(DN) else DN)
+                    scale = float(spla.norm(D) if sp.issparse(D) else np.linalg.norm(D))  # Frobenius >= σ_max
+                    if DNn > 1e-8 * max(scale, 1e-300) * max(1.0, np.sqrt(N.shape[1])):
+                        raise ValueError(f"projected_kappa: D_kernels[{i}] is not in ker D[{i}] (‖D N‖ = {DNn:.3e})")
+                else:
+                    if dkey not in kcache:
+                        kcache[dkey] = _orthonormal_kernel(D, f"D[{i}]")
+                    N = kcache[dkey]
+                parts[key] = [B @ N, 0]
+        parts[key][1] += 1
+    # n μ̃ = σ_min+²(B' P_ker D) = λ_min+(Σ_i (B_i N_i)(B_i N_i)ᵀ) = σ_min+²(F), F = (√c_j B_j N_j)_j
+    blocks = [np.sqrt(c) * (sp.csr_matrix(BN) if sp.issparse(BN) else np.asarray(BN, dtype=float)) for BN, c in parts.values()]
+    F = sp.hstack(blocks, format="csr") if any(sp.issparse(b) for b in blocks) else np.hstack(blocks)
+    F = _drop_zero_lines(F, axis=1)
+    mu = sv_extremes(F, method=method, name="B'P_kerD").lmin_pos / n if min(F.shape) else 0.0
     if mu <= 0:
         return Projected(1.0, 0.0, L)
     return Projected(L / mu, mu, L)

@@ -11,6 +11,10 @@ Two paths compute the same numbers:
 
 * **dense** (``numpy.linalg.eigvalsh``), exact up to rounding, used when the
   matrix has at most :data:`DENSE_LIMIT` rows;
+* **banded** (LAPACK bisection through ``scipy.linalg.eigvals_banded``) for sparse
+  matrices whose bandwidth after reverse Cuthill–McKee reordering is at most
+  :data:`BANDED_LIMIT` (chains, paths and Kronecker products with small factors:
+  all worst-case instances); exact like the dense path and fast for 10⁵ rows;
 * **iterative** (ARPACK through ``scipy.sparse.linalg.eigsh``): ``λ_max`` by
   Lanczos, ``λ_min+`` by shift-invert around a tiny negative shift, asking for
   more and more eigenvalues until the first one above the threshold is found.
@@ -42,8 +46,17 @@ DENSE_LIMIT = 1500
 MAX_KERNEL_ITER = 64
 #: relative shift used by shift-invert: sigma = -SHIFT_RTOL * λ_max.
 SHIFT_RTOL = 1e-7
-#: ARPACK tolerance (relative accuracy of the returned eigenvalues).
+#: largest bandwidth (after RCM) for the banded path, and cap on bandwidth × rows (memory)
+BANDED_LIMIT = 256
+BANDED_MAX_ENTRIES = 30_000_000
+#: sparse matrices above this many rows try the banded path before the dense one
+BANDED_MIN = 300
+#: singular matrices with bandwidth >= 2 use LAPACK's banded selective solver only up to this size
+BANDED_SINGULAR_DENSE = 4000
+#: ARPACK tolerance for shift-invert (relative accuracy of the returned eigenvalues).
 ARPACK_TOL = 1e-12
+#: ARPACK tolerance for λ_max by Lanczos.
+LMAX_TOL = 1e-8
 
 
 @dataclass(frozen=True)
@@ -87,12 +100,124 @@ def _dense_extremes(M, rtol: float) -> Extremes:
     return Extremes(lmax, float(pos.min()), "dense")
 
 
+def _banded_form(M) -> tuple[np.ndarray, int] | None:
+    """Lower banded storage of ``M`` after RCM reordering, or ``None`` if the band is too wide."""
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    Ms = sp.csr_matrix(M)
+    perm = reverse_cuthill_mckee(Ms, symmetric_mode=True)
+    Mp = sp.coo_matrix(Ms[perm][:, perm])
+    if Mp.nnz == 0:
+        return None
+    bw = int(np.max(np.abs(Mp.row - Mp.col)))
+    n = Mp.shape[0]
+    if bw > BANDED_LIMIT or (bw + 1) * n > BANDED_MAX_ENTRIES:
+        return None
+    low = Mp.row >= Mp.col
+    ab = np.zeros((bw + 1, n))
+    ab[Mp.row[low] - Mp.col[low], Mp.col[low]] += Mp.data[low]
+    return ab, bw
+
+
+def _pd(ab: np.ndarray, shift: float) -> bool:
+    """Is ``M − shift·I`` positive definite?  (banded Cholesky, LAPACK dpbtrf, O(n b²))."""
+    from scipy.linalg.lapack import dpbtrf
+
+    a = ab.copy()
+    a[0] -= shift
+    _, info = dpbtrf(a, lower=1)
+    return info == 0
+
+
+def _nd(ab: np.ndarray, shift: float) -> bool:
+    """Is ``shift·I − M`` positive definite?"""
+    from scipy.linalg.lapack import dpbtrf
+
+    a = -ab
+    a[0] += shift
+    _, info = dpbtrf(a, lower=1)
+    return info == 0
+
+
+def _bisect_geometric(pred, lo: float, hi: float, rel: float = 1e-13) -> float:
+    """``pred(lo)`` true, ``pred(hi)`` false (0 < lo < hi): the boundary, to relative ``rel``."""
+    for _ in range(200):
+        if hi - lo <= rel * hi:
+            break
+        mid = np.sqrt(lo * hi) if hi > 4 * lo else 0.5 * (lo + hi)
+        if pred(mid):
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _banded_extremes(ab: np.ndarray, rtol: float) -> Extremes | None:
+    """λ_max and λ_min+ of a banded symmetric PSD matrix (lower storage ``ab``).
+
+    * bandwidth 1 (tridiagonal): LAPACK bisection per eigenvalue index
+      (``eigh_tridiagonal``, O(n) each); λ_min+ by a binary search over indices, so
+      a kernel of any dimension costs ``log2(n)`` probes;
+    * wider bands: bisection on ``x`` with banded Cholesky tests (``M − xI ≻ 0``,
+      ``xI − M ≻ 0``), O(n b²) each, when ``M`` is nonsingular.  A singular wide-band
+      matrix returns ``None`` above :data:`BANDED_SINGULAR_DENSE` rows (the caller
+      falls back to ARPACK), since LAPACK's banded selective eigensolver allocates
+      an n×n matrix.
+    """
+    from scipy.linalg import eigh_tridiagonal, eigvals_banded
+
+    n = ab.shape[1]
+    bw = ab.shape[0] - 1
+    if bw <= 1:
+        d = ab[0]
+        e = ab[1, : n - 1] if bw == 1 else np.zeros(max(n - 1, 0))
+
+        def eig(k: int) -> float:
+            if n == 1:
+                return float(d[0])
+            return float(eigh_tridiagonal(d, e, eigvals_only=True, select="i", select_range=(k, k))[0])
+    else:
+        # Gershgorin: every row sum of |M| is at most max|diag| + 2 Σ_k max_j |band_k|
+        gersh = float(np.max(np.abs(ab[0])) + 2 * np.sum(np.max(np.abs(ab[1:]), axis=1)))
+        lo = gersh * 1e-16
+        if gersh <= 0 or _nd(ab, lo):
+            return Extremes(0.0, 0.0, "banded")
+        lmax = _bisect_geometric(lambda x: not _nd(ab, x), lo, gersh * (1 + 1e-12))
+        thr = rtol * lmax
+        if _pd(ab, thr):
+            lmin = _bisect_geometric(lambda x: _pd(ab, x), thr, lmax)
+            return Extremes(lmax, lmin, "banded")
+        if n > BANDED_SINGULAR_DENSE:
+            return None
+
+        def eig(k: int) -> float:
+            return float(eigvals_banded(ab, lower=True, select="i", select_range=(k, k))[0])
+
+    lmax = eig(n - 1)
+    if lmax <= 0:
+        return Extremes(0.0, 0.0, "banded")
+    thr = rtol * lmax
+    if eig(0) > thr:
+        return Extremes(lmax, eig(0), "banded")
+    lo, hi = 0, n - 1  # invariant: λ_lo <= thr < λ_hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if eig(mid) > thr:
+            hi = mid
+        else:
+            lo = mid
+    return Extremes(lmax, eig(hi), "banded")
+
+
 def _iterative_lmax(M) -> float:
     n = M.shape[0]
     if n <= 2:
         return float(np.max(np.linalg.eigvalsh(M.toarray() if sp.issparse(M) else M)))
     v0 = np.ones(n) / np.sqrt(n) + 1e-3 * np.random.default_rng(0).standard_normal(n)
-    val = spla.eigsh(M, k=1, which="LA", tol=1e-10, ncv=min(n, 48), v0=v0, return_eigenvectors=False)
+    # For a symmetric matrix the Ritz value's error is bounded by the residual, so tol=1e-8
+    # gives λ_max to ~1e-8 relative; tighter tolerances cost many Lanczos restarts on
+    # path-like spectra whose top eigenvalues cluster.
+    val = spla.eigsh(M, k=1, which="LA", tol=LMAX_TOL, ncv=min(n, 64), v0=v0, return_eigenvectors=False)
     return float(val[0])
 
 
@@ -135,10 +260,11 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
         a subspace of ``ker M`` (deflated, see module docstring).  It is checked:
         ``‖M N‖ <= 1e-8 λ_max`` else ``ValueError``.
     rtol : relative zero threshold.
-    method : ``"dense"``, ``"iterative"`` or ``"auto"`` (dense up to :data:`DENSE_LIMIT` rows).
+    method : ``"dense"``, ``"banded"``, ``"iterative"`` or ``"auto"`` (dense up to
+        :data:`DENSE_LIMIT` rows, then banded when the band is narrow, else iterative).
     """
     _check_square(M, name)
-    if method not in ("auto", "dense", "iterative"):
+    if method not in ("auto", "dense", "iterative", "banded"):
         raise ValueError(f"{name}: unknown method {method!r}")
     n = M.shape[0]
     if n == 0:
@@ -147,6 +273,21 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
     if not np.all(np.isfinite(data)):
         raise ValueError(f"{name}: non-finite entries")
     use_dense = method == "dense" or (method == "auto" and n <= DENSE_LIMIT)
+    if method == "auto" and use_dense and sp.issparse(M) and n > BANDED_MIN and kernel is None:
+        band = _banded_form(M)
+        eb = _banded_extremes(band[0], rtol) if band is not None else None
+        if eb is not None:
+            return eb
+    if method == "banded":
+        band = _banded_form(M)
+        if band is None:
+            raise ValueError(f"{name}: bandwidth after RCM exceeds {BANDED_LIMIT}; use another method")
+        if kernel is not None:
+            raise ValueError(f"{name}: the banded path does not take a kernel basis")
+        eb = _banded_extremes(band[0], rtol)
+        if eb is None:
+            raise ValueError(f"{name}: singular with bandwidth >= 2 and more than {BANDED_SINGULAR_DENSE} rows; use another method")
+        return eb
     if kernel is not None:
         K = kernel
         if K.shape[0] != n:
@@ -166,6 +307,10 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
             raise ValueError(f"{name}: the supplied kernel basis is not in the kernel (‖M N‖ = {MKn:.3e})")
         Ks = sp.csr_matrix(K)
         Md = sp.csr_matrix(M) + lmax * (Ks @ Ks.T)
+        band = _banded_form(Md) if method == "auto" else None
+        eb = _banded_extremes(band[0], rtol) if band is not None else None
+        if eb is not None:
+            return Extremes(lmax, eb.lmin_pos, "banded+kernel")
         lmin = _iterative_lmin_pos(Md, lmax, rtol)
         return Extremes(lmax, lmin, "iterative+kernel")
     if use_dense:
@@ -178,6 +323,11 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
         Ms = Ms[rows][:, rows]
         if rows.size <= DENSE_LIMIT and method == "auto":
             return _dense_extremes(Ms, rtol)
+    if method == "auto":
+        band = _banded_form(Ms)
+        eb = _banded_extremes(band[0], rtol) if band is not None else None
+        if eb is not None:
+            return eb
     lmax = _iterative_lmax(Ms)
     if lmax <= 0:
         return Extremes(0.0, 0.0, "iterative")

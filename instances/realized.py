@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import gossip_spectrum, group_spectrum, mixed_kappa, projected_kappa, sv_extremes
-from bounds.condition import L_S
+from bounds.condition import interaction_extremes
 
 from .problem import MixedProblem
 
@@ -30,9 +30,15 @@ def realized_kappas(problem: MixedProblem, *, method: str = "auto") -> dict:
         out.update(kappa_W=g.kappa, lambda_max_W=g.lmax, lambda_min_pos_W=g.lmin_pos)
     if problem.A is not None:
         ga = group_spectrum(problem.A, method=method, name="A")
-        out.update(L_A=ga.L, mu_A=ga.mu, kappa_A=mixed_kappa(problem.A, method=method), L_S=L_S(problem.A, method=method))
-        pr = projected_kappa(problem.A, problem.C, D_kernels=problem.C_kernels, method=method)
-        out.update(kappa_AC=pr.kappa, mu_AC=pr.mu)
+        S = interaction_extremes(problem.A, method=method)
+        kA = ga.L / S.lmin_pos if S.lmin_pos > 0 else float("inf")
+        out.update(L_A=ga.L, mu_A=ga.mu, kappa_A=kA, L_S=S.lmax, lambda_min_pos_S_A=S.lmin_pos)
+        if problem.C is None:
+            # D = 0: μ̃_AC = λ_min+(S_A) and κ̃_AC = κ̂_A (Definition def:projected_condition_number)
+            out.update(kappa_AC=kA, mu_AC=S.lmin_pos)
+        else:
+            pr = projected_kappa(problem.A, problem.C, D_kernels=problem.C_kernels, method=method)
+            out.update(kappa_AC=pr.kappa, mu_AC=pr.mu)
     if problem.C is not None:
         gc = group_spectrum(problem.C, kernels=problem.C_kernels, method=method, name="C")
         out.update(L_C=gc.L, mu_C=gc.mu, kappa_C=gc.kappa)

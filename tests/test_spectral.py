@@ -21,7 +21,7 @@ def test_path_laplacian_closed_form():
         assert e.lmin_pos == pytest.approx(2 * (1 - np.cos(np.pi / n)), rel=1e-9)
 
 
-@pytest.mark.parametrize("n", [200, 900])
+@pytest.mark.parametrize("n", [200, 500])
 def test_dense_and_iterative_agree_on_overlap(n):
     L = path_laplacian(n)
     d = sym_extremes(L, method="dense")
@@ -32,11 +32,28 @@ def test_dense_and_iterative_agree_on_overlap(n):
         assert other.lmin_pos == pytest.approx(d.lmin_pos, rel=PATH_AGREEMENT)
 
 
-def test_large_sparse_uses_iterative_path():
-    n = 3000
+def test_large_sparse_path_is_banded_and_exact():
+    n = 20000
     e = sym_extremes(path_laplacian(n))
-    assert e.method.startswith("iterative")
+    assert e.method == "banded"
+    assert e.lmax == pytest.approx(2 * (1 + np.cos(np.pi / n)), rel=1e-12)
     assert e.lmin_pos == pytest.approx(2 * (1 - np.cos(np.pi / n)), rel=1e-6)
+
+
+@pytest.mark.parametrize("n", [300, 1200])
+def test_banded_agrees_with_dense_and_iterative(n):
+    rng = np.random.default_rng(n)
+    # a random symmetric PSD matrix with bandwidth 3 (Gram of a banded matrix), rows shuffled
+    B = sp.diags([rng.standard_normal(n) for _ in range(3)], [0, 1, 2], shape=(n, n))
+    M = sp.csr_matrix(B.T @ B)
+    p = rng.permutation(n)
+    M = sp.csr_matrix(M[p][:, p])
+    d = sym_extremes(M, method="dense")
+    b = sym_extremes(M, method="banded")
+    i = sym_extremes(M, method="iterative")
+    for other in (b, i):
+        assert other.lmax == pytest.approx(d.lmax, rel=PATH_AGREEMENT)
+        assert other.lmin_pos == pytest.approx(d.lmin_pos, rel=PATH_AGREEMENT)
 
 
 def test_structural_zero_rows_are_removed_exactly():
