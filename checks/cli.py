@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--tier", choices=("quick", "full"), default="quick")
     v.add_argument("--claims", default="*", help="glob over claim ids, e.g. 'T1.coupled.*'")
     v.set_defaults(func=_cmd_verify)
+    from checks.cli_instance import register as register_instance
+
+    register_instance(sub)
     return p
 
 

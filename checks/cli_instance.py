@@ -1,0 +1,194 @@
+"""``mixbounds instance FAMILY … --out DIR``: build a named instance and export it.
+
+Builds ``instances.families.build(FAMILY, **params)`` with only the parameters
+the user gave, computes the reference solution ``x*`` (exact sparse KKT,
+:func:`instances.reference.reference_solution`) unless ``--no-reference``,
+writes the instance directory atomically (:func:`instances.io.save_instance`)
+and prints a short summary (family, n, sizes, targets vs realized κ's, KKT
+residual, findings, path).
+
+Exit codes (as :mod:`checks.cli`): 0 written; 2 bad usage or bad input (unknown
+family, impossible target, unwritable or occupied output path) — nothing is
+written then; 1 the reference solve failed to reach its KKT tolerance (nothing
+written either).
+
+``register(subparsers)`` adds the sub-command to the ``mixbounds`` parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+#: CLI option → builder keyword (only options the user gave are passed on)
+_PARAMS = (
+    ("kappa_W", "kappa_W"), ("kappa_C", "kappa_C"), ("kappa_AC", "kappa_AC"), ("kappa_Ct", "kappa_Ct"),
+    ("kappa_f", "kappa_f"), ("n", "n"), ("eps", "eps"), ("seed", "seed"), ("variant", "variant"), ("graph", "graph"),
+)
+
+
+def _err(msg: str) -> int:
+    print(f"mixbounds instance: error: {' '.join(str(msg).split())}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _check_out(out: Path) -> str | None:
+    """Why ``out`` cannot receive an instance directory (``None`` if it can): checked before building."""
+    if out.exists() or out.is_symlink():
+        if not out.is_dir() or out.is_symlink():
+            return f"{out}: exists and is not a directory"
+        if any(out.iterdir()) and not (out / "instance.json").is_file():
+            return f"{out}: exists, is not empty and is not an instance directory"
+        if not os.access(out.parent, os.W_OK | os.X_OK):
+            return f"{out.parent}: not writable"
+        return None
+    anc = out.parent
+    while not anc.exists():
+        if anc.parent == anc:
+            break
+        anc = anc.parent
+    if not anc.is_dir():
+        return f"{anc}: is not a directory, cannot create {out}"
+    if not os.access(anc, os.W_OK | os.X_OK):
+        return f"{anc}: not writable, cannot create {out}"
+    return None
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    try:
+        return f"{float(v):.10g}"
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def summary_lines(inst, path: Path | None, ref=None) -> list[str]:
+    """The summary printed after a successful build."""
+    P = inst.problem
+    s = P.summary()
+    sizes = ", ".join(f"{k} = {s[k]}" for k in ("d", "dt", "m", "p", "pt") if s.get(k) not in (None, 0, [])) or "-"
+    lines = [
+        f"family {inst.family} (variant {inst.variant}), seed {inst.seed}",
+        f"  n = {P.n}, class {s['class']}{' (identical C~)' if s.get('identical_shared') else ''}, "
+        f"variables {s['variables']}; sizes: {sizes}",
+        "  condition numbers (realized from the matrices):",
+    ]
+    keys = [k for k in inst.realized if k.startswith("kappa")]
+    keys += [k for k in inst.targets if k not in keys]
+    tol = inst.params.get("tolerance", {}) if isinstance(inst.params, dict) else {}
+    for k in keys:
+        t = inst.targets.get(k)
+        r = inst.realized.get(k)
+        if t is None:
+            lines.append(f"    {k:<12} realized {_fmt(r):>16}   (not targeted)")
+        else:
+            rel = abs(r / t - 1) if (r is not None and t) else None
+            tol_txt = f", tolerance {tol[k]:.0e}" if k in tol else ""
+            lines.append(f"    {k:<12} realized {_fmt(r):>16}   target {_fmt(t)} (relative error {_fmt(rel)}{tol_txt})")
+    if ref is not None:
+        lines.append(f"  reference solution: KKT residual {ref.kkt_residual:.2e} ({ref.method})")
+    else:
+        lines.append("  reference solution: not computed (--no-reference)")
+    lines.append(f"  findings: {len(inst.findings)}" + "".join(f"\n    - {f.get('label', '?')}: {f.get('statement', '')}" for f in inst.findings))
+    if path is not None:
+        lines.append(f"  written: {path}")
+    return lines
+
+
+def cmd_instance(args) -> int:
+    """Handler of ``mixbounds instance``."""
+    from instances.families import build, families
+    from instances.io import save_instance
+    from instances.reference import reference_solution
+
+    fams = families()
+    if args.family not in fams:
+        return _err(f"unknown instance family {args.family!r}; known: {', '.join(sorted(fams)) or 'none'}")
+    out = Path(args.out).absolute()
+    why = _check_out(out)
+    if why:
+        return _err(why)
+    params = {kw: getattr(args, opt) for opt, kw in _PARAMS if getattr(args, opt, None) is not None}
+    if args.kappa_A is not None:
+        if "kappa_AC" in params and params["kappa_AC"] != args.kappa_A:
+            return _err(f"--kappa-A {args.kappa_A} and --kappa-AC {params['kappa_AC']} disagree (--kappa-A is an alias)")
+        params["kappa_AC"] = args.kappa_A
+    t0 = time.perf_counter()
+    try:
+        inst = build(args.family, **params)
+    except (ValueError, TypeError) as exc:
+        return _err(f"{args.family}: {exc}")
+    if args.kappa_A is not None and inst.problem.C is not None:
+        return _err(f"--kappa-A is the alias of --kappa-AC for coupled families without local constraints; "
+                    f"{args.family} has local constraints: give --kappa-AC (κ̃_AC) instead")
+    t_build = time.perf_counter() - t0
+    ref = None
+    if not args.no_reference:
+        try:
+            ref = reference_solution(inst.problem)
+        except ValueError as exc:
+            print(f"mixbounds instance: reference solution failed: {' '.join(str(exc).split())}", file=sys.stderr)
+            return EXIT_FAIL
+        inst = inst.with_reference(ref.u)
+        inst = replace(inst, params=dict(inst.params, reference={"kkt_residual": ref.kkt_residual, "method": ref.method}))
+    t_ref = time.perf_counter() - t0 - t_build
+    try:
+        path = save_instance(inst, out)
+    except (OSError, ValueError) as exc:
+        return _err(f"cannot write {out}: {exc}")
+    for line in summary_lines(inst, path, ref):
+        print(line)
+    print(f"  time: build {t_build:.2f} s, reference {t_ref:.2f} s")
+    return EXIT_OK
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add ``instance`` to ``subparsers`` (from ``add_subparsers(parser_class=_Parser)`` in :mod:`checks.cli`)."""
+    p = subparsers.add_parser(
+        "instance",
+        help="build a named instance and export it as an instance directory",
+        description="Build FAMILY with the given targets, compute its reference solution and write it to --out "
+                    "(instance.json, W.mtx, per-node blocks, x_star.npy). Only the options given are passed to the family.",
+    )
+    p.add_argument("family", metavar="FAMILY", help="instance family, e.g. random-mixed (see instances.families)")
+    p.add_argument("--kappa-W", dest="kappa_W", type=float, metavar="X", help="target κ_W of the gossip matrix")
+    p.add_argument("--kappa-C", dest="kappa_C", type=float, metavar="X", help="target κ_C of the local constraints")
+    p.add_argument("--kappa-AC", dest="kappa_AC", type=float, metavar="X", help="target κ̃_AC (κ̂_A without local constraints)")
+    p.add_argument("--kappa-A", dest="kappa_A", type=float, metavar="X", help="alias of --kappa-AC for coupled families (κ̂_A)")
+    p.add_argument("--kappa-Ct", dest="kappa_Ct", type=float, metavar="X", help="target κ̂_{C̃ᵀ} (κ_C̃ for identical C̃)")
+    p.add_argument("--kappa-f", dest="kappa_f", type=float, metavar="X", help="target κ_f = L_f/μ_f")
+    p.add_argument("--n", type=int, metavar="N", help="number of nodes")
+    p.add_argument("--eps", type=float, metavar="E", help="target accuracy (sizes of worst-case chains)")
+    p.add_argument("--seed", type=int, metavar="S", help="random seed")
+    p.add_argument("--variant", metavar="V", help="construction variant (e.g. printed, default)")
+    p.add_argument("--graph", metavar="G", help="communication graph: path, ring, grid, star, complete, er")
+    p.add_argument("--no-reference", action="store_true", help="do not compute the reference solution x*")
+    p.add_argument("--out", required=True, metavar="DIR", help="output instance directory (written atomically; an existing instance directory is replaced)")
+    p.set_defaults(func=cmd_instance)
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A stand-alone ``mixbounds``-style parser with only this sub-command (tests, ``python -m``)."""
+    from checks.cli import _Parser
+
+    parser = _Parser(prog="mixbounds", description="mixbounds instance")
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

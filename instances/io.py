@@ -1,0 +1,463 @@
+"""Portable export / import of instances (DESIGN.md, "Instance directory").
+
+An instance directory holds only Matrix Market (``.mtx``, ``scipy.io.mmwrite``),
+NumPy (``.npy``, ``numpy.save`` without pickling) and JSON files, so other tools
+read it without this package.  Node indices ``i`` are **0-based** (node 0 is the
+paper's node 1), as in every error message of :mod:`instances.problem`.
+
+==================  ==============================================================
+file                content
+==================  ==============================================================
+``instance.json``   metadata (below)
+``W.mtx``           gossip matrix ``W`` (n × n)
+``edges.mtx``       adjacency pattern of the network (only if the problem carries one)
+``A_{i}.mtx``       ``A_i`` (m × d_i) and ``b_{i}.npy`` (m,): coupled constraint Σ(A_i x_i − b_i) = 0
+``C_{i}.mtx``       ``C_i`` (p_i × d_i) and ``c_{i}.npy``: local constraints C_i x_i = c_i
+``Ct_{i}.mtx``      ``C̃_i`` (p̃_i × d̃) and ``ct_{i}.npy``: shared-variable constraints C̃_i x̃ = c̃_i
+``Nker_{i}.mtx``    orthonormal basis of ker C_i (d_i × r_i; only if the problem carries ``C_kernels``)
+``Q_{i}.mtx``       quadratic objective ``f_i(z) = ½ zᵀQ_i z − q_iᵀz`` with ``q_{i}.npy``, ``z = (x_i, x̃)``
+``F_{i}.mtx``       logistic objective: features ``F_i`` (N_i × (d_i + d̃)) and labels ``y_{i}.npy`` (±1);
+                    ``f_i(z) = (1/N_i) Σ_j log(1 + exp(−y_ij F_i[j]·z)) + reg/2 ‖z‖²``, ``reg`` in instance.json
+``x_star.npy``      reference solution in the z-layout: node blocks in node order, each ``x_i`` then its copy of x̃
+==================  ==============================================================
+
+Absent blocks are omitted (a problem without local constraints has no ``C_*``
+files).  ``instance.json`` holds ``format`` (``"mixbounds-instance"``),
+``format_version``, ``family``, ``variant``, ``name``, ``seed``, ``n``,
+``layout`` (``{"d": [d_0, …], "dt": d̃}``), ``sizes`` (``MixedProblem.summary()``),
+``blocks`` (which groups are present), ``objective`` (``type``, ``form``,
+``L_f``, ``mu_f`` and, for logistic, ``reg``), ``x_star`` (file and layout, or
+``null``), ``targets``, ``realized``, ``closed_forms``, ``findings``, ``params``,
+``notes``, ``meta`` and ``files`` (every data file of the directory).  JSON is
+strict: non-finite floats are written as the strings ``"Infinity"``,
+``"-Infinity"``, ``"NaN"`` and read back as floats.
+
+Writes are atomic: everything goes to a hidden temporary sibling directory that
+is renamed onto the target only when complete, so the target path never holds
+a half-written instance.  An existing target is replaced only if it is an
+instance directory (has ``instance.json``) or empty.  Loading validates through
+:class:`instances.problem.MixedProblem` and reports problems as one-line
+``ValueError``\\ s naming the directory and file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.io as sio
+import scipy.sparse as sp
+
+from .instance import Instance
+from .layout import Layout
+from .objectives import LogisticObjective, QuadraticObjective
+from .problem import MixedProblem
+
+FORMAT = "mixbounds-instance"
+FORMAT_VERSION = 1
+OBJECTIVE_TYPES = ("quadratic", "logistic")
+
+_NONFINITE = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
+
+
+# ============================================================== JSON helpers
+def _jsonable(obj: Any) -> Any:
+    """Recursively convert to strict-JSON types (numpy scalars/arrays, tuples, Paths, non-finite floats)."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        if np.isnan(f):
+            return "NaN"
+        if np.isinf(f):
+            return "Infinity" if f > 0 else "-Infinity"
+        return f
+    if obj is None or isinstance(obj, str):
+        return obj
+    if isinstance(obj, Path):
+        return str(obj)
+    return str(obj)
+
+
+def _unjson(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _unjson(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_unjson(v) for v in obj]
+    if isinstance(obj, str) and obj in _NONFINITE:
+        return _NONFINITE[obj]
+    return obj
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+# ============================================================== writing
+def _write_mtx(path: Path, M, comment: str) -> None:
+    if sp.issparse(M):
+        A = sp.coo_matrix(M, dtype=float)
+    else:
+        D = np.asarray(M, dtype=float)
+        # dense "array" format only when non-empty: mmread/mmwrite of empty dense arrays can crash (SIGFPE)
+        A = D if D.size else sp.coo_matrix(D)
+    # symmetry="general": the automatic symmetry detection costs ~40 ms per matrix
+    sio.mmwrite(str(path), A, comment=comment, symmetry="general")
+
+
+def _write_npy(path: Path, v) -> None:
+    np.save(str(path), np.asarray(v, dtype=float), allow_pickle=False)
+
+
+def _objective_files(obj) -> tuple[dict, list]:
+    if isinstance(obj, QuadraticObjective):
+        return {"type": "quadratic", "form": "f_i(z) = 1/2 z^T Q_i z - q_i^T z, z = (x_i, x~)",
+                "files": ["Q_{i}.mtx", "q_{i}.npy"], "L_f": obj.L, "mu_f": obj.mu}, []
+    if isinstance(obj, LogisticObjective):
+        return {"type": "logistic", "form": "f_i(z) = mean_j log(1 + exp(-y_ij F_i[j] z)) + reg/2 |z|^2, z = (x_i, x~)",
+                "files": ["F_{i}.mtx", "y_{i}.npy"], "reg": obj.reg, "L_f": obj.L, "mu_f": obj.mu}, []
+    raise ValueError(f"save_instance: cannot export an objective of type {type(obj).__name__} (known: quadratic, logistic)")
+
+
+def _write_all(instance: Instance, d: Path) -> list[str]:
+    P = instance.problem
+    lay = P.layout
+    n = P.n
+    files: list[str] = []
+
+    def mtx(name, M, comment):
+        _write_mtx(d / name, M, comment)
+        files.append(name)
+
+    def npy(name, v):
+        _write_npy(d / name, v)
+        files.append(name)
+
+    mtx("W.mtx", P.W, f"W: gossip matrix ({n} x {n})")
+    if P.edges is not None:
+        E = sp.csr_matrix(P.edges, dtype=bool).astype(float)
+        mtx("edges.mtx", E, "edges: adjacency pattern of the network")
+    if P.A is not None:
+        for i in range(n):
+            mtx(f"A_{i}.mtx", P.A[i], f"A_{i}: coupled constraint block of node {i} (m x d_{i})")
+            npy(f"b_{i}.npy", P.b[i])
+    if P.C is not None:
+        for i in range(n):
+            mtx(f"C_{i}.mtx", P.C[i], f"C_{i}: local constraint block of node {i} (p_{i} x d_{i})")
+            npy(f"c_{i}.npy", P.c[i])
+    if P.Ct is not None:
+        for i in range(n):
+            mtx(f"Ct_{i}.mtx", P.Ct[i], f"Ct_{i}: shared-variable constraint block of node {i} (pt_{i} x dt)")
+            npy(f"ct_{i}.npy", P.ct[i])
+    if P.C_kernels is not None:
+        for i in range(n):
+            mtx(f"Nker_{i}.mtx", P.C_kernels[i], f"Nker_{i}: orthonormal basis of ker C_{i}")
+    obj = P.objective
+    odesc, _ = _objective_files(obj)
+    if odesc["type"] == "quadratic":
+        for i in range(n):
+            mtx(f"Q_{i}.mtx", obj.Q_blocks[i], f"Q_{i}: f_{i}(z) = 1/2 z^T Q_{i} z - q_{i}^T z, z = (x_{i}, x~)")
+            npy(f"q_{i}.npy", obj.q_blocks[i])
+    else:
+        for i in range(n):
+            mtx(f"F_{i}.mtx", obj.features[i], f"F_{i}: logistic features of node {i} (N_{i} x (d_{i} + dt))")
+            npy(f"y_{i}.npy", obj.labels[i])
+    xs = None
+    if instance.x_star is not None:
+        u = np.asarray(instance.x_star, dtype=float)
+        if u.shape != (lay.size,):
+            raise ValueError(f"save_instance: x_star has shape {u.shape}, expected ({lay.size},) (u-layout)")
+        npy("x_star.npy", lay.to_z(u))
+        xs = {"file": "x_star.npy", "layout": "z",
+              "description": "node blocks in node order, each node's x_i then its copy of x~"}
+    doc = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "node_index_base": 0,
+        "family": instance.family,
+        "variant": instance.variant,
+        "name": P.name,
+        "seed": instance.seed,
+        "n": n,
+        "layout": {"d": list(lay.d), "dt": lay.dt},
+        "sizes": P.summary(),
+        "blocks": {"A": P.A is not None, "C": P.C is not None, "Ct": P.Ct is not None,
+                   "C_kernels": P.C_kernels is not None, "edges": P.edges is not None},
+        "objective": odesc,
+        "x_star": xs,
+        "targets": instance.targets,
+        "realized": instance.realized,
+        "closed_forms": instance.closed_forms,
+        "findings": instance.findings,
+        "params": instance.params,
+        "notes": instance.notes,
+        "meta": P.meta,
+        "files": sorted(files),
+    }
+    with open(d / "instance.json", "w", encoding="utf-8") as fh:
+        json.dump(_jsonable(doc), fh, indent=1, ensure_ascii=False, allow_nan=False)
+        fh.write("\n")
+    return files
+
+
+def save_instance(instance: Instance, out_dir) -> Path:
+    """Write ``instance`` to the directory ``out_dir`` atomically; return its path.
+
+    The files are written into a hidden temporary sibling directory which is
+    renamed onto ``out_dir`` once complete; on any error the temporary directory
+    is removed and ``out_dir`` is left as it was.  An existing ``out_dir`` is
+    replaced only if it is an instance directory or empty (``ValueError``
+    otherwise); missing parent directories are created.
+    """
+    out = Path(out_dir).absolute()
+    if out.exists() or out.is_symlink():
+        if not out.is_dir() or out.is_symlink():
+            raise ValueError(f"{out}: exists and is not a directory; refusing to replace it")
+        if any(out.iterdir()) and not (out / "instance.json").is_file():
+            raise ValueError(f"{out}: exists, is not empty and is not an instance directory (no instance.json); refusing to replace it")
+    _objective_files(instance.problem.objective)  # fail before touching the disk
+    parent = out.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    try:
+        _write_all(instance, tmp)
+        if out.exists():
+            backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
+            os.rmdir(backup)
+            os.rename(out, backup)
+            try:
+                os.rename(tmp, out)
+            except BaseException:
+                os.rename(backup, out)
+                raise
+            shutil.rmtree(backup, ignore_errors=True)
+        else:
+            os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+# ============================================================== reading
+def _mm_header(path: Path) -> tuple[str, str, tuple[int, ...]]:
+    """(format, field, size line) of a Matrix Market file, checked before scipy parses it."""
+    try:
+        with open(path, "r", encoding="ascii", errors="replace") as fh:
+            banner = fh.readline()
+            line = fh.readline()
+            while line and (line.startswith("%") or not line.strip()):
+                line = fh.readline()
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read ({_one_line(exc)})") from None
+    parts = banner.lower().split()
+    if len(parts) < 5 or parts[0] != "%%matrixmarket" or parts[1] != "matrix":
+        raise ValueError(f"{path}: not a Matrix Market file (missing '%%MatrixMarket matrix' banner)")
+    fmt, field = parts[2], parts[3]
+    if fmt not in ("coordinate", "array"):
+        raise ValueError(f"{path}: unknown Matrix Market format {fmt!r}")
+    if field not in ("real", "integer", "pattern", "double"):
+        raise ValueError(f"{path}: Matrix Market field {field!r} not supported (need real, integer or pattern)")
+    try:
+        size = tuple(int(t) for t in line.split())
+    except ValueError:
+        raise ValueError(f"{path}: malformed Matrix Market size line {line.strip()!r}") from None
+    if len(size) != (3 if fmt == "coordinate" else 2) or min(size) < 0:
+        raise ValueError(f"{path}: malformed Matrix Market size line {line.strip()!r}")
+    return fmt, field, size
+
+
+def _read_mtx(d: Path, name: str, *, dense: bool = False):
+    path = d / name
+    if not path.is_file():
+        raise ValueError(f"{d}: missing file {name}")
+    fmt, _, size = _mm_header(path)
+    if fmt == "array" and size[0] * size[1] == 0:
+        M = np.zeros(size[:2])
+    else:
+        try:
+            M = sio.mmread(str(path))
+        except Exception as exc:  # noqa: BLE001 - scipy raises several types
+            raise ValueError(f"{path}: unreadable Matrix Market file ({_one_line(exc)})") from None
+    if dense:
+        return M.toarray() if sp.issparse(M) else np.asarray(M, dtype=float)
+    return sp.csr_matrix(M, dtype=float)
+
+
+def _read_npy(d: Path, name: str, length: int | None = None, what: str = "") -> np.ndarray:
+    path = d / name
+    if not path.is_file():
+        raise ValueError(f"{d}: missing file {name}")
+    try:
+        v = np.load(str(path), allow_pickle=False)
+    except Exception as exc:  # noqa: BLE001
+        raise ValueError(f"{path}: unreadable NumPy file ({_one_line(exc)})") from None
+    if v.dtype.kind not in "biuf":
+        raise ValueError(f"{path}: expected a real vector, got dtype {v.dtype}")
+    v = np.asarray(v, dtype=float)
+    if v.ndim != 1:
+        raise ValueError(f"{path}: expected a 1-D vector, got shape {v.shape}")
+    if length is not None and v.shape[0] != length:
+        raise ValueError(f"{path}: length {v.shape[0]}, expected {length}{' (' + what + ')' if what else ''}")
+    return v
+
+
+def _expect_shape(d: Path, name: str, M, rows: int | None, cols: int | None, what: str) -> None:
+    r, c = M.shape
+    if (rows is not None and r != rows) or (cols is not None and c != cols):
+        exp = f"({'?' if rows is None else rows}, {'?' if cols is None else cols})"
+        raise ValueError(f"{d / name}: shape {M.shape}, expected {exp} ({what})")
+
+
+def _read_json(d: Path) -> dict:
+    path = d / "instance.json"
+    if not path.is_file():
+        raise ValueError(f"{d}: missing instance.json (not an instance directory)")
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: unreadable JSON ({_one_line(exc)})") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}: expected a JSON object at top level")
+    return _unjson(doc)
+
+
+def load_instance(path) -> Instance:
+    """Read an instance directory written by :func:`save_instance` (or by another tool in the same format).
+
+    Returns an :class:`Instance` whose ``x_star`` is in the u-layout (``None``
+    when there is no ``x_star.npy``).  Raises one-line ``ValueError`` for a
+    missing directory or file, unreadable files, shape mismatches, an unknown
+    objective type, or a problem that fails :class:`MixedProblem` validation.
+    """
+    d = Path(path)
+    if not d.is_dir():
+        raise ValueError(f"{d}: not an instance directory (does not exist or is not a directory)")
+    doc = _read_json(d)
+    jpath = d / "instance.json"
+    if doc.get("format", FORMAT) != FORMAT:
+        raise ValueError(f"{jpath}: format {doc.get('format')!r} is not {FORMAT!r}")
+    if int(doc.get("format_version", FORMAT_VERSION)) > FORMAT_VERSION:
+        raise ValueError(f"{jpath}: format_version {doc.get('format_version')} is newer than this reader ({FORMAT_VERSION})")
+    try:
+        lay_doc = doc["layout"]
+        lay = Layout(tuple(int(k) for k in lay_doc["d"]), int(lay_doc["dt"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{jpath}: missing or malformed 'layout' ({_one_line(exc)})") from None
+    n = lay.n
+    if "n" in doc and int(doc["n"]) != n:
+        raise ValueError(f"{jpath}: n = {doc['n']} but layout lists {n} local dimensions")
+    files = doc.get("files", [])
+    if not isinstance(files, list):
+        raise ValueError(f"{jpath}: 'files' must be a list")
+    for name in files:
+        if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
+            raise ValueError(f"{jpath}: bad file name {name!r} in 'files'")
+        if not (d / name).is_file():
+            raise ValueError(f"{d}: missing file {name} (listed in instance.json)")
+    blocks = doc.get("blocks")
+    if blocks is None:  # written by another tool: infer the groups from the files present
+        blocks = {k: (d / f).is_file() for k, f in
+                  (("edges", "edges.mtx"), ("A", "A_0.mtx"), ("C", "C_0.mtx"), ("Ct", "Ct_0.mtx"), ("C_kernels", "Nker_0.mtx"))}
+    if not isinstance(blocks, dict):
+        raise ValueError(f"{jpath}: 'blocks' must be an object")
+
+    W = _read_mtx(d, "W.mtx")
+    _expect_shape(d, "W.mtx", W, n, n, f"gossip matrix of {n} nodes")
+    edges = None
+    if blocks.get("edges"):
+        edges = _read_mtx(d, "edges.mtx").astype(bool)
+        _expect_shape(d, "edges.mtx", edges, n, n, f"adjacency of {n} nodes")
+    kw: dict = {}
+    if blocks.get("A"):
+        A = [_read_mtx(d, f"A_{i}.mtx") for i in range(n)]
+        m = A[0].shape[0]
+        for i in range(n):
+            _expect_shape(d, f"A_{i}.mtx", A[i], m, lay.d[i], f"node {i}: m rows as A_0, d_{i} columns")
+        kw["A"] = A
+        kw["b"] = [_read_npy(d, f"b_{i}.npy", m, f"node {i}: m = {m}") for i in range(n)]
+    if blocks.get("C"):
+        C = [_read_mtx(d, f"C_{i}.mtx") for i in range(n)]
+        for i in range(n):
+            _expect_shape(d, f"C_{i}.mtx", C[i], None, lay.d[i], f"node {i}: d_{i} columns")
+        kw["C"] = C
+        kw["c"] = [_read_npy(d, f"c_{i}.npy", C[i].shape[0], f"node {i}: rows of C_{i}") for i in range(n)]
+    if blocks.get("Ct"):
+        Ct = [_read_mtx(d, f"Ct_{i}.mtx") for i in range(n)]
+        for i in range(n):
+            _expect_shape(d, f"Ct_{i}.mtx", Ct[i], None, lay.dt, f"node {i}: d~ = {lay.dt} columns")
+        kw["Ct"] = Ct
+        kw["ct"] = [_read_npy(d, f"ct_{i}.npy", Ct[i].shape[0], f"node {i}: rows of Ct_{i}") for i in range(n)]
+    if blocks.get("C_kernels"):
+        if not blocks.get("C"):
+            raise ValueError(f"{jpath}: 'C_kernels' present without local constraints C")
+        Nk = [_read_mtx(d, f"Nker_{i}.mtx", dense=True) for i in range(n)]
+        for i in range(n):
+            _expect_shape(d, f"Nker_{i}.mtx", Nk[i], lay.d[i], None, f"node {i}: d_{i} rows")
+        kw["C_kernels"] = Nk
+
+    odoc = doc.get("objective")
+    if not isinstance(odoc, dict) or "type" not in odoc:
+        raise ValueError(f"{jpath}: missing 'objective' description with a 'type'")
+    otype = odoc["type"]
+    k = [lay.d[i] + lay.dt for i in range(n)]
+    try:
+        if otype == "quadratic":
+            Q = [_read_mtx(d, f"Q_{i}.mtx") for i in range(n)]
+            for i in range(n):
+                _expect_shape(d, f"Q_{i}.mtx", Q[i], k[i], k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
+            q = [_read_npy(d, f"q_{i}.npy", k[i], f"node {i}: z_{i} = (x_{i}, x~)") for i in range(n)]
+            obj = QuadraticObjective(Q, q, lay)
+        elif otype == "logistic":
+            if "reg" not in odoc:
+                raise ValueError(f"{jpath}: logistic objective without 'reg'")
+            F = [_read_mtx(d, f"F_{i}.mtx", dense=True) for i in range(n)]
+            for i in range(n):
+                _expect_shape(d, f"F_{i}.mtx", F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
+            y = [_read_npy(d, f"y_{i}.npy", F[i].shape[0], f"node {i}: one label per row of F_{i}") for i in range(n)]
+            obj = LogisticObjective(F, y, float(odoc["reg"]), lay)
+        else:
+            raise ValueError(f"{jpath}: unknown objective type {otype!r} (known: {', '.join(OBJECTIVE_TYPES)})")
+    except ValueError as exc:
+        msg = _one_line(exc)
+        raise ValueError(msg if msg.startswith(str(d)) else f"{d}: {msg}") from None
+
+    try:
+        problem = MixedProblem(W, obj, lay, edges=edges, name=str(doc.get("name", "problem")),
+                               meta=dict(doc.get("meta") or {}), **kw)
+    except ValueError as exc:
+        raise ValueError(f"{d}: invalid problem: {_one_line(exc)}") from None
+
+    x_star = None
+    xs = doc.get("x_star")
+    if (d / "x_star.npy").is_file() or xs:
+        z = _read_npy(d, "x_star.npy", lay.size, "x_star in the z-layout")
+        x_star = lay.from_z(z)
+    seed = doc.get("seed")
+    return Instance(
+        problem=problem,
+        family=str(doc.get("family", "unknown")),
+        variant=str(doc.get("variant", "printed")),
+        targets=dict(doc.get("targets") or {}),
+        realized=dict(doc.get("realized") or {}),
+        closed_forms=dict(doc.get("closed_forms") or {}),
+        findings=list(doc.get("findings") or []),
+        params=dict(doc.get("params") or {}),
+        notes=list(doc.get("notes") or []),
+        x_star=x_star,
+        seed=None if seed is None else int(seed),
+    )

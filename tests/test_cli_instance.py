@@ -1,0 +1,159 @@
+"""``mixbounds instance`` (checks/cli_instance.py): exit codes, parameters passed on, nothing half-written."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import instances.families
+import instances.reference
+from checks.cli import _Parser
+from checks.cli_instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
+from instances.io import load_instance
+from instances.reference import KKT_RTOL
+
+
+def parser():
+    """A parser built the way checks/cli.py builds its own, with only this sub-command."""
+    p = _Parser(prog="mixbounds")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    register(sub)
+    return p
+
+
+def run(argv):
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+def test_success_writes_instance_and_prints_summary(tmp_path, capsys):
+    out = tmp_path / "mixed"
+    code = run(["instance", "random-mixed", "--kappa-AC", "300", "--kappa-C", "10", "--kappa-Ct", "20",
+                "--kappa-W", "50", "--kappa-f", "30", "--graph", "ring", "--n", "6", "--seed", "4", "--out", str(out)])
+    assert code == EXIT_OK
+    text = capsys.readouterr().out
+    for s in ("random-mixed", "n = 6", "kappa_AC", "target 300", "KKT residual", "findings", str(out)):
+        assert s in text
+    inst = load_instance(out)
+    assert inst.targets == {"kappa_f": 30.0, "kappa_W": 50.0, "kappa_C": 10.0, "kappa_AC": 300.0, "kappa_Ct": 20.0}
+    assert inst.seed == 4 and inst.problem.n == 6
+    assert inst.x_star is not None and inst.params["reference"]["kkt_residual"] <= KKT_RTOL
+    assert (out / "x_star.npy").is_file()
+
+
+def test_no_reference(tmp_path):
+    out = tmp_path / "c"
+    assert run(["instance", "random-consensus", "--no-reference", "--out", str(out)]) == EXIT_OK
+    assert not (out / "x_star.npy").exists() and load_instance(out).x_star is None
+
+
+def test_only_given_parameters_are_passed(tmp_path, monkeypatch):
+    seen = {}
+    real = instances.families.build
+
+    def spy(name, **params):
+        seen.update(params)
+        return real(name, **params)
+
+    monkeypatch.setattr(instances.families, "build", spy)
+    assert run(["instance", "random-coupled", "--kappa-A", "7", "--eps", "1e-6", "--variant", "default",
+                "--no-reference", "--out", str(tmp_path / "o")]) == EXIT_OK
+    assert seen == {"kappa_AC": 7.0, "eps": 1e-6, "variant": "default"}
+    inst = load_instance(tmp_path / "o")
+    assert inst.realized["kappa_A"] == pytest.approx(7.0, rel=inst.params["tolerance"]["kappa_A"])
+
+
+def _nothing_written(tmp_path, keep=()):
+    assert sorted(os.listdir(tmp_path)) == sorted(keep)
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["instance", "no-such-family"], "unknown instance family"),
+    (["instance", "random-coupled", "--kappa-AC", "0.5"], "impossible"),
+    (["instance", "random-consensus", "--kappa-f", "0"], "impossible"),
+    (["instance", "random-consensus", "--kappa-W", "100", "--n", "7"], "needs n = 15"),
+    (["instance", "random-shared", "--kappa-Ct", "1.2"], "below"),
+    (["instance", "random-mixed", "--kappa-A", "5"], "alias of --kappa-AC"),
+    (["instance", "random-coupled", "--kappa-A", "5", "--kappa-AC", "6"], "disagree"),
+    (["instance", "random-mixed", "--variant", "printed"], "unknown variant"),
+    (["instance", "random-mixed", "--graph", "torus"], "unknown graph"),
+    (["instance", "vertical-fl", "--kappa-AC", "10"], "fixed by the features"),
+])
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, argv, match):
+    out = tmp_path / "out"
+    assert run(argv + ["--out", str(out)]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert match in err and err.count("\n") == 1  # one line
+    _nothing_written(tmp_path)
+
+
+def test_unwritable_or_occupied_output_exits_2(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    assert run(["instance", "random-consensus", "--out", str(tmp_path / "file")]) == EXIT_USAGE
+    assert run(["instance", "random-consensus", "--out", str(tmp_path / "file" / "sub")]) == EXIT_USAGE
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "notes.txt").write_text("mine")
+    assert run(["instance", "random-consensus", "--out", str(tmp_path / "dir")]) == EXIT_USAGE
+    assert os.listdir(tmp_path / "dir") == ["notes.txt"]
+    if os.geteuid() != 0:  # root ignores permission bits
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        try:
+            assert run(["instance", "random-consensus", "--out", str(ro / "x")]) == EXIT_USAGE
+        finally:
+            ro.chmod(0o700)
+    _nothing_written(tmp_path, keep=["file", "dir"] + (["ro"] if os.geteuid() != 0 else []))
+    assert "error" in capsys.readouterr().err
+
+
+def test_write_failure_exits_2_and_leaves_nothing(tmp_path, monkeypatch, capsys):
+    import instances.io as iio
+
+    monkeypatch.setattr(iio, "_write_npy", lambda *a: (_ for _ in ()).throw(OSError("no space left (simulated)")))
+    assert run(["instance", "random-mixed", "--out", str(tmp_path / "o")]) == EXIT_USAGE
+    assert "simulated" in capsys.readouterr().err
+    _nothing_written(tmp_path)
+
+
+def test_reference_failure_exits_1_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    def boom(problem):
+        raise ValueError("reference solution: relative KKT residual 1e-3 exceeds 1e-9")
+
+    monkeypatch.setattr(instances.reference, "reference_solution", boom)
+    assert run(["instance", "random-consensus", "--out", str(tmp_path / "o")]) == EXIT_FAIL
+    assert "KKT residual" in capsys.readouterr().err
+    _nothing_written(tmp_path)
+
+
+def test_usage_errors_exit_2(tmp_path):
+    for argv in (["instance", "random-consensus"],  # --out is required
+                 ["instance", "random-consensus", "--kappa-W", "abc", "--out", str(tmp_path / "o")],
+                 ["instance", "--out", str(tmp_path / "o")]):
+        with pytest.raises(SystemExit) as e:
+            run(argv)
+        assert e.value.code == EXIT_USAGE
+    _nothing_written(tmp_path)
+
+
+def test_rerun_replaces_the_instance(tmp_path):
+    out = str(tmp_path / "o")
+    assert run(["instance", "random-consensus", "--seed", "1", "--out", out]) == EXIT_OK
+    assert run(["instance", "random-consensus", "--seed", "2", "--out", out]) == EXIT_OK
+    assert load_instance(out).seed == 2
+    assert sorted(os.listdir(tmp_path)) == ["o"]
+
+
+def test_module_entry_point(tmp_path):
+    out = tmp_path / "lg"
+    r = subprocess.run([sys.executable, "-m", "checks.cli_instance", "instance", "local-global", "--kappa-f", "50",
+                        "--n", "4", "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "app:problem_formulations" in r.stdout
+    inst = load_instance(out)
+    assert np.all(np.isfinite(inst.x_star))
+    r = subprocess.run([sys.executable, "-m", "checks.cli_instance", "instance", "random-coupled", "--kappa-AC", "0.1",
+                        "--out", str(tmp_path / "bad")], capture_output=True, text=True)
+    assert r.returncode == 2 and not (tmp_path / "bad").exists()
