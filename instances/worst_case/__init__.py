@@ -1,6 +1,40 @@
 """Worst-case (lower-bound) constructions of the paper, built as printed.
 
 ``FAMILIES`` maps CLI family names to builders returning :class:`instances.instance.Instance`.
+A ``-grad`` family is the same construction with the gradient sum-trick
+(:mod:`instances.worst_case.sum_trick`) applied.
 """
 
-FAMILIES: dict = {}
+from . import consensus, coupled, coupled_local, mixed, shared
+from .sum_trick import add_gradient_chain
+
+
+def _check_n(builder):
+    def build(*, n=None, seed=None, **kw):
+        inst = builder(**kw)
+        if n is not None and int(n) != inst.problem.n:
+            raise ValueError(f"{inst.family}: n is fixed by κ_W (the tuned path has n = {inst.problem.n}); got --n {n}")
+        return inst
+
+    build.__doc__ = builder.__doc__
+    return build
+
+
+def _grad(builder):
+    def build(**kw):
+        return add_gradient_chain(builder(**kw), eps=kw.get("eps"))
+
+    build.__doc__ = f"{builder.__doc__} (with the gradient sum-trick)"
+    return build
+
+
+_BASE = {
+    "consensus": consensus.build,
+    "coupled": coupled.build,
+    "shared": shared.build,
+    "coupled-local": coupled_local.build,
+    "mixed": mixed.build,
+}
+
+FAMILIES: dict = {name: _check_n(b) for name, b in _BASE.items()}
+FAMILIES.update({f"{name}-grad": _check_n(_grad(b)) for name, b in _BASE.items() if name != "consensus"})
