@@ -1,0 +1,201 @@
+"""How checks run: tasks (sweep points), a cache, optional process parallelism.
+
+A :class:`Check` turns into :class:`Task` s for a tier — each task is one pure
+function call (``"module:function"`` plus JSON-able keyword arguments) that
+returns a JSON-able dict (a sweep point: realized κ's, counts, …).  Identical
+tasks requested by several checks run once.  :func:`run_checks` executes the
+tasks (serially or with joblib processes; counts never depend on scheduling),
+caches each point on disk under the code version so an interrupted run
+resumes, and hands every check its points to ``finalize`` into
+:class:`~checks.result.CheckResult` s.
+
+Tiers: ``tiny`` (seconds; CLI tests), ``quick`` (the default; whole registry in
+minutes), ``full`` (publication: ≥ 2 decades, ≥ 7 points per sweep).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .result import CheckResult, _clean
+
+TIERS = ("tiny", "quick", "full")
+_PACKAGES = ("bounds", "instances", "solvers", "checks")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work: ``func`` (``"module:function"``) called with ``kwargs``."""
+
+    func: str
+    kwargs: dict
+    label: str = ""
+
+    @property
+    def key(self) -> str:
+        blob = json.dumps({"f": self.func, "k": _clean(self.kwargs)}, sort_keys=True)
+        return hashlib.blake2b(blob.encode(), digest_size=12).hexdigest()
+
+
+@dataclass(frozen=True)
+class Check:
+    """A family member: its result ids, its tasks per tier, and how points become verdicts.
+
+    ``result_ids(tier)`` lists the ids of the results ``finalize`` will return, so a
+    ``--claims`` glob can select checks before anything runs.  ``finalize(tier,
+    points)`` receives ``{task.key: point}`` for its own tasks.
+    """
+
+    id: str
+    family: str
+    result_ids: Callable[[str], list[str]]
+    tasks: Callable[[str], list[Task]]
+    finalize: Callable[[str, dict], list[CheckResult]]
+    description: str = ""
+    tiers: tuple = TIERS
+
+
+def code_version() -> str:
+    """Hash of the suite's source (cache key): any code change invalidates cached points."""
+    h = hashlib.blake2b(digest_size=10)
+    root = Path(__file__).resolve().parent.parent
+    for pkg in _PACKAGES:
+        for p in sorted((root / pkg).rglob("*.py")):
+            h.update(str(p.relative_to(root)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def call_task(func: str, kwargs: dict) -> dict:
+    """Run one task; exceptions become an ``{"error": …}`` point instead of killing the run."""
+    mod, _, name = func.partition(":")
+    t0 = time.perf_counter()
+    try:
+        out = getattr(importlib.import_module(mod), name)(**kwargs)
+        out = _clean(dict(out))
+    except Exception as exc:  # noqa: BLE001 - a failed point is reported, not raised
+        out = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _atomic_write_json(path: Path, obj) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(_clean(obj), f)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def select(checks: Iterable[Check], pattern: str, tier: str) -> list[Check]:
+    """Checks with at least one result id matching the glob."""
+    return [c for c in checks if tier in c.tiers and any(fnmatchcase(r, pattern) for r in c.result_ids(tier))]
+
+
+def run_checks(
+    checks: list[Check],
+    tier: str,
+    *,
+    jobs: int = 1,
+    cache_dir: Path | None = None,
+    progress: Callable[[int, int, Task], None] | None = None,
+    pattern: str = "*",
+) -> tuple[list[CheckResult], dict]:
+    """Run ``checks`` in ``tier``; returns the results matching ``pattern`` and run statistics."""
+    if tier not in TIERS:
+        raise ValueError(f"unknown tier {tier!r}; known: {', '.join(TIERS)}")
+    tasks: dict[str, Task] = {}
+    per_check: dict[str, list[str]] = {}
+    for c in checks:
+        keys = []
+        for t in c.tasks(tier):
+            tasks.setdefault(t.key, t)
+            keys.append(t.key)
+        per_check[c.id] = keys
+    version = code_version()
+    cdir = None if cache_dir is None else Path(cache_dir) / version
+    points: dict[str, dict] = {}
+    todo = []
+    for k, t in tasks.items():
+        f = None if cdir is None else cdir / f"{k}.json"
+        if f is not None and f.exists():
+            try:
+                points[k] = json.loads(f.read_text())
+                continue
+            except (OSError, json.JSONDecodeError):
+                pass  # a damaged cache entry is recomputed
+        todo.append(t)
+    total, done = len(tasks), len(points)
+    t0 = time.perf_counter()
+
+    def record(t: Task, out: dict):
+        nonlocal done
+        points[t.key] = out
+        if cdir is not None and "error" not in out:
+            _atomic_write_json(cdir / f"{t.key}.json", out)
+        done += 1
+        if progress:
+            progress(done, total, t)
+
+    # longest tasks first: better load balance
+    todo.sort(key=lambda t: -float(t.kwargs.get("_cost", 0)))
+    if jobs > 1 and len(todo) > 1:
+        from joblib import Parallel, delayed
+
+        par = Parallel(n_jobs=jobs, return_as="generator_unordered")
+        outs = par(delayed(_keyed_call)(t.key, t.func, t.kwargs) for t in todo)
+        by_key = {t.key: t for t in todo}
+        for key, out in outs:
+            record(by_key[key], out)
+    else:
+        for t in todo:
+            record(t, call_task(t.func, t.kwargs))
+    results: list[CheckResult] = []
+    for c in checks:
+        pts = {k: points[k] for k in per_check[c.id]}
+        try:
+            res = c.finalize(tier, pts)
+        except Exception as exc:  # noqa: BLE001
+            res = [CheckResult(id=rid, kind="error", status="error", detail=f"finalize failed: {type(exc).__name__}: {exc}")
+                   for rid in c.result_ids(tier)]
+        results.extend(r for r in res if fnmatchcase(r.id, pattern))
+    stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "seconds": time.perf_counter() - t0,
+             "code_version": version}
+    return results, stats
+
+
+def _keyed_call(key: str, func: str, kwargs: dict) -> tuple[str, dict]:
+    return key, call_task(func, kwargs)
+
+
+def all_checks() -> list[Check]:
+    """Every registered check, from every family module present."""
+    out: list[Check] = []
+    for mod in ("checks.rates", "checks.lower", "checks.lemmas", "checks.controls", "checks.nonsmooth", "checks.bench"):
+        try:
+            m = importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name == mod:
+                continue
+            raise
+        out.extend(m.checks())
+    ids = [c.id for c in out]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        raise ValueError(f"duplicate check ids: {sorted(dup)}")
+    return out

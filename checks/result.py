@@ -1,0 +1,121 @@
+"""Check results: the records every check family returns and ``results.json`` holds.
+
+Statuses
+--------
+``pass``      the numbers agree with the claim within the stated tolerance;
+``fail``      they do not, and the suite cannot name a reason in the paper: a bug
+              in the suite, or a claim contradicted by the numbers;
+``finding``   the paper's statement and the numbers disagree in a way the suite
+              can name (a constant, a construction, a formula); both are recorded;
+``error``     the check could not be run (an exception, a non-converged solver);
+``skipped``   not run in this tier.
+
+A *negative control* (``control=True``) is a check built to fail (a solver
+without acceleration, a perturbed exponent, a mis-tuned instance…); it is
+*caught* when its status is ``fail``.  A control that passes means the check
+family cannot fail, and fails the run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+STATUSES = ("pass", "fail", "finding", "error", "skipped")
+
+
+def _clean(x):
+    """JSON-safe copy: numpy scalars to Python, NaN/inf to strings."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        np = None
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if np is not None and isinstance(x, np.generic):
+        x = x.item()
+    if np is not None and isinstance(x, np.ndarray):
+        return [_clean(v) for v in x.tolist()]
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A named disagreement between the paper and the numbers."""
+
+    id: str
+    label: str
+    statement: str
+    printed: object
+    measured: object
+    detail: str
+    source: str  # id of the check that found it
+
+    def to_json(self) -> dict:
+        return _clean(asdict(self))
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One verdict.
+
+    ``id``: stable identifier (``T1.coupled.comm.kappa_W.upper``, ``lemma.coupled_spectrum``,
+    ``control.…``); ``kind``: ``upper`` / ``tight`` / ``absent`` (slope checks against a
+    table cell), ``lower`` (lower-bound engine), ``lemma``, ``closed-form``, ``bench``,
+    ``tightness``; ``theory``: the claimed exponent or value; ``measured``: the
+    measured one; ``ci``: its 95% confidence interval; ``tolerance``: what was
+    allowed and why it is that number lives in the module that produced it;
+    ``points``: the raw sweep points (realized κ's, counts, seeds) so anyone can
+    re-fit; ``findings``: the findings this check produced.
+    """
+
+    id: str
+    kind: str
+    status: str
+    theory: object = None
+    measured: object = None
+    ci: tuple | None = None
+    tolerance: float | None = None
+    points: list = field(default_factory=list)
+    detail: str = ""
+    label: str | None = None
+    cell: str | None = None
+    param: str | None = None
+    instance: dict = field(default_factory=dict)
+    control: bool = False
+    expected: str | None = None
+    r2: float | None = None
+    seconds: float = 0.0
+    findings: tuple = ()
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"CheckResult {self.id}: unknown status {self.status!r}")
+
+    @property
+    def caught(self) -> bool | None:
+        """For a negative control: whether it came out ``fail`` (``None`` for ordinary checks)."""
+        if not self.control:
+            return None
+        return self.status == "fail"
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["findings"] = [f.to_json() if isinstance(f, Finding) else f for f in self.findings]
+        d["caught"] = self.caught
+        return _clean(d)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "CheckResult":
+        d = dict(d)
+        d.pop("caught", None)
+        fs = tuple(Finding(**f) for f in d.get("findings", ()))
+        d["findings"] = fs
+        if d.get("ci") is not None:
+            d["ci"] = tuple(float(v) for v in d["ci"])
+        return cls(**d)
