@@ -292,6 +292,13 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
         K = kernel
         if K.shape[0] != n:
             raise ValueError(f"{name}: kernel basis has {K.shape[0]} rows, matrix has {n}")
+        if use_dense and sp.issparse(M) and n > BANDED_MIN and method == "auto":
+            Ms = sp.csr_matrix(M)
+            band = _banded_form(Ms)
+            eb = _banded_extremes(band[0], rtol) if band is not None else None
+            if eb is not None:
+                _check_kernel(Ms, K, eb.lmax, name)
+                return Extremes(eb.lmax, eb.lmin_pos, "banded")
         if use_dense:
             # the dense path finds zero eigenvalues exactly; the basis is only validated
             out = _dense_extremes(M, rtol)
@@ -332,6 +339,13 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
     if lmax <= 0:
         return Extremes(0.0, 0.0, "iterative")
     return Extremes(lmax, _iterative_lmin_pos(Ms, lmax, rtol), "iterative")
+
+
+def _check_kernel(M, K, lmax: float, name: str) -> None:
+    MK = M @ K
+    MKn = spla.norm(MK) if sp.issparse(MK) else np.linalg.norm(MK)
+    if lmax > 0 and MKn > 1e-8 * lmax * max(1.0, np.sqrt(K.shape[1])):
+        raise ValueError(f"{name}: the supplied kernel basis is not in the kernel (‖M N‖ = {MKn:.3e})")
 
 
 def gram(B, side: str | None = None):

@@ -127,7 +127,7 @@ def test_mixed_and_sum_trick():
     x = lay.split(r.u)[0]
     off = gc["offset"][0]
     w = x[off: off + gc["length"]]
-    assert w[0] == pytest.approx(gc["rho"], rel=1e-8) and w[5] / w[4] == pytest.approx(gc["rho"], rel=1e-8)
+    assert w[0] == pytest.approx(gc["scale"] * gc["rho"], rel=1e-8) and w[5] / w[4] == pytest.approx(gc["rho"], rel=1e-8)
 
 
 def test_bad_targets():

@@ -7,7 +7,8 @@ any coupling between different nodes)."  Here
     h(w) = (L − μ)/8 (wᵀ M w − 2 w_1) + μ/2 ‖w‖²,     ∇²h = (L − μ)/4 · M + μ I ∈ [μ, L],
 
 with ``L = L_f``, ``μ = μ_f`` of the instance, so ``κ_f`` is unchanged; its minimiser
-is ``w*_k = ρ^k``, ``ρ = (√κ_f − 1)/(√κ_f + 1)``, and a gradient call can extend the
+is ``w*_k = s ρ^k``, ``ρ = (√κ_f − 1)/(√κ_f + 1)``, with the scale ``s`` chosen so that
+the added chains hold :data:`DOMINANCE` times the base instance's ``‖x*‖²``, and a gradient call can extend the
 support of ``w_i`` by one index only.  ``w_i`` is appended to the local variable
 ``x_i`` (zero columns in ``A_i``, ``C_i``).
 """
@@ -27,12 +28,17 @@ from ..realized import realized_kappas
 from .common import chain_length, closed_form, k_eps, nesterov_M
 
 
-def nesterov_block(K: int, L: float, mu: float) -> tuple[sp.csr_matrix, np.ndarray]:
-    """``(Q_h, q_h)`` of ``h`` (quadratic form ½wᵀQ_h w − q_hᵀw + const)."""
+def nesterov_block(K: int, L: float, mu: float, scale: float = 1.0) -> tuple[sp.csr_matrix, np.ndarray]:
+    """``(Q_h, q_h)`` of ``h`` (quadratic form ½wᵀQ_h w − q_hᵀw + const); ``w* = scale · ρ^k``."""
     Q = (L - mu) / 4.0 * nesterov_M(K) + mu * sp.identity(K, format="csr")
     q = np.zeros(K)
-    q[0] = (L - mu) / 4.0
+    q[0] = scale * (L - mu) / 4.0
     return sp.csr_matrix(Q), q
+
+
+#: the added chains hold this multiple of the base instance's ‖x*‖² ("appropriate parameters":
+#: the gradient bound must not be drowned by the rest of x* in the relative error)
+DOMINANCE = 100.0
 
 
 def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int | None = None) -> Instance:
@@ -45,7 +51,12 @@ def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int |
     kap = L / mu
     rho = (np.sqrt(kap) - 1) / (np.sqrt(kap) + 1)
     Kh = int(chain) if chain else chain_length(rho, eps)
-    Qh, qh = nesterov_block(Kh, L, mu)
+    from ..reference import reference_solution
+
+    base_mass = float(np.sum(reference_solution(P).u ** 2))
+    chain_mass = P.n * rho ** 2 / (1 - rho ** 2)  # Σ_k ρ^{2k} per node
+    scale = float(np.sqrt(DOMINANCE * base_mass / chain_mass)) if base_mass > 0 else 1.0
+    Qh, qh = nesterov_block(Kh, L, mu, scale)
     lay0 = P.layout
     n, dt = P.n, lay0.dt
     d_new = tuple(di + Kh for di in lay0.d)
@@ -78,7 +89,8 @@ def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int |
     closed = dict(inst.closed_forms)
     closed["sum-trick keeps κ_f"] = closed_form("app:nonind_local_lower", inst.realized["kappa_f"], realized["kappa_f"], rtol=1e-9,
                                                 statement="h_i has ∇²h ∈ [μ_f, L_f]")
-    params = dict(inst.params, gradient_chain={"length": Kh, "rho": rho, "k_eps": k_eps(rho, eps), "offset": list(lay0.d)})
+    params = dict(inst.params, gradient_chain={"length": Kh, "rho": rho, "k_eps": k_eps(rho, eps), "offset": list(lay0.d),
+                                               "scale": scale, "dominance": DOMINANCE})
     return replace(inst, problem=P2, family=inst.family + "-grad", realized=realized, closed_forms=closed, params=params,
                    notes=inst.notes + [f"sum-trick: Nesterov's function (κ = κ_f, chain {Kh}) added on new local variables w_i"],
                    x_star=None)

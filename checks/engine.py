@@ -1,0 +1,240 @@
+"""The algorithm-independent lower-bound engine (DESIGN.md, "The lower-bound engine").
+
+For the class of Definition ``def:foda`` (and its coupled-constraint analogue of
+Yarmoshik et al. 2024) every node's memory is a span of vectors; which
+*coordinates* those vectors can have made nonzero is a property of the problem's
+sparsity only.  The engine propagates, per node, boolean supports over three
+spaces shared by all nodes — the local variables ``x`` (all ``d_i`` equal in the
+worst-case instances), the shared variable ``x̃``, and the coupled-constraint space
+``y ∈ R^m`` — under the allowed actions:
+
+========  ===========================================================  =====================
+action    effect on node ``i``'s supports                              one count
+========  ===========================================================  =====================
+grad      ``∇f_i``: ``S_z ∪ N_{Q_i}(S_z) ∪ supp(q_i)``, ``z = (x_i, x̃_i)``  one ∇f round
+grad*     ``∇f_i*``: the connected components of ``Q_i``'s graph       (free only)
+A         ``S_y ∪ N_{A_i}(S_x) ∪ supp(b_i)``, ``S_x ∪ N_{A_iᵀ}(S_y)``   one A/Aᵀ round
+C         ``S_x ∪ N_{C_iᵀC_i}(S_x) ∪ supp(C_iᵀc_i)``                  one C_iᵀC_i round
+Ct        ``S_x̃ ∪ N_{C̃_iᵀC̃_i}(S_x̃) ∪ supp(C̃_iᵀc̃_i)``                one C̃_iᵀC̃_i round
+comm      every space: ``S(i) ∪ ⋃_{j ~ i} S(j)``                       one W round
+========  ===========================================================  =====================
+
+To bound oracle ``o``, every *other* action is free: between two counted ``o``
+steps the supports are closed under the free actions to a fixed point (repeated
+``∇f``, ``∇f*``, ``AᵀA``, ``CᵀC`` reach whole connected components, so each closure
+is one component-labelling step; free communication unites a connected graph).
+After each step the smallest achievable error is the mass of ``x*`` outside the
+supports, ``Σ_{k ∉ S} (x*_k)² / ‖x*‖²`` (start ``x⁰ = 0``; the relative squared
+error the solvers stop on); the bound is the first count at which it is
+``<= ε``.  For ``grad`` the dual oracle ``∇f*`` is not available at all (it
+fills a Nesterov chain in one call): the gradient bound is for methods that
+query primal gradients, which is the class Nesterov's (and the paper's
+sum-trick) argument covers.
+
+Counting conventions (so that every solver's counts can be compared): a solver's
+``A`` count includes products by ``A`` and by ``Aᵀ``, one engine step allows both
+at once; a solver's ``C`` count includes ``C`` and ``Cᵀ`` separately while the
+engine's step is one ``C_iᵀC_i`` product (def:foda).  Either way the engine's
+count is a lower bound on the solver's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from instances.problem import MixedProblem
+
+ORACLES = ("grad", "A", "C", "Ct", "comm")
+
+
+def _pattern(M) -> sp.coo_matrix:
+    P = sp.coo_matrix(M, copy=True)
+    keep = P.data != 0
+    return sp.coo_matrix((np.ones(int(keep.sum())), (P.row[keep], P.col[keep])), shape=P.shape)
+
+
+def _distinct(blocks):
+    """``[(block, node indices)]`` over distinct blocks (same object, or equal values)."""
+    groups: list[tuple[object, list[int]]] = []
+    for i, B in enumerate(blocks):
+        for rep, idx in groups:
+            if rep is B or (rep.shape == B.shape and abs(sp.csr_matrix(rep) - sp.csr_matrix(B)).sum() == 0):
+                idx.append(i)
+                break
+        else:
+            groups.append((B, [i]))
+    return [(B, np.array(idx)) for B, idx in groups]
+
+
+@dataclass
+class LowerBound:
+    """Engine output for one oracle.
+
+    ``errors[k]``: the smallest relative squared error reachable after ``k`` counted
+    rounds (the other actions free); ``count``: first ``k`` with ``errors[k] <= eps``
+    (``None`` if never reached); ``reason``: ``"reached"`` or why not.
+    """
+
+    oracle: str
+    count: int | None
+    reason: str
+    errors: list = field(default_factory=list)
+
+    def count_to(self, eps: float) -> int | None:
+        hit = np.flatnonzero(np.asarray(self.errors) <= eps)
+        return int(hit[0]) if hit.size else None
+
+
+class Engine:
+    """Support propagation on one problem (see module docstring).
+
+    All supports live on one vertex set: ``(node, coordinate)`` for the ``x``, ``x̃``
+    and ``y`` spaces.  Each action type is a symmetric sparse adjacency on those
+    vertices plus a set of *seed* vertices (coordinates a constant term makes
+    nonzero).  A counted round is one sparse product; the free actions' closure is
+    a connected-components labelling of their union.
+    """
+
+    def __init__(self, problem: MixedProblem, x_star: np.ndarray):
+        P = problem
+        lay = P.layout
+        if len(set(lay.d)) > 1:
+            raise ValueError("lower-bound engine: all nodes must have the same local dimension d_i")
+        if not hasattr(P.objective, "Q_blocks"):
+            raise ValueError("lower-bound engine: needs a quadratic objective (Q_i, q_i)")
+        self.P = P
+        n, d, dt, m = P.n, (lay.d[0] if lay.d else 0), lay.dt, P.m
+        self.n, self.d, self.dt, self.m = n, d, dt, m
+        self.base_t, self.base_y = n * d, n * d + n * dt
+        N = self.N = n * (d + dt + m)
+        x, Xt = lay.split(np.asarray(x_star, dtype=float))
+        w = np.zeros(N)
+        w[: n * d] = x ** 2
+        w[self.base_t: self.base_y] = (Xt ** 2).ravel()
+        self.w = w
+        self.total = float(w.sum())
+        if self.total == 0:
+            raise ValueError("lower-bound engine: x* = 0, every method is exact at the start")
+        self.adj: dict[str, sp.csr_matrix] = {}
+        self.seeds: dict[str, np.ndarray] = {}
+        xi = lambda i, k: i * d + k  # noqa: E731
+        ti = lambda i, k: self.base_t + i * dt + k  # noqa: E731
+        yi = lambda i, k: self.base_y + i * m + k  # noqa: E731
+        # objective: Q_i on z_i = (x_i, x̃_i)
+        rows, cols, seed = [], [], np.zeros(N, bool)
+        obj = P.objective
+        for Q, idx in _distinct(list(obj.Q_blocks)):
+            Pq = _pattern(Q)
+            for i in idx:
+                zmap = np.concatenate([xi(i, np.arange(d)), ti(i, np.arange(dt))]).astype(np.int64)
+                rows.append(zmap[Pq.row])
+                cols.append(zmap[Pq.col])
+                seed[zmap[obj.q_blocks[i] != 0]] = True
+        self._add("grad", rows, cols, seed)
+        if P.A is not None:
+            rows, cols, seed = [], [], np.zeros(N, bool)
+            for A, idx in _distinct(list(P.A)):
+                Pa = _pattern(A)
+                for i in idx:
+                    rows.append(yi(i, Pa.row))
+                    cols.append(xi(i, Pa.col))
+                    seed[yi(i, np.flatnonzero(P.b[i] != 0))] = True
+            self._add("A", rows, cols, seed)
+        for name, blocks, rhs, space in (("C", P.C, P.c, xi), ("Ct", P.Ct, P.ct, ti)):
+            if blocks is None:
+                continue
+            rows, cols, seed = [], [], np.zeros(N, bool)
+            for Cb, idx in _distinct(list(blocks)):
+                Cs = sp.csr_matrix(Cb)
+                Pg = _pattern(Cs.T @ Cs)
+                for i in idx:
+                    rows.append(space(i, Pg.row))
+                    cols.append(space(i, Pg.col))
+                    seed[space(i, np.flatnonzero(abs(Cs.T) @ np.abs(rhs[i])))] = True
+            self._add(name, rows, cols, seed)
+        if n > 1:
+            E = sp.triu(sp.csr_matrix(P.W), k=1).tocoo()
+            E = E.row[E.data != 0], E.col[E.data != 0]
+            rows, cols = [], []
+            for k in range(d):
+                rows.append(xi(E[0], k)); cols.append(xi(E[1], k))  # noqa: E702
+            for k in range(dt):
+                rows.append(ti(E[0], k)); cols.append(ti(E[1], k))  # noqa: E702
+            for k in range(m):
+                rows.append(yi(E[0], k)); cols.append(yi(E[1], k))  # noqa: E702
+            self._add("comm", rows, cols, np.zeros(N, bool))
+
+    def _add(self, name, rows, cols, seed):
+        r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+        A = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(self.N, self.N))
+        A = ((A + A.T) > 0).astype(np.float64)
+        self.adj[name] = sp.csr_matrix(A)
+        self.seeds[name] = seed
+
+    def available(self) -> tuple[str, ...]:
+        """Oracles the problem has."""
+        return tuple(o for o in ORACLES if o in self.adj)
+
+    def part(self, name: str) -> np.ndarray:
+        """Vertex mask of a part of the unknowns: ``"all"``, ``"x"`` (local variables) or ``"xt"`` (shared)."""
+        M = np.zeros(self.N, bool)
+        if name in ("all", "x"):
+            M[: self.base_t] = True
+        if name in ("all", "xt"):
+            M[self.base_t: self.base_y] = True
+        if name not in ("all", "x", "xt"):
+            raise ValueError(f"unknown part {name!r}")
+        return M
+
+    def error(self, S: np.ndarray, mask: np.ndarray | None = None) -> float:
+        """Smallest relative squared error of a point with supports ``S``: mass of x* outside.
+
+        With ``mask``, only the masked coordinates' error is counted (still divided by the
+        total ‖x*‖²): the error of a part never exceeds the whole's, so a bound computed
+        on a part is a valid (weaker) bound for the whole.
+        """
+        miss = ~S if mask is None else (~S & mask)
+        return float(self.w[miss].sum()) / self.total
+
+    def lower_bound(self, oracle: str, eps: float, *, max_steps: int = 1_000_000,
+                    free: tuple[str, ...] | None = None, part: str = "all") -> LowerBound:
+        """Rounds of ``oracle`` needed before some point in memory has error ``<= eps`` (on ``part``)."""
+        mask = None if part == "all" else self.part(part)
+        if oracle not in self.adj:
+            raise ValueError(f"lower-bound engine: the problem has no {oracle!r} oracle (has {self.available()})")
+        if free is None:
+            free = tuple(o for o in self.available() if o != oracle)
+        if free:
+            G = sum((self.adj[f] for f in free), sp.csr_matrix((self.N, self.N)))
+            ncomp, labels = connected_components(G, directed=False)
+            seed_free = np.logical_or.reduce([self.seeds[f] for f in free])
+        else:
+            ncomp, labels, seed_free = self.N, np.arange(self.N), np.zeros(self.N, bool)
+
+        def close(S):
+            R = np.zeros(ncomp, bool)
+            R[labels[S | seed_free]] = True
+            return R[labels]
+
+        step_adj, step_seed = self.adj[oracle], self.seeds[oracle]
+        S = close(np.zeros(self.N, bool))
+        errors = [self.error(S, mask)]
+        for k in range(1, max_steps + 1):
+            if errors[-1] <= eps:
+                return LowerBound(oracle, k - 1, "reached", errors)
+            Sn = close(S | step_seed | ((step_adj @ S.astype(np.float64)) > 0))
+            if np.array_equal(Sn, S):
+                return LowerBound(oracle, None, f"stalled: supports saturate with error {errors[-1]:.3e} > ε", errors)
+            S = Sn
+            errors.append(self.error(S, mask))
+        if errors[-1] <= eps:
+            return LowerBound(oracle, max_steps, "reached", errors)
+        return LowerBound(oracle, None, f"budget of {max_steps} rounds exhausted", errors)
+
+    def all_bounds(self, eps: float, **kw) -> dict[str, LowerBound]:
+        return {o: self.lower_bound(o, eps, **kw) for o in self.available()}

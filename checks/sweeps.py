@@ -1,0 +1,119 @@
+"""Sweep designs shared by the upper-bound (``checks.rates``) and lower-bound
+(``checks.lower``) families, and the slope fit.
+
+One sweep varies **one** parameter of one problem class over a grid, the others
+fixed at the class's base point, on one instance family.  The x-axis of every fit
+is the *realized* value of the swept parameter (computed from the matrices).
+
+Grids: ``quick`` ≥ 4 points over ≥ 1 decade; ``full`` ≥ 7 points over ≥ 2
+decades; ``tiny`` 3 points (CLI tests only, not a verdict anyone should cite).
+Base points keep the swept term dominant (κ ≳ 10² where sizes allow) and the
+instances small enough for the tier.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from bounds.claims import REGISTRY, Cell
+
+#: class → (worst-case family, random family, parameters of the class's Table 1 row)
+CLASS_FAMILIES = {
+    "consensus": ("consensus", "random-consensus", ("kappa_f", "kappa_W")),
+    "coupled": ("coupled", "random-coupled", ("kappa_f", "kappa_A", "kappa_W")),
+    "shared": ("shared", "random-shared", ("kappa_f", "kappa_Ct", "kappa_W")),
+    "coupled_local": ("coupled-local", "random-coupled-local", ("kappa_f", "kappa_AC", "kappa_C", "kappa_W")),
+    "mixed": ("mixed", "random-mixed", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct", "kappa_W")),
+    "shared_ident": (None, "random-shared-ident", ("kappa_f", "kappa_Ct_id", "kappa_W")),
+    "mixed_ident": (None, "random-mixed-ident", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W")),
+}
+
+#: builder keyword for each registry parameter
+PARAM_KW = {"kappa_f": "kappa_f", "kappa_W": "kappa_W", "kappa_A": "kappa_A", "kappa_AC": "kappa_AC",
+            "kappa_C": "kappa_C", "kappa_Ct": "kappa_Ct", "kappa_Ct_id": "kappa_Ct"}
+#: realized key for each registry parameter
+PARAM_REALIZED = {"kappa_f": "kappa_f", "kappa_W": "kappa_W", "kappa_A": "kappa_A", "kappa_AC": "kappa_AC",
+                  "kappa_C": "kappa_C", "kappa_Ct": "kappa_Ct", "kappa_Ct_id": "kappa_Ct_id"}
+
+
+def geomspace(lo: float, hi: float, k: int) -> list[float]:
+    return [float(v) for v in np.geomspace(lo, hi, k)]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """``family`` with ``base`` parameters, ``param`` taking the values of ``grid``."""
+
+    cls: str
+    family: str
+    param: str
+    base: dict
+    grid: tuple
+    variant: str | None = None
+    eps: float = 1e-8
+    extra: dict = field(default_factory=dict)
+
+    def point_params(self, value: float) -> dict:
+        p = dict(self.base)
+        p[PARAM_KW[self.param]] = value
+        if self.variant is not None:
+            p["variant"] = self.variant
+        p.update(self.extra)
+        return p
+
+
+def fit_slope(x, y) -> dict:
+    """OLS slope of ``log y`` against ``log x`` with a 95% confidence interval and R².
+
+    Returns ``{"slope", "ci": (lo, hi), "r2", "intercept", "n"}``; with fewer than
+    three usable points the interval is infinite.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    x, y = np.log(x[ok]), np.log(y[ok])
+    n = x.size
+    if n < 2 or np.ptp(x) == 0:
+        return {"slope": float("nan"), "ci": (float("-inf"), float("inf")), "r2": float("nan"), "intercept": float("nan"), "n": int(n)}
+    res = stats.linregress(x, y)
+    if n >= 3:
+        t = stats.t.ppf(0.975, n - 2)
+        half = t * res.stderr
+    else:
+        half = float("inf")
+    return {"slope": float(res.slope), "ci": (float(res.slope - half), float(res.slope + half)),
+            "r2": float(res.rvalue ** 2), "intercept": float(res.intercept), "n": int(n)}
+
+
+def formula_slope(cell: Cell, param: str, realized_points: list[dict], *, derived: bool = False) -> float:
+    """Log-log slope of the cell's formula (unit constants) along the realized sweep points.
+
+    Equals the exponent for single-monomial cells; for sums (the mixed
+    communication cell) it is the local slope the sweep can actually show.
+    """
+    terms = cell.derived_terms if (derived and cell.derived_terms is not None) else cell.terms
+    xs, ys = [], []
+    for r in realized_points:
+        v = 0.0
+        for mono in terms:
+            t = 1.0
+            for k, e in mono:
+                val = r.get(PARAM_REALIZED.get(k, k))
+                if val is None or not np.isfinite(val) or val <= 0:
+                    val = 1.0  # accuracy parameters and absent ones are constant along a κ sweep
+                t *= val ** e
+            v += t
+        xs.append(r[PARAM_REALIZED[param]])
+        ys.append(v)
+    return fit_slope(xs, ys)["slope"]
+
+
+def cells_of(cls: str, table: int = 1) -> list[Cell]:
+    return [c for c in REGISTRY if c.problem_class == cls and c.id.startswith(f"T{table}.")]
+
+
+def decades(grid) -> float:
+    return math.log10(max(grid) / min(grid))

@@ -1,0 +1,96 @@
+"""The lower-bound engine on instances whose answers are known by hand."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from checks.engine import Engine
+from instances import Layout, MixedProblem, QuadraticObjective
+from instances.families import build
+from instances.graphs import path_adjacency, laplacian
+from instances.reference import reference_solution
+
+
+def _nesterov_single_node(K=40, kappa=25.0):
+    """One node, f = Nesterov's chain: every gradient call unlocks exactly one index."""
+    from instances.worst_case.sum_trick import nesterov_block
+
+    Q, q = nesterov_block(K, kappa, 1.0)
+    lay = Layout((K,), 0)
+    P = MixedProblem(sp.csr_matrix((1, 1)), QuadraticObjective([Q], [q], lay), lay)
+    return P, reference_solution(P).u
+
+
+def test_gradient_chain_one_index_per_call():
+    P, xs = _nesterov_single_node()
+    E = Engine(P, xs)
+    lb = E.lower_bound("grad", 0.0, max_steps=50)
+    # after k calls the support is {1..k}: error = tail mass beyond k
+    w = xs ** 2
+    for k in range(1, 10):
+        assert lb.errors[k] == pytest.approx(w[k:].sum() / w.sum(), rel=1e-12)
+
+
+def test_communication_crosses_the_path_one_hop_per_round():
+    """x̃ ∈ R, only the last node of a path has a nonzero linear term: node 0 needs n−1 rounds."""
+    n = 7
+    lay = Layout((0,) * n, 1)
+    q = [np.zeros(1) for _ in range(n)]
+    q[-1] = np.ones(1)
+    P = MixedProblem(laplacian(path_adjacency(n)), QuadraticObjective([np.eye(1)] * n, q, lay), lay)
+    xs = reference_solution(P).u
+    E = Engine(P, xs)
+    lb = E.lower_bound("comm", 1e-12)
+    assert lb.count == n - 1
+    # each round reaches one more node: the error drops by one node's share
+    assert np.allclose(np.diff(lb.errors), -1.0 / n)
+
+
+def test_engine_counts_on_the_consensus_construction():
+    I = build("consensus", kappa_W=20.0, kappa_f=20.0, eps=1e-5)
+    xs = reference_solution(I.problem).u
+    E = Engine(I.problem, xs)
+    assert E.available() == ("grad", "comm")
+    # every chain index needs a gradient at V1/V3: the grad bound is the number of leading indices needed
+    lb = E.lower_bound("grad", 1e-5)
+    theta = I.problem.layout.split(xs)[1][0]
+    tail = np.cumsum((theta ** 2)[::-1])[::-1] / np.sum(theta ** 2)
+    hit = np.flatnonzero(tail <= 1e-5)
+    assert hit.size and lb.count == int(hit[0])
+    # communication: each new index crosses the hop distance between V1 and V3
+    c = E.lower_bound("comm", 1e-5)
+    assert c.count >= (lb.count - 2) * (I.params["hop_distance"] - 1)
+
+
+def test_part_mask_error_is_smaller():
+    I = build("mixed", kappa_W=10.0, kappa_C=10.0, kappa_AC=20.0, kappa_Ct=5.0, kappa_f=10.0, eps=1e-5,
+              variant="shared-rows-incidence")
+    E = Engine(I.problem, reference_solution(I.problem).u)
+    a = E.lower_bound("comm", 0.0, max_steps=3)
+    x = E.lower_bound("comm", 0.0, max_steps=3, part="x")
+    t = E.lower_bound("comm", 0.0, max_steps=3, part="xt")
+    for k in range(4):
+        assert x.errors[k] + t.errors[k] == pytest.approx(a.errors[k], rel=1e-12)
+
+
+def test_unknown_oracle_and_trivial_problem():
+    P, xs = _nesterov_single_node()
+    E = Engine(P, xs)
+    with pytest.raises(ValueError, match="no 'A' oracle"):
+        E.lower_bound("A", 1e-3)
+    with pytest.raises(ValueError, match="x\\* = 0"):
+        Engine(P, np.zeros_like(xs))
+
+
+def test_solver_independent_lower_bound_is_below_a_simple_method():
+    """Gradient descent on the single-node chain can never beat the engine's grad bound."""
+    P, xs = _nesterov_single_node(K=60, kappa=16.0)
+    E = Engine(P, xs)
+    obj = P.objective
+    u = np.zeros_like(xs)
+    err0 = np.sum(xs ** 2)
+    for k in range(1, 200):
+        u = u - obj.grad(u) / obj.L
+        e = np.sum((u - xs) ** 2) / err0
+        lb = E.lower_bound("grad", e, max_steps=k + 5)
+        assert lb.count is not None and lb.count <= k
