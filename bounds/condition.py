@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .spectral import Extremes, sv_extremes, sym_extremes
+from .spectral import ZERO_RTOL, Extremes, sv_extremes, sym_extremes
 
 
 def kappa_f(L_f: float, mu_f: float) -> float:
@@ -311,7 +311,10 @@ def projected_kappa(
     blocks = [np.sqrt(c) * (sp.csr_matrix(BN) if sp.issparse(BN) else np.asarray(BN, dtype=float)) for BN, c in parts.values()]
     F = sp.hstack(blocks, format="csr") if any(sp.issparse(b) for b in blocks) else np.hstack(blocks)
     F = _drop_zero_lines(F, axis=1)
-    mu = sv_extremes(F, method=method, name="B'P_kerD").lmin_pos / n if min(F.shape) else 0.0
+    e = sv_extremes(F, method=method, name="B'P_kerD") if min(F.shape) else None
+    # the zero threshold is relative to the B group's scale (n L), not to F's own largest value:
+    # when B'P_ker D = 0 exactly, F's entries are rounding noise and its "λ_min+" would be ~1e-33
+    mu = 0.0 if (e is None or e.lmax <= ZERO_RTOL * n * L) else e.lmin_pos / n
     if mu <= 0:
         return Projected(1.0, 0.0, L)
     return Projected(L / mu, mu, L)

@@ -119,6 +119,7 @@ def run_checks(
     """Run ``checks`` in ``tier``; returns the results matching ``pattern`` and run statistics."""
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; known: {', '.join(TIERS)}")
+    checks = [c for c in checks if tier in c.tiers]
     tasks: dict[str, Task] = {}
     per_check: dict[str, list[str]] = {}
     for c in checks:
