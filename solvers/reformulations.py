@@ -80,7 +80,7 @@ from typing import Callable
 import numpy as np
 import scipy.linalg as sla
 
-from bounds.condition import L_S, gossip_spectrum, group_spectrum, interaction_matrix, projected_kappa
+from bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
 
 from .chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
@@ -204,22 +204,22 @@ class Reformulation:
         f["kappa_W"] = gs.kappa
         if self.has_A:
             f["L_A"] = group_spectrum(P.A, name="A").L
-            f["lambda_min_S_A"] = sym_extremes(interaction_matrix(P.A), name="S_A").lmin_pos
-            f["L_S"] = L_S(P.A)
+            SA = interaction_extremes(P.A)
+            f["lambda_min_S_A"], f["L_S"] = SA.lmin_pos, SA.lmax
             if f["lambda_min_S_A"] <= 0:
                 raise ValueError("Reformulation: S_A = (1/n)Σ A_i A_iᵀ is zero; the coupled constraint is void")
         if self.has_C:
-            gc = group_spectrum(P.C, name="C")
+            gc = group_spectrum(P.C, kernels=P.C_kernels, name="C")
             f["L_C"], f["mu_C"] = gc.L, gc.mu
             if gc.mu <= 0:
                 raise ValueError("Reformulation: all C_i are zero (no local constraint to precondition)")
             f["kappa_C"] = gc.kappa
         if self.has_A and self.has_C:
-            pk = projected_kappa(P.A, P.C)
+            pk = projected_kappa(P.A, P.C, D_kernels=P.C_kernels)
             f["mu_tilde_AC"], f["kappa_tilde_AC"] = pk.mu, pk.kappa
         if self.t_kind == "shared":
             f["L_Ct"] = group_spectrum(P.Ct, name="C̃").L
-            f["lambda_min_S_Ct"] = sym_extremes(interaction_matrix(P.Ct, transpose=True), name="S_{C̃ᵀ}").lmin_pos
+            f["lambda_min_S_Ct"] = interaction_extremes(P.Ct, transpose=True).lmin_pos
             if f["lambda_min_S_Ct"] <= 0:
                 raise ValueError("Reformulation: S_{C̃ᵀ} = (1/n)Σ C̃_iᵀC̃_i is zero")
         if self.t_kind == "shared_identical":
