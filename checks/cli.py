@@ -1,24 +1,29 @@
 """The ``mixbounds`` command line.
 
-Sub-commands: ``verify`` (the main job), ``table`` (the registry as the paper's
-tables).  Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input.
+Sub-commands: ``verify`` (the main job: :mod:`checks.verify`), ``plot`` (redraw
+the figures from a ``results.json``), ``table`` (the registry as the paper's
+tables), ``instance`` (:mod:`checks.cli_instance`) and ``solve`` (``checks.cli_solve``,
+when present).  Exit codes: 0 success, 1 a check failed (or a negative control
+was not caught), 2 bad usage or bad input, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from pathlib import Path
 
-from bounds.claims import REGISTRY, cells
 from bounds.render import render_markdown, render_text
+from checks.framework import TIERS
+from checks.verify import DEFAULT_OUT
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse exits with 2 as well; keep one-line message
-        self.print_usage(sys.stderr)
-        print(f"mixbounds: error: {message}", file=sys.stderr)
+    def error(self, message):  # argparse exits with 2 as well; one line, naming the sub-command
+        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
 
@@ -28,15 +33,28 @@ def _cmd_table(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    selected = cells(args.claims)
-    if not selected:
-        print(f"mixbounds verify: no claim matches {args.claims!r}", file=sys.stderr)
-        return EXIT_USAGE
-    print(f"{len(selected)} of {len(REGISTRY)} registered claims selected; none is measured yet "
-          "(status 'not measured': the measurement checks are not implemented in this version).")
-    for c in selected:
-        print(f"  {c.id:<28} {c.kind:<6} not measured")
-    return EXIT_OK
+    from checks.verify import Options, run
+
+    opts = Options(tier=args.tier, claims=args.claims, jobs=args.jobs, out=Path(args.out),
+                   json=None if args.json is None else Path(args.json), plots=not args.no_plots, cache=not args.no_cache,
+                   command=" ".join(["mixbounds"] + list(args.argv)))
+    return run(opts)
+
+
+def _cmd_plot(args) -> int:
+    from checks.verify import redraw
+
+    return redraw(args.results, args.out)
+
+
+def _positive_int(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}")
+    return v
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,18 +63,43 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("table", help="print the claims registry as the paper's tables")
     t.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
     t.set_defaults(func=_cmd_table)
-    v = sub.add_parser("verify", help="measure the registered claims")
-    v.add_argument("--tier", choices=("quick", "full"), default="quick")
-    v.add_argument("--claims", default="*", help="glob over claim ids, e.g. 'T1.coupled.*'")
+    v = sub.add_parser("verify", help="measure the registered claims; write results, plots and the report",
+                       description="Run the checks (sweeps, lower-bound engine, lemmas, negative controls), print the "
+                                   "verdicts and write results.json, results.csv, report.md, report.html and plots/ "
+                                   "into --out. Exit 0: no fail/error and every control caught; 1: a check failed or "
+                                   "errored or a control was not caught; 2: bad usage; 130: interrupted.")
+    v.add_argument("--tier", choices=TIERS, default="quick",
+                   help="tiny: smoke test (seconds-minutes); quick (default): >= 1 decade per sweep; full: publication")
+    v.add_argument("--claims", default="*", metavar="GLOB",
+                   help="glob(s) over result ids, comma-separated, e.g. 'T1.coupled.*', 'T1.*.lower', 'lemma.*'; "
+                        "a glob also selects the ids below it ('T1.coupled.comm' selects T1.coupled.comm.kappa_W.tight)")
+    v.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    v.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
+    v.add_argument("--json", default=None, metavar="FILE", help="also write results.json to FILE")
+    v.add_argument("--no-plots", action="store_true", help="skip the figures (the report then has none)")
+    v.add_argument("--no-cache", action="store_true", help="neither read nor write the point cache (OUT/.cache)")
     v.set_defaults(func=_cmd_verify)
+    pl = sub.add_parser("plot", help="redraw the figures from a results.json (never runs a solver)")
+    pl.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
+    pl.add_argument("--out", default=None, metavar="DIR", help="figure directory (default: plots/ beside RESULTS)")
+    pl.set_defaults(func=_cmd_plot)
     from checks.cli_instance import register as register_instance
 
     register_instance(sub)
+    try:
+        cli_solve = importlib.import_module("checks.cli_solve")
+    except ModuleNotFoundError as exc:
+        if exc.name != "checks.cli_solve":
+            raise
+    else:
+        cli_solve.register(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     return args.func(args)
 
 

@@ -1,0 +1,500 @@
+"""``mixbounds verify``: run the checks, print the verdicts, write results, plots and the report.
+
+The main job of the suite (README's first command)::
+
+    mixbounds verify [--tier tiny|quick|full] [--claims GLOB] [--jobs N] [--out DIR]
+                     [--json FILE] [--no-plots] [--no-cache]
+
+* selects every check with a result id matching ``--claims`` (comma-separated
+  globs; a glob also selects the ids below it: ``T1.coupled.comm`` selects
+  ``T1.coupled.comm.kappa_W.lower``, ``…lower`` selects ``…lower@variant``);
+* runs their tasks (sweep points) with :func:`checks.framework.run_checks`:
+  a progress bar on a terminal, a line per ~10 % otherwise; every point is cached
+  under ``OUT/.cache/<code version>/`` so an interrupted run resumes
+  (``--no-cache`` neither reads nor writes the cache);
+* prints a table of verdicts, the findings, the negative controls and a summary line;
+* writes, only once everything has run, ``OUT/results.json``, ``OUT/results.csv``,
+  ``OUT/report.md``, ``OUT/report.html`` and ``OUT/plots/`` — each file through a
+  temporary file and ``os.replace``, ``results.json`` last — so an interrupted or
+  crashed run never leaves results that look complete.
+
+Exit codes: 0 no result ``fail``/``error`` and every negative control caught
+(``finding`` s are verdicts, not failures); 1 a check failed or errored, a control
+was not caught, or the outputs could not be written; 2 bad usage (unknown tier,
+bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable ``--out``);
+130 interrupted (Ctrl-C; cached points are kept, nothing else is written).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from .framework import TIERS, Check, all_checks, code_version, run_checks
+from .result import STATUSES, _clean
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+DEFAULT_OUT = "mixbounds-results"
+#: version of the results.json layout (bumped when a field changes meaning)
+SCHEMA = 1
+SWEEP_KINDS = ("upper", "tight", "absent", "lower")
+
+
+@dataclass
+class Options:
+    tier: str = "quick"
+    claims: str = "*"
+    jobs: int = 1
+    out: Path = Path(DEFAULT_OUT)
+    json: Path | None = None
+    plots: bool = True
+    cache: bool = True
+    command: str = ""
+
+
+# ----------------------------------------------------------------------------- selection
+def parse_globs(spec: str) -> list[str]:
+    """``"T1.coupled.*, lemma.*"`` → ``["T1.coupled.*", "lemma.*"]``."""
+    globs = [g.strip() for g in str(spec).split(",") if g.strip()]
+    if not globs:
+        raise ValueError("--claims: empty glob")
+    return globs
+
+
+def matches(rid: str, globs: list[str]) -> bool:
+    """Whether result id ``rid`` is selected: the glob matches it, or one of its parents (``.`` / ``@`` children)."""
+    return any(fnmatchcase(rid, g) or fnmatchcase(rid, g + ".*") or fnmatchcase(rid, g + "@*") for g in globs)
+
+
+def select_checks(checks: list[Check], globs: list[str], tier: str) -> list[Check]:
+    return [c for c in checks if tier in c.tiers and any(matches(r, globs) for r in c.result_ids(tier))]
+
+
+def _no_match_message(globs, tier) -> str:
+    from bounds.claims import REGISTRY
+
+    reg = [c.id for c in REGISTRY if matches(c.id, globs) or any(fnmatchcase(c.id, g) for g in globs)]
+    msg = f"no check in tier {tier!r} produces a result matching {', '.join(map(repr, globs))}"
+    if reg:
+        msg += f" ({len(reg)} registry claim(s) match, e.g. {reg[0]}, but no check measures them yet)"
+    else:
+        msg += " (result ids look like 'T1.coupled.comm.kappa_W.tight', 'T1.*.lower', 'lemma.*', 'control.*')"
+    return msg
+
+
+# ----------------------------------------------------------------------------- progress
+class ProgressReporter:
+    """Progress over tasks: a rich bar on a terminal, otherwise one line per ~10 % (never spams a log)."""
+
+    def __init__(self, console, total: int, cached: int):
+        self.console, self.total, self.cached = console, total, cached
+        self.t0 = time.perf_counter()
+        self.bar = None
+        self.last_decile = -1
+        self.live = console.is_terminal and total > cached
+
+    def __enter__(self):
+        if self.live:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.bar = Progress(SpinnerColumn(), TextColumn("sweep points"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                                TextColumn("[dim]{task.description}"), console=self.console, transient=True)
+            self.bar.__enter__()
+            self.task = self.bar.add_task("", total=self.total, completed=self.cached)
+        return self
+
+    def __call__(self, done: int, total: int, task) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total, description=(task.label or task.func)[:60])
+            return
+        decile = int(10 * done / max(total, 1))
+        if decile > self.last_decile:
+            self.last_decile = decile
+            el = time.perf_counter() - self.t0
+            self.console.print(f"  {100 * done / max(total, 1):5.1f}%  {done}/{total} points  {el:7.1f} s  "
+                               f"(last: {_short(task.label or task.func, 70)})", markup=False, highlight=False, soft_wrap=True)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False
+
+
+# ----------------------------------------------------------------------------- document
+def _versions(cv: str) -> dict:
+    from importlib import metadata
+
+    def ver(name):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {"python": platform.python_version(), "platform": platform.platform(),
+            "mixed-affine-bounds": ver("mixed-affine-bounds"), "numpy": ver("numpy"), "scipy": ver("scipy"),
+            "matplotlib": ver("matplotlib"), "joblib": ver("joblib"), "rich": ver("rich"), "code_version": cv}
+
+
+def _collect_seeds(obj, acc: set) -> None:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if str(k).endswith("seed") and isinstance(v, (int, str)) and not isinstance(v, bool):
+                acc.add(v)
+            else:
+                _collect_seeds(v, acc)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _collect_seeds(v, acc)
+
+
+def seeds_of(plan: dict[str, list]) -> dict:
+    """Check id → the seeds its tasks pass to instance builders (checks without seeds are deterministic)."""
+    out = {}
+    for cid, tasks in plan.items():
+        acc: set = set()
+        for t in tasks:
+            _collect_seeds(t.kwargs, acc)
+        if acc:
+            out[cid] = sorted(acc, key=lambda s: (isinstance(s, str), s))
+    return out
+
+
+def summarize(claims: list[dict]) -> dict:
+    """Counts per status (ordinary results), controls caught, and the run's exit code."""
+    ordinary = [c for c in claims if not c.get("control")]
+    controls = [c for c in claims if c.get("control")]
+    counts = {s: sum(1 for c in ordinary if c["status"] == s) for s in STATUSES}
+    caught = [c["id"] for c in controls if c["status"] == "fail"]
+    missed = [c["id"] for c in controls if c["status"] != "fail"]
+    bad = [c["id"] for c in ordinary if c["status"] in ("fail", "error")]
+    code = EXIT_FAIL if (bad or missed) else EXIT_OK
+    return {"results": len(ordinary), "status": counts, "controls_total": len(controls), "controls_caught": len(caught),
+            "failed": bad, "controls_not_caught": missed, "exit_code": code,
+            "verdict": "ok" if code == EXIT_OK else "failed"}
+
+
+def build_document(results, stats: dict, *, tier: str, globs: list[str], wall_time: float, started: str,
+                   checks: list[Check], plan: dict, jobs: int, cache_dir, command: str = "") -> dict:
+    claims = [r.to_json() for r in results]
+    findings, seen = [], set()
+    for c in claims:
+        for f in c.get("findings") or []:
+            if f.get("id") not in seen:
+                seen.add(f.get("id"))
+                findings.append(f)
+    summary = summarize(claims)
+    controls = {"total": summary["controls_total"], "caught": summary["controls_caught"],
+                "not_caught": summary["controls_not_caught"],
+                "items": [{"id": c["id"], "status": c["status"], "caught": c["status"] == "fail", "kind": c["kind"],
+                           "expected": c.get("expected") or "fail", "detail": c.get("detail", "")}
+                          for c in claims if c.get("control")]}
+    cv = stats.get("code_version") or code_version()
+    return _clean({
+        "schema": SCHEMA,
+        "version": _versions(cv)["mixed-affine-bounds"],
+        "tier": tier,
+        "claims_glob": ",".join(globs),
+        "complete": True,
+        "claims": claims,
+        "findings": findings,
+        "controls": controls,
+        "summary": summary,
+        "checks": [{"id": c.id, "family": c.family, "description": c.description, "results": list(c.result_ids(tier))}
+                   for c in checks],
+        "stats": dict(stats, jobs=jobs, cache=None if cache_dir is None else str(cache_dir)),
+        "seeds": seeds_of(plan),
+        "versions": _versions(cv),
+        "command": command,
+        "started": started,
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "wall_time": wall_time,
+    })
+
+
+# ----------------------------------------------------------------------------- csv
+def _flatten(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        elif isinstance(v, (list, tuple)):
+            out[key] = json.dumps(v)
+        else:
+            out[key] = v
+    return out
+
+
+CSV_FIXED = ["id", "kind", "status", "control", "cell", "param", "point", "x", "y"]
+
+
+def csv_text(doc: dict) -> str:
+    """One row per sweep point (points with a ``realized`` value): id, kind, status, param, x = realized,
+    y = per_accuracy, then every other field of the point flattened (``realized_all.kappa_f``, ``count1``, …)."""
+    rows = []
+    for c in doc["claims"]:
+        for i, p in enumerate(c.get("points") or []):
+            if not isinstance(p, dict) or "realized" not in p:
+                continue
+            x = p.get("realized")
+            if isinstance(x, dict):
+                x = x.get(c.get("param"))
+            row = {"id": c["id"], "kind": c["kind"], "status": c["status"], "control": bool(c.get("control")),
+                   "cell": c.get("cell") or "", "param": c.get("param") or "", "point": i, "x": x,
+                   "y": p.get("per_accuracy")}
+            row.update({k: v for k, v in _flatten(p).items() if k not in ("per_accuracy",) and k not in CSV_FIXED})
+            if isinstance(p.get("realized"), dict):
+                row.pop("realized", None)
+            rows.append(row)
+    extra = sorted({k for r in rows for k in r} - set(CSV_FIXED))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_FIXED + extra, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    return buf.getvalue()
+
+
+# ----------------------------------------------------------------------------- writing
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same directory and ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        m = os.umask(0o022)
+        os.umask(m)
+        os.chmod(tmp, 0o666 & ~m)  # mkstemp creates 0600; outputs are ordinary files
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots: bool = True,
+                  t_start: float | None = None) -> dict:
+    """Figures, report, CSV, then ``results.json`` (last: its presence marks a complete run).
+
+    With ``t_start`` (a ``time.perf_counter()`` value), ``doc["wall_time"]`` is updated to include the figures.
+    """
+    from . import report
+
+    out = Path(out)
+    manifest = {"cells": {}, "classes": {}, "heatmap": [], "errors": []}
+    if plots:
+        from plots import draw_all
+
+        t0 = time.perf_counter()
+        manifest = draw_all(doc, out / "plots")
+        doc["stats"]["plot_seconds"] = time.perf_counter() - t0
+    if t_start is not None:
+        doc["wall_time"] = time.perf_counter() - t_start
+    md = report.render_markdown(doc, manifest, base=out)
+    html = report.render_html(doc, manifest)
+    text = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
+    atomic_write_text(out / "results.csv", csv_text(doc))
+    atomic_write_text(out / "report.md", md)
+    atomic_write_text(out / "report.html", html)
+    atomic_write_text(out / "results.json", text + "\n")
+    if json_path is not None:
+        atomic_write_text(Path(json_path), text + "\n")
+    return manifest
+
+
+# ----------------------------------------------------------------------------- terminal
+def _short(v, n: int = 34) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, dict):
+        items = [f"{k}: {_short(x, 12)}" for k, x in list(v.items())[:2]]
+        s = "; ".join(items) + ("; …" if len(v) > 2 else "")
+    else:
+        s = str(v)
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def measured_text(c: dict, digits: int = 3) -> str:
+    from plots.data import finite, fmt_slope
+
+    if finite(c.get("measured")) is not None:
+        return fmt_slope(c, digits)
+    return _short(c.get("measured"))
+
+
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error": "bold magenta", "skipped": "dim"}
+
+
+def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    claims = doc["claims"]
+    ordinary = [c for c in claims if not c.get("control")]
+    t = Table(title=f"mixbounds verify — tier {doc['tier']}", show_lines=False, header_style="bold", expand=False)
+    for col, kw in (("claim", {"overflow": "fold"}), ("kind", {}), ("theory", {"overflow": "fold", "max_width": 28}),
+                    ("measured ± CI", {"overflow": "fold", "max_width": 30}), ("tol", {}), ("verdict", {})):
+        t.add_column(col, **kw)
+    for c in ordinary:
+        t.add_row(Text(c["id"]), Text(c["kind"]), Text(_short(c.get("theory"), 28)), Text(measured_text(c)),
+                  Text(_short(c.get("tolerance"))), Text(c["status"], style=STATUS_STYLE.get(c["status"], "")))
+    if ordinary:
+        console.print(t)
+    fnd = doc.get("findings") or []
+    if fnd:
+        console.print(Text(f"Findings ({len(fnd)}):", style="bold yellow"))
+        for f in fnd:
+            console.print(Text(f"  {_short(f.get('label'), 60)}: {f.get('statement')} — printed {_short(f.get('printed'), 40)} "
+                               f"vs measured {_short(f.get('measured'), 60)}"), soft_wrap=True)
+    ctl = doc["controls"]
+    if ctl["total"]:
+        style = "bold green" if ctl["caught"] == ctl["total"] else "bold red"
+        console.print(Text(f"Negative controls: {ctl['caught']}/{ctl['total']} caught", style=style))
+        for it in ctl["items"]:
+            mark = Text("caught     ", style="green") if it["caught"] else Text("NOT CAUGHT ", style="bold red")
+            console.print(Text("  ") + mark + Text(f"{it['id']} (status {it['status']})"), soft_wrap=True)
+    bad = [c for c in ordinary if c["status"] in ("fail", "error")]
+    for c in bad:
+        console.print(Text(f"  {c['status'].upper()} {c['id']}: {_short(c.get('detail'), 300)}", style=STATUS_STYLE[c["status"]]),
+                      soft_wrap=True)
+    if outputs:
+        console.print(Text(outputs), soft_wrap=True)
+    s = doc["summary"]
+    counts = ", ".join(f"{n} {k}" for k, n in s["status"].items() if n or k in ("pass", "fail"))
+    st = doc["stats"]
+    line = (f"{'OK' if s['exit_code'] == 0 else 'FAILED'}: {s['results']} results ({counts}); controls caught "
+            f"{s['controls_caught']}/{s['controls_total']}; {doc['wall_time']:.1f} s wall; {st.get('computed', 0)} points "
+            f"computed, {st.get('cached', 0)} cached; tier {doc['tier']}; code {doc['versions']['code_version']}")
+    console.print(Text(line, style="bold green" if s["exit_code"] == 0 else "bold red"), soft_wrap=True)
+
+
+# ----------------------------------------------------------------------------- main
+def _consoles():
+    from rich.console import Console
+
+    out = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 150)
+    err = Console(file=sys.stderr, highlight=False, width=None if sys.stderr.isatty() else 150)
+    return out, err
+
+
+def _usage(msg: str) -> int:
+    print(f"mixbounds verify: error: {msg}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _check_out_dir(out: Path) -> str | None:
+    if out.exists() and not out.is_dir():
+        return f"--out {out}: exists and is not a directory"
+    anc = out
+    while not anc.exists():
+        anc = anc.parent
+    if not anc.is_dir() or not os.access(anc, os.W_OK | os.X_OK):
+        return f"--out {out}: {anc} is not writable"
+    return None
+
+
+def run(opts: Options, *, checks: list[Check] | None = None) -> int:
+    """Run ``mixbounds verify`` with ``opts``; ``checks`` defaults to :func:`checks.framework.all_checks`."""
+    if opts.tier not in TIERS:
+        return _usage(f"unknown tier {opts.tier!r} (choose from {', '.join(TIERS)})")
+    if not isinstance(opts.jobs, int) or opts.jobs < 1:
+        return _usage(f"--jobs must be a positive integer, got {opts.jobs!r}")
+    try:
+        globs = parse_globs(opts.claims)
+    except ValueError as exc:
+        return _usage(str(exc))
+    out = Path(opts.out)
+    why = _check_out_dir(out)
+    if why:
+        return _usage(why)
+    if opts.json is not None and Path(opts.json).is_dir():
+        return _usage(f"--json {opts.json}: is a directory")
+    console, err = _consoles()
+    t_start = time.perf_counter()
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if checks is None:
+        checks = all_checks()
+    selected = select_checks(checks, globs, opts.tier)
+    if not selected:
+        return _usage(_no_match_message(globs, opts.tier))
+    plan = {c.id: list(c.tasks(opts.tier)) for c in selected}
+    keys = {t.key for ts in plan.values() for t in ts}
+    cache_dir = (out / ".cache") if opts.cache else None
+    cv = code_version()
+    cached = 0 if cache_dir is None else sum(1 for k in keys if (cache_dir / cv / f"{k}.json").exists())
+    n_res = sum(1 for c in selected for r in c.result_ids(opts.tier) if matches(r, globs))
+    err.print(f"mixbounds verify: tier {opts.tier}, {len(selected)} checks ({n_res} results), {len(keys)} sweep points"
+              f" ({cached} cached), jobs {opts.jobs}" + ("" if cache_dir else ", cache off"), markup=False, highlight=False)
+    try:
+        with ProgressReporter(err, len(keys), cached) as prog:
+            results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog)
+    except KeyboardInterrupt:
+        err.print(f"mixbounds verify: interrupted; nothing written"
+                  + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),
+                  markup=False, highlight=False)
+        return EXIT_INTERRUPTED
+    results = [r for r in results if matches(r.id, globs)]
+    doc = build_document(results, stats, tier=opts.tier, globs=globs, wall_time=time.perf_counter() - t_start,
+                         started=started, checks=selected, plan=plan, jobs=opts.jobs, cache_dir=cache_dir,
+                         command=opts.command)
+    try:
+        manifest = write_outputs(doc, out, json_path=opts.json, plots=opts.plots, t_start=t_start)
+    except KeyboardInterrupt:
+        err.print("mixbounds verify: interrupted while writing outputs; results.json not written", markup=False)
+        return EXIT_INTERRUPTED
+    except OSError as exc:
+        err.print(f"mixbounds verify: error: could not write outputs: {exc}", markup=False)
+        print_summary(doc, console)
+        return EXIT_FAIL
+    nfig = len(manifest["cells"]) + len(manifest["classes"]) + (1 if manifest["heatmap"] else 0)
+    where = f"Wrote {out / 'results.json'}, results.csv, report.md, report.html" + (
+        f", {nfig} figures in {out / 'plots'}" if opts.plots else "") + (f"; also {opts.json}" if opts.json else "")
+    if manifest["errors"]:
+        where += f"; {len(manifest['errors'])} figure(s) failed: {manifest['errors'][0]}"
+    print_summary(doc, console, outputs=where)
+    return doc["summary"]["exit_code"]
+
+
+def redraw(results_path, out_dir=None) -> int:
+    """``mixbounds plot RESULTS [--out DIR]``: redraw the figures from a results document (never runs a solver)."""
+    from plots import ResultsFileError, draw_all, load_results
+
+    try:
+        doc = load_results(results_path)
+    except ResultsFileError as exc:
+        print(f"mixbounds plot: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    src = Path(results_path)
+    base = src if src.is_dir() else src.parent
+    out = Path(out_dir) if out_dir is not None else base / "plots"
+    why = _check_out_dir(out)
+    if why:
+        print(f"mixbounds plot: error: {why.replace('--out ', '')}", file=sys.stderr)
+        return EXIT_USAGE
+    manifest = draw_all(doc, out)
+    n = len(manifest["cells"]) + len(manifest["classes"]) + (1 if manifest["heatmap"] else 0)
+    if n == 0 and not manifest["errors"]:
+        print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
+        return EXIT_OK
+    print(f"mixbounds plot: {n} figures (PNG + SVG) in {out}")
+    for e in manifest["errors"]:
+        print(f"mixbounds plot: figure failed: {e}", file=sys.stderr)
+    return EXIT_FAIL if manifest["errors"] else EXIT_OK

@@ -1,0 +1,190 @@
+"""Reading ``results.json`` and grouping its sweep results for the figures.
+
+Nothing here runs a solver: every number comes from the results document
+written by ``mixbounds verify`` (schema in ``DESIGN.md``).  Sweep-type results
+carry per point ``realized`` (the x value: the realized swept κ) and
+``per_accuracy`` (the y value: the per-accuracy oracle count).
+
+Result ids: ``T<k>.<class>.<oracle>.<param>.<upper|tight|absent>`` (solver slope
+checks) and ``T<k>.<class>.<oracle>.<param>.lower[@variant]`` (the lower-bound
+engine); the result's ``cell``/``param`` fields are used when present.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+UPPER_KINDS = ("upper", "tight", "absent")
+SWEEP_KINDS = UPPER_KINDS + ("lower",)
+_ID_RE = re.compile(r"^(?P<cell>T\d+\.[^.]+\.[^.@]+)\.(?P<param>[^.@]+)\.(?P<kind>upper|tight|absent|lower)(?:@(?P<variant>.+))?$")
+
+
+class ResultsFileError(ValueError):
+    """``results.json`` is missing or is not a results document (one-line message)."""
+
+
+def load_results(path) -> dict:
+    """Read and validate a results document; raises :class:`ResultsFileError` with a one-line reason."""
+    path = Path(path)
+    if not path.exists():
+        raise ResultsFileError(f"{path}: no such file")
+    if path.is_dir():
+        cand = path / "results.json"
+        if not cand.is_file():
+            raise ResultsFileError(f"{path}: is a directory without results.json")
+        path = cand
+    try:
+        doc = json.loads(path.read_text())
+    except UnicodeDecodeError:
+        raise ResultsFileError(f"{path}: not a text file") from None
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except OSError as exc:
+        raise ResultsFileError(f"{path}: cannot read ({exc.strerror})") from None
+    validate(doc, str(path))
+    return doc
+
+
+def validate(doc, where: str = "results") -> None:
+    if not isinstance(doc, dict):
+        raise ResultsFileError(f"{where}: not a results document (top level is a {type(doc).__name__}, expected an object)")
+    claims = doc.get("claims")
+    if not isinstance(claims, list):
+        raise ResultsFileError(f"{where}: not a results document (no 'claims' list)")
+    for i, c in enumerate(claims):
+        if not isinstance(c, dict):
+            raise ResultsFileError(f"{where}: claims[{i}] is not an object")
+        missing = [k for k in ("id", "kind", "status") if k not in c]
+        if missing:
+            raise ResultsFileError(f"{where}: claims[{i}] lacks {', '.join(missing)}")
+        if not isinstance(c.get("points", []), list):
+            raise ResultsFileError(f"{where}: claims[{i}] ({c['id']}): 'points' is not a list")
+
+
+def num(v) -> float | None:
+    """A finite or infinite float from a JSON value (``"inf"``/``"nan"`` strings included), else ``None``."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
+
+
+def finite(v) -> float | None:
+    x = num(v)
+    return x if x is not None and math.isfinite(x) else None
+
+
+def parse_id(rid: str) -> dict | None:
+    m = _ID_RE.match(rid)
+    return None if m is None else m.groupdict()
+
+
+def variant_of(res: dict) -> str:
+    """The instance variant of a result (``printed`` unless the id or instance says otherwise)."""
+    p = parse_id(res.get("id", ""))
+    if p and p.get("variant"):
+        return p["variant"]
+    inst = res.get("instance") or {}
+    v = inst.get("variant") if isinstance(inst, dict) else None
+    return v or "printed"
+
+
+def cell_param(res: dict) -> tuple[str, str] | None:
+    p = parse_id(res.get("id", ""))
+    cell = res.get("cell") or (p and p["cell"])
+    param = res.get("param") or (p and p["param"])
+    return (cell, param) if cell and param else None
+
+
+def xy(res: dict) -> tuple[list[float], list[float]]:
+    """The (realized κ, per-accuracy count) pairs of a sweep result with both positive and finite."""
+    xs, ys = [], []
+    param = res.get("param")
+    for pt in res.get("points") or []:
+        if not isinstance(pt, dict):
+            continue
+        x = pt.get("realized")
+        if isinstance(x, dict):
+            x = x.get(param)
+        x, y = finite(x), finite(pt.get("per_accuracy"))
+        if x is not None and y is not None and x > 0 and y > 0:
+            xs.append(x)
+            ys.append(y)
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    return [xs[i] for i in order], [ys[i] for i in order]
+
+
+@dataclass
+class SweepGroup:
+    """All sweep results of one (table cell, parameter): solver slopes and engine lower bounds."""
+
+    cell: str
+    param: str
+    upper: list = field(default_factory=list)
+    lower: list = field(default_factory=list)
+
+    @property
+    def oracle(self) -> str:
+        return self.cell.split(".")[2] if self.cell.count(".") >= 2 else ""
+
+    @property
+    def problem_class(self) -> str:
+        return self.cell.split(".")[1] if self.cell.count(".") >= 1 else ""
+
+    @property
+    def table(self) -> str:
+        return self.cell.split(".")[0]
+
+    @property
+    def theory(self) -> float | None:
+        for r in self.upper + self.lower:
+            t = finite(r.get("theory"))
+            if t is not None:
+                return t
+        return None
+
+    def has_data(self) -> bool:
+        return any(xy(r)[0] for r in self.upper + self.lower)
+
+
+def sweep_groups(doc: dict) -> dict[tuple[str, str], SweepGroup]:
+    """(cell, param) → :class:`SweepGroup` over the non-control sweep results (document order kept)."""
+    out: dict[tuple[str, str], SweepGroup] = {}
+    for r in doc.get("claims", []):
+        if r.get("control") or r.get("kind") not in SWEEP_KINDS:
+            continue
+        cp = cell_param(r)
+        if cp is None:
+            continue
+        g = out.setdefault(cp, SweepGroup(*cp))
+        (g.lower if r["kind"] == "lower" else g.upper).append(r)
+    for g in out.values():  # printed construction first, then variants by name
+        g.lower.sort(key=lambda r: (variant_of(r) != "printed", variant_of(r)))
+    return out
+
+
+def fmt_slope(res: dict, digits: int = 2) -> str:
+    """``0.49 ± 0.03`` (or ``0.49 [0.41, 0.60]`` for an asymmetric interval, ``—`` if unmeasured)."""
+    m = finite(res.get("measured"))
+    if m is None:
+        return "—"
+    ci = res.get("ci")
+    if isinstance(ci, (list, tuple)) and len(ci) == 2:
+        lo, hi = num(ci[0]), num(ci[1])
+        if lo is not None and hi is not None:
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                return f"{m:.{digits}f} ± ∞"
+            if abs((hi - m) - (m - lo)) <= 1e-6 * max(1.0, abs(hi - lo)):
+                return f"{m:.{digits}f} ± {(hi - lo) / 2:.{digits}f}"
+            return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    return f"{m:.{digits}f}"

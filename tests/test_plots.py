@@ -1,0 +1,143 @@
+"""Figures drawn from results only: series, axes in the paper's symbols, valid PNG/SVG files."""
+
+import json
+import math
+import xml.etree.ElementTree as ET
+
+import pytest
+from matplotlib.collections import PathCollection
+
+from checks._selftest import fake_document
+from plots import ResultsFileError, draw_all, figure_cell_param, figure_class_panel, figure_heatmap, load_results, sweep_groups
+from plots.style import save
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return fake_document()
+
+
+@pytest.fixture(scope="module")
+def groups(doc):
+    return sweep_groups(doc)
+
+
+def _svg_ids(path):
+    root = ET.parse(path).getroot()
+    return [el.get("id") for el in root.iter() if el.get("id")]
+
+
+def test_groups_pair_solver_and_engine_results(groups):
+    g = groups[("T1.coupled.comm", "kappa_W")]
+    assert [r["id"] for r in g.upper] == ["T1.coupled.comm.kappa_W.tight"]
+    assert [r["id"] for r in g.lower] == ["T1.coupled.comm.kappa_W.lower"]
+    assert g.oracle == "comm" and g.theory == 0.5
+    assert all(not r["control"] for gg in groups.values() for r in gg.upper + gg.lower)  # controls are not plotted
+
+
+def test_cell_figure_series_labels_and_files(groups, tmp_path):
+    fig, info = figure_cell_param(groups[("T1.coupled.comm", "kappa_W")])
+    ax = fig.axes[0]
+    data = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert len(data) == 2 and info["series"] == 2  # solver markers + engine markers
+    gids = sorted(ln.get_gid() for ln in ax.lines)
+    assert gids == ["fit:lower:T1.coupled.comm.kappa_W.lower", "fit:upper:T1.coupled.comm.kappa_W.tight", "theory"]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    assert r"\kappa_W" in ax.get_xlabel() and "N_W" in ax.get_ylabel()
+    legend = fig.legends[0]
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert any("slope 0.4" in t and "±" in t and "(pass)" in t for t in texts)
+    assert "theory: slope 0.5" in texts
+    # the legend sits outside the axes: no overlap with the data area
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    lb, ab = legend.get_window_extent(r), ax.get_window_extent(r)
+    assert lb.y1 <= ab.y0
+    png, svg = save(fig, tmp_path / "cell_T1.coupled.comm_kappa_W")
+    assert png.name == "cell_T1.coupled.comm_kappa_W.png" and png.read_bytes()[:8] == PNG_MAGIC
+    assert png.stat().st_size > 5000
+    ids = _svg_ids(svg)
+    assert sum(i.startswith("data:") for i in ids) == 2 and sum(i.startswith("fit:") for i in ids) == 2
+    assert ids.count("theory") == 1
+
+
+def test_theory_line_passes_through_middle_point(groups):
+    g = groups[("T1.coupled.A", "kappa_A")]
+    fig, _ = figure_cell_param(g)
+    ax = fig.axes[0]
+    (th,) = [ln for ln in ax.lines if ln.get_gid() == "theory"]
+    x, y = th.get_data()
+    slope = (math.log(y[-1]) - math.log(y[0])) / (math.log(x[-1]) - math.log(x[0]))
+    assert slope == pytest.approx(0.5)
+    pts = g.upper[0]["points"]
+    mid = sorted(pts, key=lambda p: p["realized"])[len(pts) // 2]
+    assert mid["per_accuracy"] * (x[0] / mid["realized"]) ** 0.5 == pytest.approx(y[0])
+
+
+def test_absent_parameter_and_constant_counts_keep_a_readable_axis(groups):
+    fig, _ = figure_cell_param(groups[("T1.coupled.A", "kappa_W")])
+    ax = fig.axes[0]
+    lo, hi = ax.get_ylim()
+    assert hi / lo >= 1.5 and math.isfinite(hi)
+    assert "theory: slope 0" in [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+def test_series_without_positive_counts_is_named_not_dropped(doc):
+    d = json.loads(json.dumps(doc))
+    for c in d["claims"]:
+        if c["id"] == "T1.coupled.comm.kappa_W.lower":
+            for p in c["points"]:
+                p["per_accuracy"] = 0
+    g = sweep_groups(d)[("T1.coupled.comm", "kappa_W")]
+    fig, info = figure_cell_param(g)
+    assert info["series"] == 1
+    assert any("no positive per-accuracy count" in t.get_text() for t in fig.legends[0].get_texts())
+
+
+def test_class_panel_and_heatmap(groups, tmp_path):
+    gs = [g for g in groups.values() if g.problem_class == "coupled"]
+    fig, info = figure_class_panel("T1", "coupled", gs)
+    assert (info["rows"], info["cols"]) == (2, 2)  # oracles A, comm × params κ̂_A, κ_W
+    assert info["series"] == sum(len(g.upper) + len(g.lower) for g in gs)
+    fig, info = figure_heatmap(groups)
+    assert info["panels"] == 2 and info["rows"] == 2 and info["cols"] == 2
+    png, svg = save(fig, tmp_path / "heat")
+    assert png.read_bytes()[:8] == PNG_MAGIC and ET.parse(svg).getroot().tag.endswith("svg")
+
+
+def test_draw_all_manifest_and_broken_figure(doc, tmp_path, monkeypatch):
+    man = draw_all(doc, tmp_path / "plots")
+    assert len(man["cells"]) == 4 and list(man["classes"]) == ["T1.coupled"] and len(man["heatmap"]) == 2
+    assert man["errors"] == []
+    for paths in list(man["cells"].values()) + list(man["classes"].values()) + [man["heatmap"]]:
+        assert sorted(p.suffix for p in paths) == [".png", ".svg"] and all(p.stat().st_size > 0 for p in paths)
+    assert not [p for p in (tmp_path / "plots").iterdir() if p.name.startswith(".tmp")]
+    import plots
+
+    def boom(g):
+        if g.param == "kappa_A":
+            raise ValueError("cannot draw")
+        return figure_cell_param(g)
+
+    monkeypatch.setattr(plots, "figure_cell_param", boom)
+    (tmp_path / "plots" / "notes.txt").write_text("mine")
+    man = draw_all(doc, tmp_path / "plots", formats=("png",))
+    assert len(man["cells"]) == 2 and len(man["errors"]) == 2 and "cannot draw" in man["errors"][0]
+    # figures of the earlier draw that were not redrawn are pruned; other files are left alone
+    left = sorted(p.name for p in (tmp_path / "plots").iterdir())
+    assert left == sorted([p.name for ps in man["cells"].values() for p in ps] + ["class_T1.coupled.png", "heatmap.png",
+                                                                                  "notes.txt"])
+
+
+def test_load_results_errors(tmp_path):
+    with pytest.raises(ResultsFileError, match="no such file"):
+        load_results(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ResultsFileError, match="not"):
+        load_results(tmp_path / "bad.json")
+    (tmp_path / "ok.json").write_text('{"claims": []}')
+    assert load_results(tmp_path / "ok.json") == {"claims": []}
+    with pytest.raises(ResultsFileError, match="without results.json"):
+        load_results(tmp_path)
