@@ -1,28 +1,33 @@
 """Named instance families (``mixbounds instance FAMILY …``).
 
-``FAMILIES`` maps a family name to a builder ``f(**params) -> Instance``.  The
-worst-case constructions register in :mod:`instances.worst_case`, the random
-families in :mod:`instances.random`.
+``families()`` maps a family name to a builder ``f(**params) -> Instance``,
+collected from every module listed in :data:`MODULES` that defines a
+``FAMILIES`` dict (a module that is not present is skipped).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable
 
 from .instance import Instance
 
+MODULES = ("instances.worst_case", "instances.random", "instances.nonsmooth", "instances.convex")
+
 
 def families() -> dict[str, Callable[..., Instance]]:
-    from . import worst_case
-
     out: dict[str, Callable[..., Instance]] = {}
-    out.update(worst_case.FAMILIES)
-    try:
-        from . import random as _random  # registered by instances/random.py
-    except ImportError:  # pragma: no cover - during development only
-        _random = None
-    if _random is not None:
-        out.update(getattr(_random, "FAMILIES", {}))
+    for name in MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        for k, v in getattr(mod, "FAMILIES", {}).items():
+            if k in out:
+                raise ValueError(f"instance family {k!r} is defined twice ({name})")
+            out[k] = v
     return out
 
 
