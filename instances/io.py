@@ -367,7 +367,7 @@ def load_instance(path) -> Instance:
     for name in files:
         if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
             raise ValueError(f"{jpath}: bad file name {name!r} in 'files'")
-        if not (d / name).is_file():
+        if not (d / name).is_file() and name != "x_star.npy":  # the reference solution is optional
             raise ValueError(f"{d}: missing file {name} (listed in instance.json)")
     blocks = doc.get("blocks")
     if blocks is None:  # written by another tool: infer the groups from the files present
@@ -444,7 +444,9 @@ def load_instance(path) -> Instance:
 
     x_star = None
     xs = doc.get("x_star")
-    if (d / "x_star.npy").is_file() or xs:
+    # a directory without x_star.npy is a valid instance (a user's own, or one whose reference
+    # was removed): x_star is then None and callers compute it
+    if (d / "x_star.npy").is_file():
         z = _read_npy(d, "x_star.npy", lay.size, "x_star in the z-layout")
         x_star = lay.from_z(z)
     seed = doc.get("seed")

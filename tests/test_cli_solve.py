@@ -1,0 +1,57 @@
+"""`mixbounds solve DIR`: exported instances, user instances without x_star, exit codes."""
+
+import json
+
+import numpy as np
+import pytest
+
+from checks.cli import main
+from instances.families import build
+from instances.io import save_instance
+from instances.reference import reference_solution
+
+
+@pytest.fixture(scope="module")
+def inst_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("inst") / "coupled"
+    I = build("random-coupled", kappa_AC=20.0, kappa_f=20.0, seed=1)
+    save_instance(I.with_reference(reference_solution(I.problem).u), d)
+    return d
+
+
+def test_solve_writes_json_and_x(inst_dir, tmp_path, capsys):
+    out = tmp_path / "res" / "summary.json"
+    assert main(["solve", str(inst_dir), "--eps", "1e-8", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["method"] == "apapc" and doc["converged"] and doc["final_relative_error"] <= 1e-8
+    assert set(doc["counts"]) == {"grad", "A", "C", "Ct", "comm"} and doc["counts"]["A"] > 0
+    x = np.load(out.parent / "x.npy")
+    xs = np.load(inst_dir / "x_star.npy")
+    assert x.shape == xs.shape
+    assert np.sum((x - xs) ** 2) <= 1e-8 * np.sum(xs ** 2) * (1 + 1e-9)
+    assert "converged" in capsys.readouterr().out
+
+
+def test_user_instance_without_reference(inst_dir, tmp_path):
+    import shutil
+
+    d = tmp_path / "user"
+    shutil.copytree(inst_dir, d)
+    (d / "x_star.npy").unlink()
+    assert main(["solve", str(d), "--eps", "1e-6"]) == 0
+    assert (d / "x.npy").is_file()
+
+
+def test_budget_exhausted_exits_1(inst_dir, tmp_path):
+    out = tmp_path / "s.json"
+    assert main(["solve", str(inst_dir), "--max-iter", "3", "--json", str(out)]) == 1
+    doc = json.loads(out.read_text())
+    assert doc["converged"] is False and doc["reason"] == "budget"
+
+
+def test_bad_input_exits_2(inst_dir, tmp_path, capsys):
+    assert main(["solve", str(tmp_path / "nowhere")]) == 2
+    assert main(["solve", str(inst_dir), "--method", "magic"]) == 2
+    assert main(["solve", str(inst_dir), "--eps", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "not an instance directory" in err and "unknown method" in err and "--eps" in err
