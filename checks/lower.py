@@ -34,7 +34,7 @@ from bounds.claims import get
 
 from .framework import Check, Task
 from .result import CheckResult, Finding
-from .sweeps import PARAM_REALIZED, Sweep, cells_of, fit_slope, formula_slope, geomspace
+from .sweeps import ABS_LEVELS, WORST_EPS, WORST_FAMILY, PARAM_REALIZED, Sweep, cells_of, fit_slope, formula_slope, worst_sweeps
 
 #: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
 #: integer counts and the staircase n(κ_W) = 3m of the tuned path graph (steps of 3 nodes)
@@ -45,41 +45,15 @@ TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 #: window inside it biases the slope low (0.34 instead of 0.5 in a tiny-tier run).
 EPS1_REL, EPS_LB = 1e-4, 1e-8
 #: instance accuracy used for the chain length (covers the e₀·EPS_LB level, see common.py)
-EPS_INSTANCE = 1e-8
+EPS_INSTANCE = WORST_EPS
 
-#: base points; the mixed one keeps κ̂_C̃ small so the κ̃_AC chain dominates its communication
-#: bound (both chains use the same rounds, so the bound is max-like: the κ̃ term must dominate)
-_BASE = {
-    "consensus": {"kappa_f": 100.0, "kappa_W": 100.0},
-    "coupled": {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
-    "shared": {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-    "coupled_local": {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 10.0},
-    "mixed": {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 4.0, "kappa_W": 10.0},
-}
-_RANGE = {  # (lo, hi) of each swept parameter per tier
-    "tiny": {"kappa_f": (30, 100), "kappa_W": (30, 100), "kappa_A": (30, 100), "kappa_Ct": (30, 100),
-             "kappa_AC": (30, 100), "kappa_C": (10, 30)},
-    "quick": {"kappa_f": (100, 1000), "kappa_W": (100, 1000), "kappa_A": (100, 1000), "kappa_Ct": (100, 1000),
-              "kappa_AC": (100, 1000), "kappa_C": (30, 300)},
-    "full": {"kappa_f": (100, 10000), "kappa_W": (100, 10000), "kappa_A": (100, 10000), "kappa_Ct": (100, 10000),
-             "kappa_AC": (100, 10000), "kappa_C": (30, 3000)},
-}
-_POINTS = {"tiny": 3, "quick": 4, "full": 7}
-_FAMILY = {"consensus": "consensus", "coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local", "mixed": "mixed"}
-_PARAMS = {"consensus": ("kappa_f", "kappa_W"), "coupled": ("kappa_f", "kappa_A", "kappa_W"),
-           "shared": ("kappa_f", "kappa_Ct", "kappa_W"), "coupled_local": ("kappa_f", "kappa_AC", "kappa_C", "kappa_W"),
-           "mixed": ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct", "kappa_W")}
 _VARIANTS = {"coupled_local": ("printed", "shared-rows-incidence"), "mixed": ("printed", "shared-rows-incidence")}
+_FAMILY = WORST_FAMILY
 
 
 def sweeps(tier: str, cls: str, variant: str | None, *, grad: bool) -> list[Sweep]:
     # consensus needs no sum-trick: every chain index costs a gradient at a V1/V3 node
-    fam = _FAMILY[cls] + ("-grad" if grad and cls != "consensus" else "")
-    out = []
-    for p in _PARAMS[cls]:
-        lo, hi = _RANGE[tier][p]
-        out.append(Sweep(cls, fam, p, _BASE[cls], tuple(geomspace(lo, hi, _POINTS[tier])), variant=variant, eps=EPS_INSTANCE))
-    return out
+    return worst_sweeps(tier, cls, variant, grad=grad)
 
 
 # ----------------------------------------------------------------------------- task
@@ -108,9 +82,12 @@ def lower_point(family: str, params: dict, oracles: list, chain: int | None = No
             if e0 <= 0:
                 out["bounds"][key] = {"e0": 0.0, "count1": 0, "count2": 0, "reason": "x* reachable with zero rounds"}
                 continue
-            lb = eng.lower_bound(o, e0 * EPS_LB, part=part)
+            lb = eng.lower_bound(o, min(e0 * EPS_LB, min(ABS_LEVELS)), part=part)
             out["bounds"][key] = {"e0": e0, "count1": lb.count_to(e0 * EPS1_REL), "count2": lb.count_to(e0 * EPS_LB),
-                                  "reason": lb.reason}
+                                  "reason": lb.reason,
+                                  # counts at absolute relative-error levels: the solvers' counts to the
+                                  # same ε must never be smaller (self-consistency, checks.rates)
+                                  "abs": {f"{eps:g}": lb.count_to(eps) for eps in ABS_LEVELS}}
     return out
 
 

@@ -117,3 +117,43 @@ def cells_of(cls: str, table: int = 1) -> list[Cell]:
 
 def decades(grid) -> float:
     return math.log10(max(grid) / min(grid))
+
+
+# ----------------------------------------------------------------------------- grids
+#: base points of the worst-case families (the mixed one keeps κ̂_C̃ small so that the
+#: κ̃_AC chain dominates its communication count and bound)
+WORST_BASE = {
+    "consensus": {"kappa_f": 100.0, "kappa_W": 100.0},
+    "coupled": {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
+    "shared": {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
+    "coupled_local": {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 10.0},
+    "mixed": {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 4.0, "kappa_W": 10.0},
+}
+#: (lo, hi) of each swept parameter per tier (worst-case families)
+WORST_RANGE = {
+    "tiny": {"kappa_f": (30, 100), "kappa_W": (30, 100), "kappa_A": (30, 100), "kappa_Ct": (30, 100),
+             "kappa_AC": (30, 100), "kappa_C": (10, 30)},
+    "quick": {"kappa_f": (100, 1000), "kappa_W": (100, 1000), "kappa_A": (100, 1000), "kappa_Ct": (100, 1000),
+              "kappa_AC": (100, 1000), "kappa_C": (30, 300)},
+    "full": {"kappa_f": (100, 10000), "kappa_W": (100, 10000), "kappa_A": (100, 10000), "kappa_Ct": (100, 10000),
+             "kappa_AC": (100, 10000), "kappa_C": (30, 3000)},
+}
+POINTS = {"tiny": 3, "quick": 4, "full": 7}
+WORST_FAMILY = {"consensus": "consensus", "coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local",
+                "mixed": "mixed"}
+#: instance accuracy of the worst-case sweeps (chain length rule; shared by upper and lower checks)
+WORST_EPS = 1e-8
+#: the solvers' two accuracies (relative squared error): per-accuracy cost = counts(ε₂) − counts(ε₁)
+UB_EPS1, UB_EPS2 = 1e-3, 1e-8
+#: absolute error levels at which engine lower bounds are also recorded (self-consistency)
+ABS_LEVELS = (UB_EPS1, UB_EPS2)
+
+
+def worst_sweeps(tier: str, cls: str, variant: str | None = None, *, grad: bool = False) -> list[Sweep]:
+    """One sweep per parameter of the class on its worst-case construction."""
+    fam = WORST_FAMILY[cls] + ("-grad" if grad and cls != "consensus" else "")
+    out = []
+    for p in CLASS_FAMILIES[cls][2]:
+        lo, hi = WORST_RANGE[tier][p]
+        out.append(Sweep(cls, fam, p, WORST_BASE[cls], tuple(geomspace(lo, hi, POINTS[tier])), variant=variant, eps=WORST_EPS))
+    return out

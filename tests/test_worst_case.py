@@ -11,7 +11,7 @@ import pytest
 from instances.families import build, families
 from instances.reference import KKT_RTOL, reference_solution
 from instances.worst_case import consensus, coupled, coupled_local, shared
-from instances.worst_case.common import chain_length, k_eps
+from instances.worst_case.common import CHAIN_FACTOR, CHAIN_PAD, chain_length, k_eps
 
 #: realized κ vs target for constructions tuned exactly (κ_W, κ_f, κ_C)
 EXACT_RTOL = 1e-8
@@ -33,7 +33,8 @@ def test_all_families_registered():
 
 def test_chain_rule():
     rho = 0.9
-    assert chain_length(rho, 1e-8) == 40 * k_eps(rho, 1e-8) + 20
+    assert chain_length(rho, 1e-8) == CHAIN_FACTOR * k_eps(rho, 1e-8) + CHAIN_PAD
+    assert chain_length(rho, 1e-8, scale=2) == 2 * chain_length(rho, 1e-8)
     assert 0.9 ** (2 * k_eps(rho, 1e-8)) <= 1e-8 < 0.9 ** (2 * (k_eps(rho, 1e-8) - 1))
 
 

@@ -22,7 +22,7 @@ def _check_n(builder):
 
 def _grad(builder):
     def build(**kw):
-        return add_gradient_chain(builder(**kw), eps=kw.get("eps"))
+        return add_gradient_chain(builder(**kw), eps=kw.get("eps"), chain_scale=kw.get("chain_scale", 1.0))
 
     build.__doc__ = f"{builder.__doc__} (with the gradient sum-trick)"
     return build

@@ -31,7 +31,7 @@ from .common import chain_length, closed_form, geometric_ratio, k_eps, nesterov_
 
 
 def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "printed", mu_f: float = 1.0,
-          chain: int | None = None, **unused) -> Instance:
+          chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
     """Scaman et al.'s consensus instance with tuned ``κ_W`` and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"consensus: unknown variant {variant!r} (only 'printed')")
@@ -44,7 +44,7 @@ def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "
     alpha = float(mu_f)
     beta = alpha * (kappa_f - 1.0) / 2.0
     rho = rho_from_shift(3.0 * alpha / beta)
-    K = int(chain) if chain else chain_length(rho, eps)
+    K = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
     I = sp.identity(K, format="csr")
     M1 = pair_block_matrix(K, 0)
     M2 = pair_block_matrix(K, 1)
@@ -71,7 +71,7 @@ def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
                           "V3": [int(V3[0]), int(V3[-1])]},
                   hop_distance=int(V3[0] - V1[-1]),
-                  chain_rule="K = 40 k_eps + 20, k_eps = ceil(log(1/eps) / (2 log(1/rho)))",
+                  chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))",
                   unlock="one coordinate per gradient call at a V1/V3 node, each crossing hop_distance communication rounds")
     inst = Instance(problem=P, family="consensus", variant=variant, targets={"kappa_W": kappa_W, "kappa_f": kappa_f},
                     realized=realized, closed_forms=closed, findings=[], params=params,

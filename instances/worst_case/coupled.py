@@ -60,7 +60,7 @@ def dual_rho(Lp: float, mup: float, mu_f: float, L_f: float) -> float:
 
 
 def build(*, kappa_W: float, kappa_f: float, kappa_AC: float | None = None, kappa_A: float | None = None,
-          eps: float = 1e-8, variant: str = "printed", mu_f: float = 1.0, chain: int | None = None, **unused) -> Instance:
+          eps: float = 1e-8, variant: str = "printed", mu_f: float = 1.0, chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
     """Coupled worst case with tuned ``κ_W``, ``κ̂_A`` (``kappa_A``, alias ``kappa_AC``: equal when C = 0) and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"coupled: unknown variant {variant!r} (only 'printed')")
@@ -79,7 +79,7 @@ def build(*, kappa_W: float, kappa_f: float, kappa_AC: float | None = None, kapp
     mup = 1.5
     Lp = (kA - 1.5) / 2.0
     rho = dual_rho(Lp, mup, mu_f, L_f)
-    K = int(chain) if chain else chain_length(rho, eps)
+    K = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
     A1, A2 = coupled_blocks(K, Lp, mup)
     Z = sp.csr_matrix((K, 2 * K))
     A = [A1 if i in V1 else A2 if i in V3 else Z for i in range(n)]
@@ -109,7 +109,7 @@ def build(*, kappa_W: float, kappa_f: float, kappa_AC: float | None = None, kapp
                           "V3": [int(V3[0]), int(V3[-1])]},
                   hop_distance=int(V3[0] - V1[-1]),
                   parameter_map="mu' = 3/2, L' = (kappa_A - 3/2)/2 (derived: lambda_max(A_i A_i^T) = 2L'+mu', lambda_min+(S_A) -> 2mu'/3)",
-                  chain_rule="K = 40 k_eps + 20, k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
+                  chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
     return Instance(problem=P, family="coupled", variant=variant,
                     targets={"kappa_W": kappa_W, "kappa_A": kA, "kappa_f": kappa_f}, realized=realized,
                     closed_forms=closed, findings=[], params=params,

@@ -79,7 +79,7 @@ def local_factor(W_C: sp.csr_matrix, K: int, variant: str) -> sp.csr_matrix:
 
 
 def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, eps: float = 1e-8,
-          variant: str = "printed", mu_f: float = 1.0, chain: int | None = None, **unused) -> Instance:
+          variant: str = "printed", mu_f: float = 1.0, chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
     """The C&L worst case with tuned ``κ_W``, ``κ_C``, ``κ̃_AC`` and ``κ_f`` (see module docstring)."""
     if variant not in VARIANTS:
         raise ValueError(f"coupled-local: unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
@@ -103,7 +103,7 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
     else:
         mup, Lp = 9.0, kappa_AC - 4.5
     rho = dual_rho(Lp, mup, mu_f, L_f)  # the chain of the presolved (coupled) problem
-    K = int(chain) if chain else chain_length(rho, eps)
+    K = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
     E1, E2 = E1_E2(K)
     IK = sp.identity(K, format="csr")
 
@@ -162,7 +162,7 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
                                 "U3": [int(U3[0]), int(U3[-1])]},
                   hop_distance=int(V3[0] - V1[-1]), block_hop_distance=int(U3[0] - U1[-1]),
                   layout="x_i = (p_i1..p_il, t_i1..t_il), each block K coordinates",
-                  chain_rule="K = 40 k_eps + 20 from the presolved coupled chain, k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
+                  chain_rule="K = 8 k_eps + 20 (times chain_scale) from the presolved coupled chain, k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
     notes = [f"variant {variant}: " + {"printed": "A_i as eq:Ai_rear (row blocks U1 for V1, U3 for V3)",
                                        "shared-rows": "A_i = (δ_Uᵀ⊗√L'E_kᵀ, δ_Uᵀ⊗√μ'I): all nodes write the same rows R^K",
                                        "shared-rows-incidence": "shared-rows with C_i = diag(D_C⊗I, D_C⊗I), D_CᵀD_C = W_C"}[variant]]

@@ -25,13 +25,14 @@ from .consensus import _reject
 
 
 def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
-          variant: str = "printed", chain: int | None = None, **unused) -> Instance:
+          variant: str = "printed", chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
     """Mixed worst case; ``variant`` applies to the C&L part (see :mod:`coupled_local`)."""
     _reject(unused, "mixed")
     l = tuned_path(kappa_C).n
     cl = coupled_local.build(kappa_W=kappa_W, kappa_C=kappa_C, kappa_AC=kappa_AC, kappa_f=kappa_f, eps=eps,
-                             variant=variant, mu_f=float(l), chain=chain)
-    sh = shared.build(kappa_W=kappa_W, kappa_Ct=kappa_Ct, kappa_f=kappa_f, eps=eps, mu_f=1.0, chain=chain)
+                             variant=variant, mu_f=float(l), chain=chain, chain_scale=chain_scale)
+    sh = shared.build(kappa_W=kappa_W, kappa_Ct=kappa_Ct, kappa_f=kappa_f, eps=eps, mu_f=1.0, chain=chain,
+                      chain_scale=chain_scale)
     Pc, Ps = cl.problem, sh.problem
     n = Pc.n
     dx, dt = Pc.layout.d[0], Ps.layout.dt

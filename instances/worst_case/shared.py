@@ -70,7 +70,7 @@ def derived_rho(Lp: float, mup: float, L_f: float, mu_f: float) -> float:
 
 
 def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8, variant: str = "printed",
-          mu_f: float = 1.0, chain: int | None = None, **unused) -> Instance:
+          mu_f: float = 1.0, chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
     """The shared-variable worst case with tuned ``κ_W``, ``κ̂_{C̃ᵀ}`` and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"shared: unknown variant {variant!r} (only 'printed')")
@@ -86,7 +86,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     Lp, mup = L_C / 2 - 1.5 * mu_C, 3.0 * mu_C
     L_f = kappa_f * mu_f / 2.0  # the printed f_i is 2L_f-smooth (finding below)
     rho = derived_rho(Lp, mup, L_f, mu_f)
-    K = int(chain) if chain else chain_length(rho, eps)
+    K = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
     C1, C3 = shared_blocks(K, Lp, mup)
     Z = sp.csr_matrix((K, 2 * K))
     Ct = [C1 if i in V1 else C3 if i in V3 else Z for i in range(n)]
@@ -163,7 +163,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
                           "V3": [int(V3[0]), int(V3[-1])]},
                   hop_distance=int(V3[0] - V1[-1]),
-                  chain_rule="K = 40 k_eps + 20, k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
+                  chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
     return Instance(problem=P, family="shared", variant=variant,
                     targets={"kappa_W": kappa_W, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f}, realized=realized,
                     closed_forms=closed, findings=findings, params=params,

@@ -41,7 +41,8 @@ def nesterov_block(K: int, L: float, mu: float, scale: float = 1.0) -> tuple[sp.
 DOMINANCE = 100.0
 
 
-def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int | None = None) -> Instance:
+def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int | None = None,
+                       chain_scale: float = 1.0) -> Instance:
     """A copy of ``inst`` with Nesterov's function added at every node on new local variables."""
     P = inst.problem
     L, mu = P.objective.L, P.objective.mu
@@ -50,7 +51,7 @@ def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int |
     eps = eps if eps is not None else inst.params.get("eps", 1e-8)
     kap = L / mu
     rho = (np.sqrt(kap) - 1) / (np.sqrt(kap) + 1)
-    Kh = int(chain) if chain else chain_length(rho, eps)
+    Kh = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
     from ..reference import reference_solution
 
     base_mass = float(np.sum(reference_solution(P).u ** 2))

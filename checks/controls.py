@@ -1,0 +1,118 @@
+"""Negative controls of the rate checks: each must come out ``fail``.
+
+* ``control.rates.nocheb.T1.consensus.grad.kappa_W`` — APAPC **without** Chebyshev
+  acceleration on the consensus construction (κ_f = 10): its iterations, hence gradient
+  calls, grow with κ_W (claimed independent).  Its *communication* count is not a usable
+  control here: unaccelerated, ``BᵀB = W`` has ``χ = κ_W`` and APAPC needs ``√(κ_f κ_W)``
+  iterations of one round each, the same κ_W exponent as the accelerated method (measured
+  0.32 on the tiny grid).
+* ``control.rates.nocheb.T1.shared_ident.comm.kappa_W`` — the same on the identical-C̃
+  random family: unpreconditioned ``B̃ = (I⊗C̃; W)`` has ``κ ∝ κ_W²`` and the communication
+  count grows like κ_W^1.8 on this grid (measured 421 → 26 509 over κ_W = 10 → 100) where
+  0.5 is claimed.
+* ``control.rates.mistuned`` — the consensus construction built with ``κ_W × 1.5`` while
+  the sweep records the requested value as its target: the realized-vs-target check
+  must catch it.
+* ``control.rates.exponent+…`` — the real consensus κ_W sweep refitted against the
+  registry exponent perturbed upwards (+0.25; +0.5 in the tiny tier, whose tolerance
+  is 0.25).
+"""
+
+from __future__ import annotations
+
+from bounds.claims import get
+
+from .framework import Check, Task
+from .rates import TOL, _task, upper_point, verdict
+from .sweeps import POINTS, Sweep, geomspace, worst_sweeps
+
+_NOCHEB_RANGE = {"tiny": (60, 200), "quick": (100, 1000), "full": (100, 3000)}
+_NOCHEB_IDENT_RANGE = {"tiny": (10, 60), "quick": (10, 100), "full": (10, 300)}
+
+
+def _nocheb_sweeps(tier: str) -> dict[str, Sweep]:
+    lo, hi = _NOCHEB_RANGE[tier]
+    lo2, hi2 = _NOCHEB_IDENT_RANGE[tier]
+    return {
+        "control.rates.nocheb.T1.consensus.grad.kappa_W": Sweep(
+            "consensus", "consensus", "kappa_W", {"kappa_f": 10.0, "kappa_W": 100.0}, tuple(geomspace(lo, hi, POINTS[tier])),
+            eps=1e-8),
+        "control.rates.nocheb.T1.shared_ident.comm.kappa_W": Sweep(
+            "shared_ident", "random-shared-ident", "kappa_W", {"kappa_f": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0},
+            tuple(geomspace(lo2, hi2, POINTS[tier])), eps=1e-8, extra={"seed": 0}),
+    }
+
+
+def mistuned_point(family: str, params: dict, factor: float, **kw) -> dict:
+    """``upper_point`` on an instance tuned to ``factor × κ_W`` that reports the requested κ_W as target."""
+    p = dict(params)
+    requested = p["kappa_W"]
+    p["kappa_W"] = requested * factor
+    out = upper_point(family, p, **kw)
+    out["targets"] = dict(out["targets"], kappa_W=requested)
+    return out
+
+
+def _mistuned_task(sw: Sweep, v: float) -> Task:
+    return Task("checks.controls:mistuned_point", {"family": sw.family, "params": sw.point_params(v), "factor": 1.5},
+                label=f"control mistuned κ_W={v:g}")
+
+
+def checks() -> list[Check]:
+    out = []
+
+    # 1) no Chebyshev
+    ids_nc = list(_nocheb_sweeps("quick"))
+
+    def nc_tasks(tier):
+        return [_task(sw, v, method="apapc-nocheb") for sw in _nocheb_sweeps(tier).values() for v in sw.grid]
+
+    def nc_final(tier, points):
+        res = []
+        for rid, sw in _nocheb_sweeps(tier).items():
+            pts = [(v, points[_task(sw, v, method="apapc-nocheb").key]) for v in sw.grid]
+            cell = get(".".join(rid.split(".")[3:6]))
+            res.append(verdict(tier, cell, "kappa_W", sw, pts, random=sw.family.startswith("random"), control=True, rid=rid))
+        return res
+
+    out.append(Check(id="control.rates.nocheb", family="controls", result_ids=lambda t: ids_nc, tasks=nc_tasks, finalize=nc_final,
+                     description="APAPC without Chebyshev acceleration must miss the κ_W exponents"))
+
+    # 2) mis-tuned instance
+    rid_mt = "control.rates.mistuned.T1.consensus.comm.kappa_W"
+
+    def mt_sw(tier):
+        return worst_sweeps(tier, "consensus")[1]  # the κ_W sweep
+
+    def mt_tasks(tier):
+        sw = mt_sw(tier)
+        return [_mistuned_task(sw, v) for v in sw.grid]
+
+    def mt_final(tier, points):
+        sw = mt_sw(tier)
+        pts = [(v, points[_mistuned_task(sw, v).key]) for v in sw.grid]
+        return [verdict(tier, get("T1.consensus.comm"), "kappa_W", sw, pts, random=False, control=True, rid=rid_mt)]
+
+    out.append(Check(id="control.rates.mistuned", family="controls", result_ids=lambda t: [rid_mt], tasks=mt_tasks,
+                     finalize=mt_final, description="an instance tuned to 1.5 κ_W must be caught by the realized-vs-target check"))
+
+    # 3) perturbed registry exponent (reuses the real sweep's points)
+    def shift(tier):
+        return 0.5 if TOL[tier] >= 0.25 else 0.25
+
+    def ex_id(tier):
+        return f"control.rates.exponent+{shift(tier):g}.T1.consensus.comm.kappa_W"
+
+    def ex_tasks(tier):
+        sw = worst_sweeps(tier, "consensus")[1]
+        return [_task(sw, v) for v in sw.grid]
+
+    def ex_final(tier, points):
+        sw = worst_sweeps(tier, "consensus")[1]
+        pts = [(v, points[_task(sw, v).key]) for v in sw.grid]
+        return [verdict(tier, get("T1.consensus.comm"), "kappa_W", sw, pts, random=False, control=True,
+                        theory_shift=shift(tier), rid=ex_id(tier))]
+
+    out.append(Check(id="control.rates.exponent", family="controls", result_ids=lambda t: [ex_id(t)], tasks=ex_tasks,
+                     finalize=ex_final, description="the consensus κ_W sweep must fail against an exponent perturbed upwards"))
+    return out

@@ -1,0 +1,360 @@
+"""Upper-bound rate checks: every Table 1 cell × every parameter of its class.
+
+For each problem class, each parameter of its Table 1 row is swept alone (the
+others at the base point, :mod:`checks.sweeps`) on
+
+* the class's **worst-case construction** (as printed) — verdict against the claim:
+  ``tight``: ``|slope − θ| <= tol`` (θ = the cell's exponent, or for a sum of
+  monomials the formula's log-log slope along the realized points);
+  ``absent`` (θ = 0): ``|slope| <= tol``;
+* one **random family** — ``upper``: ``slope <= θ + tol`` (an upper bound only).
+
+The measured quantity is the per-accuracy cost between ``ε₁`` and ``ε₂`` (rate-based,
+see :func:`upper_point`) of the paper's optimal method (``solvers.solve``, APAPC with Chebyshev acceleration) for
+the cell's oracle, fitted in log-log against the *realized* swept parameter.
+A point whose solver did not converge is an ``error``, never a count.  Every
+point also checks realized against target (the family's stated tolerance).
+
+On the worst-case sweeps the same points run through the lower-bound engine
+(the very tasks of :mod:`checks.lower`, shared), which gives two more records per
+sweep: ``…consistency.<param>`` (no solver count may be below the engine's bound at
+the same ε: ``fail`` otherwise) and, in each upper result's ``extra``, the
+tightness ratio (solver / bound, per decade of accuracy) and its slope.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .framework import Check, Task
+from .result import CheckResult
+from .sweeps import (
+    ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_slope,
+    formula_slope, geomspace, worst_sweeps,
+)
+
+#: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks.
+#: Per-accuracy counts are integers (iterations × polynomial degrees ⌈√κ⌉) and the tuned
+#: path's n jumps in steps of 3; over one decade with 4 points that gives about ±0.1 of slack.
+TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
+#: realized vs target for a sweep parameter (the families tune to 1e-6 or better, the worst-case
+#: κ̂/κ̃ to about 1e-3 because of the chain truncation)
+TARGET_RTOL = 5e-3
+#: iteration budget per solver run
+MAX_ITER = 200_000
+#: decades the solver runs below ε₂ so the error envelope has settled at ε₂
+OVERSHOOT = 2
+#: largest relative change of a per-accuracy count when the chain is doubled (truncation check)
+TRUNC_RTOL = 0.02
+
+#: random-family sweeps: base points and ranges
+RANDOM_BASE = {
+    "consensus": {"kappa_f": 100.0, "kappa_W": 30.0},
+    "coupled": {"kappa_f": 100.0, "kappa_A": 30.0, "kappa_W": 30.0},
+    "shared": {"kappa_f": 100.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
+    "coupled_local": {"kappa_f": 100.0, "kappa_AC": 30.0, "kappa_C": 30.0, "kappa_W": 30.0},
+    "mixed": {"kappa_f": 100.0, "kappa_AC": 30.0, "kappa_C": 30.0, "kappa_Ct": 10.0, "kappa_W": 30.0},
+    "shared_ident": {"kappa_f": 100.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0},
+    "mixed_ident": {"kappa_f": 100.0, "kappa_AC": 30.0, "kappa_C": 30.0, "kappa_Ct_id": 10.0, "kappa_W": 30.0},
+}
+RANDOM_RANGE = {
+    "tiny": (30, 100),
+    "quick": (100, 1000),
+    "full": (100, 10000),
+}
+
+
+def random_sweeps(tier: str, cls: str) -> list[Sweep]:
+    fam = CLASS_FAMILIES[cls][1]
+    lo, hi = RANDOM_RANGE[tier]
+    out = []
+    for p in CLASS_FAMILIES[cls][2]:
+        out.append(Sweep(cls, fam, p, {PARAM_KW[k]: v for k, v in RANDOM_BASE[cls].items()},
+                         tuple(geomspace(lo, hi, POINTS[tier])), eps=UB_EPS2, extra={"seed": 0}))
+    return out
+
+
+# ----------------------------------------------------------------------------- task
+def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = UB_EPS1, eps2: float = UB_EPS2,
+                max_iter: int = MAX_ITER) -> dict:
+    """Build one instance, solve it exactly and with ``method``; the per-accuracy cost between ``eps1`` and ``eps2``.
+
+    The error ``‖x_k − x*‖²`` of APAPC is not monotone (it contracts a Lyapunov function of
+    the primal-dual pair; measured oscillations of 1.5 decades with periods of ~√κ iterations),
+    so first-hitting times mostly measure the oscillation's phase.  The per-accuracy cost is
+    therefore rate-based: the *envelope* ``E_k = max_{j>=k} e_j`` is fitted (log-linear) over
+    the window ``[eps2, eps1]``, giving iterations per window, times the exact per-iteration
+    count of each oracle.  The run continues :data:`OVERSHOOT` decades below ``eps2`` so that the
+    envelope has settled there.  First-hit counts are kept for the lower-bound comparison.
+    """
+    from instances.families import build
+    from instances.reference import reference_solution
+    from solvers import ORACLES, solve
+
+    kw = dict(params)
+    if family in ("consensus", "coupled", "shared", "coupled-local", "mixed"):
+        kw.setdefault("eps", eps2)
+    inst = build(family, **kw)
+    ref = reference_solution(inst.problem)
+    stop = eps2 * 10.0 ** (-OVERSHOOT)
+    res = solve(inst.problem, method=method, eps=stop, x_star=ref.u, max_iter=max_iter)
+    out = {"realized": inst.realized, "targets": inst.targets, "n": inst.problem.n,
+           "variables": inst.problem.layout.size, "chain_length": inst.params.get("chain_length"),
+           "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
+           "final_error": res.final_error(), "counts1": res.counts_to(eps1), "counts2": res.counts_to(eps2),
+           "counts": res.counts, "solver": {k: res.params[k] for k in ("degrees", "tau", "L_G", "mu_G", "interval") if k in res.params}}
+    if not res.converged:
+        return out
+    e = res.history_error
+    env = np.maximum.accumulate(e[::-1])[::-1]
+    win = np.flatnonzero((env <= eps1) & (env >= eps2))
+    hc = res.history_counts
+    per_iter = (hc[-1] - hc[0]) / max(res.iterations, 1)
+    if win.size < 3:
+        out["window_error"] = f"only {win.size} iterations with the envelope in [{eps2:g}, {eps1:g}]"
+        return out
+    slope = np.polyfit(win, np.log10(env[win]), 1)[0]  # decades per iteration (negative)
+    iters_window = math.log10(eps1 / eps2) / abs(slope)
+    out.update({
+        "per_iteration": {o: float(v) for o, v in zip(ORACLES, per_iter)},
+        "iterations_window": float(iters_window),
+        "per_accuracy": {o: float(v) * iters_window for o, v in zip(ORACLES, per_iter)},
+        "settle": {f"{eps1:g}": int(np.flatnonzero(env <= eps1)[0]), f"{eps2:g}": int(np.flatnonzero(env <= eps2)[0])},
+    })
+    return out
+
+
+def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER, chain_scale: float = 1.0) -> Task:
+    params = sw.point_params(value)
+    if chain_scale != 1.0:
+        params["chain_scale"] = chain_scale
+    kw = {"family": sw.family, "params": params, "method": method, "max_iter": budget}
+    return Task("checks.rates:upper_point", kw, label=f"UB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g} {method}")
+
+
+def _lb_task(sw: Sweep, value: float, cls: str):
+    """The lower-bound task of the same point, exactly as :mod:`checks.lower` builds it (shared)."""
+    from . import lower
+
+    oracles = sorted({c.oracle for c in cells_of(cls) if c.tight and c.oracle != "grad"})
+    return lower._task(sw, value, oracles)
+
+
+# ----------------------------------------------------------------------------- verdicts
+def _per_decade(c1, c2, eps1, eps2):
+    return (c2 - c1) / math.log10(eps1 / eps2)
+
+
+def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory_shift: float = 0.0,
+            control: bool = False, rid: str | None = None, lb_pts=None) -> CheckResult:
+    """The slope verdict of one (cell, parameter) sweep (see module docstring)."""
+    theory = cell.exponent(param) + theory_shift
+    tol = TOL[tier]
+    if random:
+        kind = "upper"
+    else:
+        kind = "tight" if theory > 0 else "absent"
+    if rid is None:
+        suffix = f"@{sw.family}" if random else ("" if sw.variant in (None, "printed") else f"@{sw.variant}")
+        rid = f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}{suffix}"
+    rows, errs = [], []
+    for v, p in pts:
+        if "error" in p:
+            errs.append(f"{param}={v:g}: {p['error']}")
+            continue
+        if not p["converged"]:
+            errs.append(f"{param}={v:g}: solver did not converge ({p['reason']}, {p['iterations']} iterations, "
+                        f"final error {p['final_error']:.2e})")
+            continue
+        if "per_accuracy" not in p:
+            errs.append(f"{param}={v:g}: {p.get('window_error', 'no per-accuracy cost')}")
+            continue
+        real = p["realized"].get(PARAM_REALIZED[param])
+        c1, c2 = p["counts1"][cell.oracle], p["counts2"][cell.oracle]
+        rows.append({"target": v, "realized": real, "per_accuracy": p["per_accuracy"][cell.oracle], "count1": c1, "count2": c2,
+                     "per_iteration": p["per_iteration"][cell.oracle], "iterations_window": p["iterations_window"],
+                     "iterations": p["iterations"], "settle": p["settle"], "n": p["n"],
+                     "variables": p["variables"], "degrees": p["solver"].get("degrees"), "realized_all": p["realized"],
+                     "target_rel_err": abs(real / v - 1) if real else None})
+    inst = {"family": sw.family, "variant": sw.variant or ("printed" if not random else "default"), "base": sw.base,
+            "param": param, "eps": [UB_EPS1, UB_EPS2], "method": "apapc"}
+    common = dict(kind=kind, theory=theory, tolerance=tol, label=cell.source, cell=cell.id, param=param,
+                  instance=inst, control=control, expected="fail" if control else None)
+    if errs:
+        return CheckResult(id=rid, status="fail" if control else "error", points=rows, detail="; ".join(errs), **common)
+    bad_target = [r for r in rows if r["target_rel_err"] is None or r["target_rel_err"] > TARGET_RTOL]
+    if bad_target:
+        det = ", ".join(f"target {r['target']:g} realized {r['realized']}" for r in bad_target)
+        return CheckResult(id=rid, status="fail", points=rows,
+                           detail=f"realized {param} misses its target by more than {TARGET_RTOL:g}: {det}", **common)
+    xs = [r["realized"] for r in rows]
+    ys = [r["per_accuracy"] for r in rows]
+    if min(ys) <= 0:
+        f = {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}
+    else:
+        f = fit_slope(xs, ys)
+    slope = f["slope"]
+    fslope = formula_slope(cell, param, [r["realized_all"] for r in rows]) + theory_shift if cell.exponent(param) > 0 else theory_shift
+    target = fslope
+    if not np.isfinite(slope):
+        ok = False
+    elif kind == "upper" or random:
+        ok = slope <= target + tol
+    else:
+        ok = abs(slope - target) <= tol
+    extra = {"formula_slope": fslope, "exponent": cell.exponent(param)}
+    if lb_pts is not None:
+        extra.update(_tightness(cell, param, rows, lb_pts, sw))
+    status = "pass" if ok else "fail"
+    cmp = "<=" if (kind == "upper" or random) else "≈"
+    detail = (f"slope {slope:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, R² {f['r2']:.3f}) {cmp} {target:.3f} ± {tol} "
+              f"[exponent {cell.exponent(param):g}{'' if not theory_shift else f' + {theory_shift:g}'}]; per-accuracy {cell.oracle} "
+              f"counts {ys} at realized {param} {[round(x, 3) for x in xs]}")
+    return CheckResult(id=rid, status=status, measured=slope, ci=tuple(f["ci"]), r2=f["r2"], points=rows, detail=detail,
+                       extra=extra, **common)
+
+
+def _tightness(cell, param, rows, lb_pts, sw) -> dict:
+    """Solver / lower bound, both per decade of accuracy, at each point; and its slope."""
+    from .lower import EPS1_REL, EPS_LB, _part
+
+    part = _part(sw.cls, cell.oracle, param)
+    key = cell.oracle if part == "all" else f"{cell.oracle}@{part}"
+    ratios, xs = [], []
+    for r, (v, lp) in zip(rows, lb_pts):
+        b = None if "error" in lp else lp["bounds"].get(key)
+        if not b or b["count1"] is None or b["count2"] is None or b["count2"] - b["count1"] <= 0:
+            ratios.append(None)
+            continue
+        ub = r["per_accuracy"] / math.log10(UB_EPS1 / UB_EPS2)
+        lb = _per_decade(b["count1"], b["count2"], EPS1_REL, EPS_LB)
+        ratios.append(ub / lb)
+        xs.append(r["realized"])
+    ok = [q for q in ratios if q is not None]
+    if len(ok) < 2:
+        return {"tightness": ratios, "tightness_slope": None,
+                "tightness_note": "no lower bound at (some) points: the construction gives none for this oracle"}
+    f = fit_slope(xs, ok)
+    return {"tightness": ratios, "tightness_slope": f["slope"], "tightness_ci": f["ci"]}
+
+
+def _truncation(tier, cls, param, sw, base_pt, long_pt) -> CheckResult:
+    """Doubling the chain must not change the per-accuracy counts (common.py's chain rule)."""
+    rid = f"T1.{cls}.truncation.{param}"
+    common = dict(kind="truncation", theory=f"|Δ| <= {TRUNC_RTOL:g}", tolerance=TRUNC_RTOL, label="DESIGN.md: chain dimensions",
+                  cell=f"T1.{cls}", param=param, instance={"family": sw.family, "point": sw.grid[0]})
+    for p in (base_pt, long_pt):
+        if "error" in p or not p.get("converged") or "per_accuracy" not in p:
+            why = p.get("error") or p.get("window_error") or f"not converged ({p.get('reason')})"
+            return CheckResult(id=rid, status="error", detail=why, **common)
+    rows, worst = [], 0.0
+    for o in ("grad", "A", "C", "Ct", "comm"):
+        a = base_pt["per_accuracy"][o]
+        b = long_pt["per_accuracy"][o]
+        if a == 0 and b == 0:
+            continue
+        d = abs(b - a) / max(abs(a), 1)
+        worst = max(worst, d)
+        rows.append({"oracle": o, "K": base_pt["chain_length"], "per_accuracy": a, "K2": long_pt["chain_length"], "per_accuracy_2K": b,
+                     "rel_diff": d})
+    status = "pass" if worst <= TRUNC_RTOL else "fail"
+    return CheckResult(id=rid, status=status, measured=worst, points=rows,
+                       detail=f"chain {base_pt['chain_length']} vs {long_pt['chain_length']}: largest relative change of a "
+                              f"per-accuracy count {worst:.3%}", **common)
+
+
+def _consistency(tier, cls, param, sw, ub_pts, lb_pts) -> CheckResult:
+    """No solver count to ε may be below the engine's lower bound to the same ε."""
+    rid = f"T1.{cls}.consistency.{param}"
+    bad, checked = [], 0
+    rows = []
+    for (v, up), (_, lp) in zip(ub_pts, lb_pts):
+        if "error" in up or "error" in lp or not up.get("converged"):
+            continue
+        for key, b in lp["bounds"].items():
+            # a bound on a part (key "oracle@part") is a bound for the whole: the part's error never exceeds it
+            o = key.split("@")[0]
+            for eps in ABS_LEVELS:
+                lbc = b.get("abs", {}).get(f"{eps:g}")
+                sc = up["counts1" if eps == UB_EPS1 else "counts2"].get(o)
+                if lbc is None or sc is None:
+                    continue
+                checked += 1
+                rows.append({"target": v, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
+                if sc < lbc:
+                    bad.append(f"{param}={v:g} {o} ε={eps:g}: solver {sc} < bound {lbc}")
+    status = "fail" if bad else ("pass" if checked else "error")
+    detail = (f"{checked} (point, oracle, ε) comparisons; " + ("; ".join(bad) if bad else "every solver count >= the engine's bound")
+              if checked else "no comparable points")
+    return CheckResult(id=rid, kind="consistency", status=status, theory=">= lower bound", measured=len(bad), points=rows,
+                       detail=detail, label="lower-bound engine vs solver", cell=f"T1.{cls}", param=param,
+                       instance={"family": sw.family, "variant": sw.variant or "printed"})
+
+
+# ----------------------------------------------------------------------------- checks
+def _worst_check(cls: str) -> Check:
+    cells = cells_of(cls)
+
+    def result_ids(tier):
+        out = []
+        for sw in worst_sweeps(tier, cls):
+            for c in cells:
+                out.append(f"{c.id}.{sw.param}.{'tight' if c.exponent(sw.param) > 0 else 'absent'}")
+            out.append(f"T1.{cls}.consistency.{sw.param}")
+            out.append(f"T1.{cls}.truncation.{sw.param}")
+        return out
+
+    def tasks(tier):
+        out = []
+        for sw in worst_sweeps(tier, cls):
+            for v in sw.grid:
+                out += [_task(sw, v), _lb_task(sw, v, cls)]
+            out.append(_task(sw, sw.grid[0], chain_scale=2.0))
+        return out
+
+    def finalize(tier, points):
+        out = []
+        for sw in worst_sweeps(tier, cls):
+            ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
+            lb = [(v, points[_lb_task(sw, v, cls).key]) for v in sw.grid]
+            for c in cells:
+                out.append(verdict(tier, c, sw.param, sw, ub, random=False, lb_pts=lb))
+            out.append(_consistency(tier, cls, sw.param, sw, ub, lb))
+            out.append(_truncation(tier, cls, sw.param, sw, ub[0][1], points[_task(sw, sw.grid[0], chain_scale=2.0).key]))
+        return out
+
+    return Check(id=f"rates.{cls}.worst", family="rates", result_ids=result_ids, tasks=tasks, finalize=finalize,
+                 description=f"APAPC+Chebyshev slopes on the {cls} worst-case construction")
+
+
+def _random_check(cls: str) -> Check:
+    cells = cells_of(cls)
+
+    def result_ids(tier):
+        return [f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}@{sw.family}"
+                for sw in random_sweeps(tier, cls) for c in cells]
+
+    def tasks(tier):
+        return [_task(sw, v) for sw in random_sweeps(tier, cls) for v in sw.grid]
+
+    def finalize(tier, points):
+        out = []
+        for sw in random_sweeps(tier, cls):
+            ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
+            for c in cells:
+                out.append(verdict(tier, c, sw.param, sw, ub, random=True))
+        return out
+
+    return Check(id=f"rates.{cls}.random", family="rates", result_ids=result_ids, tasks=tasks, finalize=finalize,
+                 description=f"APAPC+Chebyshev slopes on the {CLASS_FAMILIES[cls][1]} family")
+
+
+def checks() -> list[Check]:
+    out = []
+    for cls, (worst, rnd, _) in CLASS_FAMILIES.items():
+        if worst is not None:
+            out.append(_worst_check(cls))
+        out.append(_random_check(cls))
+    return out
