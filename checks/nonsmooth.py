@@ -1,0 +1,510 @@
+"""Measured Tables 2-4: slope checks of every cell, negative controls and findings.
+
+Tables (``bounds.claims``): T2 ``table:smooth_conv_optimization_constraints`` (smooth convex,
+accuracy parameter ``L_fR²/ε``), T3 ``table:nonsmooth_conv_optimization_constraints``
+(``M_fR/ε``), T4 ``table:nonsmooth_strconv_optimization_constraints`` (``M_f/√(μ_fε)``).
+All cells are upper bounds (no lower bound is claimed).
+
+Methods (the paper's): T2 regularised APAPC (:func:`solvers.regularized.regularized_apapc`),
+T3 Gradient Sliding (:func:`solvers.sliding.gradient_sliding`), T4 restarted Gradient
+Sliding (:func:`solvers.sliding.restarted_gradient_sliding`), all on the paper's
+reformulations with Chebyshev preconditioning.  Instances: ``convex-<class>`` (T2,
+rank-deficient quadratics) and ``nonsmooth-<class>`` (T3; T4 with variant
+``strongly-convex``), :mod:`instances.convex`, :mod:`instances.nonsmooth`.
+
+Measured quantity: the oracle counts until the method's output is an ``(ε, δ)``-solution
+of the original problem (function gap ``<= ε`` and distance to the feasible set ``<= δ``;
+T2 uses the row from which the criterion holds until the end of the run, APAPC being
+non-monotone; T3/T4 the first outer iteration whose output qualifies).  For sublinear
+rates the count to ε is itself the per-accuracy cost (start-up terms are lower order in
+the asymptotic regime; the grids start where the start point no longer satisfies the
+criterion).
+
+Sweeps (one parameter at a time, on the realized value):
+
+* accuracy sweep: the accuracy parameter ``x`` over a grid at the base κ's; ε is derived
+  per instance so that ``x`` is exact: T2 ``ε = L_f R_u²/x`` (``R_u = ‖u⁰ − u*‖``, the R of
+  Lemma ``lem:regularized_convergence``), T3 ``ε = M R_w/x`` and T4 ``ε = M²/(μ_f x²)`` with
+  ``M = M_F`` (bound on ``‖∂F‖``) and ``R_w = ‖w⁰ − w*‖`` in the reformulated variables
+  (the R of ``thm:upper_bound_nonsmooth_affine_constraints``; ``Y*`` least-norm);
+* κ sweeps: each κ of the class's row at fixed ``x`` (so ε follows the instance).
+
+Verdicts (same rules as :mod:`checks.rates` random families): a parameter in the cell's
+formula: ``slope <= θ + tol`` (θ = the formula's log-log slope along the realized points);
+absent: ``|slope| <= tol``.  Accuracy-sweep points whose hit came within fewer than
+:data:`MIN_ROWS` rows are pre-asymptotic and left out of the fit (listed in ``extra``).
+Log factors: Table 2 omits ``log(1/ε)`` (table caption), so
+the accuracy-sweep target of T2 includes it: θ is the log-log slope of ``x^e · ln x``
+along the realized points (``ln x`` = ``ln(L_fR²/ε)``, the dimensionless ``log(1/ε)``); the
+fit itself is of the raw counts.  Table 4 prints no log factor, but its proof
+(``app:affine_constraint_nonsmooth``: ``N_s = O(√(L/μ) log(1/ε))`` with the fixed penalty
+``L = 2M²κ/ε``) has one: an accuracy slope above ``θ + tol`` that is within tolerance of
+the log-including target is reported as ``finding`` (the table omits the proof's log),
+above both as ``fail``.  The cell ``T4.mixed.A`` carries a registry discrepancy (printed
+√κ̂_A, proof √κ̃_AC): a κ̃_AC slope that fails against the printed cell (κ̃_AC absent) and
+passes against the derived one is a ``finding``, and ``finding.T4.mixed.A.kappa`` reports
+the A-count slope against both κ̃_AC and the realized κ̂_A (C ≠ 0, so they differ).
+
+Negative controls (``control=True``, ``expected="fail"``; caught when ``fail``):
+``control.T2.coupled.comm.kappa_W.nocheb`` and ``control.T3.coupled.comm.kappa_W.nocheb``
+(the same methods without Chebyshev polynomials: κ_W slope ≈ 1 instead of ½),
+``control.T3.coupled.A.MR_eps.subgradient`` and ``control.T4.coupled.A.M_mu_eps.subgradient``
+(projected subgradient method, :mod:`solvers.subgradient`: matrix-count ε-slope ≈ 2
+instead of 1).
+
+Finding ``finding.alg_sliding.initialisation``: the printed lines 6 and 12 of Algorithm
+``alg:sliding`` versus Lan's GS (see :mod:`solvers.sliding`), run on the same instance
+with the same budget.
+
+Time: the quick tier of this module (~200 tasks) takes a few minutes on 2 cores (measured:
+see the final report of issue 8; most of it in the mixed-class runs); the full tier
+(2-decade sweeps, 7 points, up to ~10⁷ subgradient rounds per point) was not run and is
+estimated at hours.  Tolerances per tier: :data:`TOL`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+
+import numpy as np
+
+from bounds.claims import REGISTRY
+from .framework import Check, Task
+from .result import CheckResult, Finding
+from .sweeps import CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, fit_slope, formula_slope, geomspace
+
+ACC = {2: "LR2_eps", 3: "MR_eps", 4: "M_mu_eps"}
+#: slope tolerance per tier (counts to a first hit are integers with ±15% phase noise; sweeps of 1 decade)
+TOL = {"tiny": 0.35, "quick": 0.2, "full": 0.12}
+POINTS = {"tiny": 3, "quick": 4, "full": 7}
+#: accuracy grids (x = the table's accuracy parameter)
+ACC_RANGE = {
+    "tiny": {2: (30, 100), 3: (15, 40), 4: (8, 20)},
+    "quick": {2: (20, 200), 3: (12, 120), 4: (5, 50)},
+    "full": {2: (30, 3000), 3: (15, 1500), 4: (8, 800)},
+}
+#: accuracy parameter at which κ sweeps run
+ACC_BASE = {"tiny": {2: 50, 3: 20, 4: 10}, "quick": {2: 50, 3: 20, 4: 10}, "full": {2: 300, 3: 60, 4: 30}}
+#: accuracy grids shifted up for classes whose runs are pre-asymptotic on the default grid: the T2 shared
+#: instances reach (ε, δ) within < 20 APAPC iterations below x ≈ 200 (the shared block is easy at these sizes)
+ACC_SHIFT = {(2, "shared"): 10.0}
+#: points of an accuracy sweep whose (ε, δ)-hit came within fewer rows than this (APAPC iterations for T2,
+#: outer iterations for T3/T4) are pre-asymptotic (the start nearly qualifies) and are left out of the fit
+MIN_ROWS = {2: 20, 3: 8, 4: 8}
+#: Table 2 omits log factors (caption): its κ sweeps at fixed ε also carry the log of the initial primal–dual
+#: distance of APAPC (through Y* and the multipliers, which grow with κ_W); extra slope allowed there
+T2_LOG_ALLOWANCE = 0.15
+KAPPA_RANGE = {"tiny": (10, 30), "quick": (10, 100), "full": (10, 1000)}
+KAPPA_BASE = {"kappa_W": 10.0, "kappa_A": 10.0, "kappa_AC": 10.0, "kappa_C": 10.0, "kappa_Ct": 8.0, "kappa_Ct_id": 8.0}
+CLASSES = {2: ("coupled", "shared", "coupled_local", "mixed", "mixed_ident"),
+           3: ("coupled", "shared", "coupled_local", "mixed"),
+           4: ("coupled", "shared", "coupled_local", "mixed")}
+STRUCT = {"coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local", "mixed": "mixed",
+          "mixed_ident": "mixed-ident"}
+SOLVER = {2: "regularized", 3: "sliding", 4: "restarted"}
+#: every run starts at a random corner u⁰ = ρ·s (s random signs, equal copies of x̃) of the box [−ρ, ρ]
+#: (nonsmooth families: the objective's box; T2: ρ = 2 max|u*|), so that the start is far from satisfying the
+#: criterion (F(u⁰) − F* and the distance to the feasible set are of the order of M R, L R²) and, in T4,
+#: μ_f R²/ε ≫ 1 so that restarts matter.  u⁰ = 0 (the families' centre) already meets the criterion at
+#: moderate x on some classes, which biases slopes low-then-high (pre-asymptotic counts of a few iterations).
+FAR_START = {2: True, 3: True, 4: True}
+MAX_INNER = {"tiny": 2_000_000, "quick": 5_000_000, "full": 50_000_000}
+
+
+def family_of(table: int, cls: str) -> tuple[str, str]:
+    if table == 2:
+        return f"convex-{STRUCT[cls]}", "default"
+    return f"nonsmooth-{STRUCT[cls]}", ("strongly-convex" if table == 4 else "default")
+
+
+def class_params(cls: str) -> tuple[str, ...]:
+    return tuple(p for p in CLASS_FAMILIES[cls][2] if p != "kappa_f")
+
+
+def cells(table: int, cls: str):
+    return [c for c in REGISTRY if c.table in (table, None) and c.id.startswith(f"T{table}.{cls}.")]
+
+
+# ----------------------------------------------------------------------------- task
+@functools.lru_cache(maxsize=64)
+def _instance(family: str, params_json: str):
+    from instances.families import build
+
+    return build(family, **json.loads(params_json))
+
+
+def point(table: int, family: str, params: dict, x: float, solver: str, method: str = "apapc",
+          max_inner: int = 5_000_000) -> dict:
+    """Build the instance, derive ε from the accuracy parameter ``x`` and count oracle calls to an (ε, δ)-solution."""
+    from solvers.regularized import counts_at, regularized_apapc
+    from solvers.sliding import gradient_sliding, reformulated_solution, restarted_gradient_sliding
+    from solvers.subgradient import projected_subgradient
+
+    t0 = time.perf_counter()
+    inst = _instance(family, json.dumps(params, sort_keys=True))
+    P = inst.problem
+    lay = P.layout
+    u_star = inst.x_star
+    u0 = np.zeros(lay.size)
+    if FAR_START[table]:
+        rho = inst.params.get("box_half_width") or 2.0 * float(np.abs(u_star).max())
+        rng = np.random.default_rng(12345)
+        s = np.sign(rng.standard_normal(lay.size))
+        if lay.dt:  # one point of the box with equal copies of x̃ (a consensus start)
+            st = s[lay.dx:].reshape(lay.n, lay.dt)
+            st[:] = st[0]
+        u0 = rho * s
+    out = {"realized": dict(inst.realized), "targets": dict(inst.targets), "n": P.n, "variables": lay.size,
+           "family": family, "solver": solver, "method": method}
+    if table == 2:
+        L = float(P.objective.L)
+        R = float(np.linalg.norm(u0 - u_star))
+        eps = L * R * R / x
+        res = regularized_apapc(P, eps=eps, x_star=u_star, R=R, method=method, x0=u0)
+        row = res.params.get("settled_row")
+        counts = counts_at(res, row) if res.converged else None
+        out["hit_row"] = row
+        out.update(L_f=L, R=R)
+    else:
+        ws = reformulated_solution(P, u_star, method=method)
+        w_star = ws["w"].copy()
+        ndx = lay.dx
+        w_star[:ndx] -= u0[:ndx]
+        # the X̃ part of w* sits at the end (slice st), the u-part of u0 after dx
+        k_t = w_star.size - lay.dt * lay.n
+        w_star[k_t:] -= u0[ndx:]
+        R = float(np.linalg.norm(w_star))
+        M = float(P.objective.M_total)
+        if table == 3:
+            eps = M * R / x
+        else:
+            mu = float(P.objective.mu)
+            eps = M * M / (mu * x * x)
+            out["mu_f"] = mu
+        if solver == "sliding":
+            res = gradient_sliding(P, eps=eps, x_star=u_star, R=R, method=method, x0=u0, max_inner=max_inner)
+        elif solver == "restarted":
+            res = restarted_gradient_sliding(P, eps=eps, x_star=u_star, R=R, method=method, x0=u0, max_inner=max_inner)
+        elif solver == "subgradient":
+            res = projected_subgradient(P, eps=eps, x_star=u_star, method=method, x0=u0, max_iter=max_inner)
+        else:
+            raise ValueError(f"unknown solver {solver!r}")
+        counts = res.counts if res.converged else None
+        out["hit_row"] = int(res.iterations)
+        out.update(M=M, R=R, R_u=float(np.linalg.norm(u0 - u_star)), Y_norm=ws["Y_norm"])
+        if solver == "restarted":
+            out["phases"] = len(res.params.get("phases", []))
+    out["realized"][ACC[table]] = float(x)
+    out.update(eps=eps, converged=bool(res.converged), reason=res.reason, iterations=int(res.iterations),
+               per_accuracy=counts, final_ratio=float(res.history_error[-1]), degrees=res.params.get("reformulation", res.params).get("degrees"),
+               solve_seconds=time.perf_counter() - t0)
+    return out
+
+
+def _task(table, cls, params, x, solver=None, method="apapc", tier="quick") -> Task:
+    fam, var = family_of(table, cls)
+    p = dict(params)
+    p["variant"] = var
+    kw = {"table": table, "family": fam, "params": p, "x": float(x), "solver": solver or SOLVER[table], "method": method,
+          "max_inner": MAX_INNER[tier]}
+    return Task("checks.nonsmooth:point", kw, label=f"T{table} {fam} x={x:g} {solver or SOLVER[table]}/{method} {params}")
+
+
+# ----------------------------------------------------------------------------- sweeps
+def sweeps(tier: str, table: int, cls: str) -> list[tuple[str, dict, list, list]]:
+    """``(param, base κ's, grid of targets, [(params, x)])`` per swept parameter."""
+    base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(cls)}
+    out = []
+    lo, hi = ACC_RANGE[tier][table]
+    m = ACC_SHIFT.get((table, cls), 1.0)
+    grid = geomspace(m * lo, m * hi, POINTS[tier])
+    out.append((ACC[table], base, grid, [(base, x) for x in grid]))
+    klo, khi = KAPPA_RANGE[tier]
+    kgrid = geomspace(klo, khi, POINTS[tier])
+    xb = ACC_BASE[tier][table]
+    for p in class_params(cls):
+        pts = []
+        for v in kgrid:
+            q = dict(base)
+            q[PARAM_KW[p]] = v
+            pts.append((q, xb))
+        out.append((p, base, kgrid, pts))
+    return out
+
+
+def _log_target(exponent: float, xs) -> float:
+    """Log-log slope of ``x^e · ln x`` along the points."""
+    xs = np.asarray(xs, float)
+    return fit_slope(xs, xs ** exponent * np.log(xs))["slope"]
+
+
+def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, method="apapc", solver=None) -> CheckResult:
+    tol = TOL[tier]
+    e = cell.exponent(param)
+    de = cell.exponent(param, derived=True)
+    kind = "upper" if e > 0 else "absent"
+    rid = rid or f"{cell.id}.{param}.{kind}"
+    rows, errs = [], []
+    for v, p in zip(grid, pts):
+        if "error" in p:
+            errs.append(f"{param}={v:g}: {p['error']}")
+            continue
+        if not p.get("converged") or p.get("per_accuracy") is None:
+            errs.append(f"{param}={v:g}: not converged ({p.get('reason')}, {p.get('iterations')} iterations, "
+                        f"final accuracy ratio {p.get('final_ratio')})")
+            continue
+        real = p["realized"].get(PARAM_REALIZED.get(param, param))
+        rows.append({"target": v, "realized": real, "per_accuracy": p["per_accuracy"][cell.oracle], "eps": p["eps"],
+                     "R": p.get("R"), "M": p.get("M"), "iterations": p["iterations"], "degrees": p.get("degrees"),
+                     "realized_all": p["realized"], "phases": p.get("phases"), "hit_row": p.get("hit_row")})
+    inst = {"table": table, "family": pts[0].get("family") if pts and "family" in pts[0] else None,
+            "param": param, "method": method, "solver": solver or SOLVER[table]}
+    common = dict(kind=kind, tolerance=tol, label=cell.source, cell=cell.id, param=param, instance=inst,
+                  control=control, expected="fail" if control else None)
+    if errs:
+        return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows, detail="; ".join(errs), **common)
+    acc_param = param == ACC[table]
+    excluded = []
+    if acc_param:
+        excluded = [r for r in rows if r.get("hit_row") is not None and r["hit_row"] < MIN_ROWS[table]]
+        rows = [r for r in rows if r not in excluded]
+        if len(rows) < 3:
+            return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows + excluded,
+                               detail=f"only {len(rows)} points in the asymptotic regime (hit after >= {MIN_ROWS[table]} rows)",
+                               **common)
+    if table == 2 and not acc_param:
+        tol = tol + T2_LOG_ALLOWANCE
+        common["tolerance"] = tol
+    xs = [r["realized"] for r in rows]
+    ys = [r["per_accuracy"] for r in rows]
+    if min(ys) <= 0:
+        return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows,
+                           detail=f"zero counts of {cell.oracle} at some point: {ys}", **common)
+    f = fit_slope(xs, ys)
+    slope = f["slope"]
+    if e > 0:
+        target = e if acc_param else formula_slope(cell, param, [r["realized_all"] for r in rows])
+    else:
+        target = 0.0
+    log_target = _log_target(e, xs) if (acc_param and e > 0) else None
+    extra = {"exponent": e, "formula_slope": target, "excluded_pre_asymptotic": [r["realized"] for r in excluded]}
+    findings = ()
+    status = None
+    if table == 2 and acc_param:
+        target = log_target
+        extra["log_factor"] = "target includes the omitted log(1/eps) = ln(L_f R^2/eps)"
+        ok = slope <= target + tol
+    elif e > 0:
+        ok = slope <= target + tol
+        if not ok and table == 4 and acc_param and slope <= log_target + tol and not control:
+            status = "finding"
+            findings = (Finding(id=f"finding.{cell.id}.log_factor", label="table:nonsmooth_strconv_optimization_constraints",
+                                statement=f"Table 4 {cell.id}: no log factor printed",
+                                printed=f"exponent {e:g} in M_f/sqrt(mu_f eps)",
+                                measured={"slope": slope, "ci": f["ci"], "log_including_target": log_target},
+                                detail="the proof of thm:upper_bound_nonsmooth_affine_constraints part 2 substitutes the fixed "
+                                       "penalty L = 2M^2 kappa/eps into N_s = O(sqrt(L/mu) log(1/eps)) (restarted GS): the "
+                                       "count carries log(1/eps), which the table omits; the measured slope exceeds the "
+                                       "printed exponent + tol and agrees with the log-including rate",
+                                source=rid),)
+        extra["log_including_target"] = log_target
+    else:
+        ok = abs(slope) <= tol
+        if not ok and cell.discrepancy and de > 0 and not control:
+            dtarget = de if acc_param else formula_slope(cell, param, [r["realized_all"] for r in rows], derived=True)
+            if slope <= dtarget + tol:
+                status = "finding"
+                findings = (Finding(id=f"finding.{cell.id}.{param}", label=cell.table_label or cell.source,
+                                    statement=cell.discrepancy, printed="absent (printed terms)",
+                                    measured={"slope": slope, "ci": f["ci"], "derived_target": dtarget},
+                                    detail=f"{cell.oracle} counts grow with {param} as the proof's derived terms say",
+                                    source=rid),)
+                extra["derived_target"] = dtarget
+    if status is None:
+        status = "pass" if ok else "fail"
+    cmp = "<=" if e > 0 else "|.| <="
+    detail = (f"slope {slope:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, R² {f['r2']:.3f}) {cmp} "
+              f"{target:.3f} + {tol} [exponent {e:g}]; {cell.oracle} counts {ys} at {param} {[round(v, 3) for v in xs]}")
+    return CheckResult(id=rid, status=status, theory=target, measured=slope, ci=tuple(f["ci"]), r2=f["r2"], points=rows,
+                       detail=detail, extra=extra, findings=findings, **common)
+
+
+def _class_check(table: int, cls: str) -> Check:
+    cs = cells(table, cls)
+
+    def result_ids(tier):
+        return [f"{c.id}.{p}.{'upper' if c.exponent(p) > 0 else 'absent'}" for p, *_ in sweeps(tier, table, cls) for c in cs]
+
+    def tasks(tier):
+        return [_task(table, cls, q, x, tier=tier) for _, _, _, pts in sweeps(tier, table, cls) for q, x in pts]
+
+    def finalize(tier, points):
+        out = []
+        for p, base, grid, pts in sweeps(tier, table, cls):
+            got = [points[_task(table, cls, q, x, tier=tier).key] for q, x in pts]
+            for c in cs:
+                out.append(verdict(tier, table, c, p, grid, got))
+        return out
+
+    return Check(id=f"nonsmooth.T{table}.{cls}", family="nonsmooth", result_ids=result_ids, tasks=tasks, finalize=finalize,
+                 description=f"Table {table} {cls}: {SOLVER[table]} slopes in {ACC[table]} and every κ")
+
+
+# ----------------------------------------------------------------------------- controls
+def _controls() -> list[Check]:
+    out = []
+    specs = [
+        # (id, table, cls, oracle, param, solver, method)
+        ("control.T2.coupled.comm.kappa_W.nocheb", 2, "coupled", "comm", "kappa_W", "regularized", "apapc-nocheb"),
+        ("control.T3.coupled.comm.kappa_W.nocheb", 3, "coupled", "comm", "kappa_W", "sliding", "apapc-nocheb"),
+        ("control.T3.coupled.A.MR_eps.subgradient", 3, "coupled", "A", "MR_eps", "subgradient", "apapc"),
+        ("control.T4.coupled.A.M_mu_eps.subgradient", 4, "coupled", "A", "M_mu_eps", "subgradient", "apapc"),
+    ]
+    for rid, table, cls, oracle, param, solver, method in specs:
+        cell = next(c for c in cells(table, cls) if c.oracle == oracle)
+
+        def pts_of(tier, table=table, cls=cls, param=param):
+            sw = next(s for s in sweeps(tier, table, cls) if s[0] == param)
+            if param.startswith("kappa"):  # controls run at a small accuracy parameter (the raw method is slow)
+                return sw[2], [(q, ACC_RANGE[tier][table][0]) for q, _ in sw[3]]
+            lo, hi = ACC_RANGE[tier][table]
+            g = geomspace(lo, lo * 10 ** (0.5 if tier != "full" else 1.0), POINTS[tier])  # quadratic in x: shorter grid
+            return g, [(sw[1], x) for x in g]
+
+        def tasks(tier, pts_of=pts_of, table=table, cls=cls, solver=solver, method=method):
+            return [_task(table, cls, q, x, solver=solver, method=method, tier=tier) for q, x in pts_of(tier)[1]]
+
+        def finalize(tier, points, pts_of=pts_of, table=table, cls=cls, solver=solver, method=method, cell=cell,
+                     param=param, rid=rid):
+            grid, pts = pts_of(tier)
+            got = [points[_task(table, cls, q, x, solver=solver, method=method, tier=tier).key] for q, x in pts]
+            return [verdict(tier, table, cell, param, grid, got, control=True, rid=rid, method=method, solver=solver)]
+
+        out.append(Check(id=rid, family="nonsmooth", result_ids=lambda tier, rid=rid: [rid], tasks=tasks, finalize=finalize,
+                         description=f"negative control: {solver}/{method} must fail {cell.id} in {param}"))
+    return out
+
+
+# ----------------------------------------------------------------------------- findings
+def sliding_readings(family: str = "nonsmooth-coupled", params: dict | None = None, x: float = 40.0) -> dict:
+    """GS as Lan writes it vs the printed Algorithm alg:sliding (lines 6 and 12), same instance and budget."""
+    from solvers.sliding import gradient_sliding, reformulated_solution
+
+    params = params or {"kappa_W": 10.0, "kappa_AC": 10.0}
+    inst = _instance(family, json.dumps(params, sort_keys=True))
+    P = inst.problem
+    ws = reformulated_solution(P, inst.x_star)
+    R = float(np.linalg.norm(ws["w"]))
+    M = float(P.objective.M_total)
+    eps = M * R / x
+    lan = gradient_sliding(P, eps=eps, x_star=inst.x_star, R=R, reading="lan")
+    budget = 4 * lan.counts["grad"] + 1000
+    pr = gradient_sliding(P, eps=eps, x_star=inst.x_star, R=R, reading="printed", max_inner=budget)
+    return {"eps": eps, "x": x, "lan": {"converged": lan.converged, "counts": lan.counts, "outer": lan.iterations,
+                                        "final_ratio": float(lan.history_error[-1])},
+            "printed": {"converged": pr.converged, "counts": pr.counts, "outer": pr.iterations,
+                        "final_ratio": float(pr.history_error[-1]), "best_ratio": float(np.min(pr.history_error)),
+                        "budget_grad": budget}}
+
+
+def _finding_sliding() -> Check:
+    rid = "finding.alg_sliding.initialisation"
+    task = Task("checks.nonsmooth:sliding_readings", {}, label="GS printed vs Lan reading")
+
+    def finalize(tier, points):
+        p = points[task.key]
+        if "error" in p:
+            return [CheckResult(id=rid, kind="finding", status="error", detail=p["error"])]
+        lan, pr = p["lan"], p["printed"]
+        detail = (f"Lan's reading reaches (eps, delta) at x = M R/eps = {p['x']:g} after {lan['counts']['grad']} subgradient "
+                  f"rounds and {lan['counts']['A']} A-multiplications ({lan['outer']} outer iterations); the printed reading "
+                  f"(u_0 := ũ^(k-1), ũ_0 := u^(k-1), ū^k = γ_k ũ^k + (1-γ_k) ũ^(k-1)) "
+                  + (f"reaches it after {pr['counts']['grad']} subgradient rounds ({pr['outer']} outer)" if pr["converged"]
+                     else f"does not reach it within {pr['budget_grad']} subgradient rounds (best accuracy ratio "
+                          f"{pr['best_ratio']:.3g}, final {pr['final_ratio']:.3g}; <= 1 needed)"))
+        f = Finding(id=rid, label="alg:sliding", statement="Algorithm 2 (Gradient Sliding), lines 6 and 12",
+                    printed="line 6: u^k_0 := ũ^k_0, ũ^k_0 := u^{k-1}; line 12: ū^k := γ_k ũ^k + (1 − γ_k) ũ^{k−1}",
+                    measured=p,
+                    detail="Line 6 is circular (u^k_0 is assigned from ũ^k_0 before ũ^k_0 is defined); Lan's GS "
+                           "(Lan 2016 Alg. 1 / Lan 2020 Alg. 8.1) starts the inner loop at u_0 = ũ_0 = u^{k-1}. Line 12 "
+                           "averages two inner outputs instead of updating the running average ū^k = (1 − γ_k) ū^{k−1} + "
+                           "γ_k ũ^k on which the accelerated analysis rests. solvers.sliding implements Lan's reading. "
+                           + detail,
+                    source=rid)
+        return [CheckResult(id=rid, kind="finding", status="finding", theory="Lan's GS", measured=p, detail=detail,
+                            label="alg:sliding", findings=(f,), points=[p])]
+
+    return Check(id=rid, family="nonsmooth", result_ids=lambda tier: [rid], tasks=lambda tier: [task], finalize=finalize,
+                 description="printed Algorithm alg:sliding vs Lan's gradient sliding")
+
+
+SEEDS_T4A = {"tiny": (0, 1, 2), "quick": (0, 1, 2, 3), "full": (0, 1, 2, 3, 4, 5, 6)}
+
+
+def _finding_t4_mixed_A() -> Check:
+    """Same κ̃_AC, different seeds: κ̂_A varies; do the A-counts follow it?  Plus the κ̃_AC sweep."""
+    rid = "finding.T4.mixed.A.kappa"
+    table, cls = 4, "mixed"
+
+    def seed_pts(tier):
+        base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(cls)}
+        base["kappa_AC"] = KAPPA_RANGE[tier][1]
+        return [(dict(base, seed=sd), ACC_BASE[tier][table]) for sd in SEEDS_T4A[tier]]
+
+    def sweep_pts(tier):
+        return next(s for s in sweeps(tier, table, cls) if s[0] == "kappa_AC")[3]
+
+    def tasks(tier):
+        return [_task(table, cls, q, x, tier=tier) for q, x in seed_pts(tier) + sweep_pts(tier)]
+
+    def finalize(tier, points):
+        def good(pts):
+            got = [points[_task(table, cls, q, x, tier=tier).key] for q, x in pts]
+            return [p for p in got if "error" not in p and p.get("converged") and p.get("per_accuracy")]
+
+        sd, sw = good(seed_pts(tier)), good(sweep_pts(tier))
+        if len(sd) < 2 or len(sw) < 3:
+            return [CheckResult(id=rid, kind="finding", status="error", detail="too few converged points")]
+        yA = np.array([p["per_accuracy"]["A"] for p in sd], float)
+        per = np.array([p["per_accuracy"]["A"] / max(p["iterations"], 1) for p in sd], float)
+        kA = np.array([p["realized"]["kappa_A"] for p in sd], float)
+        kAC = np.array([p["realized"]["kappa_AC"] for p in sd], float)
+        spread_sqrt_kA = float(np.sqrt(kA.max() / kA.min()))
+        spread_per = float(per.max() / per.min())
+        fs = fit_slope([p["realized"]["kappa_AC"] for p in sw], [p["per_accuracy"]["A"] for p in sw])
+        detail = (f"same kappa_AC = {kAC.round(3).tolist()} (C ≠ 0), seeds {SEEDS_T4A[tier]}: realized kappa_A "
+                  f"{kA.round(3).tolist()} (sqrt spread ×{spread_sqrt_kA:.2f}); A-multiplications per outer iteration "
+                  f"{per.round(2).tolist()} (spread ×{spread_per:.2f}), A-counts to eps {yA.astype(int).tolist()}; "
+                  f"along the kappa_AC sweep the A-count slope is {fs['slope']:.3f} (R² {fs['r2']:.3f}). ")
+        if spread_sqrt_kA < 1.15:
+            status = "error"
+            detail += "Inconclusive: kappa_A barely varies across seeds."
+        elif spread_per < 1.0 + 0.25 * (spread_sqrt_kA - 1.0) and abs(fs["slope"] - 0.5) <= 0.25:
+            status = "finding"
+            detail += ("The cost per K application is fixed by kappa_AC and does not follow sqrt(kappa_A): the numbers "
+                       "follow the proof (sqrt(kappa_AC)), not the printed sqrt(kappa_A).")
+        else:
+            status = "fail"
+            detail += "The A-multiplications per K application vary with kappa_A: not explained by the proof either."
+        fnd = Finding(id=rid, label="table:nonsmooth_strconv_optimization_constraints",
+                      statement="Table 4, mixed constraints, Mat. A: sqrt(hat kappa_A) M_f/sqrt(mu_f eps)",
+                      printed="sqrt(kappa_A)", measured={"kappa_A": kA.tolist(), "kappa_AC": kAC.tolist(),
+                                                         "A_per_outer": per.tolist(), "A_counts": yA.tolist(),
+                                                         "sweep_slope_kappa_AC": fs},
+                      detail=detail, source=rid)
+        return [CheckResult(id=rid, kind="finding", status=status, theory="printed sqrt(kappa_A) vs derived sqrt(kappa_AC)",
+                            measured=spread_per, detail=detail, cell="T4.mixed.A", param="kappa_AC",
+                            findings=(fnd,) if status == "finding" else (), points=sd + sw)]
+
+    return Check(id=rid, family="nonsmooth", result_ids=lambda tier: [rid], tasks=tasks, finalize=finalize,
+                 description="T4.mixed.A: which condition number the A-counts follow")
+
+
+def checks() -> list[Check]:
+    out = [_class_check(t, cls) for t in (2, 3, 4) for cls in CLASSES[t]]
+    out += _controls()
+    out += [_finding_sliding(), _finding_t4_mixed_A()]
+    return out

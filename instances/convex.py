@@ -1,0 +1,175 @@
+"""Smooth convex (not strongly convex) instance families (Table 2, ``μ_f = 0``).
+
+Objectives (Assumption ``ass:smooth_and_str_convex_of_f_i`` with ``L_f > μ_f = 0``):
+
+* ``default``: rank-deficient quadratics ``f_i(z) = ½ zᵀQ_i z − q_iᵀz``: ``Q_i = U_i diag(λ) U_iᵀ``
+  with ``rank`` (default ``⌈k_i/2⌉``) eigenvalues log-uniform in ``[0.1, 1]`` (``L_f = 1``
+  attained at node 0) and the others 0; ``q_i = Q_i z_i⁰`` lies in the range of ``Q_i``,
+  so each ``f_i`` is bounded below and the problem has minimisers, generally a whole
+  affine set of them (flat directions of ``F`` inside the feasible set).
+* ``logistic``: logistic regression **without** regularisation
+  (:class:`~instances.objectives.LogisticObjective` with ``reg = 0``) on noisy, hence
+  non-separable, labels; ``L_f = max_i ‖F_i‖²/(4N_i)``.
+
+Constraints and κ's: :func:`instances.nonsmooth.build_constraints` (the generators of
+:mod:`instances.random`, ring graph by default so that ``n`` is fixed along κ_W sweeps).
+
+Reference solution (``x_star``): the minimiser **nearest to the start** ``u⁰ = 0`` in the
+u-layout norm (the one the regularised method of ``thm:smooth_objectives_apapc_convergence``
+converges to as ν → 0, and the ``u*`` that makes ``R = ‖u⁰ − u*‖`` smallest).
+Quadratic: one solution of the singular KKT system by dense least squares, then the
+component along the solution set ``v₀ + (ker H ∩ ker G)`` removed in the u-layout
+metric; the KKT residual is reported.  Logistic: equality-constrained Newton
+(:func:`instances.reference.reference_solution`), strictly convex on the feasible set
+for these data (checked by its KKT solve).  ``params`` report ``R_u``, ``L_f``, ``F*``,
+``D = F(u*) − inf F`` (Lemma ``lem:regularized_convergence``; quadratic only) and
+``grad_norm_star = ‖∇F(u*)‖``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import scipy.linalg as sla
+
+from .instance import Instance
+from .layout import Layout
+from .nonsmooth import SIZE_KW, STRUCTURES, build_constraints
+from .objectives import LogisticObjective, QuadraticObjective
+from .problem import MixedProblem
+from .random import (
+    COMMON_KW, _check_int, _check_seed, _check_variant, _finish, _orthogonal, _reject_unknown, _rng,
+)
+from .reference import constraint_system, copy_map, reference_solution
+
+#: required relative KKT residual of the reference
+KKT_RTOL = 1e-9
+
+
+def rank_deficient_quadratic(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray, rank: int | None):
+    Qs, qs = [], []
+    for i in range(layout.n):
+        k = layout.d[i] + layout.dt
+        r = max(1, (k + 1) // 2) if rank is None else min(int(rank), k)
+        ev = np.zeros(k)
+        ev[:r] = np.exp(rng.uniform(np.log(0.1), 0.0, r))
+        if i == 0:
+            ev[0] = 1.0
+        U = _orthogonal(k, rng)
+        Q = (U * ev) @ U.T
+        Q = 0.5 * (Q + Q.T)
+        z0 = u_feas[layout.node_u_indices(i)] + rng.standard_normal(k)
+        Qs.append(Q)
+        qs.append(Q @ z0)
+    obj = QuadraticObjective(Qs, qs, layout, L=1.0, mu=0.0)
+    return obj
+
+
+def min_norm_quadratic_solution(problem: MixedProblem) -> dict:
+    """Minimiser of a convex quadratic (P) nearest to 0 in the u-layout norm (module docstring)."""
+    obj = problem.objective
+    E = copy_map(problem)
+    H = (E.T @ obj.Q @ E).toarray()
+    g = E.T @ obj.q
+    G, h = constraint_system(problem)
+    G = G.toarray()
+    nv, nc = H.shape[0], G.shape[0]
+    K = np.block([[H, G.T], [G, np.zeros((nc, nc))]])
+    rhs = np.concatenate([g, h])
+    sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+    v0, lam = sol[:nv], sol[nv:]
+    N = sla.null_space(np.vstack([H, G]), rcond=1e-10)
+    EtE = (E.T @ E).toarray()
+    if N.shape[1]:
+        c = np.linalg.solve(N.T @ EtE @ N, -(N.T @ EtE @ v0))
+        v = v0 + N @ c
+    else:
+        v = v0
+    stat = H @ v - g + G.T @ lam
+    feas = G @ v - h
+    den = np.linalg.norm(H @ v) + np.linalg.norm(g) + np.linalg.norm(G.T @ lam) + np.linalg.norm(h) + 1e-300
+    res = float(np.sqrt(stat @ stat + feas @ feas) / den)
+    if res > KKT_RTOL:
+        raise ValueError(f"convex reference: relative KKT residual {res:.2e} exceeds {KKT_RTOL:g}")
+    # distance of the min-norm point to the solution set's other points is irrelevant; record the set's dimension
+    return {"u": E @ v, "kkt_residual": res, "solution_set_dim": int(N.shape[1]),
+            "method": "dense least-squares KKT + projection onto the solution set (min u-norm)"}
+
+
+def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_AC=None, kappa_C=None, kappa_Ct=None,
+           eps=None, variant="default", graph=None, **kw) -> Instance:
+    family = f"convex-{structure}"
+    seed = _check_seed(seed)
+    _check_variant(family, variant, ("default", "logistic"))
+    st = STRUCTURES[structure]
+    allowed = list(COMMON_KW) + [k for k in SIZE_KW if k in st["defaults"]] + ["rank", "samples", "noise"]
+    if st["A"] and not st["C"]:
+        allowed.append("kappa_A")
+    _reject_unknown(family, kw, allowed)
+    if "kappa_A" in kw:
+        ka = kw.pop("kappa_A")
+        if kappa_AC is not None and ka is not None and float(ka) != float(kappa_AC):
+            raise ValueError(f"{family}: kappa_A = {ka} and kappa_AC = {kappa_AC} disagree")
+        kappa_AC = ka if kappa_AC is None else kappa_AC
+    if kappa_f is not None:
+        raise ValueError(f"{family}: cannot target kappa_f = {kappa_f}: μ_f = 0 in Table 2 (κ_f is infinite); "
+                         "the accuracy parameter is L_f R²/ε")
+    con = build_constraints(family, structure, seed=seed, n=n, kappa_W=kappa_W, kappa_AC=kappa_AC, kappa_C=kappa_C,
+                            kappa_Ct=kappa_Ct, graph=graph, kw=kw)
+    lay, gs, blocks = con["layout"], con["gossip"], con["blocks"]
+    rng = _rng(seed, "convex-objective")
+    if variant == "default":
+        rank = kw.get("rank")
+        if rank is not None:
+            rank = _check_int("rank", rank, 1)
+        obj = rank_deficient_quadratic(lay, rng, con["feasible_u"], rank)
+        oinfo = {"type": "quadratic (rank-deficient)", "rank": rank, "eigenvalues": "log-uniform in [0.1, 1], L_f = 1 at node 0"}
+    else:
+        Fs, ys = [], []
+        samples = _check_int("samples", kw.get("samples", 0) or 0, 0)
+        noise = float(kw.get("noise", 1.0))
+        for i in range(lay.n):
+            k = lay.d[i] + lay.dt
+            Ni = samples or 4 * k
+            F = rng.standard_normal((Ni, k)) / np.sqrt(k)
+            wtrue = con["feasible_u"][lay.node_u_indices(i)] + rng.standard_normal(k)
+            y = np.sign(F @ wtrue + noise * rng.standard_normal(Ni))
+            y[y == 0] = 1.0
+            Fs.append(F)
+            ys.append(y)
+        obj = LogisticObjective(Fs, ys, 0.0, lay)
+        oinfo = {"type": "logistic (no regularisation)", "samples_per_node": [int(F.shape[0]) for F in Fs], "noise": noise}
+    problem = MixedProblem(gs.W, obj, lay, edges=gs.adjacency, name=f"{family}(n={lay.n}, seed={seed})",
+                           meta={"family": family, "seed": seed}, **blocks)
+    if variant == "default":
+        ref = min_norm_quadratic_solution(problem)
+        u_star = ref["u"]
+        F_inf = -0.5 * sum(float(q @ np.linalg.lstsq(Q.toarray(), q, rcond=None)[0]) for Q, q in zip(obj.Q_blocks, obj.q_blocks))
+        D = obj.value(u_star) - F_inf
+        rinfo = {k: ref[k] for k in ("kkt_residual", "solution_set_dim", "method")}
+    else:
+        r = reference_solution(problem)
+        u_star = r.u
+        D = None
+        rinfo = {"kkt_residual": r.kkt_residual, "method": r.method, "solution_set_dim": 0}
+    params = dict(con["params"], eps=eps, objective=oinfo, L_f=float(obj.L), mu_f=0.0, R_u=float(np.linalg.norm(u_star)),
+                  F_star=float(obj.value(u_star)), D=D, grad_norm_star=float(np.linalg.norm(obj.grad(u_star))), reference=rinfo)
+    notes = [f"{family}: smooth convex objective with μ_f = 0 (instances/convex.py); u0 = 0 is the start (R_u = |u*|)."]
+    inst = _finish(family, variant, problem, con["targets"], seed=seed, params=params, notes=notes,
+                   closed_forms=dict(gs.closed_forms))
+    return inst.with_reference(u_star)
+
+
+def _family(structure: str) -> Callable[..., Instance]:
+    def builder(**kw) -> Instance:
+        return _build(structure, **kw)
+
+    builder.__name__ = f"convex_{structure.replace('-', '_')}"
+    builder.__doc__ = (f"``convex-{structure}``: smooth convex objective (μ_f = 0) with the constraints of the "
+                       f"``random-{structure}`` family (module docstring).  Variants ``default`` (rank-deficient "
+                       "quadratic, keyword ``rank``) and ``logistic`` (no regularisation; ``samples``, ``noise``).")
+    return builder
+
+
+FAMILIES: dict[str, Callable[..., Instance]] = {f"convex-{s}": _family(s) for s in STRUCTURES}

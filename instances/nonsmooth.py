@@ -1,0 +1,462 @@
+"""Nonsmooth instance families with bounded subgradients (Tables 3 and 4).
+
+Objective (Assumption ``ass:nonsmooth_and_str_convex_of_f_i``): sums of absolute
+deviations, optionally plus a quadratic::
+
+    f_i(z) = (1/N_i) Σ_j |a_ijᵀ z − y_ij|  +  (μ_f/2) ‖z‖²,      z = (x_i, x̃),
+
+on a box ``[−ρ, ρ]`` of every coordinate (:class:`AbsDeviationObjective`).  Its
+subgradients are bounded on the box by ``M_i = (1/N_i) Σ_j ‖a_ij‖ + μ_f ρ √(d_i + d̃)``
+(exact bound of the formula, reported); ``M_f = max_i M_i`` (the paper's constant) and
+``M_F = √(Σ_i M_i²)`` (the bound on ``‖∂F(u)‖`` of the stacked objective, the ``M`` of
+Theorem ``thm:upper_bound_nonsmooth_affine_constraints`` for the reformulation).
+
+Variants: ``"default"`` (``μ_f = 0``, Table 3) and ``"strongly-convex"`` (``μ_f = mu``,
+keyword ``mu`` (default 1); Table 4: strong convexity and bounded subgradients hold
+together only on a bounded set, ``sec:nonsmooth_strongly_convex_case``).
+
+Constraints and κ's: exactly as :mod:`instances.random` (its helper functions are
+reused: Fiedler-cut gossip tuning, two-stage ``tune_group`` for κ̂_A / κ̃_AC / κ̂_{C̃ᵀ},
+singular values for κ_C and κ_C̃); the default graph is a ring (``n`` fixed, 4 nodes by
+default) so that sweeps of κ_W do not change ``n``.  Right-hand sides come from a
+random feasible point ``u⁰_feas``, so every instance is feasible.
+
+Reference optimum (independent of the solvers under test):
+
+* ``μ_f = 0``: the LP ``min Σ w_j (p_j + q_j)`` s.t. ``D v − p + q = y``, ``G v = h``,
+  ``p, q >= 0`` in the original variables ``v = (x, x̃)`` by HiGHS
+  (``scipy.optimize.linprog``, tolerances 1e-10);
+* ``μ_f > 0``: the same lifted problem with the quadratic term, by a dense
+  primal–dual interior-point method (:func:`qp_interior_point`, Mehrotra
+  predictor–corrector; checked against HiGHS on LPs in the tests).
+
+The box is chosen **after** the reference solve, ``ρ = max(2 max|u*|, 2 max|u⁰_feas|, 1)``,
+so the box is inactive at the optimum (margin reported): the multiplier bound of
+Lemma ``lem:boundness_of_penal_prob_dual`` needs no normal-cone term.  ``params``
+report ``R_u = ‖u⁰ − u*‖`` (``u⁰ = 0``), ``M_f``, ``M_F``, ``F*``, the reference
+method and its achieved accuracy (KKT/constraint residuals).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from .instance import Instance
+from .layout import Layout
+from .objectives import Objective, block_diag_u
+from .problem import MixedProblem
+from .random import (
+    COMMON_KW, _check_int, _check_kappa, _check_seed, _check_variant, _finish, _reject_targets, _reject_unknown,
+    _rng, frame_base, identical_shared_block, local_blocks, make_gossip, tune_group,
+)
+from .reference import constraint_system, copy_map
+
+#: relative accuracy demanded of the reference (constraint residual and optimality)
+REF_RTOL = 1e-8
+
+
+# ============================================================== objective
+class AbsDeviationObjective(Objective):
+    """``f_i(z) = (1/N_i) Σ_j |a_ijᵀz − y_ij| + (μ/2)‖z‖²`` on the u-layout (module docstring).
+
+    ``features[i]``: ``N_i × (d_i + d̃)``; ``targets[i]``: ``(N_i,)``; ``mu >= 0``;
+    ``box``: ``None`` or the half-width ``ρ`` of the box ``[−ρ, ρ]`` of every coordinate
+    (attribute ``box`` is then the pair ``(lo, hi)`` of u-layout arrays).
+    ``grad`` returns a subgradient (``sign(0) = 0``).  ``L = None`` (nonsmooth),
+    ``M`` = ``M_f`` = max_i M_i, ``M_total`` = ``M_F`` = √(Σ M_i²), ``M_nodes`` = (M_i).
+    With ``mu > 0`` a box is required (otherwise the subgradients are unbounded).
+    """
+
+    smooth = False
+    L = None
+
+    def __init__(self, features: Sequence, targets: Sequence, layout: Layout, *, mu: float = 0.0, box: float | None = None):
+        n = layout.n
+        if len(features) != n or len(targets) != n:
+            raise ValueError(f"AbsDeviationObjective: need {n} feature blocks and target vectors")
+        if not (np.isfinite(mu) and mu >= 0):
+            raise ValueError(f"AbsDeviationObjective: μ_f must be finite and >= 0, got {mu}")
+        if mu > 0 and box is None:
+            raise ValueError("AbsDeviationObjective: μ_f > 0 needs a box (bounded subgradients and strong convexity "
+                             "hold together only on a bounded set, sec:nonsmooth_strongly_convex_case)")
+        if box is not None and not (np.isfinite(box) and box > 0):
+            raise ValueError(f"AbsDeviationObjective: box half-width must be positive and finite, got {box}")
+        self.layout = layout
+        self.mu = float(mu)
+        Fs, ys, w, Ms = [], [], [], []
+        for i, (F, y) in enumerate(zip(features, targets)):
+            F = np.asarray(F, dtype=float)
+            y = np.asarray(y, dtype=float).ravel()
+            k = layout.d[i] + layout.dt
+            if F.ndim != 2 or F.shape[1] != k or F.shape[0] < 1:
+                raise ValueError(f"node {i}: features have shape {F.shape}, expected (N_i >= 1, {k})")
+            if y.shape != (F.shape[0],) or not (np.all(np.isfinite(F)) and np.all(np.isfinite(y))):
+                raise ValueError(f"node {i}: targets must be finite, one per feature row")
+            Ni = F.shape[0]
+            Fs.append(F)
+            ys.append(y)
+            w.append(np.full(Ni, 1.0 / Ni))
+            Mi = float(np.linalg.norm(F, axis=1).sum() / Ni)
+            if box is not None:
+                Mi += self.mu * float(box) * math.sqrt(k)
+            Ms.append(Mi)
+        self.features, self.targets = tuple(Fs), tuple(ys)
+        self.F = block_diag_u(Fs, layout)
+        self.y = np.concatenate(ys)
+        self.w = np.concatenate(w)
+        self._row_node = np.repeat(np.arange(n), [F.shape[0] for F in Fs])
+        self._u_node = layout.node_of_u
+        self.M_nodes = tuple(Ms)
+        self.M = float(max(Ms))
+        self.M_total = float(math.sqrt(sum(m * m for m in Ms)))
+        self.rho = None if box is None else float(box)
+        self.box = None if box is None else (np.full(layout.size, -float(box)), np.full(layout.size, float(box)))
+
+    def _res(self, u):
+        return self.F @ u - self.y
+
+    def value(self, u):
+        v = float(self.w @ np.abs(self._res(u)))
+        return v + 0.5 * self.mu * float(u @ u) if self.mu else v
+
+    def node_values(self, u):
+        out = np.bincount(self._row_node, weights=self.w * np.abs(self._res(u)), minlength=self.layout.n)
+        if self.mu:
+            out = out + 0.5 * self.mu * np.bincount(self._u_node, weights=u * u, minlength=self.layout.n)
+        return out
+
+    def grad(self, u):
+        g = self.F.T @ (self.w * np.sign(self._res(u)))
+        if self.mu:
+            g = g + self.mu * u
+        return g
+
+    def describe(self):
+        return {"type": "abs-deviation", "form": "f_i(z) = mean_j |a_ij^T z - y_ij| + mu/2 |z|^2 on the box [-rho, rho]",
+                "mu_f": self.mu, "M_f": self.M, "M_F": self.M_total, "box_half_width": self.rho,
+                "samples": [int(F.shape[0]) for F in self.features]}
+
+
+# ============================================================== constraints (shared with instances.convex)
+#: class → structure flags (x, x̃, A, C, C̃, identical C̃) and default sizes (small: these families are for
+#: sublinear methods whose runs are long)
+STRUCTURES = {
+    "consensus": dict(x=False, t=True, A=False, C=False, Ct=False, ident=False, defaults=dict(n=4, dt=3)),
+    "coupled": dict(x=True, t=False, A=True, C=False, Ct=False, ident=False, defaults=dict(n=4, d=4, m=2)),
+    "shared": dict(x=False, t=True, A=False, C=False, Ct=True, ident=False, defaults=dict(n=4, dt=6, pt=1)),
+    "shared-ident": dict(x=False, t=True, A=False, C=False, Ct=True, ident=True, defaults=dict(n=4, dt=4, pt=2)),
+    "coupled-local": dict(x=True, t=False, A=True, C=True, Ct=False, ident=False, defaults=dict(n=4, d=5, m=2, p=2)),
+    "mixed": dict(x=True, t=True, A=True, C=True, Ct=True, ident=False, defaults=dict(n=4, d=4, dt=6, m=2, p=1, pt=1)),
+    "mixed-ident": dict(x=True, t=True, A=True, C=True, Ct=True, ident=True, defaults=dict(n=4, d=4, dt=4, m=2, p=1, pt=2)),
+}
+#: the shared-variable constraints must leave x̃ free in some directions (n·p̃ < d̃ for non-identical C̃,
+#: p̃ < d̃ for identical ones), otherwise they fix x̃ and the objective plays no role in it.
+SIZE_KW = ("d", "dt", "m", "p", "pt")
+
+
+def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kappa_AC, kappa_C, kappa_Ct, graph, kw: dict,
+                      feasible_scale: float = 0.5) -> dict:
+    """Graph, layout, constraint blocks and targets of a family (the generators of :mod:`instances.random`).
+
+    Returns ``{"gossip", "layout", "blocks" (MixedProblem keywords), "targets", "params",
+    "feasible_u"}``; ``feasible_u`` is the u-layout point the right-hand sides come from
+    (entries ``feasible_scale · N(0, 1)``).
+    """
+    st = STRUCTURES[structure]
+    kappa_W = _check_kappa("kappa_W", kappa_W)
+    kappa_AC = _check_kappa("kappa_AC", kappa_AC)
+    kappa_C = _check_kappa("kappa_C", kappa_C)
+    kappa_Ct = _check_kappa("kappa_Ct", kappa_Ct)
+    _reject_targets(family, {
+        "kappa_AC": (kappa_AC, "the problem has no coupled constraint Σ A_i x_i = Σ b_i") if not st["A"] else (None, ""),
+        "kappa_C": (kappa_C, "the problem has no local constraints C_i x_i = c_i") if not st["C"] else (None, ""),
+        "kappa_Ct": (kappa_Ct, "the problem has no shared-variable constraints C̃_i x̃ = c̃_i") if not st["Ct"] else (None, ""),
+    })
+    gs = make_gossip(graph or "ring", None if n is None else _check_int("n", n, 2), default_n=st["defaults"]["n"],
+                     kappa_W=kappa_W, gossip=kw.get("gossip", "laplacian"), seed=seed, er_p=kw.get("er_p"))
+    n = gs.n
+    dflt = st["defaults"]
+    d = _check_int("d", kw.get("d", dflt.get("d", 0)), 1) if st["x"] else 0
+    dt = _check_int("dt", kw.get("dt", dflt.get("dt", 0)), 1) if st["t"] else 0
+    m = _check_int("m", kw.get("m", dflt.get("m")), 2) if st["A"] else 0
+    p = _check_int("p", kw.get("p", dflt.get("p")), 1, d - 1) if st["C"] else 0
+    pt = _check_int("pt", kw.get("pt", dflt.get("pt")), 1, dt - 1) if st["Ct"] else 0
+    if st["ident"] and kappa_Ct is not None and kappa_Ct > 1 and pt < 2:
+        raise ValueError(f"{family}: kappa_Ct = {kappa_Ct:g} > 1 needs pt >= 2 rows in C̃")
+    lay = Layout((d,) * n, dt)
+    targets: dict = {}
+    if kappa_W is not None:
+        targets["kappa_W"] = kappa_W
+    params: dict = {"n": n, "d": d, "dt": dt, "m": m, "p": p, "pt": pt, "graph": gs.info, "tuning": {}}
+    rng_x = _rng(seed, "feasible-point")
+    x0 = [feasible_scale * rng_x.standard_normal(d) for _ in range(n)] if st["x"] else []
+    xt0 = feasible_scale * rng_x.standard_normal(dt) if st["t"] else None
+    blocks: dict = {}
+    kernels = None
+    if st["C"]:
+        C, kernels = local_blocks([d] * n, [p] * n, kappa_C, _rng(seed, "local-C"))
+        blocks.update(C=C, c=[C[i] @ x0[i] for i in range(n)], C_kernels=kernels)
+        if kappa_C is not None:
+            targets["kappa_C"] = kappa_C
+        params["tuning"]["kappa_C"] = "singular values in [1, sqrt(kappa_C)]" if kappa_C else "none (Gaussian)"
+    if st["A"]:
+        rA = _rng(seed, "coupled-A")
+        B0 = frame_base(m, [d - p] * n, rA)
+        X0 = [B0[i] @ kernels[i].T for i in range(n)] if st["C"] else B0
+        XG = [rA.standard_normal((m, d)) / np.sqrt(d) for _ in range(n)]
+        projs = [N @ N.T for N in kernels] if st["C"] else None
+        tuned = tune_group(X0, XG, projs, kappa_AC, rA, label="kappa_AC")
+        A = tuned.blocks
+        blocks.update(A=A, b=[A[i] @ x0[i] for i in range(n)])
+        if kappa_AC is not None:
+            targets["kappa_AC"] = kappa_AC
+            if not st["C"]:
+                targets["kappa_A"] = kappa_AC
+        params["tuning"]["kappa_AC"] = tuned.info
+    if st["Ct"]:
+        rC = _rng(seed, "shared-Ct")
+        if st["ident"]:
+            Ct0 = identical_shared_block(dt, pt, kappa_Ct, rC)
+            Ct, ct = [Ct0] * n, [Ct0 @ xt0] * n
+            if kappa_Ct is not None:
+                targets["kappa_Ct_id"] = kappa_Ct
+                targets["kappa_Ct"] = kappa_Ct
+        else:
+            B0 = frame_base(dt, [pt] * n, rC)
+            XG = [rC.standard_normal((dt, pt)) / np.sqrt(pt) for _ in range(n)]
+            tuned = tune_group(B0, XG, None, kappa_Ct, rC, label="kappa_Ct")
+            Ct = [X.T.copy() for X in tuned.blocks]
+            ct = [Ci @ xt0 for Ci in Ct]
+            if kappa_Ct is not None:
+                targets["kappa_Ct"] = kappa_Ct
+            params["tuning"]["kappa_Ct"] = tuned.info
+        blocks.update(Ct=Ct, ct=ct)
+        params["free_shared_dims"] = int(dt - np.linalg.matrix_rank(np.vstack([np.asarray(Ci) for Ci in Ct])))
+    if kappa_W is not None:
+        params["tuning"]["kappa_W"] = gs.info.get("tuning")
+    u_feas = lay.join(np.concatenate(x0) if x0 else np.zeros(0), np.tile(xt0, (n, 1)) if dt else np.zeros((n, 0)))
+    return {"gossip": gs, "layout": lay, "blocks": blocks, "targets": targets, "params": params, "feasible_u": u_feas}
+
+
+def skeleton_problem(layout: Layout, gossip, blocks: dict) -> MixedProblem:
+    """A problem with the given constraints and a placeholder objective (for the constraint system only)."""
+    from .objectives import QuadraticObjective
+
+    Q = [sp.identity(layout.d[i] + layout.dt, format="csr") for i in range(layout.n)]
+    q = [np.zeros(layout.d[i] + layout.dt) for i in range(layout.n)]
+    return MixedProblem(gossip.W, QuadraticObjective(Q, q, layout, L=1.0, mu=1.0), layout, edges=gossip.adjacency, **blocks)
+
+
+# ============================================================== reference solvers
+def _independent_rows(G: np.ndarray, h: np.ndarray, tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
+    """Drop linearly dependent rows of ``G v = h`` (consistent systems only; checked)."""
+    if G.shape[0] == 0:
+        return G, h
+    _, R, piv = sla.qr(G.T, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(R))
+    rank = int(np.sum(diag > tol * max(diag.max(), 1e-300)))
+    keep = np.sort(piv[:rank])
+    return G[keep], h[keep]
+
+
+def qp_interior_point(H: np.ndarray, c: np.ndarray, A: np.ndarray, b: np.ndarray, nonneg: np.ndarray, *,
+                      tol: float = 1e-11, max_iter: int = 200) -> dict:
+    """Dense primal–dual interior-point method (Mehrotra predictor–corrector) for
+
+        min ½ xᵀHx + cᵀx   s.t.   A x = b,   x_j >= 0 for j in ``nonneg`` (others free),
+
+    with ``H`` PSD and ``A`` of full row rank.  Returns ``{"x", "lam", "s", "iterations",
+    "primal_residual", "dual_residual", "complementarity", "converged"}`` (residuals relative
+    to ``1 + ‖b‖``, ``1 + ‖c‖``).  Used for the strongly convex references; checked against
+    HiGHS on LPs (``H = 0``) in the tests.
+    """
+    nx, ne = H.shape[0], A.shape[0]
+    P = np.asarray(nonneg, dtype=np.int64)
+    x = np.zeros(nx)
+    x[P] = 1.0
+    s = np.ones(P.size)
+    lam = np.zeros(ne)
+    nb, nc = 1.0 + np.linalg.norm(b), 1.0 + np.linalg.norm(c)
+    reg = 1e-13 * max(1.0, np.abs(H).max() if H.size else 1.0, np.abs(A).max() if A.size else 1.0)
+    out = {"converged": False}
+    for it in range(max_iter):
+        rd = H @ x + c - A.T @ lam
+        rd[P] -= s
+        rp = A @ x - b
+        mu = float(x[P] @ s) / max(P.size, 1)
+        pres, dres = np.linalg.norm(rp) / nb, np.linalg.norm(rd) / nc
+        obj = 0.5 * x @ (H @ x) + c @ x
+        if pres < tol and dres < tol and mu < tol * (1.0 + abs(obj)):
+            out["converged"] = True
+            break
+        Dg = np.zeros(nx)
+        Dg[P] = s / x[P]
+        K = np.block([[H + np.diag(Dg) + reg * np.eye(nx), -A.T], [A, -reg * np.eye(ne)]])
+        lu = sla.lu_factor(K)
+
+        def direction(comp):  # comp = target of x_P∘s after the step (complementarity rhs)
+            r1 = -rd.copy()
+            r1[P] += (comp - x[P] * s) / x[P] - 0.0
+            # ds = (comp − x∘s − s∘dx)/x ; substituted: (H + D)dx − Aᵀdλ = −rd + (comp − x∘s)/x
+            sol = sla.lu_solve(lu, np.concatenate([r1, -rp]))
+            dx, dl = sol[:nx], sol[nx:]
+            ds = (comp - x[P] * s - s * dx[P]) / x[P]
+            return dx, dl, ds
+
+        def step(v, dv):
+            neg = dv < 0
+            return min(1.0, float(np.min(-v[neg] / dv[neg]))) if np.any(neg) else 1.0
+
+        dx, dl, ds = direction(np.zeros(P.size))
+        ap, ad = step(x[P], dx[P]), step(s, ds)
+        mu_aff = float((x[P] + ap * dx[P]) @ (s + ad * ds)) / max(P.size, 1)
+        sigma = (mu_aff / mu) ** 3 if mu > 0 else 0.0
+        dx, dl, ds = direction(sigma * mu - dx[P] * ds)
+        a = 0.99 * min(step(x[P], dx[P]), step(s, ds))
+        x += a * dx
+        lam += a * dl
+        s += a * ds
+    out.update(x=x, lam=lam, s=s, iterations=it, primal_residual=float(pres), dual_residual=float(dres),
+               complementarity=float(mu))
+    return out
+
+
+def _lifted(problem_sk: MixedProblem, obj_data: tuple, mu: float):
+    """The lifted problem in ``(v, p, q)``: dense ``H, c, A_eq, b_eq``, nonneg indices, and maps."""
+    feats, ys, lay = obj_data
+    E = copy_map(problem_sk)
+    D = (block_diag_u(feats, lay) @ E).toarray()
+    y = np.concatenate(ys)
+    w = np.concatenate([np.full(F.shape[0], 1.0 / F.shape[0]) for F in feats])
+    G, h = constraint_system(problem_sk)
+    G, h = _independent_rows(G.toarray(), h)
+    nv, nr = D.shape[1], D.shape[0]
+    A = np.block([[D, -np.eye(nr), np.eye(nr)], [G, np.zeros((G.shape[0], 2 * nr))]])
+    b = np.concatenate([y, h])
+    c = np.concatenate([np.zeros(nv), w, w])
+    H = np.zeros((nv + 2 * nr,) * 2)
+    if mu:
+        EtE = (E.T @ E).toarray()
+        H[:nv, :nv] = mu * EtE
+    return H, c, A, b, np.arange(nv, nv + 2 * nr), E, nv
+
+
+def reference_nonsmooth(problem_sk: MixedProblem, feats, ys, mu: float) -> dict:
+    """Reference optimum of ``Σ f_i`` (box inactive) under the problem's constraints (module docstring)."""
+    lay = problem_sk.layout
+    H, c, A, b, P, E, nv = _lifted(problem_sk, (feats, ys, lay), mu)
+    if mu == 0:
+        from scipy.optimize import linprog
+
+        bounds = [(None, None)] * nv + [(0, None)] * (A.shape[1] - nv)
+        res = linprog(c, A_eq=A, b_eq=b, bounds=bounds, method="highs",
+                      options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+        if res.status != 0:
+            raise ValueError(f"reference LP (HiGHS) failed: {res.message}")
+        z = res.x
+        info = {"method": "HiGHS LP (scipy.optimize.linprog, feasibility tolerances 1e-10)", "status": res.message}
+        lam = getattr(res.eqlin, "marginals", None)
+        if lam is not None:
+            rd = c - A.T @ lam
+            # reduced costs of the nonnegative variables must be >= 0, of the free ones = 0
+            info["dual_residual"] = float(max(np.abs(rd[:nv]).max(initial=0.0), -min(rd[nv:].min(initial=0.0), 0.0)) / (1 + np.linalg.norm(c)))
+            info["duality_gap"] = float(abs(c @ z - b @ lam) / (1 + abs(c @ z)))
+    else:
+        out = qp_interior_point(H, c, A, b, P)
+        if not out["converged"]:
+            raise ValueError(f"reference QP (interior point) did not converge: {out['iterations']} iterations, "
+                             f"residuals {out['primal_residual']:.1e}/{out['dual_residual']:.1e}/{out['complementarity']:.1e}")
+        z = out["x"]
+        info = {"method": "dense primal-dual interior point (Mehrotra), instances.nonsmooth.qp_interior_point",
+                "iterations": out["iterations"], "dual_residual": out["dual_residual"], "complementarity": out["complementarity"]}
+    v = z[:nv]
+    info["primal_residual"] = float(np.linalg.norm(A @ z - b) / (1 + np.linalg.norm(b)))
+    if info["primal_residual"] > REF_RTOL:
+        raise ValueError(f"reference: constraint residual {info['primal_residual']:.1e} exceeds {REF_RTOL:g}")
+    u = E @ v
+    return {"u": u, "info": info}
+
+
+# ============================================================== families
+def _features(lay: Layout, samples: int | None, rng: np.random.Generator, u_feas: np.ndarray, noise: float):
+    feats, ys = [], []
+    for i in range(lay.n):
+        k = lay.d[i] + lay.dt
+        Ni = samples if samples is not None else k + 2
+        F = rng.standard_normal((Ni, k)) / np.sqrt(k)
+        z0 = u_feas[lay.node_u_indices(i)] + rng.standard_normal(k)
+        y = F @ z0 + noise * rng.laplace(size=Ni)
+        feats.append(F)
+        ys.append(y)
+    return feats, ys
+
+
+def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_AC=None, kappa_C=None, kappa_Ct=None,
+           eps=None, variant="default", graph=None, **kw) -> Instance:
+    family = f"nonsmooth-{structure}"
+    seed = _check_seed(seed)
+    _check_variant(family, variant, ("default", "strongly-convex"))
+    st = STRUCTURES[structure]
+    allowed = list(COMMON_KW) + [k for k in SIZE_KW if k in st["defaults"]] + ["samples", "mu", "noise"]
+    if st["A"] and not st["C"]:
+        allowed.append("kappa_A")
+    _reject_unknown(family, kw, allowed)
+    if "kappa_A" in kw:
+        ka = kw.pop("kappa_A")
+        if kappa_AC is not None and ka is not None and float(ka) != float(kappa_AC):
+            raise ValueError(f"{family}: kappa_A = {ka} and kappa_AC = {kappa_AC} disagree")
+        kappa_AC = ka if kappa_AC is None else kappa_AC
+    if kappa_f is not None:
+        raise ValueError(f"{family}: cannot target kappa_f = {kappa_f}: a nonsmooth objective has no smoothness constant "
+                         "(Tables 3-4 are parametrised by M_f, mu_f and R)")
+    mu = float(kw.get("mu", 1.0)) if variant == "strongly-convex" else 0.0
+    if variant == "strongly-convex" and not (np.isfinite(mu) and mu > 0):
+        raise ValueError(f"{family}: variant 'strongly-convex' needs mu > 0, got {kw.get('mu')}")
+    if variant == "default" and "mu" in kw:
+        raise ValueError(f"{family}: 'mu' is only accepted with variant 'strongly-convex'")
+    samples = None if kw.get("samples") is None else _check_int("samples", kw["samples"], 1)
+    noise = float(kw.get("noise", 0.3))
+    con = build_constraints(family, structure, seed=seed, n=n, kappa_W=kappa_W, kappa_AC=kappa_AC, kappa_C=kappa_C,
+                            kappa_Ct=kappa_Ct, graph=graph, kw=kw)
+    lay, gs, blocks = con["layout"], con["gossip"], con["blocks"]
+    feats, ys = _features(lay, samples, _rng(seed, "nonsmooth-objective"), con["feasible_u"], noise)
+    sk = skeleton_problem(lay, gs, blocks)
+    ref = reference_nonsmooth(sk, feats, ys, mu)
+    u_star = ref["u"]
+    rho = float(max(2.0 * np.abs(u_star).max(), 2.0 * np.abs(con["feasible_u"]).max(), 1.0))
+    obj = AbsDeviationObjective(feats, ys, lay, mu=mu, box=rho)
+    problem = MixedProblem(gs.W, obj, lay, edges=gs.adjacency, name=f"{family}(n={lay.n}, seed={seed})",
+                           meta={"family": family, "seed": seed}, **blocks)
+    F_star = obj.value(u_star)
+    params = dict(con["params"], eps=eps, objective="abs-deviation", mu_f=mu, M_f=obj.M, M_F=obj.M_total,
+                  box_half_width=rho, box_margin=float(rho - np.abs(u_star).max()), R_u=float(np.linalg.norm(u_star)),
+                  F_star=F_star, reference=ref["info"], samples=[int(F.shape[0]) for F in feats], noise=noise)
+    notes = [f"{family}: absolute deviations{' + mu/2 |z|^2' if mu else ''} on a box (instances/nonsmooth.py); "
+             "u0 = 0 is the start the checks use (R_u = |u*|)."]
+    closed = dict(gs.closed_forms)
+    closed["box inactive at u* (lem:boundness_of_penal_prob_dual needs no normal cone)"] = {
+        "printed": "max|u*| < rho", "computed": float(np.abs(u_star).max()), "holds": bool(np.abs(u_star).max() < rho),
+        "label": "lem:boundness_of_penal_prob_dual"}
+    inst = _finish(family, variant, problem, con["targets"], seed=seed, params=params, notes=notes, closed_forms=closed)
+    return inst.with_reference(u_star)
+
+
+def _family(structure: str) -> Callable[..., Instance]:
+    def builder(**kw) -> Instance:
+        return _build(structure, **kw)
+
+    builder.__name__ = f"nonsmooth_{structure.replace('-', '_')}"
+    builder.__doc__ = (f"``nonsmooth-{structure}``: absolute-deviation objective on a box with the constraints of the "
+                       f"``random-{structure}`` family (module docstring). Variants ``default`` (μ_f = 0) and "
+                       f"``strongly-convex`` (keyword ``mu``, default 1).  Keywords: sizes "
+                       f"{', '.join(k for k in SIZE_KW if k in STRUCTURES[structure]['defaults'])}; ``samples`` (d_i + d̃ + 2), "
+                       "``noise`` (0.3), ``gossip``, ``er_p``.")
+    return builder
+
+
+FAMILIES: dict[str, Callable[..., Instance]] = {f"nonsmooth-{s}": _family(s) for s in STRUCTURES}
