@@ -156,16 +156,22 @@ def run_checks(
     # longest tasks first: better load balance
     todo.sort(key=lambda t: -float(t.kwargs.get("_cost", 0)))
     if jobs > 1 and len(todo) > 1:
-        from joblib import Parallel, delayed
+        from joblib import Parallel, delayed, parallel_config
 
-        par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        outs = par(delayed(_keyed_call)(t.key, t.func, t.kwargs) for t in todo)
-        by_key = {t.key: t for t in todo}
-        for key, out in outs:
-            record(by_key[key], out)
+        # one BLAS thread per worker: the suite's work is many small products, and
+        # oversubscribed BLAS threads on a 2-core machine made LAPACK calls 100× slower
+        with parallel_config(backend="loky", inner_max_num_threads=1):
+            par = Parallel(n_jobs=jobs, return_as="generator_unordered")
+            outs = par(delayed(_keyed_call)(t.key, t.func, t.kwargs) for t in todo)
+            by_key = {t.key: t for t in todo}
+            for key, out in outs:
+                record(by_key[key], out)
     else:
-        for t in todo:
-            record(t, call_task(t.func, t.kwargs))
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):
+            for t in todo:
+                record(t, call_task(t.func, t.kwargs))
     results: list[CheckResult] = []
     for c in checks:
         pts = {k: points[k] for k in per_check[c.id]}

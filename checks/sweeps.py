@@ -37,7 +37,9 @@ PARAM_KW = {"kappa_f": "kappa_f", "kappa_W": "kappa_W", "kappa_A": "kappa_A", "k
             "kappa_C": "kappa_C", "kappa_Ct": "kappa_Ct", "kappa_Ct_id": "kappa_Ct"}
 #: realized key for each registry parameter
 PARAM_REALIZED = {"kappa_f": "kappa_f", "kappa_W": "kappa_W", "kappa_A": "kappa_A", "kappa_AC": "kappa_AC",
-                  "kappa_C": "kappa_C", "kappa_Ct": "kappa_Ct", "kappa_Ct_id": "kappa_Ct_id"}
+                  "kappa_C": "kappa_C", "kappa_Ct": "kappa_Ct", "kappa_Ct_id": "kappa_Ct_id",
+                  # accuracy parameters of Tables 2-4: the realized value is the point's own x
+                  "LR2_eps": "LR2_eps", "MR_eps": "MR_eps", "M_mu_eps": "M_mu_eps"}
 
 
 def geomspace(lo: float, hi: float, k: int) -> list[float]:

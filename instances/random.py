@@ -581,10 +581,11 @@ class _Structure:
 _RANDOM = {
     "random-consensus": _Structure(False, True, False, False, False, False, dict(n=8, dt=5)),
     "random-coupled": _Structure(True, False, True, False, False, False, dict(n=8, d=6, m=3)),
-    "random-shared": _Structure(False, True, False, False, True, False, dict(n=8, dt=6, pt=2)),
+    # n·pt < dt: the stacked C̃ leaves free directions of x̃, so the objective matters there
+    "random-shared": _Structure(False, True, False, False, True, False, dict(n=8, dt=12, pt=1)),
     "random-shared-ident": _Structure(False, True, False, False, True, True, dict(n=8, dt=6, pt=3)),
     "random-coupled-local": _Structure(True, False, True, True, False, False, dict(n=8, d=6, m=3, p=2)),
-    "random-mixed": _Structure(True, True, True, True, True, False, dict(n=8, d=6, dt=4, m=3, p=2, pt=2)),
+    "random-mixed": _Structure(True, True, True, True, True, False, dict(n=8, d=6, dt=10, m=3, p=2, pt=1)),
     "random-mixed-ident": _Structure(True, True, True, True, True, True, dict(n=8, d=6, dt=4, m=3, p=2, pt=2)),
     "logistic-consensus": _Structure(False, True, False, False, False, False, dict(n=8, dt=5, samples=20), objective="logistic"),
 }

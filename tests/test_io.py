@@ -260,8 +260,8 @@ def test_shape_mismatches(saved):
     _one_line_error(saved, r"b_2.npy: length 4, expected 3")
     np.save(saved / "b_2.npy", np.zeros(3))
     sio.mmwrite(saved / "Q_2.mtx", sp.identity(9, format="csr"))
-    _one_line_error(saved, r"Q_2.mtx: shape \(9, 9\), expected \(10, 10\)")
-    sio.mmwrite(saved / "Q_2.mtx", sp.identity(10, format="csr"))
+    _one_line_error(saved, r"Q_2.mtx: shape \(9, 9\), expected \(16, 16\)")
+    sio.mmwrite(saved / "Q_2.mtx", sp.identity(16, format="csr"))
     np.save(saved / "x_star.npy", np.zeros(7))
     _one_line_error(saved, r"x_star.npy: length 7")
 
