@@ -82,11 +82,12 @@ def sweep_check(rid: str, *, kind: str = "tight", theory: float = 0.5, slope: fl
 
 
 def fake_checks(*, failing: bool = False, uncaught_control: bool = False, finding: bool = True,
-                finalize_raises: BaseException | None = None) -> list[Check]:
+                finalize_raises: BaseException | None = None, unexpected_finding: bool = False) -> list[Check]:
     """A small suite: an upper and a lower slope check of one cell, a lemma-like check, a caught control.
 
     ``failing`` adds a check whose slope misses its claim; ``uncaught_control`` a control that passes;
-    ``finding`` a check whose miss is a named finding (does not fail the run).
+    ``finding`` a check whose miss is a named, *expected* finding (id ``…@selftest``, listed in
+    :mod:`checks.expected`; does not fail the run); ``unexpected_finding`` one that is not listed (fails it).
     """
     out = [
         sweep_check("T1.coupled.comm.kappa_W.tight", kind="tight", theory=0.5, slope=0.5),
@@ -96,8 +97,11 @@ def fake_checks(*, failing: bool = False, uncaught_control: bool = False, findin
         sweep_check("control.selftest.wrong-exponent", kind="tight", theory=0.5, slope=1.0, control=True),
     ]
     if finding:
-        out.append(sweep_check("T1.coupled.comm.kappa_A.lower", kind="lower", theory=0.5, slope=0.2, finding=True,
+        out.append(sweep_check("T1.coupled.comm.kappa_A.lower@selftest", kind="lower", theory=0.5, slope=0.2, finding=True,
                                param="kappa_A"))
+    if unexpected_finding:
+        out.append(sweep_check("T1.coupled.comm.kappa_f.lower@unlisted", kind="lower", theory=0.5, slope=0.2, finding=True,
+                               param="kappa_f"))
     if failing:
         out.append(sweep_check("T1.coupled.grad.kappa_f.tight", kind="tight", theory=0.5, slope=1.0, cell="T1.coupled.grad",
                                param="kappa_f"))

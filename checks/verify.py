@@ -18,9 +18,10 @@ The main job of the suite (README's first command)::
   temporary file and ``os.replace``, ``results.json`` last — so an interrupted or
   crashed run never leaves results that look complete.
 
-Exit codes: 0 no result ``fail``/``error`` and every negative control caught
-(``finding`` s are verdicts, not failures); 1 a check failed or errored, a control
-was not caught, or the outputs could not be written; 2 bad usage (unknown tier,
+Exit codes: 0 no result ``fail``/``error``, every ``finding`` expected
+(:mod:`checks.expected`, each with its reason) and every negative control caught;
+1 a check failed or errored, a finding is not an expected one, a control was not
+caught, or the outputs could not be written; 2 bad usage (unknown tier,
 bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable ``--out``);
 130 interrupted (Ctrl-C; cached points are kept, nothing else is written).
 """
@@ -44,6 +45,8 @@ from .framework import TIERS, Check, all_checks, code_version, run_checks
 from .result import STATUSES, _clean
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+from .expected import expected  # noqa: E402
 DEFAULT_OUT = "mixbounds-results"
 #: version of the results.json layout (bumped when a field changes meaning)
 SCHEMA = 1
@@ -179,9 +182,14 @@ def summarize(claims: list[dict]) -> dict:
     caught = [c["id"] for c in controls if c["status"] == "fail"]
     missed = [c["id"] for c in controls if c["status"] != "fail"]
     bad = [c["id"] for c in ordinary if c["status"] in ("fail", "error")]
-    code = EXIT_FAIL if (bad or missed) else EXIT_OK
+    # a finding is a legitimate verdict only when it is an expected one (checks.expected, with its reason)
+    unexpected = [c["id"] for c in ordinary if c["status"] == "finding" and expected(c["id"]) is None]
+    resolved = [c["id"] for c in ordinary if c["status"] == "pass" and expected(c["id"]) is not None
+                and c.get("kind") in ("lemma", "closed-form", "finding")]
+    code = EXIT_FAIL if (bad or missed or unexpected) else EXIT_OK
     return {"results": len(ordinary), "status": counts, "controls_total": len(controls), "controls_caught": len(caught),
-            "failed": bad, "controls_not_caught": missed, "exit_code": code,
+            "failed": bad, "controls_not_caught": missed, "unexpected_findings": unexpected,
+            "expected_findings_now_passing": resolved, "exit_code": code,
             "verdict": "ok" if code == EXIT_OK else "failed"}
 
 
@@ -375,9 +383,14 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
     for c in bad:
         console.print(Text(f"  {c['status'].upper()} {c['id']}: {_short(c.get('detail'), 300)}", style=STATUS_STYLE[c["status"]]),
                       soft_wrap=True)
+    s = doc["summary"]
+    for rid in s.get("unexpected_findings", []):
+        console.print(Text(f"  UNEXPECTED FINDING {rid}: not in checks/expected.py — a new disagreement or a regression",
+                           style="bold red"), soft_wrap=True)
+    for rid in s.get("expected_findings_now_passing", []):
+        console.print(Text(f"  note: {rid} is listed as an expected finding but passed", style="yellow"), soft_wrap=True)
     if outputs:
         console.print(Text(outputs), soft_wrap=True)
-    s = doc["summary"]
     counts = ", ".join(f"{n} {k}" for k, n in s["status"].items() if n or k in ("pass", "fail"))
     st = doc["stats"]
     line = (f"{'OK' if s['exit_code'] == 0 else 'FAILED'}: {s['results']} results ({counts}); controls caught "

@@ -34,7 +34,7 @@ def test_table_1_rows_carry_formula_theory_and_both_slopes(doc):
 
 def test_findings_controls_and_run_sections(doc):
     md = report.render_markdown(doc)
-    assert "## Findings (1)" in md and "### finding:T1.coupled.comm.kappa_A.lower" in md
+    assert "## Findings (1)" in md and "### finding:T1.coupled.comm.kappa_A.lower@selftest" in md
     assert "| What the paper says | T1.coupled.comm grows like kappa_A^0.5 |" in md
     assert "| Paper label | `thm:selftest` |" in md
     assert "## Negative controls: 1/1 caught" in md and "`control.selftest.wrong-exponent`" in md
