@@ -1,0 +1,309 @@
+"""Benchmarks: the baselines (:mod:`solvers.baselines`) and the optimal method on the same points.
+
+For every problem class, every parameter of its Table 1 row is swept alone (the others at
+the base point) on the class's **worst-case construction** (as printed) and on its
+**random family**; at every point each method that applies to the class runs through the
+same counted oracles (the paper's APAPC + Chebyshev ``apapc`` for reference, every
+baseline of :data:`solvers.baselines.BASELINES` for the class).  The measured quantity is
+the rate-based per-accuracy cost between ``ε₁`` and ``ε₂`` of :func:`checks.rates.upper_point`:
+the error envelope ``E_k = max_{j>=k} e_j`` is fitted log-linearly over ``[ε₂, ε₁]``, giving
+iterations per window, times the mean per-iteration count of each oracle over that window
+(constant for APAPC, variable for the methods with inner solvers).  Slopes are fitted in
+log-log against the realized swept parameter (:func:`checks.sweeps.fit_slope`, 95% CI).
+
+Results (kind ``bench``)
+------------------------
+``bench.<class>.<method>.<oracle>.<param>`` (worst-case family) and
+``bench.<class>.<method>.<oracle>.<param>@<random family>``: the fitted slope, reported and
+**not judged** against the optimal rate.  Status:
+
+* ``pass`` — the method converged and was measured at >= 2 points of the sweep;
+* ``skipped`` — fewer than 2 measured points because runs hit the tier's iteration budget
+  (:data:`BUDGET`); a budget is not a failure, it is reported with the iterations reached;
+* ``error`` — the method failed where its paper says it converges (``diverged``,
+  ``non-finite``, an exception, or no per-accuracy window); the detail says which, so that a
+  reader can tell a bug (exception) from a finding (a parameter rule outside the method's
+  stability region).
+
+``bench.<class>.consistency.<param>`` (worst-case sweeps): every method's first-hit count
+of each oracle to each error level at which the engine recorded a bound
+(:data:`checks.sweeps.ABS_LEVELS`; every run records its hits at :data:`HIT_LEVELS`, a superset)
+must be >= the lower-bound engine's count at the same level on the same instance (the tasks of
+:mod:`checks.lower`, shared); ``fail`` if any method goes below.
+
+Tiers (points per sweep, κ range, accuracies, budget) are in :data:`TIERS`; the quick tier
+is kept small (3 points over one decade of small κ, ``ε`` window 1e-2 … 1e-6).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .framework import Check, Task
+from .result import CheckResult
+from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, fit_slope, geomspace
+
+#: classes benchmarked (those with a worst-case construction)
+CLASSES = ("consensus", "coupled", "shared", "coupled_local", "mixed")
+#: worst-case family of each class
+WORST = {"consensus": "consensus", "coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local",
+         "mixed": "mixed"}
+#: oracles each class uses
+ORACLES_OF = {"consensus": ("grad", "comm"), "coupled": ("grad", "A", "comm"), "shared": ("grad", "Ct", "comm"),
+              "coupled_local": ("grad", "A", "C", "comm"), "mixed": ("grad", "A", "C", "Ct", "comm")}
+
+#: per tier: points per sweep, sweep range (lo, hi) of every κ, base value of the others, the accuracies
+#: (ε₁, ε₂) of the per-accuracy window, the stopping accuracy (<= min(ABS_LEVELS) so that the lower-bound
+#: comparison covers every level), and the iteration budget of every run
+TIERS = {
+    "tiny": {"points": 2, "range": (4.0, 10.0), "base": 4.0, "eps": (1e-2, 1e-5), "stop": 1e-8, "budget": 3000},
+    "quick": {"points": 3, "range": (10.0, 100.0), "base": 10.0, "eps": (1e-2, 1e-6), "stop": 1e-8, "budget": 20000},
+    "full": {"points": 5, "range": (10.0, 1000.0), "base": 10.0, "eps": (1e-3, 1e-8), "stop": 1e-10, "budget": 300000},
+}
+#: per-parameter overrides: the C&L and mixed worst-case constructions need κ̃_AC > 9 (their printed map
+#: L'_A = L_A/2 − 9μ̃/2), so κ̃_AC sweeps start at 12 and its base value is 30 (as in checks.sweeps.WORST_BASE)
+RANGE_OVERRIDE = {"kappa_AC": {"tiny": (12.0, 30.0), "quick": (12.0, 120.0), "full": (12.0, 1200.0)}}
+BASE_OVERRIDE = {"kappa_AC": 30.0}
+#: error levels at which every run records its first-hit counts (the engine's levels are among them)
+HIT_LEVELS = tuple(sorted(set(ABS_LEVELS) | {10.0 ** -k for k in range(1, 13)}, reverse=True))
+
+
+def methods_for(cls: str) -> list[str]:
+    """``"apapc"`` (reference) and every baseline that applies to ``cls``."""
+    from solvers.baselines import baselines_for
+
+    return ["apapc"] + baselines_for(cls)
+
+
+def sweeps(tier: str, cls: str, kind: str) -> list[Sweep]:
+    """One sweep per parameter of the class on the worst-case (``kind="worst"``) or random family."""
+    t = TIERS[tier]
+    fam = WORST[cls] if kind == "worst" else CLASS_FAMILIES[cls][1]
+    params = CLASS_FAMILIES[cls][2]
+    base = {PARAM_KW[p]: BASE_OVERRIDE.get(p, t["base"]) for p in params}
+    extra = {"eps": t["eps"][1]} if kind == "worst" else {"seed": 0}
+    out = []
+    for p in params:
+        lo, hi = RANGE_OVERRIDE.get(p, {}).get(tier, t["range"])
+        out.append(Sweep(cls, fam, p, base, tuple(geomspace(lo, hi, t["points"])), eps=t["eps"][1], extra=extra))
+    return out
+
+
+# ----------------------------------------------------------------------------- task
+def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float, stop: float, max_iter: int) -> dict:
+    """Build one instance, solve it exactly and with ``method``; counts and the per-accuracy cost.
+
+    ``method``: ``"apapc"`` (:func:`solvers.solve`) or a key of :data:`solvers.baselines.BASELINES`.
+    The run stops at relative squared error ``stop``; first-hit counts at ``eps1``, ``eps2`` and
+    at every level of :data:`checks.sweeps.ABS_LEVELS` are recorded.
+    """
+    from instances.families import build
+    from instances.reference import reference_solution
+    from solvers import ORACLES, solve
+    from solvers.baselines import BASELINES
+
+    try:
+        inst = build(family, **params)
+    except ValueError as exc:  # the point itself is impossible: not the method's failure
+        return {"instance_error": f"{family}{params}: {exc}"}
+    P = inst.problem
+    ref = reference_solution(P)
+    if method == "apapc":
+        res = solve(P, method="apapc", eps=stop, x_star=ref.u, max_iter=max_iter)
+    else:
+        fn, classes, _ = BASELINES[method]
+        if P.problem_class not in classes:
+            raise ValueError(f"{method} does not apply to class {P.problem_class}")
+        res = fn(P, eps=stop, x_star=ref.u, max_iter=max_iter)
+    out = {"realized": inst.realized, "targets": inst.targets, "n": P.n, "variables": P.layout.size,
+           "method": method, "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
+           "final_error": res.final_error(), "counts": res.counts,
+           "counts1": res.counts_to(eps1), "counts2": res.counts_to(eps2),
+           "abs": {f"{e:g}": res.counts_to(e) for e in HIT_LEVELS},
+           "params": {k: v for k, v in res.params.items() if isinstance(v, (int, float, str)) or k == "inner"}}
+    e = res.history_error
+    hc = res.history_counts
+    env = np.maximum.accumulate(e[::-1])[::-1]
+    win = np.flatnonzero((env <= eps1) & (env >= eps2))
+    if win.size < 3:
+        out["window_error"] = (f"only {win.size} iterations with the error envelope in [{eps2:g}, {eps1:g}]"
+                               + ("" if res.converged else f" (run stopped: {res.reason})"))
+        return out
+    slope = np.polyfit(win, np.log10(np.maximum(env[win], 1e-300)), 1)[0]
+    if not slope < 0:
+        out["window_error"] = f"error envelope not decreasing over the window (slope {slope:g} decades/iteration)"
+        return out
+    iters_window = math.log10(eps1 / eps2) / abs(slope)
+    a, b = int(win[0]), int(win[-1])
+    per_iter = (hc[b] - hc[a]) / max(b - a, 1) if b > a else (hc[-1] - hc[0]) / max(res.iterations, 1)
+    out.update({
+        "per_iteration": {o: float(v) for o, v in zip(ORACLES, per_iter)},
+        "iterations_window": float(iters_window),
+        "per_accuracy": {o: float(v) * iters_window for o, v in zip(ORACLES, per_iter)},
+    })
+    return out
+
+
+def _task(tier: str, sw: Sweep, value: float, method: str) -> Task:
+    t = TIERS[tier]
+    kw = {"family": sw.family, "params": sw.point_params(value), "method": method, "eps1": t["eps"][0],
+          "eps2": t["eps"][1], "stop": min(t["stop"], min(ABS_LEVELS)), "max_iter": t["budget"]}
+    return Task("checks.bench:bench_point", kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
+
+
+def _lb_task(sw: Sweep, value: float):
+    from . import lower
+
+    oracles = sorted({c.oracle for c in cells_of(sw.cls) if c.tight and c.oracle != "grad"})
+    return lower._task(sw, value, oracles)
+
+
+# ----------------------------------------------------------------------------- verdicts
+def _rid(cls: str, method: str, oracle: str, param: str, sw: Sweep, kind: str) -> str:
+    return f"bench.{cls}.{method}.{oracle}.{param}" + ("" if kind == "worst" else f"@{sw.family}")
+
+
+def _optimal_exponent(cls: str, oracle: str, param: str):
+    for c in cells_of(cls):
+        if c.oracle == oracle:
+            return c.exponent(param)
+    return None
+
+
+def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResult:
+    rid = _rid(cls, method, oracle, param, sw, kind)
+    rows, fails, budget, inst_errs = [], [], [], []
+    for v, p in pts:
+        if "error" in p:
+            fails.append(f"{param}={v:g}: exception {p['error']}")
+            continue
+        if "instance_error" in p:
+            inst_errs.append(f"{param}={v:g}: {p['instance_error']}")
+            continue
+        if not p["converged"]:
+            msg = f"{param}={v:g}: {p['reason']} after {p['iterations']} iterations (final error {p['final_error']:.2e})"
+            (budget if p["reason"] == "budget" else fails).append(msg)
+            if p["reason"] == "budget" and "per_accuracy" in p:
+                pass  # a budget-limited run is not measured even if its window was covered
+            continue
+        if "per_accuracy" not in p:
+            fails.append(f"{param}={v:g}: {p.get('window_error', 'no per-accuracy cost')}")
+            continue
+        rows.append({"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]),
+                     "per_accuracy": p["per_accuracy"][oracle], "per_iteration": p["per_iteration"][oracle],
+                     "iterations_window": p["iterations_window"], "iterations": p["iterations"],
+                     "count1": (p["counts1"] or {}).get(oracle), "count2": (p["counts2"] or {}).get(oracle),
+                     "n": p["n"], "variables": p["variables"]})
+    t = TIERS[tier]
+    inst = {"family": sw.family, "kind": kind, "base": sw.base, "param": param, "eps": list(t["eps"]),
+            "stop": t["stop"], "budget": t["budget"], "method": method}
+    opt = _optimal_exponent(cls, oracle, param)
+    common = dict(kind="bench", theory=None, label="Table 1 (reference only, not judged)", cell=f"T1.{cls}.{oracle}",
+                  param=param, instance=inst, extra={"method": method, "optimal_exponent": opt, "budget_points": budget})
+    if inst_errs:
+        return CheckResult(id=rid, status="error", points=rows,
+                           detail="instance could not be built (not the method's failure): " + "; ".join(inst_errs), **common)
+    if fails:
+        what = "bug" if any("exception" in f for f in fails) else "finding"
+        return CheckResult(id=rid, status="error", points=rows,
+                           detail=f"{method} failed where its paper says it converges ({what}): " + "; ".join(fails)
+                                  + ("; budget: " + "; ".join(budget) if budget else ""), **common)
+    if len(rows) < 2:
+        return CheckResult(id=rid, status="skipped", points=rows,
+                           detail=f"not measurable in tier {tier}: iteration budget {t['budget']} exhausted — " + "; ".join(budget),
+                           **common)
+    xs = [r["realized"] for r in rows]
+    ys = [r["per_accuracy"] for r in rows]
+    if min(ys) <= 0:
+        f = {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}
+    else:
+        f = fit_slope(xs, ys)
+    note = f" ({len(budget)} budget point(s) left out: {'; '.join(budget)})" if budget else ""
+    detail = (f"{method}: {oracle} per-accuracy slope {f['slope']:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, "
+              f"R² {f['r2']:.3f}) in realized {param} over {len(rows)} points; optimal method's exponent "
+              f"{opt if opt is not None else 'n/a'} (not judged); counts {[round(y, 1) for y in ys]} at "
+              f"{[round(x, 3) for x in xs]}{note}")
+    return CheckResult(id=rid, status="pass", measured=f["slope"], ci=tuple(f["ci"]), r2=f["r2"], points=rows,
+                       detail=detail, **common)
+
+
+def _consistency(tier, cls, param, sw, method_pts: dict, lb_pts) -> CheckResult:
+    """No method's count to ε may be below the engine's lower bound to the same ε."""
+    rid = f"bench.{cls}.consistency.{param}"
+    bad, rows, checked, errs = [], [], 0, []
+    for i, (v, lp) in enumerate(lb_pts):
+        if "error" in lp:
+            errs.append(f"{param}={v:g}: lower bound failed: {lp['error']}")
+            continue
+        for method, pts in method_pts.items():
+            up = pts[i][1]
+            if "error" in up or "instance_error" in up:
+                continue
+            for key, b in lp["bounds"].items():
+                o = key.split("@")[0]  # a bound on a part is a bound for the whole
+                # every level at which the engine recorded a bound (checks.sweeps.ABS_LEVELS when it ran)
+                for key_eps, lbc in (b.get("abs") or {}).items():
+                    eps = float(key_eps)
+                    sc = ((up.get("abs") or {}).get(key_eps) or {}).get(o)
+                    if lbc is None or sc is None:
+                        continue
+                    checked += 1
+                    rows.append({"target": v, "method": method, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
+                    if sc < lbc:
+                        bad.append(f"{method} {param}={v:g} {key} ε={eps:g}: {sc} < bound {lbc}")
+    if bad:
+        status = "fail"
+    elif checked:
+        status = "pass"
+    else:
+        status = "error"
+    detail = (f"{checked} (method, point, oracle, ε) comparisons; "
+              + ("; ".join(bad) if bad else "every method's count >= the engine's bound") if checked
+              else "no comparable points" + (": " + "; ".join(errs) if errs else ""))
+    return CheckResult(id=rid, kind="consistency", status=status, theory=">= lower bound", measured=len(bad), points=rows,
+                       detail=detail, label="lower-bound engine vs every benchmarked method", cell=f"T1.{cls}",
+                       param=param, instance={"family": sw.family, "methods": sorted(method_pts)})
+
+
+# ----------------------------------------------------------------------------- checks
+def _check(cls: str, kind: str) -> Check:
+    def result_ids(tier):
+        out = []
+        for sw in sweeps(tier, cls, kind):
+            for m in methods_for(cls):
+                for o in ORACLES_OF[cls]:
+                    out.append(_rid(cls, m, o, sw.param, sw, kind))
+            if kind == "worst":
+                out.append(f"bench.{cls}.consistency.{sw.param}")
+        return out
+
+    def tasks(tier):
+        out = []
+        for sw in sweeps(tier, cls, kind):
+            for v in sw.grid:
+                out += [_task(tier, sw, v, m) for m in methods_for(cls)]
+                if kind == "worst":
+                    out.append(_lb_task(sw, v))
+        return out
+
+    def finalize(tier, points):
+        out = []
+        for sw in sweeps(tier, cls, kind):
+            per_method = {m: [(v, points[_task(tier, sw, v, m).key]) for v in sw.grid] for m in methods_for(cls)}
+            for m, pts in per_method.items():
+                for o in ORACLES_OF[cls]:
+                    out.append(_slope_result(tier, cls, m, o, sw.param, sw, kind, pts))
+            if kind == "worst":
+                lb = [(v, points[_lb_task(sw, v).key]) for v in sw.grid]
+                out.append(_consistency(tier, cls, sw.param, sw, per_method, lb))
+        return out
+
+    fam = WORST[cls] if kind == "worst" else CLASS_FAMILIES[cls][1]
+    return Check(id=f"bench.{cls}.{kind}", family="bench", result_ids=result_ids, tasks=tasks, finalize=finalize,
+                 description=f"baselines vs APAPC on the {fam} family ({cls})")
+
+
+def checks() -> list[Check]:
+    return [_check(cls, kind) for cls in CLASSES for kind in ("worst", "random")]

@@ -1,0 +1,235 @@
+"""Shared machinery of the baselines: history recording, stopping, constants, inner solver.
+
+Every baseline reports through :class:`Run`, which applies the same stopping rule
+as :func:`solvers.apapc.apapc` so that counts are comparable:
+
+* the error is the relative squared distance ``‖u_k − u*‖² / ‖u_0 − u*‖²`` of the
+  ORIGINAL variables ``u = (x, X̃)`` (u-layout), with ``u_0 = 0``;
+* a row of ``history_counts`` / ``history_error`` is recorded after set-up (row 0,
+  at ``u_0``) and after every outer iteration;
+* ``reason``: ``"tolerance"`` (the only one with ``converged=True``), ``"budget"``
+  (``max_iter`` outer iterations), ``"non-finite"``, ``"diverged"`` (error above
+  :data:`solvers.apapc.DIVERGENCE_RATIO`).
+
+Inner solver (:func:`inner_agd`), used by the methods that need a local argmin
+(Tracking-ADMM, DPMM, the dual gradient method, MSDA's ``∇f*``): Nesterov's
+accelerated gradient method for a ``μ``-strongly convex, ``L``-smooth separable
+subproblem ``φ = Σ_i φ_i``, constant momentum ``(√κ − 1)/(√κ + 1)``, step ``1/L``,
+warm-started at the caller's point.  Every inner step evaluates ``∇φ`` once,
+through the counted oracles (so one inner step costs one ``grad`` round plus
+whatever matrix products ``∇φ`` needs).  **Stopping rule, node by node** (a
+decentralized node cannot see the others' residuals): node ``i`` stops when
+``‖∇φ_i(y)‖ <= max(rel · ‖∇φ_i(y⁰)‖, INNER_ABS · s)`` with ``y⁰`` the warm start
+(:data:`INNER_REL` = 1e-3 by default; ``s`` = the run's gradient scale, the largest per-node
+subproblem gradient of its first inner solve, a constant of the run) and is frozen from then on; the loop runs while
+any node is active, at most ``max_inner`` steps (:func:`inner_cap`).  A relative rule
+makes the inner error proportional to the outer step, so it vanishes as the outer
+method converges (no accuracy floor is imposed on the outer method).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from ..apapc import DIVERGENCE_RATIO
+from ..oracles import ORACLES, CountedOracles
+from ..result import SolveResult
+
+#: default relative reduction of the per-node subproblem gradient (inner stopping rule)
+INNER_REL = 1e-3
+#: absolute floor of the inner stopping rule, relative to the problem's gradient scale (the largest per-node
+#: subproblem gradient of the first inner solve of the run): a node whose residual is at rounding level stops
+INNER_ABS = 1e-12
+
+
+def reference_u(problem, x_star) -> np.ndarray:
+    """``x_star`` as a flat u-layout vector (computed when ``None``)."""
+    if x_star is None:
+        from instances.reference import reference_solution
+
+        x_star = reference_solution(problem).u
+    u_star = np.asarray(x_star, dtype=float).ravel()
+    if u_star.shape != (problem.layout.size,):
+        raise ValueError(f"x_star must be a u-layout vector of length {problem.layout.size}, got shape {u_star.shape}")
+    return u_star
+
+
+def require(problem, classes: tuple, method: str) -> None:
+    """``ValueError`` unless ``problem`` is of one of ``classes`` with a smooth, strongly convex objective."""
+    cls = problem.problem_class
+    if cls not in classes:
+        raise ValueError(f"{method}: applies to problem classes {classes}, got {cls!r}")
+    obj = problem.objective
+    if not obj.smooth or not (obj.mu > 0):
+        raise ValueError(f"{method}: needs a smooth, strongly convex objective (μ_f > 0), got μ_f={obj.mu}")
+    if problem.n < 2:
+        raise ValueError(f"{method}: needs n >= 2 nodes")
+
+
+def check_run_args(eps: float, max_iter: int, method: str) -> None:
+    if not (eps > 0):
+        raise ValueError(f"{method}: eps must be positive, got {eps}")
+    if max_iter < 0:
+        raise ValueError(f"{method}: max_iter must be >= 0, got {max_iter}")
+
+
+class Run:
+    """History, stopping test and result record of one baseline run."""
+
+    def __init__(self, problem, orc: CountedOracles, u_star: np.ndarray, eps: float, max_iter: int, method: str):
+        check_run_args(eps, max_iter, method)
+        self.problem, self.orc, self.eps, self.max_iter, self.method = problem, orc, float(eps), int(max_iter), method
+        self.u_star = u_star
+        self.den = float(u_star @ u_star)  # ‖u_0 − u*‖² with u_0 = 0
+        self.counts_hist: list[list[int]] = []
+        self.err_hist: list[float] = []
+        self.reason = "budget"
+        self.converged = False
+        self.u_last = np.zeros_like(u_star)
+
+    def error(self, u: np.ndarray) -> float:
+        d = np.asarray(u, dtype=float).ravel() - self.u_star
+        e = float(d @ d)
+        return e / self.den if self.den > 0 else e
+
+    def record(self, u: np.ndarray) -> bool:
+        """Record a row at ``u``; ``True`` when the run must stop (reason set)."""
+        snap = self.orc.snapshot()
+        self.counts_hist.append([snap[k] for k in ORACLES])
+        err = self.error(u)
+        self.err_hist.append(err)
+        self.u_last = np.asarray(u, dtype=float).ravel().copy()
+        if not math.isfinite(err):
+            self.reason = "non-finite"
+            return True
+        if err <= self.eps:
+            self.reason, self.converged = "tolerance", True
+            return True
+        if err > DIVERGENCE_RATIO:
+            self.reason = "diverged"
+            return True
+        if len(self.err_hist) - 1 >= self.max_iter:
+            self.reason = "budget"
+            return True
+        return False
+
+    def result(self, params: dict) -> SolveResult:
+        hc = np.asarray(self.counts_hist, dtype=np.int64).reshape(-1, len(ORACLES))
+        return SolveResult(
+            x=self.u_last, iterations=len(self.err_hist) - 1,
+            counts={k: int(v) for k, v in zip(ORACLES, hc[-1])},
+            history_counts=hc, history_error=np.asarray(self.err_hist, dtype=float),
+            converged=self.converged, reason=self.reason, method=self.method, eps=self.eps, params=params,
+        )
+
+
+# ---------------------------------------------------------------------------- constants known to the methods
+def gossip_facts(W) -> dict:
+    """``λ_max(W)``, ``λ_min+(W)``, ``κ_W`` (set-up knowledge, as for APAPC; not an oracle call)."""
+    from bounds.condition import gossip_spectrum
+
+    g = gossip_spectrum(W)
+    return {"lambda_max_W": float(g.lmax), "lambda_min_W": float(g.lmin_pos), "kappa_W": float(g.kappa)}
+
+
+def coupled_facts(problem) -> dict:
+    """``L_A = max_i σ_max²(A_i)``, ``λ_max(S_A)``, ``λ_min+(S_A)`` with ``S_A = (1/n)Σ A_iA_iᵀ``."""
+    from bounds.condition import group_spectrum, interaction_extremes
+
+    L_A = group_spectrum(problem.A, name="A").L
+    S = interaction_extremes(problem.A)
+    if S.lmin_pos <= 0:
+        raise ValueError("coupled constraint: S_A = (1/n)Σ A_iA_iᵀ is zero")
+    return {"L_A": float(L_A), "L_S": float(S.lmax), "lambda_min_S_A": float(S.lmin_pos)}
+
+
+def mixing_matrix_apply(orc: CountedOracles, lam_max: float) -> Callable[[np.ndarray], np.ndarray]:
+    """``M Y = Y − W Y / λ_max(W)``: the symmetric doubly stochastic mixing matrix ``M = I − W/λ_max(W)``.
+
+    One application is one ``comm``.  ``M1 = 1``, the eigenvalues of ``M`` lie in ``[0, 1]`` with
+    ``1`` simple (Assumption ``ass:W``); for a Laplacian-type ``W`` (non-positive off-diagonal)
+    its entries are non-negative because ``λ_max(W) >= max_i W_ii``.
+    """
+    inv = 1.0 / lam_max
+
+    def apply(Y: np.ndarray) -> np.ndarray:
+        WY = orc.comm(Y)
+        return Y - inv * WY
+
+    return apply
+
+
+def x_node_index(layout) -> np.ndarray:
+    """Node of every coordinate of the flat ``x`` part."""
+    return np.repeat(np.arange(layout.n), np.diff(layout.x_offsets))
+
+
+def inner_cap(L: float, mu: float, rel: float) -> int:
+    """Inner step cap: 4× the AGD bound ``√κ ln(κ/rel²)`` plus 50 (never the binding limit in a healthy run)."""
+    kappa = max(L / mu, 1.0)
+    return int(4 * math.ceil(math.sqrt(kappa) * math.log(max(kappa, 2.0) / rel ** 2)) + 50)
+
+
+class InnerSolver:
+    """:func:`inner_agd` with the run's gradient scale ``s`` (set by the first call) for the absolute floor."""
+
+    def __init__(self, rel: float = INNER_REL):
+        self.rel = rel
+        self.scale: float | None = None
+        self.steps: list[int] = []
+
+    def __call__(self, grad_phi, y0, L, mu, node, n):
+        y, k, s0 = inner_agd(grad_phi, y0, L, mu, node, n, rel=self.rel, scale=self.scale)
+        if self.scale is None:
+            self.scale = s0 if s0 > 0 else 1.0
+        self.steps.append(k)
+        return y
+
+    def summary(self) -> dict:
+        st = self.steps
+        return {"total": int(sum(st)), "mean": float(np.mean(st)) if st else 0.0, "max": int(max(st)) if st else 0,
+                "rel": self.rel, "abs_floor": INNER_ABS * (self.scale or 0.0)}
+
+
+def inner_agd(grad_phi: Callable[[np.ndarray], np.ndarray], y0: np.ndarray, L: float, mu: float, node: np.ndarray,
+              n: int, *, rel: float = INNER_REL, scale: float | None = None,
+              max_inner: int | None = None) -> tuple[np.ndarray, int, float]:
+    """Approximate ``argmin φ`` node by node (module docstring); returns ``(y, steps, s0)``.
+
+    ``grad_phi(y)`` must return a new array (one call = one inner step's oracle rounds);
+    ``node[k]`` is the node of coordinate ``k`` of ``y`` (flat); ``L``, ``μ``: constants of every
+    ``φ_i``; ``scale``: the run's gradient scale (``None``: this call's largest initial per-node
+    norm ``s0``, returned).  Returns the last point at which each node's stopping test held (or
+    the cap point).
+    """
+    if max_inner is None:
+        max_inner = inner_cap(L, mu, rel)
+    y = np.array(y0, dtype=float, copy=True)
+    shape = y.shape
+    y = y.reshape(-1)
+    kappa = max(L / mu, 1.0)
+    beta = (math.sqrt(kappa) - 1.0) / (math.sqrt(kappa) + 1.0)
+    step = 1.0 / L
+    x_prev = y.copy()
+    g = np.asarray(grad_phi(y.reshape(shape)), dtype=float).reshape(-1)
+    steps = 1
+    norms = np.sqrt(np.bincount(node, weights=g * g, minlength=n))
+    s0 = float(norms.max()) if norms.size else 0.0
+    s = s0 if scale is None else scale
+    tol = np.maximum(rel * norms, INNER_ABS * s)
+    active = norms > tol
+    while active.any() and steps < max_inner:
+        mask = active[node]
+        x_new = y - step * g
+        y_new = x_new + beta * (x_new - x_prev)
+        # frozen nodes keep their point
+        x_prev = np.where(mask, x_new, x_prev)
+        y = np.where(mask, y_new, y)
+        g = np.asarray(grad_phi(y.reshape(shape)), dtype=float).reshape(-1)
+        steps += 1
+        norms = np.sqrt(np.bincount(node, weights=g * g, minlength=n))
+        active &= norms > tol
+    return y.reshape(shape), steps, s0
