@@ -117,6 +117,62 @@ def _extremes(M: np.ndarray, name: str) -> tuple[float, float]:
     return ex.lmin_pos, ex.lmax
 
 
+#: operators on at most this many unknowns are materialised (see :class:`_Materialized`)
+MATERIALIZE_LIMIT = 400
+#: gossip polynomials P_W(W) (n × n) are materialised up to this many nodes
+MATERIALIZE_NODES = 2000
+
+
+class _Materialized:
+    """A fixed linear operator applied as one matrix product, counted as its recurrence.
+
+    Nested Chebyshev polynomials cost thousands of tiny oracle calls per APAPC
+    iteration, whose Python overhead (not arithmetic) dominated small instances.  A
+    polynomial operator is linear and fixed, so it is built once — by applying the
+    *same counted recurrence* to the unit vectors on a scratch oracle whose counts are
+    discarded — and each later application adds to the real oracles exactly the counts
+    one recurrence application made (measured on the scratch oracle, not computed from
+    degrees).  Counts are therefore identical by construction and values agree to
+    rounding (``tests/test_reformulations.py`` compares whole runs both ways).
+    """
+
+    def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple):
+        size = int(np.prod(shape))
+        before = scratch.snapshot()
+        probe = np.zeros(size)
+        probe[0] = 1.0
+        col0 = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        after = scratch.snapshot()
+        self.per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        M = np.empty((size, size))
+        M[:, 0] = col0
+        for j in range(1, size):
+            probe[j - 1], probe[j] = 0.0, 1.0
+            M[:, j] = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        self.M, self.shape, self.main = M, shape, main
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        for k, c in self.per_apply.items():
+            self.main.counts[k] += c
+        return (self.M @ np.asarray(v, dtype=float).reshape(-1)).reshape(np.shape(v))
+
+
+class _MaterializedNodes:
+    """``P_W(W)`` as an ``n × n`` matrix acting along the node axis (counted as its recurrence)."""
+
+    def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, n: int):
+        before = scratch.snapshot()
+        self.M = np.asarray(op_scratch(np.eye(n)))  # one polynomial evaluation on the identity
+        after = scratch.snapshot()
+        self.per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        self.main = main
+
+    def __call__(self, Y: np.ndarray) -> np.ndarray:
+        for k, c in self.per_apply.items():
+            self.main.counts[k] += c
+        return self.M @ Y
+
+
 class Reformulation:
     """Reformulation of a :class:`~instances.problem.MixedProblem` for APAPC.
 
@@ -127,6 +183,10 @@ class Reformulation:
     method : ``"apapc"`` (Chebyshev-accelerated) or ``"apapc-nocheb"`` (control).
     spectra : ``"lemma"`` or ``"exact"`` (module docstring).
     constants : ``"lemma"`` or ``"exact"`` (module docstring).
+    materialize : apply fixed polynomial operators (``P_W(W)``; small inner and outer
+        polynomials) as matrices built from their counted recurrence, adding the
+        recurrence's exact counts per application (:class:`_Materialized`); ``False``
+        evaluates every recurrence step through the oracles.
 
     Attributes used by APAPC: :meth:`grad_G`, :meth:`apply_normal`, :attr:`normal_rhs`,
     :attr:`L_G`, :attr:`mu_G`, :attr:`interval` (bounds on the positive spectrum of
@@ -135,7 +195,7 @@ class Reformulation:
     """
 
     def __init__(self, problem, oracles: CountedOracles | None = None, *, method: str = "apapc",
-                 spectra: str = "lemma", constants: str = "lemma"):
+                 spectra: str = "lemma", constants: str = "lemma", materialize: bool = True):
         if method not in METHODS:
             raise ValueError(f"Reformulation: unknown method {method!r}; expected one of {METHODS}")
         if spectra not in SPECTRA:
@@ -155,6 +215,7 @@ class Reformulation:
         if self.orc.problem is not problem:
             raise ValueError("Reformulation: the oracles belong to another problem")
         self.method, self.spectra, self.constants = method, spectra, constants
+        self.materialize = bool(materialize)
         self.cheb = method == "apapc"
         self.problem_class = cls
         lay = problem.layout
@@ -468,8 +529,22 @@ class Reformulation:
         return float(ev[0]), float(ev[-1]), float(ev_p[0])
 
     # ------------------------------------------------------------------ operators bound to an oracle object
-    def _ops(self, orc: CountedOracles) -> SimpleNamespace:
-        """Inner operators ``W'``, ``C'``, ``C̃'`` bound to ``orc`` (main or scratch)."""
+    def _ops(self, orc: CountedOracles, *, materialize: bool = False) -> SimpleNamespace:
+        """Inner operators ``W'``, ``C'``, ``C̃'`` bound to ``orc`` (main or scratch).
+
+        With ``materialize`` (main operators only) ``W'`` becomes an ``n × n`` matrix and
+        ``C'``, ``C̃'`` dense matrices when small, each counted as its recurrence.
+        """
+        if materialize:
+            ops = self._ops(orc)
+            sc = self._ops(self.scratch)
+            if getattr(ops, "Wp", None) is not None and self.cheb and self.n <= MATERIALIZE_NODES:
+                ops.Wp = _MaterializedNodes(sc.Wp, self.scratch, orc, self.n)
+            if "C" in self.inner and self.cheb and self.dx <= MATERIALIZE_LIMIT:
+                ops.Cp = ops.CpT = _Materialized(sc.Cp, self.scratch, orc, (self.dx,))
+            if "Ct" in self.inner and self.cheb and sc.Ctp is not None and self.n * self.dt <= MATERIALIZE_LIMIT:
+                ops.Ctp = _Materialized(sc.Ctp, self.scratch, orc, (self.n, self.dt))
+            return ops
         ops = SimpleNamespace(orc=orc)
         if "W" in self.inner:
             e = self.inner["W"]
@@ -555,10 +630,11 @@ class Reformulation:
         raise AssertionError(kind)
 
     def _bind_main(self) -> None:
-        ops = self._ops(self.orc)
+        ops = self._ops(self.orc, materialize=self.materialize)
         self._main_ops = ops
         entries = []
         rhs = np.zeros(self.size)
+        materialized = []
         for key, b in self.blocks.items():
             kind, sl, shape = b["kind"], b["slice"], b["shape"]
             N = (lambda v, k=kind: self._N(ops, k, v))
@@ -570,10 +646,20 @@ class Reformulation:
                 r = ch.rhs(Btb) if np.any(Btb) else np.zeros_like(Btb)
             else:
                 M, r = N, Btb
+            if self.materialize and self.cheb and int(np.prod(shape)) <= MATERIALIZE_LIMIT:
+                sc = self._ops(self.scratch)
+                Ns = (lambda v, k=kind: self._N(sc, k, v))
+                Ms = Chebyshev(Ns, hi, lo, b["degree"], name=f"BᵀB[{kind}]").apply_P if b["outer"] else Ns
+                M = _Materialized(Ms, self.scratch, self.orc, shape)
+                materialized.append(kind)
             rhs[sl] = np.asarray(r).ravel()
             entries.append((sl, shape, M))
         self.normal_rhs = rhs
         self._entries = entries
+        self.info["materialized"] = {"W'": isinstance(getattr(ops, "Wp", None), _MaterializedNodes),
+                                     "C'": isinstance(getattr(ops, "Cp", None), _Materialized),
+                                     "C̃'": isinstance(getattr(ops, "Ctp", None), _Materialized),
+                                     "outer": materialized}
         covered = sum(sl.stop - sl.start for sl, _, _ in entries)
         self._single = len(entries) == 1 and covered == self.size
         self._zero_slices = [self.sx] if self.x_kind == "free" else []

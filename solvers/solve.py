@@ -22,7 +22,7 @@ MAX_ITER = 100_000
 
 def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max_iter: int = MAX_ITER,
           spectra: str = "lemma", constants: str = "lemma", x0=None,
-          oracles: CountedOracles | None = None) -> SolveResult:
+          oracles: CountedOracles | None = None, materialize: bool = True) -> SolveResult:
     """Solve ``problem`` with APAPC on the paper's reformulation.
 
     Parameters
@@ -39,6 +39,8 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
         :mod:`solvers.reformulations`).
     x0 : start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
     oracles : counted oracles to use (default: new); tests pass wrapped ones.
+    materialize : apply fixed polynomial operators as matrices built from their counted
+        recurrence (same counts, values equal to rounding; see ``solvers.reformulations``).
     """
     if method not in METHODS:
         raise ValueError(f"solve: unknown method {method!r}; expected one of {METHODS}")
@@ -49,7 +51,7 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     u_star = np.asarray(x_star, dtype=float).ravel()
     if u_star.shape != (problem.layout.size,):
         raise ValueError(f"solve: x_star must be a u-layout vector of length {problem.layout.size}, got shape {u_star.shape}")
-    ref = Reformulation(problem, oracles, method=method, spectra=spectra, constants=constants)
+    ref = Reformulation(problem, oracles, method=method, spectra=spectra, constants=constants, materialize=materialize)
     u0 = np.zeros(problem.layout.size) if x0 is None else np.asarray(x0, dtype=float).ravel()
     w0 = ref.from_u(u0)
     den = ref.sq_distance(w0, u_star)
