@@ -44,20 +44,21 @@ TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 TARGET_RTOL = 5e-3
 #: iteration budget per solver run
 MAX_ITER = 200_000
-#: decades the solver runs below ε₂ so the error envelope has settled at ε₂
-OVERSHOOT = 2
+#: decades the solver runs below ε₂ so the error envelope has settled at ε₂ (the error oscillates
+#: by up to ~1.5 decades)
+OVERSHOOT = 1.5
 #: largest relative change of a per-accuracy count when the chain is doubled (truncation check)
 TRUNC_RTOL = 0.02
 
 #: random-family sweeps: base points and ranges
-RANDOM_BASE = {
-    "consensus": {"kappa_f": 100.0, "kappa_W": 30.0},
-    "coupled": {"kappa_f": 100.0, "kappa_A": 30.0, "kappa_W": 30.0},
-    "shared": {"kappa_f": 100.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-    "coupled_local": {"kappa_f": 100.0, "kappa_AC": 30.0, "kappa_C": 30.0, "kappa_W": 30.0},
-    "mixed": {"kappa_f": 100.0, "kappa_AC": 30.0, "kappa_C": 30.0, "kappa_Ct": 10.0, "kappa_W": 30.0},
-    "shared_ident": {"kappa_f": 100.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0},
-    "mixed_ident": {"kappa_f": 100.0, "kappa_AC": 30.0, "kappa_C": 30.0, "kappa_Ct_id": 10.0, "kappa_W": 30.0},
+RANDOM_BASE = {  # the non-swept parameters sit low: cost grows with every κ, the verdicts need only the swept one
+    "consensus": {"kappa_f": 30.0, "kappa_W": 30.0},
+    "coupled": {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
+    "shared": {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
+    "coupled_local": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 30.0},
+    "mixed": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 16.0, "kappa_W": 30.0},
+    "shared_ident": {"kappa_f": 30.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0},
+    "mixed_ident": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct_id": 10.0, "kappa_W": 30.0},
 }
 RANDOM_RANGE = {
     "tiny": (30, 100),
