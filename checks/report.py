@@ -265,9 +265,57 @@ def _lemma_section(doc: dict) -> list[Block]:
               "worst observed ratio of the two sides (≥ 1 holds) unless stated otherwise."), _result_table(lem)]
 
 
+def _bench_section(doc: dict, manifest: dict) -> list[Block]:
+    """Per class: method × oracle rows, one column per (parameter, family) with the fitted slope ± CI."""
+    from plots.bench import parse_bench_id
+
+    bench = [c for c in doc["claims"] if c["id"].startswith("bench.") and not c.get("control")]
+    if not bench:
+        return []
+    blocks = [H(2, "Benchmarks: baselines vs APAPC"),
+              P("Per-accuracy counts of every method on the same sweeps (worst-case construction and random family), "
+                "fitted log-log slopes ± 95% CI. Slopes are reported, not judged; `skipped` means the method did not reach "
+                "two measured points (budget) and the detail says why. `consistency`: no method's count to an error "
+                "level is below the lower-bound engine's count on the same instance.")]
+    by_cls: dict = {}
+    for c in bench:
+        b = parse_bench_id(c["id"])
+        if b is None:
+            by_cls.setdefault(c["id"].split(".")[1], {}).setdefault("_consistency", []).append(c)
+            continue
+        by_cls.setdefault(b["class"], {})[(b["method"], b["oracle"], b["param"], b["family"])] = c
+    for cls, d in by_cls.items():
+        cols = []
+        for k in d:
+            if k != "_consistency" and (k[2], k[3]) not in cols:
+                cols.append((k[2], k[3]))
+        rows_keys = []
+        for k in d:
+            if k != "_consistency" and (k[0], k[1]) not in rows_keys:
+                rows_keys.append((k[0], k[1]))
+        rows = []
+        for m, o in rows_keys:
+            row = [m, o]
+            for p, fam in cols:
+                c = d.get((m, o, p, fam))
+                row.append("" if c is None else (_slope(c) if c["status"] == "pass" else V(c["status"])))
+            rows.append(row)
+        head = ["Method", "Oracle"] + [f"{PARAMS[p][0] if p in PARAMS else p} ({'worst' if f == 'worst' else f})"
+                                       for p, f in cols]
+        blocks += [H(3, CLASS_LABELS.get(cls, cls)), T(head, rows)]
+        cons = d.get("_consistency") or []
+        if cons:
+            blocks.append(LIST([f"{V(c['status']).md()} `{c['id']}`: {_val(c.get('detail'))}" for c in cons]))
+        imgs = [IMG(_png(paths), f"{key}: all methods") for key, paths in (manifest or {}).get("bench", {}).items()
+                if key.split(".")[0] == cls]
+        if imgs:
+            blocks.append(DETAILS(f"{cls}: one figure per oracle ({len(imgs)})", imgs))
+    return blocks
+
+
 def _other_section(doc: dict) -> list[Block]:
-    other = [c for c in doc["claims"] if not c.get("control") and c["kind"] not in UPPER_KINDS + ("lower", "lemma", "closed-form")
-             and not c["id"].startswith("lemma.")]
+    other = [c for c in doc["claims"] if not c.get("control") and c["kind"] not in UPPER_KINDS + ("lower", "lemma", "closed-form", "bench")
+             and not c["id"].startswith(("lemma.", "bench."))]
     if not other:
         return []
     return [H(2, f"Other checks ({len(other)})"), _result_table(other)]
@@ -346,6 +394,7 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
     blocks += _figure_section(doc, manifest or {})
     blocks += _findings_section(doc)
     blocks += _lemma_section(doc)
+    blocks += _bench_section(doc, manifest or {})
     blocks += _other_section(doc)
     blocks += _controls_section(doc)
     blocks += _failures_section(doc)

@@ -9,7 +9,9 @@
 * ``class_<table>.<class>.{png,svg}``: every oracle × parameter of a problem class
   (:func:`plots.scaling.figure_class_panel`);
 * ``heatmap.{png,svg}``: measured/claimed exponent per cell × parameter
-  (:func:`plots.heatmap.figure_heatmap`).
+  (:func:`plots.heatmap.figure_heatmap`);
+* ``bench_<class>_<oracle>.{png,svg}``: every method's counts on the benchmark sweeps
+  (:func:`plots.bench.figure_bench`).
 
 Nothing here runs a solver (``mixbounds plot results.json`` redraws everything).
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .bench import bench_groups, figure_bench
 from .data import ResultsFileError, SweepGroup, load_results, sweep_groups, validate, xy
 from .heatmap import figure_heatmap
 from .scaling import figure_cell_param, figure_class_panel
@@ -35,14 +38,14 @@ def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, prune: bool = True) 
     """Draw every figure of ``doc`` into ``out_dir``.
 
     Returns a manifest ``{"cells": {"<cell>|<param>": [paths]}, "classes": {"<table>.<class>": [paths]},
-    "heatmap": [paths], "errors": ["<figure>: <reason>"]}``; a figure that cannot be drawn
+    "heatmap": [paths], "bench": {"<class>.<oracle>": [paths]}, "errors": ["<figure>: <reason>"]}``; a figure that cannot be drawn
     is reported in ``errors`` and does not stop the others.  With ``prune``, figures of
     this module's naming (``cell_*``, ``class_*``, ``heatmap``) left in ``out_dir`` by an
     earlier run and not redrawn now are removed, so the directory matches the results.
     """
     out_dir = Path(out_dir)
     groups = sweep_groups(doc)
-    manifest: dict = {"cells": {}, "classes": {}, "heatmap": [], "errors": []}
+    manifest: dict = {"cells": {}, "classes": {}, "heatmap": [], "bench": {}, "errors": []}
 
     def attempt(name, make, stem):
         try:
@@ -69,11 +72,17 @@ def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, prune: bool = True) 
             manifest["classes"][f"{t}.{cls}"] = paths
     if groups:
         manifest["heatmap"] = attempt("heatmap", lambda: figure_heatmap(groups), "heatmap")
+    for (cls, oracle), rs in bench_groups(doc).items():
+        paths = attempt(f"bench {cls} {oracle}", lambda cls=cls, o=oracle, rs=rs: figure_bench(cls, o, rs),
+                        f"bench_{cls}_{oracle}")
+        if paths:
+            manifest["bench"][f"{cls}.{oracle}"] = paths
     if prune and out_dir.is_dir():
-        keep = {Path(p).name for ps in [*manifest["cells"].values(), *manifest["classes"].values(), manifest["heatmap"]]
+        keep = {Path(p).name for ps in [*manifest["cells"].values(), *manifest["classes"].values(), manifest["heatmap"],
+                                        *manifest["bench"].values()]
                 for p in ps}
         for p in out_dir.iterdir():
-            stale = p.suffix in (".png", ".svg") and (p.name.startswith(("cell_", "class_")) or p.stem == "heatmap")
+            stale = p.suffix in (".png", ".svg") and (p.name.startswith(("cell_", "class_", "bench_")) or p.stem == "heatmap")
             if stale and p.name not in keep and p.is_file():
                 p.unlink()
     return manifest

@@ -141,3 +141,34 @@ def test_load_results_errors(tmp_path):
     assert load_results(tmp_path / "ok.json") == {"claims": []}
     with pytest.raises(ResultsFileError, match="without results.json"):
         load_results(tmp_path)
+
+
+def _bench_doc():
+    def res(rid, pts, slope, status="pass"):
+        return {"id": rid, "kind": "bench", "status": status, "measured": slope, "ci": None if slope is None else [slope - 0.1, slope + 0.1],
+                "points": [{"target": x, "realized": x, "per_accuracy": y} for x, y in pts]}
+    claims = [res("bench.coupled.apapc.comm.kappa_W", [(10, 100), (100, 316)], 0.5),
+              res("bench.coupled.dpmm.comm.kappa_W", [(10, 50), (100, 500)], 1.0),
+              res("bench.coupled.apapc.comm.kappa_W@random-coupled", [(10, 80), (100, 250)], 0.49),
+              res("bench.coupled.apapc.grad.kappa_f", [(10, 30), (100, 95)], 0.5),
+              res("bench.coupled.dpmm.comm.kappa_f", [], None, "skipped"),
+              {"id": "bench.coupled.consistency.kappa_W", "kind": "bench", "status": "pass", "detail": "ok"}]
+    return {"claims": claims}
+
+
+def test_bench_figures_one_per_class_and_oracle(tmp_path):
+    """Benchmark figures: one per (class, oracle), one series per (method, family) with points."""
+    from plots.bench import bench_groups, figure_bench
+
+    doc = _bench_doc()
+    groups = bench_groups(doc)
+    assert set(groups) == {("coupled", "comm"), ("coupled", "grad")}
+    fig, info = figure_bench("coupled", "comm", groups[("coupled", "comm")])
+    assert info["series"] == 3  # the skipped series has no points and is not drawn
+    labels = sorted(line.get_label() for ax in fig.axes for line in ax.get_lines())
+    assert labels == ["apapc (random) 0.49", "apapc (worst) 0.50", "dpmm (worst) 1.00"]
+    m = draw_all(doc, tmp_path)
+    assert sorted(m["bench"]) == ["coupled.comm", "coupled.grad"] and not m["errors"]
+    for paths in m["bench"].values():
+        png = [p for p in paths if str(p).endswith(".png")][0]
+        assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,80 @@
+"""Benchmark figures: every method's per-accuracy counts on the same sweeps.
+
+One figure per (problem class, oracle): one panel per swept parameter, one series per
+method, solid on the worst-case construction and dashed on the random family, each
+labelled with its fitted slope (``bench.<class>.<method>.<oracle>.<param>[@family]``
+results of :mod:`checks.bench`).  The slopes are reported, not judged.
+"""
+
+from __future__ import annotations
+
+from .data import finite, xy
+from .style import PARAM_TEX, new_figure, oracle_tex, param_tex, style_context
+
+#: method colours (APAPC first, in the suite's blue)
+METHOD_COLORS = ["#1f5fa8", "#c0392b", "#27ae60", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d", "#d4ac0d"]
+
+
+def parse_bench_id(rid: str) -> dict | None:
+    """``bench.<class>.<method>.<oracle>.<param>[@family]`` → its parts (``None`` for other ids)."""
+    head, _, family = rid.partition("@")
+    parts = head.split(".")
+    if len(parts) != 5 or parts[0] != "bench" or parts[2] == "consistency":
+        return None
+    return {"class": parts[1], "method": parts[2], "oracle": parts[3], "param": parts[4], "family": family or "worst"}
+
+
+def bench_groups(doc: dict) -> dict[tuple[str, str], list[dict]]:
+    """(class, oracle) → the bench results of that pair (document order)."""
+    out: dict[tuple[str, str], list[dict]] = {}
+    for r in doc.get("claims", []):
+        if r.get("kind") != "bench":
+            continue
+        p = parse_bench_id(r.get("id", ""))
+        if p is None:
+            continue
+        out.setdefault((p["class"], p["oracle"]), []).append(dict(r, _bench=p))
+    return out
+
+
+def figure_bench(cls: str, oracle: str, results: list[dict]):
+    """Panels per swept parameter; returns ``(figure, {"series": n})`` (``(None, …)`` if nothing to draw)."""
+    params = []
+    for r in results:
+        p = r["_bench"]["param"]
+        if p not in params:
+            params.append(p)
+    params.sort(key=lambda p: list(PARAM_TEX).index(p) if p in PARAM_TEX else len(PARAM_TEX))
+    methods = []
+    for r in results:
+        if r["_bench"]["method"] not in methods:
+            methods.append(r["_bench"]["method"])
+    color = {m: METHOD_COLORS[i % len(METHOD_COLORS)] for i, m in enumerate(methods)}
+    series = 0
+    with style_context():
+        w = max(4.0, 2.6 * len(params) + 0.6)
+        fig = new_figure(w, 3.6)
+        axes = fig.subplots(1, len(params), squeeze=False)[0]
+        for ax, p in zip(axes, params):
+            for r in results:
+                b = r["_bench"]
+                if b["param"] != p:
+                    continue
+                xs, ys = xy(dict(r, param=p))
+                if not xs:
+                    continue
+                s = finite(r.get("measured"))
+                fam = "worst" if b["family"] == "worst" else "random"
+                label = f"{b['method']} ({fam})" + (f" {s:.2f}" if s is not None else "")
+                ax.loglog(xs, ys, ls="-" if fam == "worst" else "--", marker="o" if fam == "worst" else "s",
+                          color=color[b["method"]], label=label)
+                series += 1
+            ax.set_xlabel(f"realized {param_tex(p)}")
+            ax.set_ylabel(f"{oracle_tex(oracle)} per accuracy")
+            ax.set_title(f"{oracle_tex(oracle)} vs {param_tex(p)}")
+            if ax.lines:
+                ax.legend(fontsize=5.5, frameon=False, title="method (family) slope", title_fontsize=5.5)
+        fig.suptitle(f"{cls}: per-accuracy counts, all methods (solid: worst case, dashed: random)", fontsize=8)
+    if series == 0:
+        return None, {"series": 0}
+    return fig, {"series": series}
