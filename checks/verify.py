@@ -477,7 +477,7 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         err.print(f"mixbounds verify: error: could not write outputs: {exc}", markup=False)
         print_summary(doc, console)
         return EXIT_FAIL
-    nfig = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest["bench"]) + (1 if manifest["heatmap"] else 0)
+    nfig = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + (1 if manifest["heatmap"] else 0)
     where = f"Wrote {out / 'results.json'}, results.csv, report.md, report.html" + (
         f", {nfig} figures in {out / 'plots'}" if opts.plots else "") + (f"; also {opts.json}" if opts.json else "")
     if manifest["errors"]:
@@ -503,7 +503,7 @@ def redraw(results_path, out_dir=None) -> int:
         print(f"mixbounds plot: error: {why.replace('--out ', '')}", file=sys.stderr)
         return EXIT_USAGE
     manifest = draw_all(doc, out)
-    n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest["bench"]) + (1 if manifest["heatmap"] else 0)
+    n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + (1 if manifest["heatmap"] else 0)
     if n == 0 and not manifest["errors"]:
         print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
         return EXIT_OK
