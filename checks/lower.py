@@ -169,8 +169,15 @@ def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckRes
         slope, ci, r2 = f["slope"], f["ci"], f["r2"]
     fslope = formula_slope(cell, param, [r["realized_all"] for r in rows]) if theory > 0 else 0.0
     target = fslope if theory > 0 else 0.0
+    # The formula slope weights the printed sum's terms with unit constants.  The constants are not
+    # printed: with any positive constants the local slope of a sum of monomials lies between the
+    # exponents of its terms, so a bound may grow up to the claimed exponent `theory` (e.g. a
+    # construction that isolates the √κ̂_C̃ term of T1.mixed.comm: engine slope 0.520 where the
+    # unit-constant formula gives 0.318 over the quick grid).  Below the formula slope is a finding
+    # (a weaker bound than claimed), above `theory` a failure.
+    upper_end = max(target, theory)
     findings: tuple = ()
-    if abs(slope - target) <= tol:
+    if target - tol <= slope <= upper_end + tol:
         status = "pass"
     elif control:
         status = "fail"

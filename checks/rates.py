@@ -52,17 +52,18 @@ TRUNC_RTOL = 0.02
 
 #: random-family sweeps: base points and ranges
 RANDOM_BASE = {  # the non-swept parameters sit low: cost grows with every κ, the verdicts need only the swept one
+    # (random-mixed κ̂_C̃ = 30: at 16 the family cannot be built at κ_W = 139 — minimum 18 there)
     "consensus": {"kappa_f": 30.0, "kappa_W": 30.0},
     "coupled": {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
     "shared": {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
     "coupled_local": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 30.0},
-    "mixed": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 16.0, "kappa_W": 30.0},
+    "mixed": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
     "shared_ident": {"kappa_f": 30.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0},
     "mixed_ident": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct_id": 10.0, "kappa_W": 30.0},
 }
 RANDOM_RANGE = {
     "tiny": (30, 100),
-    "quick": (100, 1000),
+    "quick": (30, 300),
     "full": (100, 10000),
 }
 

@@ -13,7 +13,7 @@ def test_registered_and_ids_well_formed():
     ids = [c.id for c in all_checks()]
     assert {f"bench.{cls}.{k}" for cls in bench.CLASSES for k in ("worst", "random")} <= set(ids)
     for c in bench.checks():
-        for rid in c.result_ids("quick"):
+        for rid in c.result_ids("full"):
             parts = rid.split("@")[0].split(".")
             assert parts[0] == "bench" and parts[1] in bench.CLASSES
             assert len(parts) == 5 or parts[2] == "consistency", rid
