@@ -46,3 +46,39 @@ def random_problem(rng, *, n=5, d=3, dt=2, m=2, p=1, pt=1, coupled=True, local=T
         kw["Ct"] = Ct
         kw["ct"] = [Ci @ xt0 for Ci in Ct]
     return MixedProblem(ring_laplacian(n) if n > 2 else path_laplacian(n), obj, lay, **kw)
+
+
+# ---------------------------------------------------------------------- independent oracle count
+class CountingProxy:
+    """A raw matrix that counts every product taken with it."""
+
+    def __init__(self, M, tally, key):
+        self.M, self.tally, self.key = M, tally, key
+
+    def __matmul__(self, v):
+        self.tally[self.key] += 1
+        return self.M @ v
+
+
+class CountingObjective:
+    """A raw objective that counts every gradient call."""
+
+    def __init__(self, obj, tally):
+        self.obj, self.tally = obj, tally
+
+    def grad(self, u):
+        self.tally["grad"] += 1
+        return self.obj.grad(u)
+
+
+def wrap_oracles(orc):
+    """Replace the internals of a CountedOracles by counting proxies; returns the independent tally."""
+    from solvers import ORACLES
+
+    tally = {k: 0 for k in ORACLES}
+    orc._W = CountingProxy(orc._W, tally, "comm")
+    orc._obj = CountingObjective(orc._obj, tally)
+    for attr, key in (("_bA", "A"), ("_bAT", "A"), ("_bC", "C"), ("_bCT", "C"), ("_bCt", "Ct"), ("_bCtT", "Ct")):
+        if hasattr(orc, attr):
+            setattr(orc, attr, CountingProxy(getattr(orc, attr), tally, key))
+    return tally

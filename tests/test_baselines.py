@@ -4,7 +4,7 @@ independent count, honest non-convergence, and the method-specific building bloc
 import numpy as np
 import pytest
 
-from helpers import path_laplacian, random_problem, ring_laplacian
+from helpers import path_laplacian, random_problem, ring_laplacian, wrap_oracles
 from instances import Layout, MixedProblem, QuadraticObjective
 from instances.reference import reference_solution
 from solvers import ORACLES, CountedOracles, solve
@@ -18,35 +18,6 @@ EPS = 1e-8
 BUDGET = 20_000
 #: how close the final iterate must be to x* (relative squared error) — the stopping target itself
 TOL_X = EPS
-
-
-class CountingProxy:
-    def __init__(self, M, tally, key):
-        self.M, self.tally, self.key = M, tally, key
-
-    def __matmul__(self, v):
-        self.tally[self.key] += 1
-        return self.M @ v
-
-
-class CountingObjective:
-    def __init__(self, obj, tally):
-        self.obj, self.tally = obj, tally
-
-    def grad(self, u):
-        self.tally["grad"] += 1
-        return self.obj.grad(u)
-
-
-def wrap(orc):
-    """Replace the oracle internals by counting proxies; returns the independent tally."""
-    tally = {k: 0 for k in ORACLES}
-    orc._W = CountingProxy(orc._W, tally, "comm")
-    orc._obj = CountingObjective(orc._obj, tally)
-    for attr, key in (("_bA", "A"), ("_bAT", "A"), ("_bC", "C"), ("_bCT", "C"), ("_bCt", "Ct"), ("_bCtT", "Ct")):
-        if hasattr(orc, attr):
-            setattr(orc, attr, CountingProxy(getattr(orc, attr), tally, key))
-    return tally
 
 
 def _problem(cls, rng):
@@ -71,7 +42,7 @@ def test_converges_and_counts_are_honest(name, cls, rng):
     P = _problem(cls, rng)
     ref = reference_solution(P)
     orc = CountedOracles(P)
-    tally = wrap(orc)
+    tally = wrap_oracles(orc)
     fn = BASELINES[name][0]
     res = fn(P, eps=EPS, x_star=ref.u, max_iter=BUDGET, oracles=orc)
     assert res.converged and res.reason == "tolerance", (name, cls, res.reason, res.final_error())

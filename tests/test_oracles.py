@@ -7,41 +7,14 @@ count every product actually performed; it does not use the oracle's counters.
 import numpy as np
 import pytest
 
-from helpers import random_problem
+from helpers import random_problem, wrap_oracles
 from solvers import ORACLES, CountedOracles
-
-
-class CountingProxy:
-    def __init__(self, M, tally, key):
-        self.M, self.tally, self.key = M, tally, key
-
-    def __matmul__(self, v):
-        self.tally[self.key] += 1
-        return self.M @ v
-
-
-class CountingObjective:
-    def __init__(self, obj, tally):
-        self.obj, self.tally = obj, tally
-
-    def grad(self, u):
-        self.tally["grad"] += 1
-        return self.obj.grad(u)
-
-
-def _wrap(orc):
-    tally = {k: 0 for k in ORACLES}
-    orc._W = CountingProxy(orc._W, tally, "comm")
-    orc._obj = CountingObjective(orc._obj, tally)
-    for attr, key in (("_bA", "A"), ("_bAT", "A"), ("_bC", "C"), ("_bCT", "C"), ("_bCt", "Ct"), ("_bCtT", "Ct")):
-        setattr(orc, attr, CountingProxy(getattr(orc, attr), tally, key))
-    return tally
 
 
 def test_counts_equal_independent_count(rng):
     P = random_problem(rng, n=6, d=3, dt=2, m=2)
     orc = CountedOracles(P)
-    tally = _wrap(orc)
+    tally = wrap_oracles(orc)
     lay = P.layout
     x = rng.standard_normal(lay.dx)
     Xt = rng.standard_normal((P.n, lay.dt))

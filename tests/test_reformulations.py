@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from helpers import random_problem, ring_laplacian
+from helpers import random_problem, ring_laplacian, wrap_oracles
 from instances import Layout, MixedProblem, QuadraticObjective
 from instances.graphs import _weighted_path_kappa, beta, path_weights_laplacian
 from instances.reference import reference_solution
@@ -118,34 +118,10 @@ def tuned(cls, W, *, kappa_f=10.0, kappa_C=None, s_AC=None, d=3, dt=2, m=2, p=2,
 
 
 # ---------------------------------------------------------------------- counting proxies
-class CountingProxy:
-    def __init__(self, M, tally, key):
-        self.M, self.tally, self.key = M, tally, key
-
-    def __matmul__(self, v):
-        self.tally[self.key] += 1
-        return self.M @ v
-
-
-class CountingObjective:
-    def __init__(self, obj, tally):
-        self.obj, self.tally = obj, tally
-
-    def grad(self, u):
-        self.tally["grad"] += 1
-        return self.obj.grad(u)
-
-
 def wrapped_oracles(P):
     """CountedOracles whose raw data count every product actually performed (as in test_oracles)."""
     orc = CountedOracles(P)
-    tally = {k: 0 for k in ORACLES}
-    orc._W = CountingProxy(orc._W, tally, "comm")
-    orc._obj = CountingObjective(orc._obj, tally)
-    for attr, key in (("_bA", "A"), ("_bAT", "A"), ("_bC", "C"), ("_bCT", "C"), ("_bCt", "Ct"), ("_bCtT", "Ct")):
-        if hasattr(orc, attr):
-            setattr(orc, attr, CountingProxy(getattr(orc, attr), tally, key))
-    return orc, tally
+    return orc, wrap_oracles(orc)
 
 
 def expected_per_iteration(params, method):
