@@ -274,6 +274,34 @@ class Chebyshev:
         """``P(M) M⁺ g = Cheb(v=0, g)`` (``g`` in the range of ``M``): ``degree − 1`` applications."""
         return self.iterate(np.zeros_like(g, dtype=float), g, v_is_zero=True)
 
+    def sparse_P(self, M, nnz_limit: int):
+        """``P(M)`` as a sparse matrix for a sparse symmetric ``M``, or ``None`` past ``nnz_limit``.
+
+        The same recurrence as :meth:`apply_P` (same coefficients), run on sparse
+        matrices started at the identity: ``V ← V + p`` with ``p⁰ = −M V⁰/ν`` and
+        ``p^i = (β^{i−1} p^{i−1} + M V^i)/δ^i``, then ``P(M) = I − V^n``.  No oracle is
+        used (the caller counts applications); the fill-in is checked after every
+        step and the evaluation abandoned (``None``) once any iterate has more than
+        ``nnz_limit`` stored entries.
+        """
+        import scipy.sparse as sp
+
+        M = sp.csr_matrix(M, dtype=np.float64)
+        eye = sp.identity(M.shape[0], dtype=np.float64, format="csr")
+        p = M @ eye * (-1.0 / self.nu)
+        v = eye + p
+        if v.nnz > nnz_limit:
+            return None
+        for beta, inv_delta in zip(self._betas, self._inv_deltas):
+            p = (p * beta + M @ v) * inv_delta
+            v = v + p
+            if v.nnz > nnz_limit or p.nnz > nnz_limit:
+                return None
+        out = (eye - v).tocsr()
+        out.sum_duplicates()
+        out.sort_indices()
+        return out
+
     def polynomial(self, lam) -> np.ndarray:
         """``P(λ)`` at scalar(s) ``λ``, by the same recurrence on a diagonal operator (no oracle use)."""
         lam = np.asarray(lam, dtype=float)

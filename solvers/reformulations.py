@@ -84,7 +84,7 @@ from bounds.condition import gossip_spectrum, group_spectrum, interaction_extrem
 from bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
 
 from .chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
-from .oracles import CountedOracles
+from .oracles import CountedOracles, spmv
 
 METHODS = ("apapc", "apapc-nocheb")
 SPECTRA = ("lemma", "exact")
@@ -171,6 +171,51 @@ class _MaterializedNodes:
         for k, c in self.per_apply.items():
             self.main.counts[k] += c
         return self.M @ Y
+
+
+#: a sparse polynomial P(M) of an inner operator (``C'``, ``C̃'``) too large to materialise densely
+#: is materialised as a sparse matrix when it has at most this many stored entries per row of M …
+SPARSE_FILL_PER_ROW = 64
+#: … and a probe vector agrees with the recurrence to this relative distance (else: the recurrence)
+SPARSE_CHECK_RTOL = 1e-9
+
+
+class _MaterializedSparse:
+    """``P(M)`` of an inner operator as one sparse matrix, counted as its recurrence.
+
+    For ``C' = P_C(CᵀC)`` and ``C̃' = P(C̃ᵀC̃)`` above :data:`MATERIALIZE_LIMIT` unknowns:
+    the matrix comes from :meth:`solvers.chebyshev.Chebyshev.sparse_P` on ``CᵀC`` (the same
+    recurrence on sparse matrices); the counts per application are those of one recurrence
+    application measured on the scratch oracle, and that application's result on a random
+    probe must agree with the matrix to :data:`SPARSE_CHECK_RTOL` (:meth:`build` returns
+    ``None`` otherwise, and when the fill-in exceeds :data:`SPARSE_FILL_PER_ROW`).  On the
+    coupled + local worst case (``C_i = diag(√W_C ⊗ I, √W_C ⊗ I)``, ``P(CᵀC)`` keeps the
+    pattern of ``CᵀC``) a ``C'`` application becomes one product instead of ``2⌈√κ_C⌉``.
+    """
+
+    def __init__(self, P, per_apply: dict, main: CountedOracles, shape: tuple):
+        self.P, self.per_apply, self.main, self.shape = P, per_apply, main, shape
+
+    @classmethod
+    def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple):
+        size = int(np.prod(shape))
+        P = cheb.sparse_P(M, SPARSE_FILL_PER_ROW * size)
+        if P is None:
+            return None
+        probe = np.random.default_rng(0).standard_normal(size)
+        before = scratch.snapshot()
+        ref = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        after = scratch.snapshot()
+        per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        got = spmv(P, probe)
+        if not np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), 1e-300):
+            return None
+        return cls(P, per_apply, main, shape)
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        for k, c in self.per_apply.items():
+            self.main.counts[k] += c
+        return spmv(self.P, np.asarray(v, dtype=float).reshape(-1)).reshape(np.shape(v))
 
 
 class Reformulation:
@@ -540,10 +585,21 @@ class Reformulation:
             sc = self._ops(self.scratch)
             if getattr(ops, "Wp", None) is not None and self.cheb and self.n <= MATERIALIZE_NODES:
                 ops.Wp = _MaterializedNodes(sc.Wp, self.scratch, orc, self.n)
-            if "C" in self.inner and self.cheb and self.dx <= MATERIALIZE_LIMIT:
-                ops.Cp = ops.CpT = _Materialized(sc.Cp, self.scratch, orc, (self.dx,))
-            if "Ct" in self.inner and self.cheb and sc.Ctp is not None and self.n * self.dt <= MATERIALIZE_LIMIT:
-                ops.Ctp = _Materialized(sc.Ctp, self.scratch, orc, (self.n, self.dt))
+            if "C" in self.inner and self.cheb:
+                if self.dx <= MATERIALIZE_LIMIT:
+                    ops.Cp = ops.CpT = _Materialized(sc.Cp, self.scratch, orc, (self.dx,))
+                else:
+                    m = _MaterializedSparse.build(sc.chC, self.problem.bC.T @ self.problem.bC, sc.Cp, self.scratch, orc, (self.dx,))
+                    if m is not None:
+                        ops.Cp = ops.CpT = m
+            if "Ct" in self.inner and self.cheb and sc.Ctp is not None:
+                if self.n * self.dt <= MATERIALIZE_LIMIT:
+                    ops.Ctp = _Materialized(sc.Ctp, self.scratch, orc, (self.n, self.dt))
+                else:
+                    m = _MaterializedSparse.build(sc.chT, self.problem.bCt.T @ self.problem.bCt, sc.Ctp, self.scratch, orc,
+                                                  (self.n, self.dt))
+                    if m is not None:
+                        ops.Ctp = m
             return ops
         ops = SimpleNamespace(orc=orc)
         if "W" in self.inner:
@@ -556,7 +612,7 @@ class Reformulation:
             e = self.inner["C"]
             if self.cheb:
                 chC = Chebyshev(lambda x: orc.CT(orc.C(x)), e["L"], e["mu"], e["degree"], name="CᵀC")
-                ops.Cp, ops.CpT = chC.apply_P, chC.apply_P
+                ops.Cp, ops.CpT, ops.chC = chC.apply_P, chC.apply_P, chC
                 ops.c_prime = lambda: chC.rhs(orc.CT(self.problem.c_stacked))  # c' = P(CᵀC)(CᵀC)⁺Cᵀc
             else:
                 ops.Cp, ops.CpT = orc.C, orc.CT
@@ -565,7 +621,7 @@ class Reformulation:
             e = self.inner["Ct"]
             if self.cheb:
                 chT = Chebyshev(lambda X: orc.CtT(orc.Ct(X)), e["L"], e["mu"], e["degree"], name="C̃ᵀC̃")
-                ops.Ctp = chT.apply_P
+                ops.Ctp, ops.chT = chT.apply_P, chT
                 # B̃ᵀ(1⊗c̃'; 0) = 1⊗C̃'c̃',  c̃' = P(C̃ᵀC̃)(C̃ᵀC̃)⁺C̃ᵀc̃ (at every node)
                 ops.Ct_rhs = lambda: chT.apply_P(chT.rhs(orc.CtT(self.problem.ct_stacked)))
             else:
@@ -657,8 +713,8 @@ class Reformulation:
         self.normal_rhs = rhs
         self._entries = entries
         self.info["materialized"] = {"W'": isinstance(getattr(ops, "Wp", None), _MaterializedNodes),
-                                     "C'": isinstance(getattr(ops, "Cp", None), _Materialized),
-                                     "C̃'": isinstance(getattr(ops, "Ctp", None), _Materialized),
+                                     "C'": isinstance(getattr(ops, "Cp", None), (_Materialized, _MaterializedSparse)),
+                                     "C̃'": isinstance(getattr(ops, "Ctp", None), (_Materialized, _MaterializedSparse)),
                                      "outer": materialized}
         covered = sum(sl.stop - sl.start for sl, _, _ in entries)
         self._single = len(entries) == 1 and covered == self.size

@@ -219,6 +219,35 @@ def test_materialized_operators_same_counts(name):
     assert info is not None and (info["W'"] or info["C'"] or info["C̃'"] or info["outer"]), info
 
 
+@pytest.mark.parametrize("family", ["coupled-local", "mixed"])
+def test_sparse_materialized_local_polynomial_same_counts(family):
+    """Above MATERIALIZE_LIMIT unknowns C' = P_C(CᵀC) is a sparse matrix (the printed C&L
+    construction keeps the pattern of CᵀC): same iterations and counts as the recurrence,
+    values equal to rounding, and the independent tally of raw products agrees."""
+    from instances.families import build
+    from solvers.reformulations import MATERIALIZE_LIMIT, _MaterializedSparse
+
+    kw = dict(kappa_W=4.0, kappa_C=10.0, kappa_AC=12.0, kappa_f=4.0, eps=1e-3)
+    if family == "mixed":
+        kw["kappa_Ct"] = 30.0
+    P = build(family, **kw).problem
+    assert P.layout.dx > MATERIALIZE_LIMIT
+    ref = reference_solution(P).u
+    a = solve(P, eps=1e-5, x_star=ref, materialize=False)
+    orc = CountedOracles(P)
+    tally = wrap_oracles(orc)
+    b = solve(P, eps=1e-5, x_star=ref, materialize=True, oracles=orc)
+    assert a.converged and b.converged
+    assert a.iterations == b.iterations
+    assert np.array_equal(a.history_counts, b.history_counts)
+    assert np.sum((a.x - b.x) ** 2) <= MATERIALIZE_RTOL * np.sum(ref ** 2)
+    assert b.params["materialized"]["C'"]
+    assert tally["C"] < b.counts["C"]  # the sparse matrix made most C products unnecessary …
+    assert b.counts == a.counts  # … and they are still counted, as the recurrence makes them
+    R = Reformulation(P)
+    assert isinstance(R._ops(R.orc, materialize=True).Cp, _MaterializedSparse)
+
+
 @pytest.mark.parametrize("method", ["apapc", "apapc-nocheb"])
 @pytest.mark.parametrize("name", ALL)
 def test_per_iteration_counts_follow_the_degrees(name, method):
