@@ -43,6 +43,7 @@ import numpy as np
 
 from .framework import Check, Task
 from .result import CheckResult
+from .rates import SETTLE
 from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, fit_slope, geomspace
 
 #: classes benchmarked (those with a worst-case construction)
@@ -100,8 +101,10 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     """Build one instance, solve it exactly and with ``method``; counts and the per-accuracy cost.
 
     ``method``: ``"apapc"`` (:func:`solvers.solve`) or a key of :data:`solvers.baselines.BASELINES`.
-    The run stops at relative squared error ``stop``; first-hit counts at ``eps1``, ``eps2`` and
-    at every level of :data:`checks.sweeps.ABS_LEVELS` are recorded.
+    The run stops once the relative squared error has reached ``stop`` and has stayed ``<= eps2``
+    for the last :data:`checks.rates.SETTLE` of the iterations (the envelope of the recorded
+    history above ``eps2`` is then that of the whole run); first-hit counts at ``eps1``, ``eps2``
+    and at every level of :data:`checks.sweeps.ABS_LEVELS` are recorded.
     """
     from instances.families import build
     from instances.reference import reference_solution
@@ -115,12 +118,12 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     P = inst.problem
     ref = reference_solution(P)
     if method == "apapc":
-        res = solve(P, method="apapc", eps=stop, x_star=ref.u, max_iter=max_iter)
+        res = solve(P, method="apapc", eps=stop, x_star=ref.u, max_iter=max_iter, settle=SETTLE, settle_eps=eps2)
     else:
         fn, classes, _ = BASELINES[method]
         if P.problem_class not in classes:
             raise ValueError(f"{method} does not apply to class {P.problem_class}")
-        res = fn(P, eps=stop, x_star=ref.u, max_iter=max_iter)
+        res = fn(P, eps=stop, x_star=ref.u, max_iter=max_iter, settle=SETTLE, settle_eps=eps2)
     out = {"realized": inst.realized, "targets": inst.targets, "n": P.n, "variables": P.layout.size,
            "method": method, "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
            "final_error": res.final_error(), "counts": res.counts,

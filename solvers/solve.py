@@ -22,7 +22,8 @@ MAX_ITER = 100_000
 
 def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max_iter: int = MAX_ITER,
           spectra: str = "lemma", constants: str = "lemma", x0=None,
-          oracles: CountedOracles | None = None, materialize: bool = True) -> SolveResult:
+          oracles: CountedOracles | None = None, materialize: bool = True, settle: float = 0.0,
+          settle_eps: float | None = None) -> SolveResult:
     """Solve ``problem`` with APAPC on the paper's reformulation.
 
     Parameters
@@ -41,6 +42,9 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     oracles : counted oracles to use (default: new); tests pass wrapped ones.
     materialize : apply fixed polynomial operators as matrices built from their counted
         recurrence (same counts, values equal to rounding; see ``solvers.reformulations``).
+    settle : stop rule (see :func:`solvers.apapc.apapc`): ``0`` stops at the first error
+        ``<= eps``; ``s > 0`` only once the last ``s·k`` errors are all ``<= settle_eps``
+        (default ``eps``) and the error has reached ``eps``.
     """
     if method not in METHODS:
         raise ValueError(f"solve: unknown method {method!r}; expected one of {METHODS}")
@@ -78,6 +82,8 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
         max_iter=max_iter,
         method=method,
         extra_params=ref.describe(),
+        settle=settle,
+        settle_eps=settle_eps,
     )
 
 

@@ -66,6 +66,21 @@ def test_converges_and_counts_are_honest(name, cls, rng):
 
 
 @pytest.mark.parametrize("name", sorted(BASELINES))
+def test_settle_stop_rule(name, rng):
+    """``settle=0.5``: the run ends only once the last half of its errors are <= ``settle_eps``
+    and the error has reached ``eps`` (the stop rule of the rate measurements)."""
+    P = _problem(BASELINES[name][1][0], rng)
+    ref = reference_solution(P)
+    res = BASELINES[name][0](P, eps=1e-8, x_star=ref.u, max_iter=BUDGET, settle=0.5, settle_eps=1e-6)
+    assert res.converged
+    k, e = res.iterations, res.history_error
+    above = np.flatnonzero(e > 1e-6)
+    assert k - above[-1] >= k / 2 and e.min() <= 1e-8
+    with pytest.raises(ValueError, match="settle"):
+        BASELINES[name][0](P, eps=1e-8, x_star=ref.u, settle=1.5)
+
+
+@pytest.mark.parametrize("name", sorted(BASELINES))
 def test_budget_is_reported_not_converged(name, rng):
     cls = BASELINES[name][1][0]
     P = _problem(cls, rng)

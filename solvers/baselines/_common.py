@@ -77,10 +77,22 @@ def check_run_args(eps: float, max_iter: int, method: str) -> None:
 
 
 class Run:
-    """History, stopping test and result record of one baseline run."""
+    """History, stopping test and result record of one baseline run.
 
-    def __init__(self, problem, orc: CountedOracles, u_star: np.ndarray, eps: float, max_iter: int, method: str):
+    ``settle``/``settle_eps`` are the stop rule of :func:`solvers.apapc.apapc`: ``0`` stops at the
+    first error ``<= eps``, ``s > 0`` once the last ``s·k`` recorded errors are all ``<= settle_eps``
+    (default ``eps``) and the error has reached ``eps``.
+    """
+
+    def __init__(self, problem, orc: CountedOracles, u_star: np.ndarray, eps: float, max_iter: int, method: str,
+                 settle: float = 0.0, settle_eps: float | None = None):
         check_run_args(eps, max_iter, method)
+        if not (0.0 <= settle < 1.0):
+            raise ValueError(f"{method}: settle must be in [0, 1), got {settle}")
+        self.settle, self.last_above, self.hit = float(settle), 0, False
+        self.level = float(eps if settle_eps is None else settle_eps)
+        if not (self.level >= eps):
+            raise ValueError(f"{method}: settle_eps must be >= eps, got {settle_eps} < {eps}")
         self.problem, self.orc, self.eps, self.max_iter, self.method = problem, orc, float(eps), int(max_iter), method
         self.u_star = u_star
         self.den = float(u_star @ u_star)  # ‖u_0 − u*‖² with u_0 = 0
@@ -105,7 +117,11 @@ class Run:
         if not math.isfinite(err):
             self.reason = "non-finite"
             return True
-        if err <= self.eps:
+        k = len(self.err_hist) - 1
+        self.hit = self.hit or err <= self.eps
+        if err > self.level:
+            self.last_above = k
+        elif self.hit and k - self.last_above >= self.settle * k:
             self.reason, self.converged = "tolerance", True
             return True
         if err > DIVERGENCE_RATIO:

@@ -41,7 +41,8 @@ CITATION = "Nedić, Olshevsky, Shi (2017), SIAM J. Optim. 27(4):2597-2633, DIGin
 
 
 def solve_diging(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_000,
-                 oracles: CountedOracles | None = None, alpha: float | None = None) -> SolveResult:
+                 oracles: CountedOracles | None = None, settle: float = 0.0, settle_eps: float | None = None,
+                 alpha: float | None = None) -> SolveResult:
     """Run DIGing on a consensus problem (module docstring)."""
     require(problem, CLASSES, "DIGing")
     orc = oracles if oracles is not None else CountedOracles(problem)
@@ -55,7 +56,7 @@ def solve_diging(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100
     if not (a > 0):
         raise ValueError(f"DIGing: step α must be positive, got {a}")
     n, dt = problem.n, problem.layout.dt
-    run = Run(problem, orc, u_star, eps, max_iter, "diging")
+    run = Run(problem, orc, u_star, eps, max_iter, "diging", settle=settle, settle_eps=settle_eps)
     params = {"alpha": a, "spectral_gap": delta, "mixing": "M = I - W/lambda_max(W)", **g}
     X = np.zeros((n, dt))
     if run.record(X):
