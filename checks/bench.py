@@ -106,17 +106,16 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     history above ``eps2`` is then that of the whole run); first-hit counts at ``eps1``, ``eps2``
     and at every level of :data:`checks.sweeps.ABS_LEVELS` are recorded.
     """
-    from instances.families import build
-    from instances.reference import reference_solution
     from solvers import ORACLES, solve
     from solvers.baselines import BASELINES
 
+    from .framework import instance_and_reference
+
     try:
-        inst = build(family, **params)
+        inst, ref = instance_and_reference(family, params)
     except ValueError as exc:  # the point itself is impossible: not the method's failure
         return {"instance_error": f"{family}{params}: {exc}"}
     P = inst.problem
-    ref = reference_solution(P)
     if method == "apapc":
         res = solve(P, method="apapc", eps=stop, x_star=ref.u, max_iter=max_iter, settle=SETTLE, settle_eps=eps2)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -44,7 +45,15 @@ def _cmd_verify(args) -> int:
 def _cmd_plot(args) -> int:
     from checks.verify import redraw
 
-    return redraw(args.results, args.out)
+    return redraw(args.results, args.out, jobs=args.jobs)
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the cores this process may run on (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _positive_int(s: str) -> int:
@@ -73,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--claims", default="*", metavar="GLOB",
                    help="glob(s) over result ids, comma-separated, e.g. 'T1.coupled.*', 'T1.*.lower', 'lemma.*'; "
                         "a glob also selects the ids below it ('T1.coupled.comm' selects T1.coupled.comm.kappa_W.tight)")
-    v.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="worker processes (default 1)")
+    v.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
+                   help=f"worker processes for sweep points and figures (default: the available cores, here {default_jobs()})")
     v.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     v.add_argument("--json", default=None, metavar="FILE", help="also write results.json to FILE")
     v.add_argument("--no-plots", action="store_true", help="skip the figures (the report then has none)")
@@ -82,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="redraw the figures from a results.json (never runs a solver)")
     pl.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
     pl.add_argument("--out", default=None, metavar="DIR", help="figure directory (default: plots/ beside RESULTS)")
+    pl.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
+                    help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
     from checks.cli_instance import register as register_instance
 

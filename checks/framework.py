@@ -89,6 +89,52 @@ def call_task(func: str, kwargs: dict) -> dict:
     return out
 
 
+#: instances (and their exact solutions) built by the tasks of the group running in this process
+_INSTANCES: dict[str, tuple] = {}
+_SHARING = False
+
+
+def instance_and_reference(family: str, params: dict):
+    """``(instances.families.build(family, **params), reference_solution(its problem))``.
+
+    Inside a task group (:func:`_run_group`: the tasks of one sweep point — upper bound,
+    lower bound, benchmarks — run one after the other in one process) the pair is built
+    once and shared; both are deterministic functions of ``(family, params)`` and no task
+    modifies them, so a point's counts do not depend on the sharing.
+    """
+    from instances.families import build
+    from instances.reference import reference_solution
+
+    key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
+    if _SHARING and key in _INSTANCES:
+        return _INSTANCES[key]
+    inst = build(family, **params)
+    pair = (inst, reference_solution(inst.problem))
+    if _SHARING:
+        _INSTANCES[key] = pair
+    return pair
+
+
+def _group_key(t: Task) -> str:
+    """Tasks on the same instance (same family and parameters) form one group."""
+    fam, params = t.kwargs.get("family"), t.kwargs.get("params")
+    if fam is None or params is None:
+        return t.key
+    p = {k: v for k, v in params.items() if k != "eps"}
+    return json.dumps({"family": fam, "params": _clean(p)}, sort_keys=True)
+
+
+def _run_group(calls: list[tuple[str, str, dict]]) -> list[tuple[str, dict]]:
+    """Run the tasks of one group in this process, sharing their instances; ``[(key, point)]``."""
+    global _SHARING
+    _SHARING = True
+    try:
+        return [(key, call_task(func, kwargs)) for key, func, kwargs in calls]
+    finally:
+        _SHARING = False
+        _INSTANCES.clear()
+
+
 def _atomic_write_json(path: Path, obj) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
@@ -153,25 +199,31 @@ def run_checks(
         if progress:
             progress(done, total, t)
 
-    # longest tasks first: better load balance
-    todo.sort(key=lambda t: -float(t.kwargs.get("_cost", 0)))
-    if jobs > 1 and len(todo) > 1:
+    # tasks on the same instance run together (one build and one exact solution per group);
+    # longest groups first: better load balance
+    groups: dict[str, list[Task]] = {}
+    for t in todo:
+        groups.setdefault(_group_key(t), []).append(t)
+    batches = sorted(groups.values(), key=lambda g: -max(float(t.kwargs.get("_cost", 0)) for t in g))
+    by_key = {t.key: t for t in todo}
+    if jobs > 1 and len(batches) > 1:
         from joblib import Parallel, delayed, parallel_config
 
         # one BLAS thread per worker: the suite's work is many small products, and
         # oversubscribed BLAS threads on a 2-core machine made LAPACK calls 100× slower
         with parallel_config(backend="loky", inner_max_num_threads=1):
             par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-            outs = par(delayed(_keyed_call)(t.key, t.func, t.kwargs) for t in todo)
-            by_key = {t.key: t for t in todo}
-            for key, out in outs:
-                record(by_key[key], out)
+            outs = par(delayed(_run_group)([(t.key, t.func, t.kwargs) for t in g]) for g in batches)
+            for group_out in outs:
+                for key, out in group_out:
+                    record(by_key[key], out)
     else:
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1):
-            for t in todo:
-                record(t, call_task(t.func, t.kwargs))
+            for g in batches:
+                for key, out in _run_group([(t.key, t.func, t.kwargs) for t in g]):
+                    record(by_key[key], out)
     results: list[CheckResult] = []
     for c in checks:
         pts = {k: points[k] for k in per_check[c.id]}
@@ -184,10 +236,6 @@ def run_checks(
     stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "seconds": time.perf_counter() - t0,
              "code_version": version}
     return results, stats
-
-
-def _keyed_call(key: str, func: str, kwargs: dict) -> tuple[str, dict]:
-    return key, call_task(func, kwargs)
 
 
 def all_checks() -> list[Check]:

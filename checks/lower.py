@@ -59,16 +59,13 @@ def sweeps(tier: str, cls: str, variant: str | None, *, grad: bool) -> list[Swee
 # ----------------------------------------------------------------------------- task
 def lower_point(family: str, params: dict, oracles: list, chain: int | None = None, parts: tuple = ("all",)) -> dict:
     """Build one instance, solve it exactly, and run the engine for ``oracles`` on each part."""
-    from instances.families import build
-    from instances.reference import reference_solution
-
     from .engine import Engine
+    from .framework import instance_and_reference
 
     kw = dict(params)
     if chain is not None:
         kw["chain"] = chain
-    inst = build(family, **kw)
-    ref = reference_solution(inst.problem)
+    inst, ref = instance_and_reference(family, kw)
     eng = Engine(inst.problem, ref.u)
     out = {"realized": inst.realized, "targets": inst.targets, "n": inst.problem.n,
            "chain_length": inst.params.get("chain_length"), "k_eps": inst.params.get("k_eps"),
@@ -104,7 +101,9 @@ def _part(cls: str, oracle: str, param: str) -> str:
 
 
 def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:
-    kw = {"family": sw.family, "params": sw.point_params(value), "oracles": sorted(oracles)}
+    params = sw.point_params(value)
+    params.setdefault("eps", EPS_INSTANCE)  # the instance of the solvers' sweep point (checks.rates.upper_point)
+    kw = {"family": sw.family, "params": params, "oracles": sorted(oracles)}
     if sw.cls == "mixed" and not sw.family.endswith("-grad"):
         kw["parts"] = ["x", "xt"]
     if chain is not None:

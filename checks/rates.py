@@ -96,15 +96,14 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
     envelope of the whole run above ``eps2``.  First-hit counts are kept for the lower-bound
     comparison.
     """
-    from instances.families import build
-    from instances.reference import reference_solution
     from solvers import ORACLES, solve
+
+    from .framework import instance_and_reference
 
     kw = dict(params)
     if family in ("consensus", "coupled", "shared", "coupled-local", "mixed"):
         kw.setdefault("eps", eps2)
-    inst = build(family, **kw)
-    ref = reference_solution(inst.problem)
+    inst, ref = instance_and_reference(family, kw)
     res = solve(inst.problem, method=method, eps=eps2, x_star=ref.u, max_iter=max_iter, settle=SETTLE)
     out = {"realized": inst.realized, "targets": inst.targets, "n": inst.problem.n,
            "variables": inst.problem.layout.size, "chain_length": inst.params.get("chain_length"),

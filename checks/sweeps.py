@@ -145,6 +145,10 @@ WORST_RANGE = {
     "full": {"kappa_f": (100, 10000), "kappa_W": (100, 10000), "kappa_A": (100, 10000), "kappa_Ct": (100, 10000),
              "kappa_AC": (100, 10000), "kappa_C": (30, 3000)},
 }
+#: per-class exceptions to WORST_RANGE: (tier, class, parameter) → (lo, hi).  The coupled + local and mixed
+#: κ_f sweeps of the quick tier start at their base κ_f = 10 (their κ_f = 300 points alone took 9-10 s each, the
+#: largest of the tier, which has to finish in 5 minutes)
+WORST_RANGE_CLASS = {("quick", "coupled_local", "kappa_f"): (10, 100), ("quick", "mixed", "kappa_f"): (10, 100)}
 POINTS = {"tiny": 3, "quick": 4, "full": 7}
 WORST_FAMILY = {"consensus": "consensus", "coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local",
                 "mixed": "mixed"}
@@ -162,6 +166,6 @@ def worst_sweeps(tier: str, cls: str, variant: str | None = None, *, grad: bool 
     fam = WORST_FAMILY[cls] + ("-grad" if grad and cls != "consensus" else "")
     out = []
     for p in CLASS_FAMILIES[cls][2]:
-        lo, hi = WORST_RANGE[tier][p]
+        lo, hi = WORST_RANGE_CLASS.get((tier, cls, p), WORST_RANGE[tier][p])
         out.append(Sweep(cls, fam, p, WORST_BASE[cls], tuple(geomspace(lo, hi, POINTS[tier])), variant=variant, eps=WORST_EPS))
     return out

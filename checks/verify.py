@@ -295,7 +295,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots: bool = True,
-                  t_start: float | None = None) -> dict:
+                  t_start: float | None = None, jobs: int = 1) -> dict:
     """Figures, report, CSV, then ``results.json`` (last: its presence marks a complete run).
 
     With ``t_start`` (a ``time.perf_counter()`` value), ``doc["wall_time"]`` is updated to include the figures.
@@ -308,7 +308,7 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
         from plots import draw_all
 
         t0 = time.perf_counter()
-        manifest = draw_all(doc, out / "plots")
+        manifest = draw_all(doc, out / "plots", jobs=jobs)
         doc["stats"]["plot_seconds"] = time.perf_counter() - t0
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
@@ -469,7 +469,7 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
                          started=started, checks=selected, plan=plan, jobs=opts.jobs, cache_dir=cache_dir,
                          command=opts.command)
     try:
-        manifest = write_outputs(doc, out, json_path=opts.json, plots=opts.plots, t_start=t_start)
+        manifest = write_outputs(doc, out, json_path=opts.json, plots=opts.plots, t_start=t_start, jobs=opts.jobs)
     except KeyboardInterrupt:
         err.print("mixbounds verify: interrupted while writing outputs; results.json not written", markup=False)
         return EXIT_INTERRUPTED
@@ -486,8 +486,8 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     return doc["summary"]["exit_code"]
 
 
-def redraw(results_path, out_dir=None) -> int:
-    """``mixbounds plot RESULTS [--out DIR]``: redraw the figures from a results document (never runs a solver)."""
+def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
+    """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures from a results document (never runs a solver)."""
     from plots import ResultsFileError, draw_all, load_results
 
     try:
@@ -502,7 +502,7 @@ def redraw(results_path, out_dir=None) -> int:
     if why:
         print(f"mixbounds plot: error: {why.replace('--out ', '')}", file=sys.stderr)
         return EXIT_USAGE
-    manifest = draw_all(doc, out)
+    manifest = draw_all(doc, out, jobs=jobs)
     n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + (1 if manifest["heatmap"] else 0)
     if n == 0 and not manifest["errors"]:
         print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")

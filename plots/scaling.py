@@ -99,15 +99,17 @@ def draw_group(ax, group: SweepGroup, *, compact: bool = False) -> dict:
         sc = ax.scatter(xs, ys, s=18 if compact else 22, marker=st["marker"], color=st["color"], zorder=3,
                         facecolors="none" if role == "lower" else st["color"], linewidths=1.1, label=name)
         sc.set_gid(f"data:{role}:{res['id']}")
-        handles.append(sc)
-        labels.append(f"{name}: {len(xs)} points")
         slope = finite(res.get("measured"))
         if slope is not None and len(xs) >= 2:
             gx, gy = _fit_line(xs, ys, slope)
             (ln,) = ax.plot(gx, gy, color=st["color"], lw=1.1, ls="-" if role == "upper" else (0, (1, 1)), zorder=2)
             ln.set_gid(f"fit:{role}:{res['id']}")
-            handles.append(ln)
-            labels.append(f"fit, slope {fmt_slope(res)} ({verdict})")
+            # one legend entry per series (markers over their fitted line): half the legend text to lay out
+            handles.append((ln, sc))
+            labels.append(f"{name}, {len(xs)} points\nfitted slope {fmt_slope(res)} ({verdict})")
+        else:
+            handles.append(sc)
+            labels.append(f"{name}: {len(xs)} points")
         summary.append(f"{tag} {fmt_slope(res)} {verdict}")
     theory = group.theory
     if theory is not None and first is not None:
@@ -181,7 +183,7 @@ def _log_ticks(ax, xs=None, ys=None):
 def figure_cell_param(group: SweepGroup, *, width: float = 3.4, height: float | None = None):
     """One-column figure of a (cell, param) group; the legend sits below the axes (never over data)."""
     with style_context():
-        n_entries = 2 * (len(group.upper) + len(group.lower)) + 1
+        n_entries = 2 * (len(group.upper) + len(group.lower)) + 1  # two text lines per series
         height = height or (2.4 + 0.16 * n_entries)
         fig = new_figure(width, height)
         ax = fig.add_subplot()
