@@ -131,6 +131,20 @@ def test_draw_all_manifest_and_broken_figure(doc, tmp_path, monkeypatch):
                                                                                   "notes.txt"])
 
 
+def test_draw_all_parallel_equals_serial(doc, tmp_path):
+    """``jobs=2`` draws the same figures (same files, byte-identical PNGs) as one process."""
+    a = draw_all(doc, tmp_path / "serial", formats=("png",))
+    b = draw_all(doc, tmp_path / "parallel", formats=("png",), jobs=2)
+    assert a["errors"] == b["errors"] == []
+
+    def names(m):
+        return sorted(p.name for ps in [*m["cells"].values(), *m["classes"].values(), m["heatmap"]] for p in ps)
+
+    assert names(a) == names(b) and len(names(a)) == 6
+    for n in names(a):
+        assert (tmp_path / "serial" / n).read_bytes() == (tmp_path / "parallel" / n).read_bytes(), n
+
+
 def test_load_results_errors(tmp_path):
     with pytest.raises(ResultsFileError, match="no such file"):
         load_results(tmp_path / "missing.json")
