@@ -148,10 +148,6 @@ def _lb_task(sw: Sweep, value: float, cls: str):
 
 
 # ----------------------------------------------------------------------------- verdicts
-def _per_decade(c1, c2, eps1, eps2):
-    return (c2 - c1) / math.log10(eps1 / eps2)
-
-
 def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory_shift: float = 0.0,
             control: bool = False, rid: str | None = None, lb_pts=None) -> CheckResult:
     """The slope verdict of one (cell, parameter) sweep (see module docstring)."""
@@ -223,7 +219,7 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
 
 def _tightness(cell, param, rows, lb_pts, sw) -> dict:
     """Solver / lower bound, both per decade of accuracy, at each point; and its slope."""
-    from .lower import EPS1_REL, EPS_LB, _part
+    from .lower import LB_DECADES, _part
 
     part = _part(sw.cls, cell.oracle, param)
     key = cell.oracle if part == "all" else f"{cell.oracle}@{part}"
@@ -234,7 +230,7 @@ def _tightness(cell, param, rows, lb_pts, sw) -> dict:
             ratios.append(None)
             continue
         ub = r["per_accuracy"] / math.log10(UB_EPS1 / UB_EPS2)
-        lb = _per_decade(b["count1"], b["count2"], EPS1_REL, EPS_LB)
+        lb = (b["count2"] - b["count1"]) / LB_DECADES
         ratios.append(ub / lb)
         xs.append(r["realized"])
     ok = [q for q in ratios if q is not None]

@@ -94,3 +94,29 @@ def test_solver_independent_lower_bound_is_below_a_simple_method():
         e = np.sum((u - xs) ** 2) / err0
         lb = E.lower_bound("grad", e, max_steps=k + 5)
         assert lb.count is not None and lb.count <= k
+
+
+#: slack on the coupled A bound's slope in κ̂_A between 10³ and 10⁴ (measured 0.500)
+COUPLED_A_SLOPE_TOL = 0.03
+
+
+def test_lower_window_is_four_decades_of_tail_not_of_e0():
+    """The coupled A bound loses its head in 2 rounds; the window must still hold 4 decades of tail.
+
+    With the window fixed at e₀·1e-4 … e₀·1e-8 the per-accuracy counts were 588 and 1098 at
+    κ̂_A = 10³, 10⁴ (slope 0.27 over this decade); anchored at the error after the head they grow
+    like √κ̂_A, as the paper's bound for the coupled construction says.
+    """
+    from checks.lower import LB_WINDOW, lower_point
+
+    pts = [lower_point("coupled", dict(kappa_W=30.0, kappa_f=30.0, kappa_A=kA, eps=1e-6), ["A"]) for kA in (1e3, 1e4)]
+    per, xs = [], []
+    for p in pts:
+        b = p["bounds"]["A"]
+        assert b["count1"] is not None and b["count2"] is not None
+        assert b["e1"] <= 1e-4 * b["e0"]
+        per.append(b["count2"] - b["count1"])
+        xs.append(p["realized"]["kappa_A"])
+    assert LB_WINDOW == pytest.approx(1e-4)
+    slope = np.log(per[1] / per[0]) / np.log(xs[1] / xs[0])
+    assert slope == pytest.approx(0.5, abs=COUPLED_A_SLOPE_TOL)
