@@ -60,7 +60,7 @@ Source check (as asked by the task; what was found and where):
 Stopping: the caller's ``error(u)`` (relative squared distance of the ORIGINAL
 primal variables to ``x*``) is evaluated after every iteration; the run stops with
 ``reason="tolerance"`` when it is ``<= eps``, ``"budget"`` after ``max_iter``
-iterations, ``"non-finite"`` when the error is NaN/inf, ``"diverged"`` when it
+iterations (or once some oracle has been called ``max_calls`` times), ``"non-finite"`` when the error is NaN/inf, ``"diverged"`` when it
 exceeds :data:`DIVERGENCE_RATIO`.  Only ``"tolerance"`` sets ``converged=True``.
 """
 
@@ -73,7 +73,7 @@ from typing import Callable
 import numpy as np
 
 from .chebyshev import axpy
-from .oracles import ORACLES
+from .oracles import ORACLES, calls_exhausted, check_max_calls
 from .result import SolveResult
 
 #: a run whose relative squared error exceeds this is stopped as ``"diverged"``.
@@ -155,6 +155,7 @@ def apapc(
     extra_params: dict | None = None,
     settle: float = 0.0,
     settle_eps: float | None = None,
+    max_calls: int | None = None,
 ) -> SolveResult:
     """Run Algorithm ``alg:apapc`` and return a :class:`SolveResult`.
 
@@ -173,6 +174,8 @@ def apapc(
     that fraction of the run (a full oscillation period when the period is shorter).
     ``settle_eps`` (default ``eps``) is the level that must be settled; the run then ends
     at the first ``k`` at which the error has also reached ``eps`` at least once.
+    ``max_calls`` (default ``None``): call budget; the run stops with ``reason="budget"``
+    after the first iteration at which some oracle has been called ``max_calls`` times.
     """
     if not (eps > 0):
         raise ValueError(f"APAPC: eps must be positive, got {eps}")
@@ -183,6 +186,7 @@ def apapc(
     lvl = float(eps if settle_eps is None else settle_eps)
     if not (lvl >= eps):
         raise ValueError(f"APAPC: settle_eps must be >= eps, got {settle_eps} < {eps}")
+    check_max_calls(max_calls, "APAPC")
     p = params
     tau, eta, theta, alpha = p.tau, p.eta, p.theta, p.alpha
     c = 1.0 / (1.0 + eta * alpha)
@@ -252,6 +256,9 @@ def apapc(
                 break
             if err > DIVERGENCE_RATIO:
                 reason = "diverged"
+                break
+            if calls_exhausted(counts_hist[-1], max_calls):
+                reason = "budget"
                 break
         else:
             reason = "budget"

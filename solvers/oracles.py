@@ -38,6 +38,18 @@ except ImportError:  # pragma: no cover - a future scipy without the private mod
     _csr_matvec = _csr_matvecs = None
 
 
+def check_max_calls(max_calls: int | None, method: str) -> None:
+    """``max_calls`` is ``None`` (no call budget) or a positive integer (a run stops with
+    ``reason="budget"`` once some oracle has been called that many times)."""
+    if max_calls is not None and not (isinstance(max_calls, (int, np.integer)) and max_calls > 0):
+        raise ValueError(f"{method}: max_calls must be a positive integer or None, got {max_calls!r}")
+
+
+def calls_exhausted(counts, max_calls: int | None) -> bool:
+    """The call budget: some oracle has been called ``>= max_calls`` times (``counts`` in :data:`ORACLES` order)."""
+    return max_calls is not None and max(counts) >= max_calls
+
+
 def _canonical(M):
     """CSR with sorted indices and float64 data, ready for the direct kernels."""
     M = sp.csr_matrix(M, dtype=np.float64)

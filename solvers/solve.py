@@ -23,7 +23,7 @@ MAX_ITER = 100_000
 def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max_iter: int = MAX_ITER,
           spectra: str = "lemma", constants: str = "lemma", x0=None,
           oracles: CountedOracles | None = None, materialize: bool = True, settle: float = 0.0,
-          settle_eps: float | None = None) -> SolveResult:
+          settle_eps: float | None = None, max_calls: int | None = None) -> SolveResult:
     """Solve ``problem`` with APAPC on the paper's reformulation.
 
     Parameters
@@ -36,6 +36,8 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     x_star : exact solution in the u-layout (``x̃`` copied to every node); computed by
         :func:`instances.reference.reference_solution` when ``None``.
     max_iter : iteration budget (a run that hits it has ``converged=False``, ``reason="budget"``).
+    max_calls : call budget (default none): the run stops with ``reason="budget"`` once some
+        oracle has been called ``max_calls`` times (set-up calls included).
     spectra, constants : ``"lemma"`` (theory bounds, default) or ``"exact"`` (see
         :mod:`solvers.reformulations`).
     x0 : start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
@@ -84,6 +86,7 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
         extra_params=ref.describe(),
         settle=settle,
         settle_eps=settle_eps,
+        max_calls=max_calls,
     )
 
 

@@ -91,6 +91,37 @@ def test_budget_is_reported_not_converged(name, rng):
     assert res.counts_to(1e-12) is None
 
 
+#: call budget of the call-budget test (small: a few iterations of every method on the 5-node instances)
+CALL_BUDGET = 40
+
+CALL_CASES = sorted(BASELINES) + ["apapc"]
+
+
+@pytest.mark.parametrize("name", CALL_CASES)
+def test_call_budget_stops_at_the_first_iteration_that_reaches_it(name, rng):
+    """``max_calls``: the run stops with ``reason="budget"`` after the first (outer) iteration at
+    which some oracle has been called ``max_calls`` times; not before (the previous row is below)."""
+    cls = BASELINES[name][1][0] if name in BASELINES else "coupled"
+    P = _problem(cls, rng)
+    ref = reference_solution(P)
+    if name == "apapc":
+        def run(**kw):
+            return solve(P, method="apapc", eps=1e-12, x_star=ref.u, **kw)
+    else:
+        def run(**kw):
+            return BASELINES[name][0](P, eps=1e-12, x_star=ref.u, **kw)
+    res = run(max_iter=10**6, max_calls=CALL_BUDGET)
+    assert not res.converged and res.reason == "budget"
+    hc = res.history_counts
+    assert hc[-1].max() >= CALL_BUDGET and hc[-2].max() < CALL_BUDGET, (hc[-2], hc[-1])
+    assert res.counts_to(1e-12) is None
+    # the iteration budget still applies on its own, and a bad call budget is rejected by name
+    assert run(max_iter=2, max_calls=10**9).iterations == 2
+    for bad in (0, -5, 2.5):
+        with pytest.raises(ValueError, match="max_calls"):
+            run(max_iter=10, max_calls=bad)
+
+
 def test_wrong_class_is_rejected(rng):
     P = _problem("coupled", rng)
     with pytest.raises(ValueError, match="applies to problem classes"):

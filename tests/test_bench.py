@@ -79,3 +79,19 @@ def test_consistency_fails_when_a_method_beats_the_lower_bound():
     assert bench._consistency("tiny", "consensus", "kappa_f", sw, above, lb).status == "pass"
     r = bench._consistency("tiny", "consensus", "kappa_f", sw, below, lb)
     assert r.status == "fail" and "extra" in r.detail
+
+
+def test_full_tier_budget_counts_calls_and_reaches_the_run():
+    """The full tier gives every method the same call budget (``TIERS["full"]["calls"]``), passed to the
+    run; a run stopped by it is a budget point listed with its calls, and the verdict names the budget."""
+    sw = bench.sweeps("full", "coupled", "worst")[0]
+    t = bench._task("full", sw, sw.grid[-1], "tracking-admm")
+    assert t.kwargs["max_calls"] == bench.TIERS["full"]["calls"] and t.kwargs["max_iter"] == bench.TIERS["full"]["budget"]
+    assert "max_calls" not in bench._task("tiny", bench.sweeps("tiny", "coupled", "worst")[0], 4.0, "dpmm").kwargs
+    # a real run to a call budget: the point reports the budget, the calls it reached, no per-accuracy cost
+    tiny = bench.sweeps("tiny", "coupled", "worst")[0]
+    p = bench.bench_point(tiny.family, tiny.point_params(4.0), "tracking-admm", 1e-2, 1e-5, 1e-8, 10**6, max_calls=60)
+    assert p["reason"] == "budget" and not p["converged"] and max(p["counts"].values()) >= 60
+    pts = [(4.0, p), (10.0, dict(p))]
+    r = bench._slope_result("full", "coupled", "tracking-admm", "grad", tiny.param, tiny, "worst", pts)
+    assert r.status == "skipped" and "calls of one oracle" in r.detail and " A calls" in r.detail

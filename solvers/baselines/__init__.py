@@ -1,7 +1,7 @@
 """Baselines: the methods a user would otherwise pick, through the same counted oracles.
 
 Every function has the signature
-``solve_<name>(problem, *, eps, x_star=None, max_iter, oracles=None, settle=0, settle_eps=None,
+``solve_<name>(problem, *, eps, x_star=None, max_iter, oracles=None, settle=0, settle_eps=None, max_calls=None,
 **params) -> SolveResult`` and the stopping rule of :func:`solvers.solve` (``settle`` and
 ``settle_eps`` as there; relative squared distance of the original
 variables ``(x, X̃)`` to ``x*``, start ``0``; ``converged=False`` with the reason on a budget,

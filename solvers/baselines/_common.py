@@ -8,7 +8,8 @@ as :func:`solvers.apapc.apapc` so that counts are comparable:
 * a row of ``history_counts`` / ``history_error`` is recorded after set-up (row 0,
   at ``u_0``) and after every outer iteration;
 * ``reason``: ``"tolerance"`` (the only one with ``converged=True``), ``"budget"``
-  (``max_iter`` outer iterations), ``"non-finite"``, ``"diverged"`` (error above
+  (``max_iter`` outer iterations, or some oracle called ``max_calls`` times, checked after
+  every outer iteration), ``"non-finite"``, ``"diverged"`` (error above
   :data:`solvers.apapc.DIVERGENCE_RATIO`).
 
 Inner solver (:func:`inner_agd`), used by the methods that need a local argmin
@@ -35,7 +36,7 @@ from typing import Callable
 import numpy as np
 
 from ..apapc import DIVERGENCE_RATIO
-from ..oracles import ORACLES, CountedOracles
+from ..oracles import ORACLES, CountedOracles, calls_exhausted, check_max_calls
 from ..result import SolveResult
 
 #: default relative reduction of the per-node subproblem gradient (inner stopping rule)
@@ -85,8 +86,10 @@ class Run:
     """
 
     def __init__(self, problem, orc: CountedOracles, u_star: np.ndarray, eps: float, max_iter: int, method: str,
-                 settle: float = 0.0, settle_eps: float | None = None):
+                 settle: float = 0.0, settle_eps: float | None = None, max_calls: int | None = None):
         check_run_args(eps, max_iter, method)
+        check_max_calls(max_calls, method)
+        self.max_calls = max_calls
         if not (0.0 <= settle < 1.0):
             raise ValueError(f"{method}: settle must be in [0, 1), got {settle}")
         self.settle, self.last_above, self.hit = float(settle), 0, False
@@ -127,7 +130,7 @@ class Run:
         if err > DIVERGENCE_RATIO:
             self.reason = "diverged"
             return True
-        if len(self.err_hist) - 1 >= self.max_iter:
+        if len(self.err_hist) - 1 >= self.max_iter or calls_exhausted(self.counts_hist[-1], self.max_calls):
             self.reason = "budget"
             return True
         return False

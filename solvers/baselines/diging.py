@@ -42,6 +42,7 @@ CITATION = "Nedić, Olshevsky, Shi (2017), SIAM J. Optim. 27(4):2597-2633, DIGin
 
 def solve_diging(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_000,
                  oracles: CountedOracles | None = None, settle: float = 0.0, settle_eps: float | None = None,
+                 max_calls: int | None = None,
                  alpha: float | None = None) -> SolveResult:
     """Run DIGing on a consensus problem (module docstring)."""
     require(problem, CLASSES, "DIGing")
@@ -56,7 +57,7 @@ def solve_diging(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100
     if not (a > 0):
         raise ValueError(f"DIGing: step α must be positive, got {a}")
     n, dt = problem.n, problem.layout.dt
-    run = Run(problem, orc, u_star, eps, max_iter, "diging", settle=settle, settle_eps=settle_eps)
+    run = Run(problem, orc, u_star, eps, max_iter, "diging", settle=settle, settle_eps=settle_eps, max_calls=max_calls)
     params = {"alpha": a, "spectral_gap": delta, "mixing": "M = I - W/lambda_max(W)", **g}
     X = np.zeros((n, dt))
     if run.record(X):

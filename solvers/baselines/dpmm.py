@@ -59,6 +59,7 @@ CITATION = "Gong & Zhang (2023), Decentralized proximal method of multipliers fo
 
 def solve_dpmm(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_000,
                oracles: CountedOracles | None = None, settle: float = 0.0, settle_eps: float | None = None,
+               max_calls: int | None = None,
                gamma: float | None = None, alpha: float | None = None,
                beta: float | None = None, theta: float = 1.0, inner_rel: float = INNER_REL) -> SolveResult:
     """Run DPMM on a coupled problem (module docstring)."""
@@ -80,7 +81,7 @@ def solve_dpmm(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_0
     node = x_node_index(problem.layout)
     bY = problem.b_stacked.reshape(n, m)
     L_sub, mu_sub = L_f + gam * fa["L_A"] + 1.0 / alp, mu_f + 1.0 / alp
-    run = Run(problem, orc, u_star, eps, max_iter, "dpmm", settle=settle, settle_eps=settle_eps)
+    run = Run(problem, orc, u_star, eps, max_iter, "dpmm", settle=settle, settle_eps=settle_eps, max_calls=max_calls)
     inner = InnerSolver(inner_rel)
     params = {"gamma": gam, "alpha": alp, "beta": bet, "theta": theta, "inner_rel": inner_rel, "L_sub": L_sub,
               "mu_sub": mu_sub, **g, **fa}

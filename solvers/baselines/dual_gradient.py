@@ -91,6 +91,7 @@ def distinct_positive_eigenvalues(W) -> np.ndarray:
 
 def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_000,
                         oracles: CountedOracles | None = None, settle: float = 0.0, settle_eps: float | None = None,
+                        max_calls: int | None = None,
                         inner_rel: float = INNER_REL) -> SolveResult:
     """Run the distributed dual gradient method (module docstring)."""
     require(problem, CLASSES, "dual gradient")
@@ -123,7 +124,7 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     lams = distinct_positive_eigenvalues(P.W)
     node_u = lay.node_of_u
     bY = P.b_stacked.reshape(n, m)
-    run = Run(P, orc, u_star, eps, max_iter, "dual-gradient", settle=settle, settle_eps=settle_eps)
+    run = Run(P, orc, u_star, eps, max_iter, "dual-gradient", settle=settle, settle_eps=settle_eps, max_calls=max_calls)
     inner = InnerSolver(inner_rel)
     params = {**steps, "k_x": k_x, "k_t": k_t, "averaging": "finite-time, prod_j (I - W/lambda_j)",
               "averaging_rounds": int(lams.size), "inner_rel": inner_rel, **facts}

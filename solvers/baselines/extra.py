@@ -38,6 +38,7 @@ CITATION = "Shi, Ling, Wu, Yin (2015), SIAM J. Optim. 25(2):944-966, EXTRA"
 
 def solve_extra(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_000,
                 oracles: CountedOracles | None = None, settle: float = 0.0, settle_eps: float | None = None,
+                max_calls: int | None = None,
                 alpha: float | None = None) -> SolveResult:
     """Run EXTRA on a consensus problem to ``‖x_k − x*‖² <= eps ‖x_0 − x*‖²`` (module docstring)."""
     require(problem, CLASSES, "EXTRA")
@@ -52,7 +53,7 @@ def solve_extra(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_
         raise ValueError(f"EXTRA: need 0 < α < 2λ_min(M̃)/L_f = {2 * lam_min_Mt / L:g}, got {a}")
     mix = mixing_matrix_apply(orc, g["lambda_max_W"])
     n, dt = problem.n, problem.layout.dt
-    run = Run(problem, orc, u_star, eps, max_iter, "extra", settle=settle, settle_eps=settle_eps)
+    run = Run(problem, orc, u_star, eps, max_iter, "extra", settle=settle, settle_eps=settle_eps, max_calls=max_calls)
     X_prev = np.zeros((n, dt))
     params = {"alpha": a, "mixing": "M = I - W/lambda_max(W)", "lambda_min_Mtilde": lam_min_Mt, **g}
     if run.record(X_prev):

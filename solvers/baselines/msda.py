@@ -60,6 +60,7 @@ def msda_parameters(L_f: float, mu_f: float, lam_max: float, lam_min: float) -> 
 
 def solve_msda(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_000,
                oracles: CountedOracles | None = None, settle: float = 0.0, settle_eps: float | None = None,
+               max_calls: int | None = None,
                inner_rel: float = INNER_REL) -> SolveResult:
     """Run MSDA with inner ``∇f*`` solves on a consensus problem (module docstring)."""
     require(problem, CLASSES, "MSDA")
@@ -72,7 +73,7 @@ def solve_msda(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_0
     cheb = Chebyshev(orc.comm, g["lambda_max_W"], g["lambda_min_W"], p["K"], name="W")
     n, dt = problem.n, problem.layout.dt
     node = np.repeat(np.arange(n), dt)
-    run = Run(problem, orc, u_star, eps, max_iter, "msda", settle=settle, settle_eps=settle_eps)
+    run = Run(problem, orc, u_star, eps, max_iter, "msda", settle=settle, settle_eps=settle_eps, max_calls=max_calls)
     inner = InnerSolver(inner_rel)
     params = {**p, **g, "inner": "AGD on f_i(θ) − <x_i, θ>, per-node relative stop", "inner_rel": inner_rel}
     theta = np.zeros((n, dt))

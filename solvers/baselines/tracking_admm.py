@@ -64,6 +64,7 @@ TADMM_C = 3.0
 
 def solve_tracking_admm(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_000,
                         oracles: CountedOracles | None = None, settle: float = 0.0, settle_eps: float | None = None,
+                        max_calls: int | None = None,
                         c: float | None = None,
                         inner_rel: float = INNER_REL) -> SolveResult:
     """Run Tracking-ADMM on a coupled problem (module docstring)."""
@@ -83,7 +84,7 @@ def solve_tracking_admm(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     bY = problem.b_stacked.reshape(n, m)
     inv = 1.0 / g["lambda_max_W"]
     L_sub, mu_sub = L_f + cc * fa["L_A"], mu_f
-    run = Run(problem, orc, u_star, eps, max_iter, "tracking-admm", settle=settle, settle_eps=settle_eps)
+    run = Run(problem, orc, u_star, eps, max_iter, "tracking-admm", settle=settle, settle_eps=settle_eps, max_calls=max_calls)
     inner = InnerSolver(inner_rel)
     params = {"c": cc, "mixing": "M = I - W/lambda_max(W)", "inner_rel": inner_rel, "L_sub": L_sub, "mu_sub": mu_sub,
               **g, **fa}
