@@ -5,6 +5,7 @@ from .condition import (
     Projected,
     L_S,
     gossip_spectrum,
+    group_L,
     group_kappa,
     group_spectrum,
     interaction_matrix,
@@ -18,6 +19,6 @@ from .spectral import DENSE_LIMIT, ZERO_RTOL, Extremes, smallest_eigenvalue, sv_
 
 __all__ = [
     "DENSE_LIMIT", "ZERO_RTOL", "Extremes", "GroupSpectrum", "L_S", "Projected", "gossip_spectrum",
-    "group_kappa", "group_spectrum", "interaction_matrix", "kappa_W", "kappa_f", "kernel_basis_is_complete",
+    "group_L", "group_kappa", "group_spectrum", "interaction_matrix", "kappa_W", "kappa_f", "kernel_basis_is_complete",
     "mixed_kappa", "projected_kappa", "smallest_eigenvalue", "sv_extremes", "sym_extremes",
 ]

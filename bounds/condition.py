@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .spectral import ZERO_RTOL, Extremes, sv_extremes, sym_extremes
+from .spectral import ZERO_RTOL, Extremes, sv_extremes, sv_max_sq, sym_extremes
 
 
 def kappa_f(L_f: float, mu_f: float) -> float:
@@ -120,6 +120,22 @@ def group_spectrum(blocks: Sequence, *, kernels: Sequence | None = None, method:
     if mu == float("inf"):
         mu = 0.0
     return GroupSpectrum(L, mu)
+
+
+def group_L(blocks: Sequence, *, method: str = "auto", name: str = "B") -> float:
+    """``L = max_i σ_max²(B_i)`` over the nonzero blocks, without ``σ_min+`` (equal to
+    ``group_spectrum(blocks).L``; for the methods that need only the step-size constant: the
+    smallest positive singular value of a large block with a large kernel needs a kernel basis)."""
+    cache: dict[str, float] = {}
+    L = 0.0
+    for i, B in enumerate(blocks):
+        if B is None or min(B.shape) == 0 or _is_zero(B):
+            continue
+        key = _matrix_key(B)
+        if key not in cache:
+            cache[key] = sv_max_sq(B, method=method, name=f"{name}[{i}]")
+        L = max(L, cache[key])
+    return L
 
 
 def group_kappa(blocks: Sequence, **kw) -> float:

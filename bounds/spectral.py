@@ -375,6 +375,39 @@ def sv_extremes(B, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto"
     return sym_extremes(G, kernel=kernel, rtol=rtol, method=method, name=f"Gram({name})")
 
 
+def largest_eigenvalue(M, *, method: str = "auto", name: str = "M") -> float:
+    """``λ_max`` of a symmetric PSD matrix alone (no ``λ_min+``: it needs no kernel information).
+
+    ``method``: ``"dense"``, ``"iterative"`` (Lanczos, relative accuracy ~:data:`LMAX_TOL`) or
+    ``"auto"`` (dense up to :data:`DENSE_LIMIT` rows after dropping zero rows, else iterative).
+    """
+    _check_square(M, name)
+    if method not in ("auto", "dense", "iterative"):
+        raise ValueError(f"{name}: unknown method {method!r}")
+    if M.shape[0] == 0:
+        return 0.0
+    Ms = sp.csr_matrix(M)
+    if not np.all(np.isfinite(Ms.data)):
+        raise ValueError(f"{name}: non-finite entries")
+    rows = _nonzero_rows(Ms)
+    if rows.size == 0:
+        return 0.0
+    Ms = Ms[rows][:, rows]
+    if method == "dense" or (method == "auto" and rows.size <= DENSE_LIMIT):
+        return float(np.linalg.eigvalsh(Ms.toarray())[-1])
+    return _iterative_lmax(Ms)
+
+
+def sv_max_sq(B, *, method: str = "auto", name: str = "B") -> float:
+    """``σ_max²(B)`` alone, from the smaller Gram matrix (:func:`largest_eigenvalue`)."""
+    if B.ndim != 2:
+        raise ValueError(f"{name}: expected a matrix, got {B.ndim} dimensions")
+    if min(B.shape) == 0:
+        return 0.0
+    G, _ = gram(B)
+    return largest_eigenvalue(G, method=method, name=f"Gram({name})")
+
+
 def smallest_eigenvalue(M, *, method: str = "auto") -> float:
     """Smallest eigenvalue (zero included) of a symmetric PSD matrix."""
     n = M.shape[0]

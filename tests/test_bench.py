@@ -82,12 +82,14 @@ def test_consistency_fails_when_a_method_beats_the_lower_bound():
 
 
 def test_full_tier_budget_counts_calls_and_reaches_the_run():
-    """The full tier gives every method the same call budget (``TIERS["full"]["calls"]``), passed to the
+    """The full tier gives every baseline the same call budget (``TIERS["full"]["calls"]``), passed to the
     run; a run stopped by it is a budget point listed with its calls, and the verdict names the budget."""
     sw = bench.sweeps("full", "coupled", "worst")[0]
     t = bench._task("full", sw, sw.grid[-1], "tracking-admm")
     assert t.kwargs["max_calls"] == bench.TIERS["full"]["calls"] and t.kwargs["max_iter"] == bench.TIERS["full"]["budget"]
     assert "max_calls" not in bench._task("tiny", bench.sweeps("tiny", "coupled", "worst")[0], 4.0, "dpmm").kwargs
+    # the reference method has the iteration budget only (its Chebyshev iterations make hundreds of calls each)
+    assert "max_calls" not in bench._task("full", sw, sw.grid[-1], "apapc").kwargs
     # a real run to a call budget: the point reports the budget, the calls it reached, no per-accuracy cost
     tiny = bench.sweeps("tiny", "coupled", "worst")[0]
     p = bench.bench_point(tiny.family, tiny.point_params(4.0), "tracking-admm", 1e-2, 1e-5, 1e-8, 10**6, max_calls=60)
@@ -95,3 +97,14 @@ def test_full_tier_budget_counts_calls_and_reaches_the_run():
     pts = [(4.0, p), (10.0, dict(p))]
     r = bench._slope_result("full", "coupled", "tracking-admm", "grad", tiny.param, tiny, "worst", pts)
     assert r.status == "skipped" and "calls of one oracle" in r.detail and " A calls" in r.detail
+
+
+@pytest.mark.parametrize("cls", ["shared", "mixed"])
+def test_full_tier_random_kappa_W_sweep_can_be_built_at_its_largest_network(cls):
+    """The random shared/mixed families bound κ̂_C̃ from below by the network size; the full tier's κ_W sweep
+    (to 1000) must stay buildable at its base κ̂_C̃ (it was not at κ̂_C̃ = 10: 'below 15' at κ_W = 100)."""
+    from instances.families import build
+
+    sw = next(s for s in bench.sweeps("full", cls, "random") if s.param == "kappa_W")
+    inst = build(sw.family, **sw.point_params(max(sw.grid)))
+    assert inst.realized["kappa_W"] == pytest.approx(max(sw.grid), rel=0.05)

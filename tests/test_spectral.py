@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bounds.spectral import ZERO_RTOL, smallest_eigenvalue, sv_extremes, sym_extremes
+from bounds.spectral import ZERO_RTOL, largest_eigenvalue, smallest_eigenvalue, sv_extremes, sv_max_sq, sym_extremes
 from helpers import path_laplacian
 
 #: agreement required between the dense and the iterative path
@@ -108,3 +108,25 @@ def test_smallest_eigenvalue_sparse_and_dense():
     assert abs(smallest_eigenvalue(L)) < 1e-9
     M = L + 0.25 * sp.eye(2500)
     assert smallest_eigenvalue(M) == pytest.approx(0.25, rel=1e-8)
+
+
+#: relative accuracy of the Lanczos λ_max (bounds.spectral.LMAX_TOL is 1e-8 on the residual)
+LMAX_REL = 1e-7
+
+
+def test_largest_eigenvalue_alone_where_lambda_min_pos_needs_a_kernel():
+    """A 1600x1600 PSD matrix with an 800-dimensional kernel and no zero row: ``λ_max`` alone is found
+    (dense and Lanczos agree with the closed form 2·(1 + 0.5)), while ``sym_extremes`` (λ_min+ too)
+    must give up without a kernel basis."""
+    blk = sp.csr_matrix(np.array([[1.0, 1.0], [1.0, 1.0]]))
+    M = sp.kron(sp.identity(800), blk, format="csr")
+    M = M + 0.5 * sp.kron(sp.diags(np.r_[np.zeros(799), 1.0]), blk, format="csr")  # one larger block
+    assert largest_eigenvalue(M, method="dense") == pytest.approx(3.0, rel=1e-12)
+    assert largest_eigenvalue(M, method="iterative") == pytest.approx(3.0, rel=LMAX_REL)
+    assert largest_eigenvalue(M) == pytest.approx(3.0, rel=LMAX_REL)
+    with pytest.raises(ValueError, match="zero eigenvalues"):
+        sym_extremes(M, method="iterative")
+    B = sp.random(40, 90, density=0.2, random_state=3, format="csr")
+    assert sv_max_sq(B) == pytest.approx(np.linalg.svd(B.toarray(), compute_uv=False)[0] ** 2, rel=1e-12)
+    with pytest.raises(ValueError, match="unknown method"):
+        largest_eigenvalue(M, method="banded")
