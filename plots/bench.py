@@ -9,6 +9,7 @@ results of :mod:`checks.bench`).  The slopes are reported, not judged.
 from __future__ import annotations
 
 from .data import finite, xy
+from .scaling import _log_ticks
 from .style import PARAM_TEX, new_figure, oracle_tex, param_tex, style_context
 
 #: method colours (APAPC first, in the suite's blue)
@@ -53,9 +54,11 @@ def figure_bench(cls: str, oracle: str, results: list[dict]):
     series = 0
     with style_context():
         w = max(4.0, 2.6 * len(params) + 0.6)
-        fig = new_figure(w, 3.6)
+        n_series = max(sum(1 for r in results if r["_bench"]["param"] == p) for p in params)
+        fig = new_figure(w, 2.8 + 0.12 * n_series)
         axes = fig.subplots(1, len(params), squeeze=False)[0]
         for ax, p in zip(axes, params):
+            allx, ally = [], []
             for r in results:
                 b = r["_bench"]
                 if b["param"] != p:
@@ -68,12 +71,20 @@ def figure_bench(cls: str, oracle: str, results: list[dict]):
                 label = f"{b['method']} ({fam})" + (f" {s:.2f}" if s is not None else "")
                 ax.loglog(xs, ys, ls="-" if fam == "worst" else "--", marker="o" if fam == "worst" else "s",
                           color=color[b["method"]], label=label)
+                allx += list(xs)
+                ally += list(ys)
                 series += 1
+            if allx:  # the whole sweep in view even when a panel has one point (a degenerate log range otherwise)
+                lo, hi = min(allx), max(allx)
+                pad = (hi / lo) ** 0.08 if hi > lo * 1.5 else 2.0
+                ax.set_xlim(lo / pad, hi * pad)
+                _log_ticks(ax, allx, ally)
             ax.set_xlabel(f"realized {param_tex(p)}")
             ax.set_ylabel(f"{oracle_tex(oracle)} per accuracy")
             ax.set_title(f"{oracle_tex(oracle)} vs {param_tex(p)}")
-            if ax.lines:
-                ax.legend(fontsize=5.5, frameon=False, title="method (family) slope", title_fontsize=5.5)
+            if ax.lines:  # below the panel: never over the data
+                ax.legend(fontsize=5.5, frameon=False, title="method (family) slope", title_fontsize=5.5,
+                          loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
         fig.suptitle(f"{cls}: per-accuracy counts, all methods (solid: worst case, dashed: random)", fontsize=8)
     if series == 0:
         return None, {"series": 0}
