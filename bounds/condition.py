@@ -99,21 +99,29 @@ class GroupSpectrum:
         return self.L / self.mu if self.mu > 0 else float("inf")
 
 
-def group_spectrum(blocks: Sequence, *, kernels: Sequence | None = None, method: str = "auto", name: str = "B") -> GroupSpectrum:
-    """Extremes of the block-diagonal matrix ``diag(B_1, …, B_n)``.
-
-    ``kernels[i]`` (optional) is a basis of part of ``ker B_i`` used for deflation.
-    """
-    cache: dict[str, Extremes] = {}
-    L, mu = 0.0, float("inf")
+def _per_distinct_block(blocks: Sequence, compute) -> list:
+    """``compute(i, B_i)`` for every nonzero block, computed once per distinct matrix (in block order)."""
+    cache: dict = {}
+    out = []
     for i, B in enumerate(blocks):
         if B is None or min(B.shape) == 0 or _is_zero(B):
             continue
         key = _matrix_key(B)
         if key not in cache:
-            K = None if kernels is None else kernels[i]
-            cache[key] = sv_extremes(B, kernel=K, method=method, name=f"{name}[{i}]")
-        e = cache[key]
+            cache[key] = compute(i, B)
+        out.append(cache[key])
+    return out
+
+
+def group_spectrum(blocks: Sequence, *, kernels: Sequence | None = None, method: str = "auto", name: str = "B") -> GroupSpectrum:
+    """Extremes of the block-diagonal matrix ``diag(B_1, …, B_n)``.
+
+    ``kernels[i]`` (optional) is a basis of part of ``ker B_i`` used for deflation.
+    """
+    L, mu = 0.0, float("inf")
+    for e in _per_distinct_block(
+            blocks, lambda i, B: sv_extremes(B, kernel=None if kernels is None else kernels[i], method=method,
+                                             name=f"{name}[{i}]")):
         L = max(L, e.lmax)
         if e.lmin_pos > 0:
             mu = min(mu, e.lmin_pos)
@@ -126,16 +134,8 @@ def group_L(blocks: Sequence, *, method: str = "auto", name: str = "B") -> float
     """``L = max_i σ_max²(B_i)`` over the nonzero blocks, without ``σ_min+`` (equal to
     ``group_spectrum(blocks).L``; for the methods that need only the step-size constant: the
     smallest positive singular value of a large block with a large kernel needs a kernel basis)."""
-    cache: dict[str, float] = {}
-    L = 0.0
-    for i, B in enumerate(blocks):
-        if B is None or min(B.shape) == 0 or _is_zero(B):
-            continue
-        key = _matrix_key(B)
-        if key not in cache:
-            cache[key] = sv_max_sq(B, method=method, name=f"{name}[{i}]")
-        L = max(L, cache[key])
-    return L
+    vals = _per_distinct_block(blocks, lambda i, B: sv_max_sq(B, method=method, name=f"{name}[{i}]"))
+    return max(vals, default=0.0)
 
 
 def group_kappa(blocks: Sequence, **kw) -> float:

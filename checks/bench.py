@@ -176,12 +176,17 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     return out
 
 
+def _call_budget(tier: str, method: str) -> int | None:
+    """The call budget of ``method``'s runs in ``tier`` (:data:`TIERS`: baselines only, not the reference)."""
+    return None if method == "apapc" else TIERS[tier]["calls"]
+
+
 def _task(tier: str, sw: Sweep, value: float, method: str) -> Task:
     t = TIERS[tier]
     kw = {"family": sw.family, "params": sw.point_params(value), "method": method, "eps1": t["eps"][0],
           "eps2": t["eps"][1], "stop": min(t["stop"], min(ABS_LEVELS)), "max_iter": t["budget"]}
-    if t["calls"] is not None and method != "apapc":  # keyword only when set: tiny-tier task keys unchanged
-        kw["max_calls"] = t["calls"]
+    if _call_budget(tier, method) is not None:  # keyword only when set: tiny-tier task keys unchanged
+        kw["max_calls"] = _call_budget(tier, method)
     return Task("checks.bench:bench_point", kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
 
 
@@ -219,9 +224,8 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
             calls = f", {p['counts'][most]} {most} calls" if most else ""
             msg = (f"{param}={v:g}: {p['reason']} after {p['iterations']} iterations{calls} "
                    f"(final error {p['final_error']:.2e})")
+            # a budget-limited run is not measured even if its window was covered
             (budget if p["reason"] == "budget" else fails).append(msg)
-            if p["reason"] == "budget" and "per_accuracy" in p:
-                pass  # a budget-limited run is not measured even if its window was covered
             continue
         if "per_accuracy" not in p:
             fails.append(f"{param}={v:g}: {p.get('window_error', 'no per-accuracy cost')}")
@@ -233,7 +237,7 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
                      "n": p["n"], "variables": p["variables"]})
     t = TIERS[tier]
     inst = {"family": sw.family, "kind": kind, "base": sw.base, "param": param, "eps": list(t["eps"]),
-            "stop": t["stop"], "budget": t["budget"], "calls": t["calls"] if method != "apapc" else None, "method": method}
+            "stop": t["stop"], "budget": t["budget"], "calls": _call_budget(tier, method), "method": method}
     opt = _optimal_exponent(cls, oracle, param)
     common = dict(kind="bench", theory=None, label="Table 1 (reference only, not judged)", cell=f"T1.{cls}.{oracle}",
                   param=param, instance=inst, extra={"method": method, "optimal_exponent": opt, "budget_points": budget})
@@ -248,7 +252,7 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
     if len(rows) < 2:
         return CheckResult(id=rid, status="skipped", points=rows,
                            detail=(f"not measurable in tier {tier}: budget ({t['budget']} iterations"
-                                   + (f" or {t['calls']} calls of one oracle" if t["calls"] and method != "apapc" else "")
+                                   + (f" or {inst['calls']} calls of one oracle" if inst["calls"] else "")
                                    + ") exhausted — "
                                    + "; ".join(budget)),
                            **common)

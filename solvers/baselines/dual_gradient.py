@@ -109,16 +109,14 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     k_t = 1 + int(has_Ct)
     steps = {"eta_A": mu_f / (k_x * n * fa["L_S"])}
     facts = dict(g, **fa)
-    if has_C:
-        from bounds.condition import group_L
+    from bounds.condition import group_L
 
+    if has_C:
         facts["L_C"] = float(group_L(P.C, name="C"))
         steps["eta_C"] = mu_f / (k_x * facts["L_C"])
     if dt:
         steps["eta_W"] = mu_f / (k_t * g["lambda_max_W"])
     if has_Ct:
-        from bounds.condition import group_L
-
         facts["L_Ct"] = float(group_L(P.Ct, name="C̃"))
         steps["eta_Ct"] = mu_f / (k_t * facts["L_Ct"])
     lams = distinct_positive_eigenvalues(P.W)
