@@ -20,3 +20,13 @@ SEED = 20261122
 @pytest.fixture
 def rng():
     return np.random.default_rng(SEED)
+
+
+def pytest_report_header(config):
+    """numpy, scipy and the BLAS in use, so a platform-dependent failure can be read from the CI log."""
+    import scipy
+    from threadpoolctl import threadpool_info
+
+    blas = "; ".join(f"{i.get('internal_api')} {i.get('version')} ({i.get('threading_layer', '?')}, "
+                     f"{i.get('num_threads')} threads)" for i in threadpool_info() if i.get("user_api") == "blas")
+    return [f"numpy {np.__version__}, scipy {scipy.__version__}, BLAS: {blas or 'none found'}"]

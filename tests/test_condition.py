@@ -140,10 +140,12 @@ def test_projected_kappa_with_sparse_kernel_basis():
 
 def test_group_L_equals_group_spectrum_L_and_needs_no_kernel():
     """``group_L`` = ``group_spectrum(...).L`` on mixed dense/sparse/zero/repeated blocks; on the printed
-    coupled + local construction at κ_C = 100 (a 6120x6120 Gram with a large kernel, where the λ_min+ of
-    ``group_spectrum`` gives up without a kernel basis — measured in the full benchmark tier) it works."""
+    coupled + local construction at κ_C = 100 (a 6120x6120 Gram with a large kernel) it returns the exact
+    σ_max²(C_i) = λ_max(W_C) (``C_i = diag(√W_C⊗I, √W_C⊗I)``), compared with a dense eigenvalue of the
+    small l×l path Laplacian rebuilt independently from the same κ_C."""
     from bounds.condition import group_L, group_spectrum
     from checks.framework import instance_and_reference
+    from instances.graphs import tuned_path
 
     rng = np.random.default_rng(5)
     D = rng.standard_normal((3, 5))
@@ -154,7 +156,31 @@ def test_group_L_equals_group_spectrum_L_and_needs_no_kernel():
                                                        "kappa_W": 10.0, "eps": 1e-8})
     C = inst.problem.C
     assert C[0].shape[0] > 6000
-    L = group_L(C, name="C")
-    assert 0 < L < np.inf
-    with pytest.raises(ValueError, match="zero eigenvalues"):
-        group_spectrum(C[:1], name="C")
+    W_C = tuned_path(100.0).W.toarray()
+    assert W_C.shape[0] == inst.params["l"]
+    exact = float(np.linalg.eigvalsh(W_C).max())
+    assert group_L(C, name="C") == pytest.approx(exact, rel=LMAX_RTOL)
+
+
+#: the iterative λ_max is computed to ARPACK tol 1e-8 (bounds.spectral.LMAX_TOL); 1e-6 leaves headroom.
+LMAX_RTOL = 1e-6
+
+
+def test_iterative_lmin_pos_gives_up_after_the_kernel_limit(monkeypatch):
+    """The documented failure mode of the iterative λ_min+ (more than ``MAX_KERNEL_ITER`` zero eigenvalues,
+    no kernel basis) provoked deterministically: the eigen-solver is replaced by one that reports only
+    zeros, so the test checks our stepping (k = 4, 8, …, 64) and message, not ARPACK's convergence."""
+    import bounds.spectral as spectral
+
+    asked = []
+
+    def only_zeros(M, k, **kw):
+        asked.append(k)
+        return np.zeros(k)
+
+    monkeypatch.setattr(spectral.spla, "eigsh", only_zeros)
+    M = sp.identity(500, format="csr")
+    with pytest.raises(ValueError, match="more than 64 zero eigenvalues in a 500x500 matrix; pass a kernel basis"):
+        spectral._iterative_lmin_pos(M, 1.0, spectral.ZERO_RTOL)
+    assert asked == [4, 8, 16, 32, 64]
+    assert spectral.MAX_KERNEL_ITER == asked[-1]
