@@ -46,7 +46,7 @@ def sweep_check(rid: str, *, kind: str = "tight", theory: float = 0.5, slope: fl
     """
 
     def tasks(tier):
-        return [Task("checks._selftest:power_point",
+        return [Task("mixbounds.checks._selftest:power_point",
                      {"kappa": k, "slope": slope, "param": param, "wobble": 0.02, "seed": seed},
                      label=f"{rid} {param}={k:g}") for k in grid]
 
@@ -116,7 +116,7 @@ def fake_checks(*, failing: bool = False, uncaught_control: bool = False, findin
 def fake_document(tier: str = "tiny", checks: list[Check] | None = None, **kw) -> dict:
     """The results document (as written to ``results.json``) of a serial, uncached run of :func:`fake_checks`."""
     from .framework import run_checks
-    from .verify import build_document
+    from .document import build_document
 
     checks = fake_checks(**kw) if checks is None else checks
     results, stats = run_checks(checks, tier, jobs=1, cache_dir=None)

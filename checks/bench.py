@@ -97,7 +97,7 @@ HIT_LEVELS = tuple(sorted(set(ABS_LEVELS) | {10.0 ** -k for k in range(1, 13)}, 
 
 def methods_for(cls: str) -> list[str]:
     """``"apapc"`` (reference) and every baseline that applies to ``cls``."""
-    from solvers.baselines import baselines_for
+    from mixbounds.solvers.baselines import baselines_for
 
     return ["apapc"] + baselines_for(cls)
 
@@ -129,8 +129,8 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     ``max_calls`` calls of one oracle); first-hit counts at ``eps1``, ``eps2``
     and at every level of :data:`checks.sweeps.ABS_LEVELS` are recorded.
     """
-    from solvers import ORACLES, solve
-    from solvers.baselines import BASELINES
+    from mixbounds.solvers import ORACLES, solve
+    from mixbounds.solvers.baselines import BASELINES
 
     from .framework import instance_and_reference
 
@@ -187,7 +187,7 @@ def _task(tier: str, sw: Sweep, value: float, method: str) -> Task:
           "eps2": t["eps"][1], "stop": min(t["stop"], min(ABS_LEVELS)), "max_iter": t["budget"]}
     if _call_budget(tier, method) is not None:  # keyword only when set: tiny-tier task keys unchanged
         kw["max_calls"] = _call_budget(tier, method)
-    return Task("checks.bench:bench_point", kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
+    return Task("mixbounds.checks.bench:bench_point", kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
 
 
 def _lb_task(sw: Sweep, value: float):

@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from bounds.claims import get
+from mixbounds.bounds.claims import get
 
 from .framework import Check, Task
 from .rates import TOL, _task, upper_point, verdict
@@ -54,7 +54,7 @@ def mistuned_point(family: str, params: dict, factor: float, **kw) -> dict:
 
 
 def _mistuned_task(sw: Sweep, v: float) -> Task:
-    return Task("checks.controls:mistuned_point", {"family": sw.family, "params": sw.point_params(v), "factor": 1.5},
+    return Task("mixbounds.checks.controls:mistuned_point", {"family": sw.family, "params": sw.point_params(v), "factor": 1.5},
                 label=f"control mistuned κ_W={v:g}")
 
 

@@ -46,7 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from instances.problem import MixedProblem
+from mixbounds.instances.problem import MixedProblem
 
 ORACLES = ("grad", "A", "C", "Ct", "comm")
 

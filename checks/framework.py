@@ -102,8 +102,8 @@ def instance_and_reference(family: str, params: dict):
     once and shared; both are deterministic functions of ``(family, params)`` and no task
     modifies them, so a point's counts do not depend on the sharing.
     """
-    from instances.families import build
-    from instances.reference import reference_solution
+    from mixbounds.instances.families import build
+    from mixbounds.instances.reference import reference_solution
 
     key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
     if _SHARING and key in _INSTANCES:
@@ -241,7 +241,7 @@ def run_checks(
 def all_checks() -> list[Check]:
     """Every registered check, from every family module present."""
     out: list[Check] = []
-    for mod in ("checks.rates", "checks.lower", "checks.lemmas", "checks.controls", "checks.nonsmooth", "checks.bench"):
+    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

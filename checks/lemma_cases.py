@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from bounds.spectral import ZERO_RTOL
+from mixbounds.bounds.spectral import ZERO_RTOL
 
 #: a split is *clear* when the largest "zero" eigenvalue is below CLEAR_ZERO·λ_max and the smallest
 #: positive one above CLEAR_POS·λ_max: rounding puts true zeros near 1e-16·λ_max, and every case
@@ -212,7 +212,7 @@ def random_spd(rng, k: int, kappa: float, *, scale: float = 1.0) -> np.ndarray:
 def gossip_matrix(rng, n: int, graph: str, weights: str, *, seed: int = 0) -> sp.csr_matrix:
     """Laplacian of a connected graph (``path``, ``ring``, ``star``, ``complete``, ``er``, ``grid``) with
     unit, random (uniform in [0.2, 1]) or Metropolis weights."""
-    from instances import graphs as g
+    from mixbounds.instances import graphs as g
 
     if graph == "path":
         adj = g.path_adjacency(n)
@@ -281,7 +281,7 @@ def _raw(spec: dict) -> Mats:
     dt, p, pt = int(spec.get("dt", 0)), int(spec.get("p", 0)), int(spec.get("pt", 0))
     cond = float(spec.get("cond", 10.0))
     if spec.get("kappa_W") is not None:  # a tuned gossip matrix (instances.random: Fiedler-cut weakening / tuned path)
-        from instances.random import make_gossip
+        from mixbounds.instances.random import make_gossip
 
         W = make_gossip(spec.get("graph", "ring"), n, default_n=n, kappa_W=float(spec["kappa_W"]), seed=seed).W
     else:
@@ -350,13 +350,13 @@ def materialize(spec: dict) -> Mats:
     if src == "raw":
         return _raw(spec)
     if src == "family":
-        from instances.families import build
+        from mixbounds.instances.families import build
 
         I = build(spec["family"], seed=int(spec.get("seed", 0)), **spec.get("kw", {}))
         return _from_problem(I.problem, f"{spec['family']}(seed={spec.get('seed', 0)}, {spec.get('kw', {})})", spec,
                              {"realized": I.realized})
     if src == "worst":
-        from instances.families import build
+        from mixbounds.instances.families import build
 
         I = build(spec["family"], **spec.get("kw", {}))
         return _from_problem(I.problem, f"worst-case {spec['family']}({spec.get('kw', {})})", spec,

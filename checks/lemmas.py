@@ -106,7 +106,7 @@ FEAS_RTOL = 1e-8
 SALIM_LO, SALIM_HI = 11.0 / 15.0, 19.0 / 15.0
 
 FAMILY = "lemma"
-_MOD = "checks.lemmas"
+_MOD = "mixbounds.checks.lemmas"
 
 
 # ============================================================================ small helpers
@@ -449,7 +449,7 @@ def point_mixed_cl_spectrum(case: dict, _cost: float = 0.0) -> dict:
            "order_printed": kB / (kt * g["kappa_W"] + kt * LC_muC), "order_squared": kB / (kt * g["kappa_W"] ** 2 + kt * LC_muC),
            "sweep": case.get("sweep"), "clear": bool(s["clear"] and g["clear"])}
     if mu_t > 0:
-        from bounds.condition import projected_kappa
+        from mixbounds.bounds.condition import projected_kappa
 
         out["mu_tilde_suite"] = projected_kappa([sp.csr_matrix(a) for a in M.A], [sp.csr_matrix(c) for c in M.C]).mu
     return out
@@ -1010,7 +1010,7 @@ def point_projected_remark(case: dict, _cost: float = 0.0) -> dict:
     counterexample ``n = 1, B = (1, t), D = (0, 1)``; ``case["unit_columns"]`` gives ``B_i = e_i``
     (the transposition example of def:mixed_condition_number).  ``M = B'``, ``L = ker D``.
     """
-    from bounds.condition import mixed_kappa, projected_kappa
+    from mixbounds.bounds.condition import mixed_kappa, projected_kappa
 
     if "example_t" in case:
         t = float(case["example_t"])
@@ -1425,7 +1425,7 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
     out = {"case": f"kappas[{len(kappas)}], degree {degree_rule}", "rows": rows,
            "max_inv_T": max(r["inv_T"] for r in rows), "all_inside": all(r["inside"] for r in rows)}
     try:
-        from solvers.chebyshev import chebyshev_degree, inverse_chebyshev_T
+        from mixbounds.solvers.chebyshev import chebyshev_degree, inverse_chebyshev_T
 
         out["solver_module"] = True
         out["degree_agrees"] = all(chebyshev_degree(r["kappa"], 1.0) == r["K"] for r in rows) if degree_rule == "sqrt" else None
@@ -1457,7 +1457,7 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
             rec.update(own_min=float(on_range.min()), own_max=float(on_range.max()),
                        kernel_max=float(np.max(np.abs(evP[: N - rank]))) if N > rank else 0.0)
             if out.get("solver_module"):
-                from solvers.chebyshev import Chebyshev
+                from mixbounds.solvers.chebyshev import Chebyshev
 
                 ch = Chebyshev(lambda v: Mm @ v, L, mu, r["K"], name="M")
                 P_sol = ch.apply_P(np.eye(N))
@@ -1543,7 +1543,7 @@ def point_path_eigenvalues(case: dict, _cost: float = 0.0) -> dict:
     """``λ_max = 2(1 + cos(π/n))``, ``λ_min+ = 2(1 − cos(π/n))`` of the unweighted path Laplacian (app:example_graph)."""
     from scipy.linalg import eigvalsh_tridiagonal
 
-    from instances.graphs import laplacian, path_adjacency
+    from mixbounds.instances.graphs import laplacian, path_adjacency
 
     rows = []
     for n in case["ns"]:
@@ -1562,7 +1562,7 @@ def point_n_chi(case: dict, _cost: float = 0.0) -> dict:
     """eq:n_chi_relation: for the ``n`` of app:example_graph (``β_n <= κ_W < β_{n+3}``), the chain
     ``κ_W <= β_{n+3} <= 72(n+3)²/π² <= 288n²/π² <= 32n²`` and ``√κ_W <= 4√2 n``; plus the step
     ``1 − cos x >= x²/4`` on ``[0, π/3]``."""
-    from instances.graphs import beta, path_size_for, tuned_path
+    from mixbounds.instances.graphs import beta, path_size_for, tuned_path
 
     rows = []
     for k in case["kappas"]:
@@ -1589,10 +1589,10 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     """Build a worst-case construction, collect its closed forms and findings, and (``solve``) the
     ones that need ``x*`` (``check_solution`` of its module; for ``coupled-local`` also against the
     ``l = 1`` coupled instance with the same ``L', μ', K``, as in tests/test_worst_case.py)."""
-    from instances.families import build
-    from instances.reference import reference_solution
-    from instances.worst_case import consensus, coupled, coupled_local, shared
-    from instances.worst_case.common import closed_form, geometric_ratio, rho_from_shift
+    from mixbounds.instances.families import build
+    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
+    from mixbounds.instances.worst_case.common import closed_form, geometric_ratio, rho_from_shift
 
     fam, kw = case["family"], dict(case["kw"])
     I = build(fam, **kw)
@@ -1602,7 +1602,7 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     extra = {}
     if fam == "shared":
         pr = I.params
-        from bounds.spectral import sym_extremes
+        from mixbounds.bounds.spectral import sym_extremes
 
         lmax = float(sym_extremes(I.problem.objective.Q_blocks[0]).lmax)
         extra["f_i is L_f-smooth (printed)"] = closed_form("sec:local_cons_example_funcs", pr["L_f_symbol"], lmax, rtol=1e-9,
@@ -1632,8 +1632,8 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
         elif fam == "coupled-local":
             import scipy.sparse as _sp
 
-            from instances import Layout, MixedProblem, QuadraticObjective
-            from instances.worst_case.coupled import coupled_blocks
+            from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
+            from mixbounds.instances.worst_case.coupled import coupled_blocks
 
             pr = I.params
             K, n = pr["chain_length"], pr["n"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds.claims import get
+from mixbounds.bounds.claims import get
 
 from .framework import Check, Task
 from .result import CheckResult, Finding
@@ -120,7 +120,7 @@ def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:
         kw["parts"] = ["x", "xt"]
     if chain is not None:
         kw["chain"] = chain
-    return Task("checks.lower:lower_point", kw, label=f"LB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g}")
+    return Task("mixbounds.checks.lower:lower_point", kw, label=f"LB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g}")
 
 
 # ----------------------------------------------------------------------------- verdicts

@@ -71,7 +71,7 @@ import time
 
 import numpy as np
 
-from bounds.claims import REGISTRY
+from mixbounds.bounds.claims import REGISTRY
 from .framework import Check, Task
 from .result import CheckResult, Finding
 from .sweeps import CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, fit_slope, formula_slope, geomspace
@@ -131,7 +131,7 @@ def cells(table: int, cls: str):
 # ----------------------------------------------------------------------------- task
 @functools.lru_cache(maxsize=64)
 def _instance(family: str, params_json: str):
-    from instances.families import build
+    from mixbounds.instances.families import build
 
     return build(family, **json.loads(params_json))
 
@@ -139,9 +139,9 @@ def _instance(family: str, params_json: str):
 def point(table: int, family: str, params: dict, x: float, solver: str, method: str = "apapc",
           max_inner: int = 5_000_000) -> dict:
     """Build the instance, derive ε from the accuracy parameter ``x`` and count oracle calls to an (ε, δ)-solution."""
-    from solvers.regularized import counts_at, regularized_apapc
-    from solvers.sliding import gradient_sliding, reformulated_solution, restarted_gradient_sliding
-    from solvers.subgradient import projected_subgradient
+    from mixbounds.solvers.regularized import counts_at, regularized_apapc
+    from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution, restarted_gradient_sliding
+    from mixbounds.solvers.subgradient import projected_subgradient
 
     t0 = time.perf_counter()
     inst = _instance(family, json.dumps(params, sort_keys=True))
@@ -210,7 +210,7 @@ def _task(table, cls, params, x, solver=None, method="apapc", tier="quick") -> T
     p["variant"] = var
     kw = {"table": table, "family": fam, "params": p, "x": float(x), "solver": solver or SOLVER[table], "method": method,
           "max_inner": MAX_INNER[tier]}
-    return Task("checks.nonsmooth:point", kw, label=f"T{table} {fam} x={x:g} {solver or SOLVER[table]}/{method} {params}")
+    return Task("mixbounds.checks.nonsmooth:point", kw, label=f"T{table} {fam} x={x:g} {solver or SOLVER[table]}/{method} {params}")
 
 
 # ----------------------------------------------------------------------------- sweeps
@@ -391,7 +391,7 @@ def _controls() -> list[Check]:
 # ----------------------------------------------------------------------------- findings
 def sliding_readings(family: str = "nonsmooth-coupled", params: dict | None = None, x: float = 40.0) -> dict:
     """GS as Lan writes it vs the printed Algorithm alg:sliding (lines 6 and 12), same instance and budget."""
-    from solvers.sliding import gradient_sliding, reformulated_solution
+    from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution
 
     params = params or {"kappa_W": 10.0, "kappa_AC": 10.0}
     inst = _instance(family, json.dumps(params, sort_keys=True))
@@ -412,7 +412,7 @@ def sliding_readings(family: str = "nonsmooth-coupled", params: dict | None = No
 
 def _finding_sliding() -> Check:
     rid = "finding.alg_sliding.initialisation"
-    task = Task("checks.nonsmooth:sliding_readings", {}, label="GS printed vs Lan reading")
+    task = Task("mixbounds.checks.nonsmooth:sliding_readings", {}, label="GS printed vs Lan reading")
 
     def finalize(tier, points):
         p = points[task.key]

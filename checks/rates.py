@@ -96,7 +96,7 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
     envelope of the whole run above ``eps2``.  First-hit counts are kept for the lower-bound
     comparison.
     """
-    from solvers import ORACLES, solve
+    from mixbounds.solvers import ORACLES, solve
 
     from .framework import instance_and_reference
 
@@ -136,7 +136,7 @@ def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER
     if chain_scale != 1.0:
         params["chain_scale"] = chain_scale
     kw = {"family": sw.family, "params": params, "method": method, "max_iter": budget}
-    return Task("checks.rates:upper_point", kw, label=f"UB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g} {method}")
+    return Task("mixbounds.checks.rates:upper_point", kw, label=f"UB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g} {method}")
 
 
 def _lb_task(sw: Sweep, value: float, cls: str):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from bounds.claims import REGISTRY, Cell
+from mixbounds.bounds.claims import REGISTRY, Cell
 
 #: class → (worst-case family, random family, parameters of the class's Table 1 row)
 CLASS_FAMILIES = {

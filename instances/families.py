@@ -12,7 +12,8 @@ from typing import Callable
 
 from .instance import Instance
 
-MODULES = ("instances.worst_case", "instances.random", "instances.nonsmooth", "instances.convex")
+MODULES = ("mixbounds.instances.worst_case", "mixbounds.instances.random", "mixbounds.instances.nonsmooth",
+           "mixbounds.instances.convex")
 
 
 def families() -> dict[str, Callable[..., Instance]]:

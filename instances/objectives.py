@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from bounds.spectral import smallest_eigenvalue, sym_extremes
+from mixbounds.bounds.spectral import smallest_eigenvalue, sym_extremes
 
 from .layout import Layout
 

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
-from bounds.spectral import DENSE_LIMIT, SHIFT_RTOL, ZERO_RTOL
+from mixbounds.bounds.spectral import DENSE_LIMIT, SHIFT_RTOL, ZERO_RTOL
 
 from .layout import Layout
 from .objectives import Objective

@@ -75,7 +75,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
-from bounds.spectral import DENSE_LIMIT, ZERO_RTOL
+from mixbounds.bounds.spectral import DENSE_LIMIT, ZERO_RTOL
 
 from .graphs import (
     complete_adjacency,

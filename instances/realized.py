@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds import gossip_spectrum, group_spectrum, mixed_kappa, projected_kappa, sv_extremes
-from bounds.condition import interaction_extremes
+from mixbounds.bounds import gossip_spectrum, group_spectrum, mixed_kappa, projected_kappa, sv_extremes
+from mixbounds.bounds.condition import interaction_extremes
 
 from .problem import MixedProblem
 

@@ -19,8 +19,8 @@ import math
 import numpy as np
 from matplotlib.lines import Line2D
 
-from bounds.claims import CLASS_LABELS, get
-from bounds.render import format_terms
+from mixbounds.bounds.claims import CLASS_LABELS, get
+from mixbounds.bounds.render import format_terms
 
 from .data import SweepGroup, finite, fmt_slope, variant_of, xy
 from .style import (LOWER_STYLES, THEORY_STYLE, UPPER_EXTRA_STYLES, new_figure, oracle_tex, param_tex, style_context,

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 if TYPE_CHECKING:  # pragma: no cover
-    from instances.problem import MixedProblem
+    from mixbounds.instances.problem import MixedProblem
 
 ORACLES = ("grad", "A", "C", "Ct", "comm")
 

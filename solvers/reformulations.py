@@ -80,8 +80,8 @@ from typing import Callable
 import numpy as np
 import scipy.linalg as sla
 
-from bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
-from bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
+from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
+from mixbounds.bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
 
 from .chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
 from .oracles import CountedOracles, spmv
@@ -542,7 +542,7 @@ class Reformulation:
 
     def _exact_constants(self) -> tuple[float, float, float | None]:
         """Extreme eigenvalues of ∇²G on R^d × L_m^⊥ × R^{n d̃} (and μ on the printed 𝒴)."""
-        from instances.objectives import QuadraticObjective
+        from mixbounds.instances.objectives import QuadraticObjective
 
         P = self.problem
         obj = P.objective

@@ -55,7 +55,7 @@ import math
 import numpy as np
 import scipy.linalg as sla
 
-from instances.objectives import Objective
+from mixbounds.instances.objectives import Objective
 
 from .apapc import APAPCParameters, apapc
 from .oracles import ORACLES, CountedOracles

@@ -51,7 +51,7 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     if method not in METHODS:
         raise ValueError(f"solve: unknown method {method!r}; expected one of {METHODS}")
     if x_star is None:
-        from instances.reference import reference_solution
+        from mixbounds.instances.reference import reference_solution
 
         x_star = reference_solution(problem).u
     u_star = np.asarray(x_star, dtype=float).ravel()

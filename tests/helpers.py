@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from instances import Layout, MixedProblem, QuadraticObjective
+from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 
 
 def path_laplacian(n: int) -> sp.csr_matrix:
@@ -73,7 +73,7 @@ class CountingObjective:
 
 def wrap_oracles(orc):
     """Replace the internals of a CountedOracles by counting proxies; returns the independent tally."""
-    from solvers import ORACLES
+    from mixbounds.solvers import ORACLES
 
     tally = {k: 0 for k in ORACLES}
     orc._W = CountingProxy(orc._W, tally, "comm")

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from solvers.apapc import APAPCParameters, apapc
-from solvers.oracles import ORACLES
+from mixbounds.solvers.apapc import APAPCParameters, apapc
+from mixbounds.solvers.oracles import ORACLES
 
 #: slope of the per-accuracy iteration count vs κ at fixed χ = O(1) (theory: 1/2)
 SQRT_KAPPA_SLOPE = 0.5
@@ -135,9 +135,9 @@ def test_settle_stop_rule_survives_a_dip():
     """The coupled worst case at κ̂_A = 300 (quick tier) dips 5 decades below its error envelope at
     iteration 109; a first-hit stop at 10^-7.5 ends there, although the error rises to ~4e-3
     afterwards.  With ``settle`` the run ends only once the last third of its errors are <= ε₂."""
-    from instances.families import build
-    from instances.reference import reference_solution
-    from solvers import solve
+    from mixbounds.instances.families import build
+    from mixbounds.instances.reference import reference_solution
+    from mixbounds.solvers import solve
 
     P = build("coupled", kappa_f=30.0, kappa_A=300.0, kappa_W=30.0, eps=1e-6).problem
     ref = reference_solution(P).u

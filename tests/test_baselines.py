@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from helpers import path_laplacian, random_problem, ring_laplacian, wrap_oracles
-from instances import Layout, MixedProblem, QuadraticObjective
-from instances.reference import reference_solution
-from solvers import ORACLES, CountedOracles, solve
-from solvers.baselines import BASELINES, baselines_for
-from solvers.baselines._common import inner_agd
-from solvers.baselines.dual_gradient import distinct_positive_eigenvalues
+from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
+from mixbounds.instances.reference import reference_solution
+from mixbounds.solvers import ORACLES, CountedOracles, solve
+from mixbounds.solvers.baselines import BASELINES, baselines_for
+from mixbounds.solvers.baselines._common import inner_agd
+from mixbounds.solvers.baselines.dual_gradient import distinct_positive_eigenvalues
 
 #: target relative squared error of the convergence tests
 EPS = 1e-8
@@ -185,7 +185,7 @@ def test_inner_solver_per_node_rule(rng):
 
 def test_msda_parameters_match_paper():
     """Scaman et al. (2017) Algorithm 2: η·λ_max(P_K(W)) = α, momentum from √(κ_l χ)."""
-    from solvers.baselines.msda import msda_parameters
+    from mixbounds.solvers.baselines.msda import msda_parameters
 
     p = msda_parameters(100.0, 1.0, 4.0, 0.04)
     assert p["K"] == 10

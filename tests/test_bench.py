@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from checks import bench
-from checks.framework import all_checks, run_checks
-from checks.sweeps import ABS_LEVELS
+from mixbounds.checks import bench
+from mixbounds.checks.framework import all_checks, run_checks
+from mixbounds.checks.sweeps import ABS_LEVELS
 
 
 def test_registered_and_ids_well_formed():
@@ -103,7 +103,7 @@ def test_full_tier_budget_counts_calls_and_reaches_the_run():
 def test_full_tier_random_kappa_W_sweep_can_be_built_at_its_largest_network(cls):
     """The random shared/mixed families bound κ̂_C̃ from below by the network size; the full tier's κ_W sweep
     (to 1000) must stay buildable at its base κ̂_C̃ (it was not at κ̂_C̃ = 10: 'below 15' at κ_W = 100)."""
-    from instances.families import build
+    from mixbounds.instances.families import build
 
     sw = next(s for s in bench.sweeps("full", cls, "random") if s.param == "kappa_W")
     inst = build(sw.family, **sw.point_params(max(sw.grid)))

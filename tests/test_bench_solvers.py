@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from instances import Layout, MixedProblem, QuadraticObjective
-from instances.graphs import erdos_renyi_adjacency, grid_adjacency, laplacian
-from solvers import ORACLES, APAPCParameters, Reformulation, apapc
+from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
+from mixbounds.instances.graphs import erdos_renyi_adjacency, grid_adjacency, laplacian
+from mixbounds.solvers import ORACLES, APAPCParameters, Reformulation, apapc
 
 #: benchmark size: n nodes × d̃ shared coordinates = 10⁶ variables
 N_NODES, DIM = 400, 2500

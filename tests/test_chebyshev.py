@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, inverse_chebyshev_T
+from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, inverse_chebyshev_T
 
 #: agreement of the fast recurrence with the line-by-line transcription, per step of the
 #: recurrence (rounding accumulates linearly with the degree), relative to max |v|

@@ -2,9 +2,9 @@
 
 import pytest
 
-from bounds.claims import PARAMS, REGISTRY, TEXT_DISCREPANCIES, cells, discrepancies, get
-from bounds.render import format_terms, render_markdown, render_text
-from bounds.texparse import find_paper, parse_complexity, parse_tables
+from mixbounds.bounds.claims import PARAMS, REGISTRY, TEXT_DISCREPANCIES, cells, discrepancies, get
+from mixbounds.bounds.render import format_terms, render_markdown, render_text
+from mixbounds.bounds.texparse import find_paper, parse_complexity, parse_tables
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from checks.cli import main
+from mixbounds.cli import main
 
 
 def test_table_prints_all_tables(capsys):
@@ -24,5 +24,5 @@ def test_bad_usage_exits_2(capsys):
 
 
 def test_console_script_entry_point():
-    r = subprocess.run([sys.executable, "-m", "checks.cli", "table"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "mixbounds.cli", "table"], capture_output=True, text=True)
     assert r.returncode == 0 and "Table 1" in r.stdout

@@ -7,12 +7,13 @@ import sys
 import numpy as np
 import pytest
 
-import instances.families
-import instances.reference
-from checks.cli import _Parser
-from checks.cli_instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
-from instances.io import load_instance
-from instances.reference import KKT_RTOL
+import mixbounds.instances.families
+import mixbounds.instances.reference
+from mixbounds import instances
+from mixbounds.cli import _Parser
+from mixbounds.cli_instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
+from mixbounds.instances.io import load_instance
+from mixbounds.instances.reference import KKT_RTOL
 
 
 def parser():
@@ -110,7 +111,7 @@ def test_unwritable_or_occupied_output_exits_2(tmp_path, capsys):
 
 
 def test_write_failure_exits_2_and_leaves_nothing(tmp_path, monkeypatch, capsys):
-    import instances.io as iio
+    import mixbounds.instances.io as iio
 
     monkeypatch.setattr(iio, "_write_npy", lambda *a: (_ for _ in ()).throw(OSError("no space left (simulated)")))
     assert run(["instance", "random-mixed", "--out", str(tmp_path / "o")]) == EXIT_USAGE
@@ -148,12 +149,12 @@ def test_rerun_replaces_the_instance(tmp_path):
 
 def test_module_entry_point(tmp_path):
     out = tmp_path / "lg"
-    r = subprocess.run([sys.executable, "-m", "checks.cli_instance", "instance", "local-global", "--kappa-f", "50",
+    r = subprocess.run([sys.executable, "-m", "mixbounds.cli_instance", "instance", "local-global", "--kappa-f", "50",
                         "--n", "4", "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "app:problem_formulations" in r.stdout
     inst = load_instance(out)
     assert np.all(np.isfinite(inst.x_star))
-    r = subprocess.run([sys.executable, "-m", "checks.cli_instance", "instance", "random-coupled", "--kappa-AC", "0.1",
+    r = subprocess.run([sys.executable, "-m", "mixbounds.cli_instance", "instance", "random-coupled", "--kappa-AC", "0.1",
                         "--out", str(tmp_path / "bad")], capture_output=True, text=True)
     assert r.returncode == 2 and not (tmp_path / "bad").exists()

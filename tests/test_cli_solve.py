@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from checks.cli import main
-from instances.families import build
-from instances.io import save_instance
-from instances.reference import reference_solution
+from mixbounds.cli import main
+from mixbounds.instances.families import build
+from mixbounds.instances.io import save_instance
+from mixbounds.instances.reference import reference_solution
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-import checks.framework as framework
-import checks.verify as verify
-from checks import _selftest
-from checks.cli import main
+import mixbounds.checks.framework as framework
+from mixbounds import verify
+from mixbounds.checks import _selftest
+from mixbounds.cli import main
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 OUTPUTS = ("results.json", "results.csv", "report.md", "report.html")
@@ -196,7 +196,7 @@ def test_interrupted_run_writes_nothing_then_resumes(suite, tmp_path, capsys):
 
 
 def test_failure_while_rendering_leaves_no_results(suite, tmp_path, monkeypatch):
-    import checks.report as report
+    from mixbounds import report
 
     def broken(*a, **k):
         raise RuntimeError("renderer broke")
@@ -251,8 +251,8 @@ def test_plot_bad_results_exit_2(tmp_path, capsys, content, match):
 
 
 def test_console_entry_point_usage_errors(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "checks.cli", "verify", "--claims", "no.such.claim*", "--out", str(tmp_path / "o")],
+    r = subprocess.run([sys.executable, "-m", "mixbounds.cli", "verify", "--claims", "no.such.claim*", "--out", str(tmp_path / "o")],
                        capture_output=True, text=True)
     assert r.returncode == EXIT_USAGE and r.stderr.count("\n") == 1
-    r = subprocess.run([sys.executable, "-m", "checks.cli", "verify", "--help"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "mixbounds.cli", "verify", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "--no-cache" in r.stdout and "--json" in r.stdout

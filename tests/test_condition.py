@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bounds import (
+from mixbounds.bounds import (
     L_S, group_kappa, interaction_matrix, kappa_f, kappa_W, kernel_basis_is_complete, mixed_kappa,
     projected_kappa,
 )
@@ -143,9 +143,9 @@ def test_group_L_equals_group_spectrum_L_and_needs_no_kernel():
     coupled + local construction at κ_C = 100 (a 6120x6120 Gram with a large kernel) it returns the exact
     σ_max²(C_i) = λ_max(W_C) (``C_i = diag(√W_C⊗I, √W_C⊗I)``), compared with a dense eigenvalue of the
     small l×l path Laplacian rebuilt independently from the same κ_C."""
-    from bounds.condition import group_L, group_spectrum
-    from checks.framework import instance_and_reference
-    from instances.graphs import tuned_path
+    from mixbounds.bounds.condition import group_L, group_spectrum
+    from mixbounds.checks.framework import instance_and_reference
+    from mixbounds.instances.graphs import tuned_path
 
     rng = np.random.default_rng(5)
     D = rng.standard_normal((3, 5))
@@ -170,7 +170,7 @@ def test_iterative_lmin_pos_gives_up_after_the_kernel_limit(monkeypatch):
     """The documented failure mode of the iterative λ_min+ (more than ``MAX_KERNEL_ITER`` zero eigenvalues,
     no kernel basis) provoked deterministically: the eigen-solver is replaced by one that reports only
     zeros, so the test checks our stepping (k = 4, 8, …, 64) and message, not ARPACK's convergence."""
-    import bounds.spectral as spectral
+    import mixbounds.bounds.spectral as spectral
 
     asked = []
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from bounds import kappa_W
-from instances.graphs import (
+from mixbounds.bounds import kappa_W
+from mixbounds.instances.graphs import (
     KAPPA_W_RTOL, beta, complete_adjacency, erdos_renyi_adjacency, grid_adjacency, laplacian, metropolis,
     path_size_for, ring_adjacency, star_adjacency, tuned_path,
 )
@@ -38,7 +38,7 @@ def test_tuned_path_rejects_impossible_targets():
 @pytest.mark.parametrize("adj", [ring_adjacency(9), grid_adjacency(3, 4), star_adjacency(7), complete_adjacency(5),
                                  erdos_renyi_adjacency(25, 0.15, 3)])
 def test_gossip_matrices_satisfy_assumption_W(adj):
-    from instances import Layout, MixedProblem, QuadraticObjective
+    from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 
     n = adj.shape[0]
     lay = Layout((0,) * n, 1)

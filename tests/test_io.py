@@ -10,10 +10,10 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import instances.io as iio
-from instances.families import build
-from instances.io import load_instance, save_instance
-from instances.reference import reference_solution
+import mixbounds.instances.io as iio
+from mixbounds.instances.families import build
+from mixbounds.instances.io import load_instance, save_instance
+from mixbounds.instances.reference import reference_solution
 
 #: constraint residual of x* read back with numpy/scipy only (no package code)
 RAW_FEAS_RTOL = 1e-9

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checks import lemmas as L
-from checks.framework import TIERS, all_checks, run_checks, select
-from checks.lemma_cases import intersection, materialize, orth_range, subspace_equal
-from checks.result import CheckResult
+from mixbounds.checks import lemmas as L
+from mixbounds.checks.framework import TIERS, all_checks, run_checks, select
+from mixbounds.checks.lemma_cases import intersection, materialize, orth_range, subspace_equal
+from mixbounds.checks.result import CheckResult
 
 #: a property holds up to dense-eigenvalue rounding (the module's own tolerance)
 RTOL = L.INEQ_RTOL

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from bounds.claims import REGISTRY, get
-from checks import nonsmooth as ns
-from checks.framework import all_checks
+from mixbounds.bounds.claims import REGISTRY, get
+from mixbounds.checks import nonsmooth as ns
+from mixbounds.checks.framework import all_checks
 
 
 def _pts(param, xs, ys, oracle="A", table=3):

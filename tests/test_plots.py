@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from matplotlib.collections import PathCollection
 
-from checks._selftest import fake_document
-from plots import ResultsFileError, draw_all, figure_cell_param, figure_class_panel, figure_heatmap, load_results, sweep_groups
-from plots.style import save
+from mixbounds.checks._selftest import fake_document
+from mixbounds.plots import ResultsFileError, draw_all, figure_cell_param, figure_class_panel, figure_heatmap, load_results, sweep_groups
+from mixbounds.plots.style import save
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -114,7 +114,7 @@ def test_draw_all_manifest_and_broken_figure(doc, tmp_path, monkeypatch):
     for paths in list(man["cells"].values()) + list(man["classes"].values()) + [man["heatmap"]]:
         assert sorted(p.suffix for p in paths) == [".png", ".svg"] and all(p.stat().st_size > 0 for p in paths)
     assert not [p for p in (tmp_path / "plots").iterdir() if p.name.startswith(".tmp")]
-    import plots
+    from mixbounds import plots
 
     def boom(g):
         if g.param == "kappa_A":
@@ -172,7 +172,7 @@ def _bench_doc():
 
 def test_bench_figures_one_per_class_and_oracle(tmp_path):
     """Benchmark figures: one per (class, oracle), one series per (method, family) with points."""
-    from plots.bench import bench_groups, figure_bench
+    from mixbounds.plots.bench import bench_groups, figure_bench
 
     doc = _bench_doc()
     groups = bench_groups(doc)

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import path_laplacian, random_problem, ring_laplacian
-from instances import Layout, MixedProblem, QuadraticObjective
+from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 
 
 def _obj(lay, rng, mu=1.0):

@@ -6,9 +6,9 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bounds import mixed_kappa, projected_kappa
-from instances.families import build, families
-from instances.random import (
+from mixbounds.bounds import mixed_kappa, projected_kappa
+from mixbounds.instances.families import build, families
+from mixbounds.instances.random import (
     FAMILIES,
     GRAPHS,
     KAPPA_MAX,
@@ -18,8 +18,8 @@ from instances.random import (
     make_gossip,
     tune_group,
 )
-from instances.realized import realized_kappas
-from instances.reference import KKT_RTOL, reference_solution
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.reference import KKT_RTOL, reference_solution
 
 #: the largest tolerance any family may state for realized vs target
 STATED_RTOL_MAX = 1e-6
@@ -148,7 +148,7 @@ def test_gossip_tuning_on_every_graph(graph, gossip):
 
 
 def realized_kappas_W(W):
-    from bounds import kappa_W
+    from mixbounds.bounds import kappa_W
 
     return kappa_W(W)
 

@@ -15,11 +15,11 @@ import pytest
 from scipy.optimize import brentq
 
 from helpers import random_problem, ring_laplacian, wrap_oracles
-from instances import Layout, MixedProblem, QuadraticObjective
-from instances.graphs import _weighted_path_kappa, beta, path_weights_laplacian
-from instances.reference import reference_solution
-from solvers import ORACLES, CountedOracles, Reformulation, solve
-from solvers.apapc import APAPCParameters, apapc
+from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
+from mixbounds.instances.graphs import _weighted_path_kappa, beta, path_weights_laplacian
+from mixbounds.instances.reference import reference_solution
+from mixbounds.solvers import ORACLES, CountedOracles, Reformulation, solve
+from mixbounds.solvers.apapc import APAPCParameters, apapc
 
 #: target relative squared error of the runs
 EPS = 1e-8
@@ -224,8 +224,8 @@ def test_sparse_materialized_local_polynomial_same_counts(family):
     """Above MATERIALIZE_LIMIT unknowns C' = P_C(CᵀC) is a sparse matrix (the printed C&L
     construction keeps the pattern of CᵀC): same iterations and counts as the recurrence,
     values equal to rounding, and the independent tally of raw products agrees."""
-    from instances.families import build
-    from solvers.reformulations import MATERIALIZE_LIMIT, _MaterializedSparse
+    from mixbounds.instances.families import build
+    from mixbounds.solvers.reformulations import MATERIALIZE_LIMIT, _MaterializedSparse
 
     kw = dict(kappa_W=4.0, kappa_C=10.0, kappa_AC=12.0, kappa_f=4.0, eps=1e-3)
     if family == "mixed":
@@ -311,7 +311,7 @@ def test_kappa_C_flat_with_chebyshev_grows_without():
 
 
 def test_kappa_tilde_AC_flat_with_chebyshev_grows_without():
-    from bounds import projected_kappa
+    from mixbounds.bounds import projected_kappa
 
     W = ring_laplacian(6)
     P1, P2 = tuned("coupled_local", W, s_AC=1.0, d=4), tuned("coupled_local", W, s_AC=0.1, d=4)
@@ -421,7 +421,7 @@ def test_mixed_with_unconstrained_x(method):
 
 @pytest.mark.parametrize("cls", ["consensus", "coupled"])
 def test_logistic_objective(cls):
-    from instances import LogisticObjective
+    from mixbounds.instances import LogisticObjective
 
     rng = np.random.default_rng(5)
     n = 6

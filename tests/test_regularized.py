@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from instances.families import build
-from instances.reference import constraint_system, copy_map
-from solvers import CountedOracles
-from solvers.regularized import Accuracy, RegularizedObjective, counts_at, reformulate, regularized_apapc
+from mixbounds.instances.families import build
+from mixbounds.instances.reference import constraint_system, copy_map
+from mixbounds.solvers import CountedOracles
+from mixbounds.solvers.regularized import Accuracy, RegularizedObjective, counts_at, reformulate, regularized_apapc
 
 #: relative accuracy of the regularised minimiser's gap bound (Lemma lem:regularized_convergence, ν R²/2)
 GAP_RTOL = 1e-9

@@ -8,9 +8,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from checks import report
-from checks._selftest import fake_document, sweep_check
-from checks.verify import csv_text
+from mixbounds import report
+from mixbounds.checks._selftest import fake_document, sweep_check
+from mixbounds.verify import csv_text
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_findings_controls_and_run_sections(doc):
 def test_tables_2_to_4_appear_with_their_results():
     extra = [sweep_check("T2.coupled.A.kappa_A.upper", kind="upper", theory=0.5, slope=0.45, cell="T2.coupled.A",
                          param="kappa_A")]
-    from checks._selftest import fake_checks
+    from mixbounds.checks._selftest import fake_checks
 
     d = fake_document(checks=fake_checks() + extra)
     md = report.render_markdown(d)
@@ -55,7 +55,7 @@ def test_tables_2_to_4_appear_with_their_results():
 
 
 def test_failures_are_listed_with_detail():
-    from checks._selftest import fake_checks
+    from mixbounds.checks._selftest import fake_checks
 
     d = fake_document(checks=fake_checks(failing=True, uncaught_control=True))
     md = report.render_markdown(d)
@@ -81,7 +81,7 @@ class _Tags(HTMLParser):
 
 
 def test_html_is_self_contained(doc, tmp_path):
-    from plots import draw_all
+    from mixbounds.plots import draw_all
 
     man = draw_all(doc, tmp_path / "plots", formats=("png",))
     html = report.render_html(doc, man)

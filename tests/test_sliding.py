@@ -5,12 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from instances.families import build
-from solvers import CountedOracles
-from solvers.sliding import (
+from mixbounds.instances.families import build
+from mixbounds.solvers import CountedOracles
+from mixbounds.solvers.sliding import (
     PenalizedProblem, _gs_params, gradient_sliding, reformulated_solution, restarted_gradient_sliding,
 )
-from solvers.subgradient import projected_subgradient
+from mixbounds.solvers.subgradient import projected_subgradient
 
 #: relative tolerance of K w* = b' for the reformulated reference
 FEAS_RTOL = 1e-8

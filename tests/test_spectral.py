@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bounds.spectral import ZERO_RTOL, largest_eigenvalue, smallest_eigenvalue, sv_extremes, sv_max_sq, sym_extremes
+from mixbounds.bounds.spectral import ZERO_RTOL, largest_eigenvalue, smallest_eigenvalue, sv_extremes, sv_max_sq, sym_extremes
 from helpers import path_laplacian
 
 #: agreement required between the dense and the iterative path

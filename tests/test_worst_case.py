@@ -8,10 +8,10 @@ which do not.  Small sizes (eps = 1e-5) keep the module fast.
 import numpy as np
 import pytest
 
-from instances.families import build, families
-from instances.reference import KKT_RTOL, reference_solution
-from instances.worst_case import consensus, coupled, coupled_local, shared
-from instances.worst_case.common import CHAIN_FACTOR, CHAIN_PAD, chain_length, k_eps
+from mixbounds.instances.families import build, families
+from mixbounds.instances.reference import KKT_RTOL, reference_solution
+from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
+from mixbounds.instances.worst_case.common import CHAIN_FACTOR, CHAIN_PAD, chain_length, k_eps
 
 #: realized κ vs target for constructions tuned exactly (κ_W, κ_f, κ_C)
 EXACT_RTOL = 1e-8
@@ -92,8 +92,8 @@ def test_coupled_local_printed_has_no_chain():
 def test_coupled_local_shared_rows_presolves_to_coupled(variant):
     import scipy.sparse as sp
 
-    from instances import Layout, MixedProblem, QuadraticObjective
-    from instances.worst_case.coupled import coupled_blocks
+    from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
+    from mixbounds.instances.worst_case.coupled import coupled_blocks
 
     I = coupled_local.build(kappa_W=10.0, kappa_C=10.0, kappa_AC=20.0, kappa_f=10.0, eps=EPS, variant=variant)
     assert abs(I.realized["kappa_C"] / 10 - 1) < EXACT_RTOL
@@ -145,7 +145,7 @@ def test_bad_targets():
 
 
 def test_worst_case_round_trip(tmp_path):
-    from instances.io import load_instance, save_instance
+    from mixbounds.instances.io import load_instance, save_instance
 
     I = build("coupled-local", kappa_W=10.0, kappa_C=10.0, kappa_AC=20.0, kappa_f=10.0, eps=EPS, variant="shared-rows")
     I = I.with_reference(reference_solution(I.problem).u)

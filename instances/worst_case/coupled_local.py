@@ -52,7 +52,7 @@ VARIANTS = ("printed", "shared-rows", "shared-rows-incidence")
 def _sqrt_psd(Wd: np.ndarray) -> np.ndarray:
     """Principal square root; eigenvalues at rounding level (the consensus direction of a
     Laplacian) are set to 0 exactly, else √(1e-17) ≈ 3e-9 would become a spurious singular value."""
-    from bounds.spectral import ZERO_RTOL
+    from mixbounds.bounds.spectral import ZERO_RTOL
 
     w, V = np.linalg.eigh(Wd)
     w = np.where(w > ZERO_RTOL * w.max(), w, 0.0)

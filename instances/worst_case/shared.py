@@ -36,8 +36,8 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from bounds import group_spectrum
-from bounds.condition import interaction_extremes
+from mixbounds.bounds import group_spectrum
+from mixbounds.bounds.condition import interaction_extremes
 
 from ..graphs import tuned_path
 from ..instance import Instance

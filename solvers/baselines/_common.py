@@ -49,7 +49,7 @@ INNER_ABS = 1e-12
 def reference_u(problem, x_star) -> np.ndarray:
     """``x_star`` as a flat u-layout vector (computed when ``None``)."""
     if x_star is None:
-        from instances.reference import reference_solution
+        from mixbounds.instances.reference import reference_solution
 
         x_star = reference_solution(problem).u
     u_star = np.asarray(x_star, dtype=float).ravel()
@@ -148,7 +148,7 @@ class Run:
 # ---------------------------------------------------------------------------- constants known to the methods
 def gossip_facts(W) -> dict:
     """``λ_max(W)``, ``λ_min+(W)``, ``κ_W`` (set-up knowledge, as for APAPC; not an oracle call)."""
-    from bounds.condition import gossip_spectrum
+    from mixbounds.bounds.condition import gossip_spectrum
 
     g = gossip_spectrum(W)
     return {"lambda_max_W": float(g.lmax), "lambda_min_W": float(g.lmin_pos), "kappa_W": float(g.kappa)}
@@ -156,7 +156,7 @@ def gossip_facts(W) -> dict:
 
 def coupled_facts(problem) -> dict:
     """``L_A = max_i σ_max²(A_i)``, ``λ_max(S_A)``, ``λ_min+(S_A)`` with ``S_A = (1/n)Σ A_iA_iᵀ``."""
-    from bounds.condition import group_spectrum, interaction_extremes
+    from mixbounds.bounds.condition import group_spectrum, interaction_extremes
 
     L_A = group_spectrum(problem.A, name="A").L
     S = interaction_extremes(problem.A)

@@ -77,7 +77,7 @@ def _leja(vals: np.ndarray) -> np.ndarray:
 
 def distinct_positive_eigenvalues(W) -> np.ndarray:
     """Distinct positive eigenvalues of ``W`` (dense; relative threshold :data:`DISTINCT_RTOL`), Leja-ordered."""
-    from bounds.spectral import ZERO_RTOL
+    from mixbounds.bounds.spectral import ZERO_RTOL
 
     ev = np.linalg.eigvalsh(W.toarray() if hasattr(W, "toarray") else np.asarray(W))
     lmax = ev[-1]
@@ -109,7 +109,7 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     k_t = 1 + int(has_Ct)
     steps = {"eta_A": mu_f / (k_x * n * fa["L_S"])}
     facts = dict(g, **fa)
-    from bounds.condition import group_L
+    from mixbounds.bounds.condition import group_L
 
     if has_C:
         facts["L_C"] = float(group_L(P.C, name="C"))

@@ -23,11 +23,11 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 def _methods() -> dict:
-    from solvers.reformulations import METHODS
+    from mixbounds.solvers.reformulations import METHODS
 
     out = {m: None for m in METHODS}
     try:
-        from solvers.baselines import BASELINES
+        from mixbounds.solvers.baselines import BASELINES
     except ImportError:
         BASELINES = {}
     out.update({k: v for k, v in BASELINES.items()})
@@ -48,8 +48,8 @@ def _atomic_write(path: Path, write) -> None:
 
 
 def _cmd_solve(args) -> int:
-    from instances.io import load_instance
-    from instances.reference import reference_solution
+    from mixbounds.instances.io import load_instance
+    from mixbounds.instances.reference import reference_solution
 
     methods = _methods()
     if args.method not in methods:
@@ -77,7 +77,7 @@ def _cmd_solve(args) -> int:
             return EXIT_USAGE
     try:
         if methods[args.method] is None:
-            from solvers import solve
+            from mixbounds.solvers import solve
 
             res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
         else:

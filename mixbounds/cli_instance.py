@@ -7,7 +7,7 @@ writes the instance directory atomically (:func:`instances.io.save_instance`)
 and prints a short summary (family, n, sizes, targets vs realized κ's, KKT
 residual, findings, path).
 
-Exit codes (as :mod:`checks.cli`): 0 written; 2 bad usage or bad input (unknown
+Exit codes (as :mod:`mixbounds.cli`): 0 written; 2 bad usage or bad input (unknown
 family, impossible target, unwritable or occupied output path) — nothing is
 written then; 1 the reference solve failed to reach its KKT tolerance (nothing
 written either).
@@ -104,9 +104,9 @@ def summary_lines(inst, path: Path | None, ref=None) -> list[str]:
 
 def cmd_instance(args) -> int:
     """Handler of ``mixbounds instance``."""
-    from instances.families import build, families
-    from instances.io import save_instance
-    from instances.reference import reference_solution
+    from mixbounds.instances.families import build, families
+    from mixbounds.instances.io import save_instance
+    from mixbounds.instances.reference import reference_solution
 
     fams = families()
     if args.family not in fams:
@@ -150,7 +150,7 @@ def cmd_instance(args) -> int:
 
 
 def register(subparsers) -> argparse.ArgumentParser:
-    """Add ``instance`` to ``subparsers`` (from ``add_subparsers(parser_class=_Parser)`` in :mod:`checks.cli`)."""
+    """Add ``instance`` to ``subparsers`` (from ``add_subparsers(parser_class=_Parser)`` in :mod:`mixbounds.cli`)."""
     p = subparsers.add_parser(
         "instance",
         help="build a named instance and export it as an instance directory",
@@ -177,7 +177,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     """A stand-alone ``mixbounds``-style parser with only this sub-command (tests, ``python -m``)."""
-    from checks.cli import _Parser
+    from mixbounds.cli import _Parser
 
     parser = _Parser(prog="mixbounds", description="mixbounds instance")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)

@@ -28,8 +28,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bounds.claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, TABLES
-from bounds.render import format_terms, table_rows
+from mixbounds.bounds.claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, TABLES
+from mixbounds.bounds.render import format_terms, table_rows
 
 PAPER = "D. Yarmoshik, N. T. Nguyen, A. Rogozin, A. Gasnikov, Complexity of Decentralized Optimization with Mixed Affine Constraints"
 PARAM_ORDER = ("kappa_f", "kappa_A", "kappa_Ct", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W", "LR2_eps", "MR_eps", "M_mu_eps")
@@ -83,13 +83,13 @@ def LIST(items):
 
 # ----------------------------------------------------------------------------- helpers
 def _num(v):
-    from plots.data import finite
+    from mixbounds.plots.data import finite
 
     return finite(v)
 
 
 def _slope(c: dict) -> str:
-    from plots.data import fmt_slope
+    from mixbounds.plots.data import fmt_slope
 
     return fmt_slope(c, 3)
 
@@ -119,14 +119,14 @@ def _theta(x: float) -> str:
 
 
 def _variant(c: dict) -> str:
-    from plots.data import variant_of
+    from mixbounds.plots.data import variant_of
 
     return variant_of(c)
 
 
 def _index(doc: dict):
     """(cell, param) → {"upper": [...], "lower": [...]}; plus the cells any result touches."""
-    from plots.data import cell_param
+    from mixbounds.plots.data import cell_param
 
     idx: dict = {}
     for c in doc["claims"]:
@@ -267,7 +267,7 @@ def _lemma_section(doc: dict) -> list[Block]:
 
 def _bench_section(doc: dict, manifest: dict) -> list[Block]:
     """Per class: method × oracle rows, one column per (parameter, family) with the fitted slope ± CI."""
-    from plots.bench import parse_bench_id
+    from mixbounds.plots.bench import parse_bench_id
 
     bench = [c for c in doc["claims"] if c["id"].startswith("bench.") and not c.get("control")]
     if not bench:

@@ -41,15 +41,13 @@ from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from .framework import TIERS, Check, all_checks, code_version, run_checks
-from .result import STATUSES, _clean
+from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI and tests)
+    EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
+)
+from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks
+from mixbounds.checks.result import STATUSES
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-from .expected import expected  # noqa: E402
 DEFAULT_OUT = "mixbounds-results"
-#: version of the results.json layout (bumped when a field changes meaning)
-SCHEMA = 1
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
 
 
@@ -84,7 +82,7 @@ def select_checks(checks: list[Check], globs: list[str], tier: str) -> list[Chec
 
 
 def _no_match_message(globs, tier) -> str:
-    from bounds.claims import REGISTRY
+    from mixbounds.bounds.claims import REGISTRY
 
     reg = [c.id for c in REGISTRY if matches(c.id, globs) or any(fnmatchcase(c.id, g) for g in globs)]
     msg = f"no check in tier {tier!r} produces a result matching {', '.join(map(repr, globs))}"
@@ -136,145 +134,6 @@ class ProgressReporter:
 
 
 # ----------------------------------------------------------------------------- document
-def _versions(cv: str) -> dict:
-    from importlib import metadata
-
-    def ver(name):
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            return None
-
-    return {"python": platform.python_version(), "platform": platform.platform(),
-            "mixed-affine-bounds": ver("mixed-affine-bounds"), "numpy": ver("numpy"), "scipy": ver("scipy"),
-            "matplotlib": ver("matplotlib"), "joblib": ver("joblib"), "rich": ver("rich"), "code_version": cv}
-
-
-def _collect_seeds(obj, acc: set) -> None:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if str(k).endswith("seed") and isinstance(v, (int, str)) and not isinstance(v, bool):
-                acc.add(v)
-            else:
-                _collect_seeds(v, acc)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            _collect_seeds(v, acc)
-
-
-def seeds_of(plan: dict[str, list]) -> dict:
-    """Check id → the seeds its tasks pass to instance builders (checks without seeds are deterministic)."""
-    out = {}
-    for cid, tasks in plan.items():
-        acc: set = set()
-        for t in tasks:
-            _collect_seeds(t.kwargs, acc)
-        if acc:
-            out[cid] = sorted(acc, key=lambda s: (isinstance(s, str), s))
-    return out
-
-
-def summarize(claims: list[dict]) -> dict:
-    """Counts per status (ordinary results), controls caught, and the run's exit code."""
-    ordinary = [c for c in claims if not c.get("control")]
-    controls = [c for c in claims if c.get("control")]
-    counts = {s: sum(1 for c in ordinary if c["status"] == s) for s in STATUSES}
-    caught = [c["id"] for c in controls if c["status"] == "fail"]
-    missed = [c["id"] for c in controls if c["status"] != "fail"]
-    bad = [c["id"] for c in ordinary if c["status"] in ("fail", "error")]
-    # a finding is a legitimate verdict only when it is an expected one (checks.expected, with its reason)
-    unexpected = [c["id"] for c in ordinary if c["status"] == "finding" and expected(c["id"]) is None]
-    resolved = [c["id"] for c in ordinary if c["status"] == "pass" and expected(c["id"]) is not None
-                and c.get("kind") in ("lemma", "closed-form", "finding")]
-    code = EXIT_FAIL if (bad or missed or unexpected) else EXIT_OK
-    return {"results": len(ordinary), "status": counts, "controls_total": len(controls), "controls_caught": len(caught),
-            "failed": bad, "controls_not_caught": missed, "unexpected_findings": unexpected,
-            "expected_findings_now_passing": resolved, "exit_code": code,
-            "verdict": "ok" if code == EXIT_OK else "failed"}
-
-
-def build_document(results, stats: dict, *, tier: str, globs: list[str], wall_time: float, started: str,
-                   checks: list[Check], plan: dict, jobs: int, cache_dir, command: str = "") -> dict:
-    claims = [r.to_json() for r in results]
-    findings, seen = [], set()
-    for c in claims:
-        for f in c.get("findings") or []:
-            if f.get("id") not in seen:
-                seen.add(f.get("id"))
-                findings.append(f)
-    summary = summarize(claims)
-    controls = {"total": summary["controls_total"], "caught": summary["controls_caught"],
-                "not_caught": summary["controls_not_caught"],
-                "items": [{"id": c["id"], "status": c["status"], "caught": c["status"] == "fail", "kind": c["kind"],
-                           "expected": c.get("expected") or "fail", "detail": c.get("detail", "")}
-                          for c in claims if c.get("control")]}
-    cv = stats.get("code_version") or code_version()
-    return _clean({
-        "schema": SCHEMA,
-        "version": _versions(cv)["mixed-affine-bounds"],
-        "tier": tier,
-        "claims_glob": ",".join(globs),
-        "complete": True,
-        "claims": claims,
-        "findings": findings,
-        "controls": controls,
-        "summary": summary,
-        "checks": [{"id": c.id, "family": c.family, "description": c.description, "results": list(c.result_ids(tier))}
-                   for c in checks],
-        "stats": dict(stats, jobs=jobs, cache=None if cache_dir is None else str(cache_dir)),
-        "seeds": seeds_of(plan),
-        "versions": _versions(cv),
-        "command": command,
-        "started": started,
-        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "wall_time": wall_time,
-    })
-
-
-# ----------------------------------------------------------------------------- csv
-def _flatten(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict):
-            out.update(_flatten(v, key + "."))
-        elif isinstance(v, (list, tuple)):
-            out[key] = json.dumps(v)
-        else:
-            out[key] = v
-    return out
-
-
-CSV_FIXED = ["id", "kind", "status", "control", "cell", "param", "point", "x", "y"]
-
-
-def csv_text(doc: dict) -> str:
-    """One row per sweep point (points with a ``realized`` value): id, kind, status, param, x = realized,
-    y = per_accuracy, then every other field of the point flattened (``realized_all.kappa_f``, ``count1``, …)."""
-    rows = []
-    for c in doc["claims"]:
-        for i, p in enumerate(c.get("points") or []):
-            if not isinstance(p, dict) or "realized" not in p:
-                continue
-            x = p.get("realized")
-            if isinstance(x, dict):
-                x = x.get(c.get("param"))
-            row = {"id": c["id"], "kind": c["kind"], "status": c["status"], "control": bool(c.get("control")),
-                   "cell": c.get("cell") or "", "param": c.get("param") or "", "point": i, "x": x,
-                   "y": p.get("per_accuracy")}
-            row.update({k: v for k, v in _flatten(p).items() if k not in ("per_accuracy",) and k not in CSV_FIXED})
-            if isinstance(p.get("realized"), dict):
-                row.pop("realized", None)
-            rows.append(row)
-    extra = sorted({k for r in rows for k in r} - set(CSV_FIXED))
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_FIXED + extra, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow(r)
-    return buf.getvalue()
-
-
 # ----------------------------------------------------------------------------- writing
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same directory and ``os.replace``."""
@@ -300,12 +159,12 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
 
     With ``t_start`` (a ``time.perf_counter()`` value), ``doc["wall_time"]`` is updated to include the figures.
     """
-    from . import report
+    from mixbounds import report
 
     out = Path(out)
     manifest = {"cells": {}, "classes": {}, "heatmap": [], "errors": []}
     if plots:
-        from plots import draw_all
+        from mixbounds.plots import draw_all
 
         t0 = time.perf_counter()
         manifest = draw_all(doc, out / "plots", jobs=jobs)
@@ -341,7 +200,7 @@ def _short(v, n: int = 34) -> str:
 
 
 def measured_text(c: dict, digits: int = 3) -> str:
-    from plots.data import finite, fmt_slope
+    from mixbounds.plots.data import finite, fmt_slope
 
     if finite(c.get("measured")) is not None:
         return fmt_slope(c, digits)
@@ -488,7 +347,7 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
 
 def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures from a results document (never runs a solver)."""
-    from plots import ResultsFileError, draw_all, load_results
+    from mixbounds.plots import ResultsFileError, draw_all, load_results
 
     try:
         doc = load_results(results_path)

@@ -1,8 +1,8 @@
 """The ``mixbounds`` command line.
 
-Sub-commands: ``verify`` (the main job: :mod:`checks.verify`), ``plot`` (redraw
+Sub-commands: ``verify`` (the main job: :mod:`mixbounds.verify`), ``plot`` (redraw
 the figures from a ``results.json``), ``table`` (the registry as the paper's
-tables), ``instance`` (:mod:`checks.cli_instance`) and ``solve`` (``checks.cli_solve``,
+tables), ``instance`` (:mod:`mixbounds.cli_instance`) and ``solve`` (``mixbounds.cli_solve``,
 when present).  Exit codes: 0 success, 1 a check failed (or a negative control
 was not caught), 2 bad usage or bad input, 130 interrupted.
 """
@@ -15,9 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-from bounds.render import render_markdown, render_text
-from checks.framework import TIERS
-from checks.verify import DEFAULT_OUT
+from mixbounds.bounds.render import render_markdown, render_text
+from mixbounds.checks.framework import TIERS
+from mixbounds.verify import DEFAULT_OUT
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -34,7 +34,7 @@ def _cmd_table(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from checks.verify import Options, run
+    from mixbounds.verify import Options, run
 
     opts = Options(tier=args.tier, claims=args.claims, jobs=args.jobs, out=Path(args.out),
                    json=None if args.json is None else Path(args.json), plots=not args.no_plots, cache=not args.no_cache,
@@ -43,7 +43,7 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_plot(args) -> int:
-    from checks.verify import redraw
+    from mixbounds.verify import redraw
 
     return redraw(args.results, args.out, jobs=args.jobs)
 
@@ -95,13 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
-    from checks.cli_instance import register as register_instance
+    from mixbounds.cli_instance import register as register_instance
 
     register_instance(sub)
     try:
-        cli_solve = importlib.import_module("checks.cli_solve")
+        cli_solve = importlib.import_module("mixbounds.cli_solve")
     except ModuleNotFoundError as exc:
-        if exc.name != "checks.cli_solve":
+        if exc.name != "mixbounds.cli_solve":
             raise
     else:
         cli_solve.register(sub)
