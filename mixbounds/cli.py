@@ -1,7 +1,7 @@
 """The ``mixbounds`` command line.
 
 Sub-commands: ``verify`` (the main job: :mod:`mixbounds.verify`), ``plot`` (redraw
-the figures from a ``results.json``), ``table`` (the registry as the paper's
+the figures from a ``results.json``), ``report`` (rewrite the report from it, :mod:`mixbounds.cli_report`), ``table`` (the registry as the paper's
 tables), ``instance`` (:mod:`mixbounds.cli_instance`) and ``solve`` (``mixbounds.cli_solve``,
 when present).  Exit codes: 0 success, 1 a check failed (or a negative control
 was not caught), 2 bad usage or bad input, 130 interrupted.
@@ -96,8 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
     from mixbounds.cli_instance import register as register_instance
+    from mixbounds.cli_report import register as register_report
 
     register_instance(sub)
+    register_report(sub)
     try:
         cli_solve = importlib.import_module("mixbounds.cli_solve")
     except ModuleNotFoundError as exc:

@@ -1,84 +1,48 @@
-"""The reviewer's report of a ``mixbounds verify`` run: ``report.md`` and a self-contained ``report.html``.
+"""The reviewer's report of a ``mixbounds verify`` run: ``report.md`` and ``report.html``.
 
-Both are rendered from the results document only (the same one written to
-``results.json``) plus the figure manifest of :func:`plots.draw_all`:
+Both are rendered from the results document only (the same one written to ``results.json``) plus
+the figure manifest of :func:`plots.draw_all`, in this order:
 
-1. verdict line and summary (counts per status, controls caught, findings);
-2. the paper's Table 1 (and Tables 2-4 where results exist) with the printed
-   formula (:func:`bounds.render.format_terms`) and, for every parameter of the
-   row, the claimed exponent θ, the solver's measured slope ± 95% CI with its
-   verdict and the lower-bound engine's slope ± CI with its verdict (printed
-   construction and documented variants);
-3. figures: the heat-map of measured/claimed exponents, one panel per problem
-   class, one figure per (cell, parameter) — embedded in the HTML as PNG data
-   URIs (no external files), linked by relative path in the Markdown;
-4. one section per finding (what the paper says, what was measured, label, detail);
-5. the lemma checks; other checks (benchmarks, closed forms, …);
-6. the negative controls (caught or not); failures and errors with their detail;
-7. the run: tier, wall time, versions, code version, seeds, statistics.
+1. verdict line, summary, table of contents (and, in HTML, a filter by status / class / oracle);
+2. how to read the report: statuses, "per accuracy", every verdict rule with its tolerance per tier,
+   certificates (:mod:`mixbounds.report_rules`, generated from the checks' own constants);
+3. problems with the paper: the finding records grouped into distinct problems, ranked by severity,
+   text discrepancies included (:mod:`mixbounds.report_problems`);
+4. the index by paper label (theorems, tables, lemmas, remarks, equations, …) with every result that
+   measures it (:mod:`mixbounds.report_index`);
+5. the paper's Tables 1-4 with the printed formula and, per parameter, the solver's and the engine's
+   slopes linked to their results;
+6. overview figures (heat-map, one panel per problem class);
+7. one section per (table cell, swept parameter): its figure, and per result the verdict, the rule
+   with its numbers, the instance (non-swept κ's, n, chain length K), the labels and the command
+   reproducing it alone;
+8. lemma checks, benchmarks, other checks, negative controls, failures, the run.
 
-The content is built once as a list of blocks and rendered twice.
+Every result, finding, problem and paper label has an anchor (``c-<id>``, ``f-<id>``, ``p-<key>``,
+``l-<label>``); figures are linked files, lazy-loaded in the HTML, never embedded.
 """
 
 from __future__ import annotations
 
-import base64
-import html
-import os
-from dataclasses import dataclass, field
+import re
 from pathlib import Path
 
 from mixbounds.bounds.claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, TABLES
 from mixbounds.bounds.render import format_terms, table_rows
 
-PAPER = "D. Yarmoshik, N. T. Nguyen, A. Rogozin, A. Gasnikov, Complexity of Decentralized Optimization with Mixed Affine Constraints"
-PARAM_ORDER = ("kappa_f", "kappa_A", "kappa_Ct", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W", "LR2_eps", "MR_eps", "M_mu_eps")
+from .report_blocks import (CSS, DETAILS, ERROR_HOOK, GROUP, H, HTML_ONLY, IMG, LIST, P, SCRIPT, T, Block, Row, V,
+                            anchor_id, controls_html, link, render_html_blocks, render_md)
+from .report_index import check_of, instance_text, label_index, reproduce_command, result_labels
+from .report_problems import group_findings
+from .report_rules import how_to_read
+
+PAPER = ("D. Yarmoshik, N. T. Nguyen, A. Rogozin, A. Gasnikov, Complexity of Decentralized Optimization with Mixed "
+         "Affine Constraints")
+PARAM_ORDER = ("kappa_f", "kappa_A", "kappa_Ct", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W", "LR2_eps", "MR_eps",
+               "M_mu_eps")
 UPPER_KINDS = ("upper", "tight", "absent")
-
-
-# ----------------------------------------------------------------------------- blocks
-@dataclass
-class V:
-    """A verdict cell (coloured in HTML, emphasised in Markdown when bad)."""
-
-    status: str
-    text: str = ""
-
-    def md(self) -> str:
-        t = self.text or self.status
-        return f"**{t}**" if self.status in ("fail", "error", "not caught") else t
-
-
-@dataclass
-class Block:
-    kind: str  # h, p, table, img, details, kv, pre, list
-    a: object = None
-    b: object = None
-    c: list = field(default_factory=list)
-
-
-def H(level, text):
-    return Block("h", level, text)
-
-
-def P(text):
-    return Block("p", text)
-
-
-def T(headers, rows):
-    return Block("table", headers, rows)
-
-
-def IMG(path, caption):
-    return Block("img", path, caption)
-
-
-def DETAILS(summary, blocks):
-    return Block("details", summary, blocks)
-
-
-def LIST(items):
-    return Block("list", items)
+SWEEP_KINDS = UPPER_KINDS + ("lower",)
+STATUS_ORDER = ("error", "fail", "finding", "skipped", "pass")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -102,8 +66,7 @@ def _val(v, limit: int | None = None) -> str:
     elif isinstance(v, dict):
         s = "; ".join(f"{k}: {_val(x)}" for k, x in v.items())
     elif isinstance(v, (list, tuple)):
-        s = ", ".join(_val(x) for x in v)
-        s = f"[{s}]"
+        s = "[" + ", ".join(_val(x) for x in v) + "]"
     else:
         s = str(v)
     if limit and len(s) > limit:
@@ -124,13 +87,39 @@ def _variant(c: dict) -> str:
     return variant_of(c)
 
 
+def _pname(p: str) -> str:
+    return PARAMS[p][0] if p in PARAMS else p
+
+
+def cid(c) -> str:
+    """Anchor of a result."""
+    return anchor_id("c", c if isinstance(c, str) else c["id"])
+
+
+def _worst(statuses) -> str:
+    statuses = list(statuses)
+    return next((s for s in STATUS_ORDER if s in statuses), statuses[0] if statuses else "")
+
+
+def _filter_data(c: dict) -> dict:
+    """Filter attributes of a result row: status, problem class and oracle (from its cell or id)."""
+    cell = c.get("cell") or ""
+    parts = cell.split(".") if cell else c["id"].split(".")
+    d = {"s": c["status"]}
+    if len(parts) >= 2 and parts[1] in CLASS_LABELS:
+        d["c"] = parts[1]
+    if len(parts) >= 3 and parts[2] in ORACLE_LABELS:
+        d["o"] = parts[2]
+    return d
+
+
 def _index(doc: dict):
-    """(cell, param) → {"upper": [...], "lower": [...]}; plus the cells any result touches."""
+    """(cell, param) → {"upper": [...], "lower": [...]} over the non-control sweep results."""
     from mixbounds.plots.data import cell_param
 
     idx: dict = {}
     for c in doc["claims"]:
-        if c.get("control") or c.get("kind") not in UPPER_KINDS + ("lower",):
+        if c.get("control") or c.get("kind") not in SWEEP_KINDS:
             continue
         cp = cell_param(c)
         if cp is None:
@@ -141,37 +130,64 @@ def _index(doc: dict):
 
 
 def _class_params(cls: str) -> tuple:
-    try:
-        from .sweeps import CLASS_FAMILIES
-    except Exception:  # noqa: BLE001 - the report must render without the measurement modules
-        return ()
+    from mixbounds.checks.sweeps import CLASS_FAMILIES
+
     return CLASS_FAMILIES.get(cls, (None, None, ()))[2]
 
 
+def _png(paths) -> Path | None:
+    """The PNG among a figure's files, if it exists on disk."""
+    for p in paths or []:
+        if str(p).endswith(".png") and Path(p).is_file():
+            return Path(p)
+    return None
+
+
+def sweep_anchor(cell: str, param: str) -> str:
+    return anchor_id("s", f"{cell}.{param}")
+
+
+def _rule(c: dict) -> str:
+    """The verdict rule of a slope result with its numbers (θ_f from ``extra.formula_slope``, tol)."""
+    tol = _num(c.get("tolerance"))
+    th = _num(c.get("theory"))
+    fs = _num((c.get("extra") or {}).get("formula_slope"))
+    if tol is None or th is None:
+        return "—"
+    tgt = th if c["id"].startswith(("T2.", "T3.", "T4.")) or fs is None else fs
+    k = c.get("kind")
+    if k == "lower":
+        return f"{tgt:.3f} − {tol:g} ≤ s ≤ max({tgt:.3f}, {th:g}) + {tol:g}"
+    if k == "absent":
+        return f"|s| ≤ {tol:g}"
+    if k == "tight":
+        return f"|s − {tgt:.3f}| ≤ {tol:g}"
+    return f"s ≤ {tgt:.3f} + {tol:g}"
+
+
+# ----------------------------------------------------------------------------- tables 1-4
 def _verdict_cells(results: list[dict], lower: bool) -> tuple[str, V | str]:
-    """Slope text (per variant, with its own verdict when there are several) and the worst verdict."""
+    """Slope text linked to each result (per variant when there are several) and the worst verdict."""
     if not results:
         return "not measured", ""
-    parts, verdicts = [], []
+    parts = []
     for c in results:
-        verdicts.append(c["status"])
+        txt = _slope(c)
         if len(results) > 1 or (lower and _variant(c) != "printed"):
-            parts.append(f"{_variant(c)}: {_slope(c)}" + (f" ({c['status']})" if len(results) > 1 else ""))
-        else:
-            parts.append(_slope(c))
-    worst = next((s for s in ("error", "fail", "finding", "skipped", "pass") if s in verdicts), verdicts[0])
-    return "; ".join(parts), V(worst)
+            txt = f"{_variant(c)}: {txt}" + (f" ({c['status']})" if len(results) > 1 else "")
+        parts.append(link(txt, cid(c)))
+    return "; ".join(parts), V(_worst(c["status"] for c in results))
 
 
-# ----------------------------------------------------------------------------- content
 def _table_section(doc: dict, t: int, idx: dict) -> list[Block]:
     label, _, title = TABLES[t]
-    blocks = [H(2, f"Table {t}: {title}"),
-              P(f"Paper label `{label}`. θ is the exponent of the parameter in the printed formula (0: absent, "
-                f"the slope must be ≈ 0). Slopes are log-log fits of the per-accuracy oracle count against the realized "
-                f"parameter, ± half-width of the 95% confidence interval. Upper-bound cells pass when slope ≤ θ + tol, "
-                f"tight cells when |slope − θ| ≤ tol; the lower-bound engine (any method of Definition `def:foda`) is "
-                f"run on the paper's worst-case construction as printed and on documented variants.")]
+    blocks = [H(2, f"Table {t}: {title}", anchor_id("table", t)),
+              P(f"Paper label {link(label, anchor_id('l', label))}. θ is the exponent of the parameter in the printed "
+                f"formula (0: absent, the slope must be ≈ 0). Slopes are log-log fits of the per-accuracy oracle count "
+                f"against the realized parameter, ± half-width of the 95% confidence interval; each links to its "
+                f"result, the parameter to its figure (rules: {link('how to read', 'how-rules')}). The lower-bound "
+                f"engine (any method of Definition `def:foda`) runs on the worst-case construction as printed and on "
+                f"documented variants.")]
     rows = []
     for cell in table_rows(t):
         formula = format_terms(cell.terms) + (" · log(1/ε)" if cell.log_eps else "")
@@ -184,8 +200,10 @@ def _table_section(doc: dict, t: int, idx: dict) -> list[Block]:
         measured = [p for p in mine if (cell.id, p) in idx]
         head = [CLASS_LABELS.get(cell.problem_class, cell.problem_class), ORACLE_LABELS.get(cell.oracle, cell.oracle),
                 formula, claim]
+        data = {"c": cell.problem_class, "o": cell.oracle}
+        anchor = anchor_id("t", cell.id)
         if not measured:
-            rows.append(head + ["—", "", "not measured", "", "not measured", ""])
+            rows.append(Row(head + ["—", "", "not measured", "", "not measured", ""], anchor))
             continue
         for i, p in enumerate(mine):
             e = idx.get((cell.id, p), {"upper": [], "lower": []})
@@ -197,72 +215,209 @@ def _table_section(doc: dict, t: int, idx: dict) -> list[Block]:
                 theta += f" (formula over the grid: {fs[0]:.2f})"
             us, uv = _verdict_cells(e["upper"], False)
             ls, lv = _verdict_cells(e["lower"], True)
-            rows.append((head if i == 0 else ["", "", "", ""]) + [PARAMS[p][0] if p in PARAMS else p, theta, us, uv, ls, lv])
+            pn = link(_pname(p), sweep_anchor(cell.id, p)) if (e["upper"] or e["lower"]) else _pname(p)
+            st = _worst([c["status"] for c in e["upper"] + e["lower"]]) or "not measured"
+            rows.append(Row((head if i == 0 else ["", "", "", ""]) + [pn, theta, us, uv, ls, lv],
+                            anchor if i == 0 else None, dict(data, s=st)))
     blocks.append(T(["Problem", "Oracle", "Complexity (printed)", "Claim", "Param", "θ", "Solver slope ± CI", "Verdict",
                      "Lower-bound slope ± CI", "Verdict"], rows))
     return blocks
 
 
-def _figure_section(doc: dict, manifest: dict) -> list[Block]:
-    if not manifest or not (manifest.get("cells") or manifest.get("classes") or manifest.get("heatmap")):
+# ----------------------------------------------------------------------------- sweeps
+def _result_row(c: dict, tier: str, labels: bool = True) -> Row:
+    labs = ", ".join(link(lab, anchor_id("l", lab)) for lab in result_labels(c)) if labels else ""
+    fit = _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 80)
+    r2 = _num(c.get("r2"))
+    if r2 is not None:
+        fit += f" (R² {r2:.3f})"
+    cells = [f"`{c['id']}`", c.get("kind", ""), V(c["status"]), fit, _rule(c), instance_text(c)]
+    if labels:
+        cells.append(labs or "—")
+    cells.append(f"`{reproduce_command(c, tier)}`")
+    return Row(cells, cid(c), _filter_data(c))
+
+
+def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
+    from mixbounds.plots.data import sweep_groups
+
+    from .report_index import _registry_cell
+
+    groups = sweep_groups(doc)
+    if not groups:
         return []
-    blocks = [H(2, "Figures"),
-              P("Per-accuracy oracle counts against the realized swept parameter (log-log): solver counts (filled "
-                "markers), lower-bound engine (open markers), fitted lines with slope ± 95% CI, and the claimed slope "
-                "through the middle point (dashed). PNG and SVG of every figure are in `plots/`.")]
-    if manifest.get("heatmap"):
-        blocks.append(IMG(_png(manifest["heatmap"]), "Measured / claimed exponent per table cell × parameter."))
+    tier = doc.get("tier") or "quick"
+    cells_fig = (manifest or {}).get("cells", {})
+    blocks = [H(2, f"Results per table cell and parameter ({len(groups)} sweeps)", "sweeps"),
+              P("One section per (table cell, swept parameter): the figure (solver counts filled, lower-bound engine "
+                "open, fitted lines with slope ± CI, claimed slope dashed), then every result of the sweep with its "
+                "verdict, the rule with its numbers (s = measured slope), the instance behind it (family, the "
+                "non-swept parameters realized at the sweep points, nodes n, chain length K) and the command that "
+                "reruns it alone. The run's tier is in the command; `--tier tiny` reruns it in seconds as a smoke test.")]
+    heads = ["Result", "Kind", "Verdict", "Slope ± CI", "Rule", "Instance", "Labels", "Reproduce"]
+    for (cell, param), g in groups.items():
+        rc = _registry_cell(cell)
+        formula = (format_terms(rc.terms) + (" · log(1/ε)" if rc.log_eps else "")) if rc else ""
+        th = rc.exponent(param) if (rc is not None and param in PARAMS) else None
+        res = g.upper + g.lower
+        inner = [H(3, f"{cell} × {_pname(param)}"),
+                 P(f"Claim {link(cell, anchor_id('t', cell))}: {formula or '—'}" + (f"; θ = {_theta(th)}" if th is not None
+                                                                                    else "")
+                   + ". Verdicts: " + ", ".join(c["status"] for c in res) + ".")]
+        fig = _png(cells_fig.get(f"{cell}|{param}"))
+        if fig is not None:
+            inner.append(IMG(fig, f"{cell}: per-accuracy counts vs realized {_pname(param)}",
+                             anchor_id("fig", f"{cell}.{param}")))
+        elif manifest:
+            inner.append(P("No figure: no result of this sweep has a positive per-accuracy count."))
+        inner.append(T(heads, [_result_row(c, tier) for c in res]))
+        inner.append(DETAILS("Details (counts per point)", [LIST([f"`{c['id']}`: {_val(c.get('detail'))}" for c in res])]))
+        cls = cell.split(".")[1] if cell.count(".") >= 2 else ""
+        blocks.append(GROUP(inner, sweep_anchor(cell, param), {"c": cls, "o": g.oracle}))
+    return blocks
+
+
+def _overview_figures(manifest: dict) -> list[Block]:
+    if not manifest or not (manifest.get("classes") or manifest.get("heatmap")):
+        return []
+    blocks = [H(2, "Overview figures", "figures"),
+              P("The heat-map compares every measured slope with its claimed exponent (solvers; the lower-bound engine "
+                "on the printed constructions and, in its own panel, on the documented variants). One panel per "
+                "problem class shows every oracle × parameter; each (cell, parameter) figure sits in its "
+                f"{link('sweep section', 'sweeps')}. PNG and SVG of every figure are in `plots/`.")]
+    if _png(manifest.get("heatmap")):
+        blocks.append(IMG(_png(manifest["heatmap"]), "Measured / claimed exponent per table cell × parameter.",
+                          "fig-heatmap"))
     for key, paths in manifest.get("classes", {}).items():
-        t, _, cls = key.partition(".")
-        blocks.append(IMG(_png(paths), f"{key}: {CLASS_LABELS.get(cls, cls)}, every oracle × parameter."))
-    by_class: dict = {}
-    for key, paths in manifest.get("cells", {}).items():
-        cell, _, param = key.partition("|")
-        by_class.setdefault(".".join(cell.split(".")[:2]), []).append(
-            IMG(_png(paths), f"{cell} vs {PARAMS[param][0] if param in PARAMS else param}"))
-    for cls, imgs in by_class.items():
-        blocks.append(DETAILS(f"{cls}: one figure per (cell, parameter) ({len(imgs)})", imgs))
+        _, _, cls = key.partition(".")
+        if _png(paths) is None:
+            continue
+        blocks.append(IMG(_png(paths), f"{key}: {CLASS_LABELS.get(cls, cls)}, every oracle × parameter.",
+                          anchor_id("fig", key)))
     if manifest.get("errors"):
         blocks.append(P("Figures that could not be drawn: " + "; ".join(manifest["errors"])))
     return blocks
 
 
-def _png(paths) -> Path | None:
-    for p in paths or []:
-        if str(p).endswith(".png"):
-            return Path(p)
-    return None
-
-
-def _findings_section(doc: dict) -> list[Block]:
-    fnd = doc.get("findings") or []
-    if not fnd:
-        return [H(2, "Findings"), P("No finding: every measured statement agrees with the paper within its tolerance.")]
-    blocks = [H(2, f"Findings ({len(fnd)})"),
-              P("A finding is a disagreement between the paper's statement and the numbers that the suite can name "
-                "(a constant, a construction, a formula). It is a verdict, not a failure of the run.")]
-    for f in fnd:
-        blocks += [H(3, f"{f.get('id')}"),
-                   T(["", ""], [["Paper label", f"`{f.get('label')}`"], ["What the paper says", _val(f.get("statement"))],
-                                ["Printed value", _val(f.get("printed"))], ["Measured", _val(f.get("measured"))],
-                                ["Check", f"`{f.get('source')}`"], ["Detail", _val(f.get("detail"))]])]
+# ----------------------------------------------------------------------------- problems, labels
+def _problems_section(doc: dict) -> list[Block]:
+    groups = group_findings(doc)
+    n_rec = len(doc.get("findings") or [])
+    n_text = sum(1 for g in groups if not g.records)
+    blocks = [H(2, f"Problems with the paper ({len(groups)})", "problems"),
+              P(f"The {n_rec} finding records of this run grouped into {len(groups) - n_text} distinct problems, plus "
+                f"{n_text} discrepancies in the text that the suite records without measuring "
+                f"(`bounds/claims.py: TEXT_DISCREPANCIES`); ranked by severity: *changes a rate* (an exponent or factor "
+                f"of a bound is not supported as printed), *changes a constant* (a constant, closed form or "
+                f"intermediate quantity is wrong; the rates hold), *typo* (a printed expression or step is wrong, the "
+                f"argument is unaffected once corrected).")]
+    if not groups:
+        return blocks + [P("No finding: every measured statement agrees with the paper within its tolerance.")]
+    summary = []
+    for i, g in enumerate(groups, 1):
+        labs = _label_links(g.label)
+        summary.append([str(i), link(g.title, anchor_id("p", g.key)), g.severity, labs, str(len(g.records)) or "0"])
+    blocks.append(T(["#", "Problem", "Severity", "Paper label", "Records"], summary))
+    tier = doc.get("tier") or "quick"
+    for i, g in enumerate(groups, 1):
+        inner = [H(3, f"{i}. {g.title}"),
+                 T(["", ""], [["Severity", g.severity], ["Paper label", _label_links(g.label)],
+                              ["What the paper prints", g.printed], ["Corrected statement / what holds", g.corrected],
+                              ["Records", str(len(g.records)) if g.records else "none: recorded in the code, not measured"]])]
+        if g.records:
+            rows = []
+            for f, res in g.records:
+                rid = res.get("id") or f.get("source")
+                rows.append(Row([f"`{f.get('id')}`", link(rid, cid(rid)) if res else f"`{rid}`",
+                                 _val(f.get("printed"), 120), _val(f.get("measured"), 160),
+                                 V(res.get("status", "finding")), f"`{reproduce_command({'id': rid}, tier)}`"],
+                                anchor_id("f", f.get("id")), _filter_data(res) if res else {}))
+            inner.append(T(["Finding", "Result", "Printed", "Measured", "Verdict", "Reproduce"], rows))
+        blocks.append(GROUP(inner, anchor_id("p", g.key)))
     return blocks
 
 
-def _result_table(claims: list[dict]) -> Block:
-    rows = [[f"`{c['id']}`", f"`{c.get('label')}`" if c.get("label") else "—", _val(c.get("theory")),
-             _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured")), _val(c.get("tolerance")),
-             V(c["status"]), _val(c.get("detail"))] for c in claims]
-    return T(["Check", "Label", "Statement / theory", "Measured", "Tolerance", "Verdict", "Detail"], rows)
+def _label_links(text) -> str:
+    from .report_index import cited_in, labels_in
+
+    labs = labels_in(text) + cited_in(text)
+    if not labs:
+        return str(text)
+    return ", ".join(link(lab, anchor_id("l", lab)) for lab in labs)
+
+
+def _labels_section(doc: dict) -> list[Block]:
+    idx = label_index(doc, group_findings(doc))
+    blocks = [H(2, f"Index by paper label ({len(idx)})", "labels"),
+              P("Every label of the paper the suite checks (search this page for a label: each entry lists its "
+                "results with their verdicts and numbers; a result's link leads to its row with the figure, the rule, "
+                "the instance and the reproduce command). *Cited work* are other papers the tables cite for a bound.")]
+    overview = []
+    for lab, e in idx.items():
+        counts: dict = {}
+        for c in e.results:
+            if not c.get("control"):
+                counts[c["status"]] = counts.get(c["status"], 0) + 1
+        cnt = ", ".join(f"{counts[s]} {s}" for s in STATUS_ORDER[::-1] if s in counts)
+        nctl = sum(1 for c in e.results if c.get("control"))
+        cnt = (cnt + (f"; {nctl} control(s)" if nctl else "")) or "no result in this run"
+        probs = ", ".join(link(g.title, anchor_id("p", g.key)) for g in e.problems) or "—"
+        overview.append([link(lab, anchor_id("l", lab)), e.kind, cnt, probs])
+    blocks.append(T(["Label", "Kind", "Results", "Problems with the paper"], overview))
+    tier = doc.get("tier") or "quick"
+    for lab, e in idx.items():
+        inner = [H(3, f"{e.kind} `{lab}`")]
+        if e.cells:
+            inner.append(P("Registry cells citing it: " + ", ".join(link(c, anchor_id("t", c)) for c in e.cells) + "."))
+        if e.problems:
+            inner.append(P("Problems with the paper: " + ", ".join(f"{link(g.title, anchor_id('p', g.key))} "
+                                                                   f"({g.severity})" for g in e.problems) + "."))
+        if e.findings:
+            inner.append(P("Findings: " + ", ".join(link(f.get("id"), anchor_id("f", f.get("id"))) for f in e.findings)
+                           + "."))
+        if e.kind == "Table" and len(e.results) > 40:
+            t = next((k for k, v in TABLES.items() if v[0] == lab), None)
+            inner.append(P(f"{len(e.results)} results measure this table: see "
+                           + (link(f"Table {t}", anchor_id("table", t)) if t else "the tables") + "."))
+        elif e.results:
+            rows = [Row([link(c["id"], cid(c)), V(c["status"]),
+                         _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 80),
+                         _fig_link(c), f"`{reproduce_command(c, tier)}`"], None, _filter_data(c)) for c in e.results]
+            inner.append(T(["Result", "Verdict", "Measured", "Figure", "Reproduce"], rows))
+        else:
+            inner.append(P("No result of this run measures it (tier or `--claims` selection)."))
+        blocks.append(GROUP(inner, anchor_id("l", lab)))
+    return blocks
+
+
+def _fig_link(c: dict) -> str:
+    """Link to the figure of a sweep result (dropped by :func:`_prune_links` when the figure was not drawn)."""
+    from mixbounds.plots.data import cell_param
+
+    cp = cell_param(c) if c.get("kind") in SWEEP_KINDS and not c.get("control") else None
+    if cp is None:
+        return "—"
+    return link("figure", anchor_id("fig", f"{cp[0]}.{cp[1]}"))
+
+
+# ----------------------------------------------------------------------------- other sections
+def _result_table(claims: list[dict], tier: str) -> Block:
+    rows = [Row([f"`{c['id']}`", _label_links(c.get("label")) if c.get("label") else "—", _val(c.get("theory"), 200),
+                 _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 200),
+                 _val(c.get("tolerance")), V(c["status"]), _val(c.get("detail"), 600),
+                 f"`{reproduce_command(c, tier)}`"], cid(c), _filter_data(c)) for c in claims]
+    return T(["Check", "Label", "Statement / theory", "Measured", "Tolerance", "Verdict", "Detail", "Reproduce"], rows)
 
 
 def _lemma_section(doc: dict) -> list[Block]:
-    lem = [c for c in doc["claims"] if not c.get("control") and (c["id"].startswith("lemma.") or c["kind"] in ("lemma", "closed-form"))]
+    lem = [c for c in doc["claims"] if not c.get("control") and (c["id"].startswith("lemma.")
+                                                                   or c["kind"] in ("lemma", "closed-form"))]
     if not lem:
         return []
-    return [H(2, f"Lemma checks ({len(lem)})"),
+    return [H(2, f"Lemma checks ({len(lem)})", "lemmas"),
             P("Both sides of every lemma and closed form the proofs rest on, on many seeded cases; `measured` is the "
-              "worst observed ratio of the two sides (≥ 1 holds) unless stated otherwise."), _result_table(lem)]
+              "worst observed ratio of the two sides (≥ 1 holds) unless stated otherwise."),
+            _result_table(lem, doc.get("tier") or "quick")]
 
 
 def _bench_section(doc: dict, manifest: dict) -> list[Block]:
@@ -272,11 +427,12 @@ def _bench_section(doc: dict, manifest: dict) -> list[Block]:
     bench = [c for c in doc["claims"] if c["id"].startswith("bench.") and not c.get("control")]
     if not bench:
         return []
-    blocks = [H(2, "Benchmarks: baselines vs APAPC"),
+    blocks = [H(2, "Benchmarks: baselines vs APAPC", "bench"),
               P("Per-accuracy counts of every method on the same sweeps (worst-case construction and random family), "
-                "fitted log-log slopes ± 95% CI. Slopes are reported, not judged; `skipped` means the method did not reach "
-                "two measured points (budget) and the detail says why. `consistency`: no method's count to an error "
-                "level is below the lower-bound engine's count on the same instance.")]
+                "fitted log-log slopes ± 95% CI. Slopes are reported, not judged; `skipped` means the method did not "
+                "reach two measured points (budget) and the detail says why. `consistency`: no method's count to an "
+                "error level is below the lower-bound engine's count on the same instance. Each slope links to its "
+                f"result in {link('other results', 'other')}.")]
     by_cls: dict = {}
     for c in bench:
         b = parse_bench_id(c["id"])
@@ -285,88 +441,65 @@ def _bench_section(doc: dict, manifest: dict) -> list[Block]:
             continue
         by_cls.setdefault(b["class"], {})[(b["method"], b["oracle"], b["param"], b["family"])] = c
     for cls, d in by_cls.items():
-        cols = []
-        for k in d:
-            if k != "_consistency" and (k[2], k[3]) not in cols:
-                cols.append((k[2], k[3]))
-        rows_keys = []
-        for k in d:
-            if k != "_consistency" and (k[0], k[1]) not in rows_keys:
-                rows_keys.append((k[0], k[1]))
+        keys = [k for k in d if k != "_consistency"]
+        cols = list(dict.fromkeys((k[2], k[3]) for k in keys))
         rows = []
-        for m, o in rows_keys:
+        for m, o in dict.fromkeys((k[0], k[1]) for k in keys):
             row = [m, o]
             for p, fam in cols:
                 c = d.get((m, o, p, fam))
-                row.append("" if c is None else (_slope(c) if c["status"] == "pass" else V(c["status"])))
+                row.append("" if c is None else link(_slope(c) if c["status"] == "pass" else c["status"], cid(c)))
             rows.append(row)
-        head = ["Method", "Oracle"] + [f"{PARAMS[p][0] if p in PARAMS else p} ({'worst' if f == 'worst' else f})"
-                                       for p, f in cols]
+        head = ["Method", "Oracle"] + [f"{_pname(p)} ({'worst' if f == 'worst' else f})" for p, f in cols]
         blocks += [H(3, CLASS_LABELS.get(cls, cls)), T(head, rows)]
         cons = d.get("_consistency") or []
         if cons:
-            blocks.append(LIST([f"{V(c['status']).md()} `{c['id']}`: {_val(c.get('detail'))}" for c in cons]))
-        imgs = [IMG(_png(paths), f"{key}: all methods") for key, paths in (manifest or {}).get("bench", {}).items()
-                if key.split(".")[0] == cls]
-        if imgs:
-            blocks.append(DETAILS(f"{cls}: one figure per oracle ({len(imgs)})", imgs))
+            blocks.append(LIST([f"{V(c['status']).md()} {link(c['id'], cid(c))}: {_val(c.get('detail'))}"
+                                for c in cons]))
+        for key, paths in (manifest or {}).get("bench", {}).items():
+            if key.split(".")[0] == cls and _png(paths) is not None:
+                blocks.append(IMG(_png(paths), f"{key}: all methods", anchor_id("fig", f"bench.{key}")))
     return blocks
-
-
-def _other_section(doc: dict) -> list[Block]:
-    other = [c for c in doc["claims"] if not c.get("control") and c["kind"] not in UPPER_KINDS + ("lower", "lemma", "closed-form", "bench")
-             and not c["id"].startswith(("lemma.", "bench."))]
-    if not other:
-        return []
-    return [H(2, f"Other checks ({len(other)})"), _result_table(other)]
-
-
-def _sweep_details_section(doc: dict) -> list[Block]:
-    sw = [c for c in doc["claims"] if not c.get("control") and c["kind"] in UPPER_KINDS + ("lower",)]
-    if not sw:
-        return []
-    rows = [[f"`{c['id']}`", c["kind"], _val(c.get("theory")), _slope(c), _val(c.get("r2")), _val(c.get("tolerance")),
-             V(c["status"]), _val(c.get("detail"))] for c in sw]
-    return [DETAILS(f"All slope checks ({len(sw)}): ids, R², details",
-                    [T(["Check", "Kind", "θ", "Slope ± CI", "R²", "Tol", "Verdict", "Detail"], rows)])]
 
 
 def _controls_section(doc: dict) -> list[Block]:
     ctl = doc.get("controls") or {}
     items = ctl.get("items") or []
     if not items:
-        return [H(2, "Negative controls"), P("No negative control was selected in this run.")]
+        return [H(2, "Negative controls", "controls"), P("No negative control was selected in this run.")]
     by_id = {c["id"]: c for c in doc["claims"]}
+    tier = doc.get("tier") or "quick"
     rows = []
     for it in items:
-        c = by_id.get(it["id"], {})
-        rows.append([f"`{it['id']}`", it.get("kind", ""), _val(c.get("theory")),
-                     _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 120),
-                     it["status"], V("pass" if it["caught"] else "not caught", "caught" if it["caught"] else "not caught"),
-                     _val(it.get("detail"))])
-    return [H(2, f"Negative controls: {ctl.get('caught')}/{ctl.get('total')} caught"),
+        c = by_id.get(it["id"], {"id": it["id"], "status": it["status"]})
+        rows.append(Row([f"`{it['id']}`", it.get("kind", ""), _val(c.get("theory")),
+                         _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 120),
+                         it["status"], V("pass" if it["caught"] else "not caught", "caught" if it["caught"] else "not caught"),
+                         _val(it.get("detail"), 600), f"`{reproduce_command(c, tier)}`"], cid(c), _filter_data(c)))
+    return [H(2, f"Negative controls: {ctl.get('caught')}/{ctl.get('total')} caught", "controls"),
             P("Each control is a check built to fail (a solver without acceleration, a wrong exponent, a truncated "
               "chain, …). It is caught when its status is `fail`; a control that passes means its family cannot fail."),
-            T(["Control", "Kind", "Theory", "Measured", "Status", "Caught", "Detail"], rows)]
+            T(["Control", "Kind", "Theory", "Measured", "Status", "Caught", "Detail", "Reproduce"], rows)]
 
 
 def _failures_section(doc: dict) -> list[Block]:
     bad = [c for c in doc["claims"] if not c.get("control") and c["status"] in ("fail", "error")]
     if not bad:
         return []
-    return [H(2, f"Failures and errors ({len(bad)})"),
-            LIST([f"**{c['status']}** `{c['id']}`: {_val(c.get('detail'))}" for c in bad])]
+    return [H(2, f"Failures and errors ({len(bad)})", "failures"),
+            LIST([f"**{c['status']}** {link(c['id'], cid(c))}: {_val(c.get('detail'))}" for c in bad])]
 
 
 def _run_section(doc: dict) -> list[Block]:
     st, ver = doc.get("stats") or {}, doc.get("versions") or {}
-    rows = [["Tier", doc.get("tier")], ["Claims glob", f"`{doc.get('claims_glob')}`"], ["Command", f"`{doc.get('command') or ''}`"],
-            ["Started (UTC)", doc.get("started")], ["Finished (UTC)", doc.get("finished")],
-            ["Wall time", f"{_num(doc.get('wall_time')) or 0:.1f} s"], ["Jobs", st.get("jobs")],
+    rows = [["Tier", doc.get("tier")], ["Claims glob", f"`{doc.get('claims_glob')}`"],
+            ["Command", f"`{doc.get('command') or ''}`"], ["Started (UTC)", doc.get("started")],
+            ["Finished (UTC)", doc.get("finished")], ["Wall time", f"{_num(doc.get('wall_time')) or 0:.1f} s"],
+            ["Jobs", st.get("jobs")],
             ["Sweep points", f"{st.get('tasks')} ({st.get('computed')} computed, {st.get('cached')} from the cache)"],
             ["Cache", st.get("cache") or "off"], ["Code version", f"`{ver.get('code_version')}`"]]
     rows += [[k, v] for k, v in ver.items() if k != "code_version"]
-    blocks = [H(2, "Run"), T(["", ""], [[str(a), _val(b)] for a, b in rows])]
+    blocks = [H(2, "Run", "run"), T(["", ""], [[str(a), _val(b)] for a, b in rows])]
     seeds = doc.get("seeds") or {}
     if seeds:
         blocks.append(DETAILS(f"Seeds ({len(seeds)} checks use seeded instances; all others are deterministic)",
@@ -374,129 +507,133 @@ def _run_section(doc: dict) -> list[Block]:
     return blocks
 
 
+def _anchored_ids(blocks: list[Block], acc: set) -> set:
+    for b in blocks:
+        if b.anchor:
+            acc.add(b.anchor)
+        if b.kind == "table":
+            acc.update(r.anchor for r in b.b if isinstance(r, Row) and r.anchor)
+        elif b.kind == "details":
+            _anchored_ids(b.b, acc)
+        elif b.kind == "group":
+            _anchored_ids(b.a, acc)
+    return acc
+
+
+def _other_section(doc: dict, anchored: set) -> list[Block]:
+    """Every result not shown elsewhere (benchmarks' individual slopes, consistency, truncation, …)."""
+    rest = [c for c in doc["claims"] if cid(c) not in anchored]
+    if not rest:
+        return []
+    return [H(2, f"Other results ({len(rest)})", "other"), _result_table(rest, doc.get("tier") or "quick")]
+
+
+_LINK = re.compile(r"\[([^\]]+)\]\(#([^)\s]+)\)")
+
+
+def _prune_links(blocks: list[Block], anchors: set) -> None:
+    """Links to anchors this report does not define become plain text (e.g. a cell of a table not rendered)."""
+    def fix(s):
+        if isinstance(s, str):
+            return _LINK.sub(lambda m: m.group(0) if m.group(2) in anchors else m.group(1), s)
+        return s
+
+    for b in blocks:
+        if b.kind == "h":
+            b.b = fix(b.b)
+        elif b.kind == "p":
+            b.a = fix(b.a)
+        elif b.kind == "list":
+            b.a = [fix(x) for x in b.a]
+        elif b.kind == "table":
+            for r in b.b:
+                cells = r.cells if isinstance(r, Row) else r
+                cells[:] = [fix(x) for x in cells]
+        elif b.kind == "details":
+            _prune_links(b.b, anchors)
+        elif b.kind == "group":
+            _prune_links(b.a, anchors)
+
+
+def _toc(blocks: list[Block]) -> list[Block]:
+    items = [f"{link(b.b, b.anchor)}" for b in blocks if b.kind == "h" and b.a == 2 and b.anchor]
+    return [Block("toc", items)]
+
+
 def build(doc: dict, manifest: dict | None) -> list[Block]:
     s = doc.get("summary") or {}
     counts = ", ".join(f"{n} {k}" for k, n in (s.get("status") or {}).items() if n)
     verdict = "OK" if s.get("exit_code") == 0 else "FAILED"
-    blocks = [H(1, "mixbounds verify — report"),
-              P(f"Numerical check of the complexity theorems of *{PAPER}*."),
-              P(f"**{verdict}** — {s.get('results', 0)} results ({counts or 'none'}); negative controls caught "
-                f"{s.get('controls_caught', 0)}/{s.get('controls_total', 0)}; {len(doc.get('findings') or [])} findings; "
-                f"tier `{doc.get('tier')}`; wall time {_num(doc.get('wall_time')) or 0:.1f} s; code version "
-                f"`{(doc.get('versions') or {}).get('code_version')}`.")]
+    manifest = manifest or {}
+    head = [H(1, "mixbounds verify — report"),
+            P(f"Numerical check of the complexity theorems of *{PAPER}*."),
+            P(f"**{verdict}** — {s.get('results', 0)} results ({counts or 'none'}); negative controls caught "
+              f"{s.get('controls_caught', 0)}/{s.get('controls_total', 0)}; {len(doc.get('findings') or [])} finding "
+              f"records in {link('distinct problems', 'problems')}; tier `{doc.get('tier')}`; wall time "
+              f"{_num(doc.get('wall_time')) or 0:.1f} s; code version `{(doc.get('versions') or {}).get('code_version')}`.")]
     if doc.get("tier") == "tiny":
-        blocks.append(P("Tier `tiny` is a smoke test (3-point sweeps over half a decade): not a verdict anyone should cite."))
+        head.append(P("Tier `tiny` is a smoke test (3-point sweeps over half a decade): not a verdict anyone should cite."))
     idx = _index(doc)
     tables = [1] + [t for t in (2, 3, 4) if any(c.startswith(f"T{t}.") for c, _ in idx)]
+    body = how_to_read(doc) + _problems_section(doc) + _labels_section(doc)
     for t in tables:
-        blocks += _table_section(doc, t, idx)
-    blocks += _sweep_details_section(doc)
-    blocks += _figure_section(doc, manifest or {})
-    blocks += _findings_section(doc)
-    blocks += _lemma_section(doc)
-    blocks += _bench_section(doc, manifest or {})
-    blocks += _other_section(doc)
-    blocks += _controls_section(doc)
-    blocks += _failures_section(doc)
-    blocks += _run_section(doc)
+        body += _table_section(doc, t, idx)
+    body += _overview_figures(manifest)
+    body += _sweep_sections(doc, idx, manifest)
+    body += _lemma_section(doc)
+    body += _bench_section(doc, manifest)
+    body += _controls_section(doc)
+    body += _failures_section(doc)
+    body += _other_section(doc, _anchored_ids(body, set()))
+    body += _run_section(doc)
+    blocks = head + _toc(body) + [HTML_ONLY(_controls(doc))] + body
+    _prune_links(blocks, _anchored_ids(blocks, set()))
     return blocks
 
 
-# ----------------------------------------------------------------------------- Markdown
-def _md_cell(v) -> str:
-    s = v.md() if isinstance(v, V) else str(v)
-    return s.replace("|", "\\|").replace("\n", "<br>")
+def _controls(doc: dict) -> str:
+    from mixbounds.checks.result import STATUSES
+
+    present = {k: set() for k in "sco"}
+    for c in doc.get("claims", []):
+        for k, v in _filter_data(c).items():
+            present[k].add(v)
+    classes = [(k, v) for k, v in CLASS_LABELS.items() if k in present["c"]]
+    oracles = [(k, v) for k, v in ORACLE_LABELS.items() if k in present["o"]]
+    return controls_html([s for s in STATUSES if s in present["s"]], classes, oracles)
 
 
-def _md(blocks: list[Block], base: Path | None, out: list[str]) -> None:
-    for b in blocks:
-        if b.kind == "h":
-            out += ["#" * b.a + " " + b.b, ""]
-        elif b.kind == "p":
-            out += [b.a, ""]
-        elif b.kind == "list":
-            out += [f"- {x}" for x in b.a] + [""]
-        elif b.kind == "table":
-            out.append("| " + " | ".join(b.a) + " |")
-            out.append("|" + "---|" * len(b.a))
-            out += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in b.b] + [""]
-        elif b.kind == "img":
-            if b.a is None:
-                continue
-            rel = os.path.relpath(b.a, base) if base is not None else str(b.a)
-            out += [f"![{b.b}]({Path(rel).as_posix()})", "", f"*{b.b}*", ""]
-        elif b.kind == "details":
-            out += [f"<details><summary>{html.escape(b.a)}</summary>", ""]
-            _md(b.b, base, out)
-            out += ["</details>", ""]
+# ----------------------------------------------------------------------------- rendering
+def _render_toc_md(blocks: list[Block]) -> list[Block]:
+    return [LIST(b.a) if b.kind == "toc" else b for b in blocks]
 
 
 def render_markdown(doc: dict, manifest: dict | None = None, *, base=None) -> str:
+    """``report.md``; figure paths relative to ``base`` (the output directory)."""
     out: list[str] = []
-    _md(build(doc, manifest), None if base is None else Path(base), out)
+    render_md(_render_toc_md(build(doc, manifest)), None if base is None else Path(base), out)
     return "\n".join(out).rstrip() + "\n"
 
 
-# ----------------------------------------------------------------------------- HTML
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}
-table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.86em}
-th,td{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left}
-th{background:#f2f2f2}
-code{background:#f4f4f4;padding:0 .2em;border-radius:3px;font-size:.92em}
-.v{font-weight:600;white-space:nowrap}
-.pass{color:#1e7b34}.finding{color:#a86400}.fail,.error,.not-caught{color:#b00020}.skipped{color:#777}
-figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85em;color:#555}
-details{margin:.6em 0}summary{cursor:pointer;font-weight:600}
-"""
+def render_html(doc: dict, manifest: dict | None = None, *, base=None) -> str:
+    """``report.html``: one file, figures linked relative to ``base`` (the directory report.html is written to)."""
+    import html
 
+    from .report_blocks import inline
 
-def _inline(s: str) -> str:
-    """Escape, then turn `code` and **bold** / *italic* markers into tags."""
-    import re
-
-    s = html.escape(str(s))
-    s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
-    s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
-    s = re.sub(r"(?<![\w*])\*([^*]+)\*(?![\w*])", r"<em>\1</em>", s)
-    return s
-
-
-def _html_cell(v) -> str:
-    if isinstance(v, V):
-        cls = v.status.replace(" ", "-")
-        return f'<span class="v {cls}">{html.escape(v.text or v.status)}</span>'
-    return _inline(v)
-
-
-def _html(blocks: list[Block], out: list[str]) -> None:
-    for b in blocks:
-        if b.kind == "h":
-            out.append(f"<h{b.a}>{_inline(b.b)}</h{b.a}>")
-        elif b.kind == "p":
-            out.append(f"<p>{_inline(b.a)}</p>")
-        elif b.kind == "list":
-            out.append("<ul>" + "".join(f"<li>{_inline(x)}</li>" for x in b.a) + "</ul>")
-        elif b.kind == "table":
-            head = "".join(f"<th>{_inline(h)}</th>" for h in b.a)
-            body = "".join("<tr>" + "".join(f"<td>{_html_cell(x)}</td>" for x in row) + "</tr>" for row in b.b)
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-        elif b.kind == "img":
-            if b.a is None or not Path(b.a).is_file():
-                continue
-            data = base64.b64encode(Path(b.a).read_bytes()).decode("ascii")
-            out.append(f'<figure><img alt="{html.escape(b.b)}" src="data:image/png;base64,{data}">'
-                       f"<figcaption>{_inline(b.b)}</figcaption></figure>")
-        elif b.kind == "details":
-            out.append(f"<details><summary>{_inline(b.a)}</summary>")
-            _html(b.b, out)
-            out.append("</details>")
-
-
-def render_html(doc: dict, manifest: dict | None = None) -> str:
-    """A single self-contained HTML file (figures embedded as PNG data URIs)."""
+    blocks = build(doc, manifest)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>mixbounds verify — tier {html.escape(str(doc.get('tier')))}</title>", f"<style>{_CSS}</style></head><body>"]
-    _html(build(doc, manifest), out)
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<script>{ERROR_HOOK}</script>",
+           f"<title>mixbounds verify — tier {html.escape(str(doc.get('tier')))}</title>", f"<style>{CSS}</style></head><body>"]
+    rest = []
+    for b in blocks:
+        if b.kind == "toc":
+            rest.append(HTML_ONLY('<nav class="toc" id="toc"><h2>Contents</h2><ol>'
+                                  + "".join(f"<li>{inline(x)}</li>" for x in b.a) + "</ol></nav>"))
+        else:
+            rest.append(b)
+    render_html_blocks(rest, None if base is None else Path(base), out)
+    out.append(f"<script>{SCRIPT}</script>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -172,7 +172,7 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
     md = report.render_markdown(doc, manifest, base=out)
-    html = report.render_html(doc, manifest)
+    html = report.render_html(doc, manifest, base=out)
     text = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
     atomic_write_text(out / "results.csv", csv_text(doc))
     atomic_write_text(out / "report.md", md)

@@ -26,7 +26,7 @@ from .heatmap import figure_heatmap
 from .scaling import figure_cell_param, figure_class_panel
 from .style import save
 
-__all__ = ["ResultsFileError", "SweepGroup", "load_results", "sweep_groups", "validate", "xy", "draw_all",
+__all__ = ["ResultsFileError", "SweepGroup", "load_results", "sweep_groups", "validate", "xy", "draw_all", "existing_manifest",
            "figure_cell_param", "figure_class_panel", "figure_heatmap"]
 
 
@@ -46,21 +46,9 @@ def _draw_one(kind: str, args: tuple, stem: Path, formats) -> tuple[list, str | 
         return [], f"{type(exc).__name__}: {exc}"
 
 
-def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, prune: bool = True, jobs: int = 1) -> dict:
-    """Draw every figure of ``doc`` into ``out_dir``.
-
-    Returns a manifest ``{"cells": {"<cell>|<param>": [paths]}, "classes": {"<table>.<class>": [paths]},
-    "heatmap": [paths], "bench": {"<class>.<oracle>": [paths]}, "errors": ["<figure>: <reason>"]}``; a figure that cannot be drawn
-    is reported in ``errors`` and does not stop the others.  With ``prune``, figures of
-    this module's naming (``cell_*``, ``class_*``, ``heatmap``) left in ``out_dir`` by an
-    earlier run and not redrawn now are removed, so the directory matches the results.
-    ``jobs > 1`` draws the figures in that many worker processes (joblib); each figure is
-    drawn from the same data either way, so the files do not depend on ``jobs``.
-    """
-    out_dir = Path(out_dir)
+def _plan(doc: dict) -> list[tuple]:
+    """(manifest section, key, error name, figure kind, builder arguments, file stem) of every figure of ``doc``."""
     groups = sweep_groups(doc)
-    manifest: dict = {"cells": {}, "classes": {}, "heatmap": [], "bench": {}, "errors": []}
-    # (manifest section, key, error name, figure kind, builder arguments, file stem)
     todo: list[tuple] = []
     for (cell, param), g in groups.items():
         if g.has_data():  # nothing to draw (e.g. zero counts everywhere): the panel and report say why
@@ -74,6 +62,38 @@ def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, prune: bool = True, 
         todo.append(("heatmap", None, "heatmap", "heatmap", (groups,), "heatmap"))
     for (cls, oracle), rs in bench_groups(doc).items():
         todo.append(("bench", f"{cls}.{oracle}", f"bench {cls} {oracle}", "bench", (cls, oracle, rs), f"bench_{cls}_{oracle}"))
+    return todo
+
+
+def existing_manifest(doc: dict, out_dir, formats=("png", "svg")) -> dict:
+    """The manifest :func:`draw_all` would return, from the figure files already in ``out_dir`` (nothing drawn)."""
+    out_dir = Path(out_dir)
+    manifest: dict = {"cells": {}, "classes": {}, "heatmap": [], "bench": {}, "errors": []}
+    for section, key, _, _, _, stem in _plan(doc):
+        paths = [out_dir / f"{_safe(stem)}.{fmt}" for fmt in formats if (out_dir / f"{_safe(stem)}.{fmt}").is_file()]
+        if not paths:
+            continue
+        if key is None:
+            manifest[section] = paths
+        else:
+            manifest[section][key] = paths
+    return manifest
+
+
+def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, prune: bool = True, jobs: int = 1) -> dict:
+    """Draw every figure of ``doc`` into ``out_dir``.
+
+    Returns a manifest ``{"cells": {"<cell>|<param>": [paths]}, "classes": {"<table>.<class>": [paths]},
+    "heatmap": [paths], "bench": {"<class>.<oracle>": [paths]}, "errors": ["<figure>: <reason>"]}``; a figure that cannot be drawn
+    is reported in ``errors`` and does not stop the others.  With ``prune``, figures of
+    this module's naming (``cell_*``, ``class_*``, ``heatmap``) left in ``out_dir`` by an
+    earlier run and not redrawn now are removed, so the directory matches the results.
+    ``jobs > 1`` draws the figures in that many worker processes (joblib); each figure is
+    drawn from the same data either way, so the files do not depend on ``jobs``.
+    """
+    out_dir = Path(out_dir)
+    manifest: dict = {"cells": {}, "classes": {}, "heatmap": [], "bench": {}, "errors": []}
+    todo = _plan(doc)
     # the large figures first (heatmap ~10 s, class panels 1-5 s, a cell figure 0.6 s): no long tail in parallel
     weight = {"heatmap": 0, "class": 1, "bench": 2, "cell": 3}
     todo.sort(key=lambda t: (weight[t[3]], -len(t[4][-1]) if t[3] == "class" else 0))

@@ -1,7 +1,8 @@
 """Summary heat-map: measured / theoretical exponent per table cell × swept parameter.
 
-Two panels: the solvers' slopes (``.upper``/``.tight``/``.absent`` results) and
-the lower-bound engine's slopes on the printed constructions (``.lower``).  A
+Panels: the solvers' slopes (``.upper``/``.tight``/``.absent`` results), the
+lower-bound engine's slopes on the printed constructions (``.lower``) and, one
+panel per documented variant, on the corrected constructions (``.lower@variant``).  A
 cell's colour is ``measured / θ`` (1 = the claimed exponent; blue below, red
 above); where the parameter is absent from the formula (θ = 0) the text gives
 the measured slope itself on a grey background.  Marks after the number:
@@ -27,13 +28,16 @@ def _row_key(cell: str):
             ORACLE_ORDER.index(orc) if orc in ORACLE_ORDER else 99, orc)
 
 
-def _pick(results: list, lower: bool):
-    if not results:
-        return None
-    if lower:
-        printed = [r for r in results if variant_of(r) == "printed"]
-        return (printed or results)[0]
-    return results[0]
+def _pick(results: list, variant: str | None):
+    """The result shown in a panel: the first solver result (``variant None``) or the engine's on ``variant``."""
+    if variant is None:
+        return results[0] if results else None
+    return next((r for r in results if variant_of(r) == variant), None)
+
+
+def _variants(groups) -> list[str]:
+    vs = {variant_of(r) for g in groups.values() for r in g.lower}
+    return (["printed"] if "printed" in vs else []) + sorted(vs - {"printed"})
 
 
 def heatmap_matrix(groups: dict[tuple[str, str], SweepGroup]):
@@ -42,12 +46,13 @@ def heatmap_matrix(groups: dict[tuple[str, str], SweepGroup]):
     cols = [p for p in PARAM_ORDER if any(p == q for _, q in groups)]
     cols += sorted({q for _, q in groups} - set(cols))
     panels = {}
-    for name, lower in (("upper", False), ("lower", True)):
+    for name, variant in [("upper", None)] + [(f"lower@{v}", v) for v in _variants(groups)]:
+        lower = variant is not None
         ratio = np.full((len(rows), len(cols)), np.nan)
         text = [["" for _ in cols] for _ in rows]
         present = False
         for (c, p), g in groups.items():
-            r = _pick(g.lower if lower else g.upper, lower)
+            r = _pick(g.lower if lower else g.upper, variant)
             if r is None:
                 continue
             present = True
@@ -71,7 +76,8 @@ def figure_heatmap(groups: dict[tuple[str, str], SweepGroup]):
     rows, cols, panels = heatmap_matrix(groups)
     if not panels:
         return None, {"panels": 0}
-    titles = {"upper": "solvers\nmeasured / claimed exponent", "lower": "lower-bound engine (printed)\nmeasured / claimed exponent"}
+    titles = {name: ("solvers" if name == "upper" else f"lower-bound engine ({name.split('@', 1)[1]})")
+              + "\nmeasured / claimed exponent" for name in panels}
     with style_context():
         w = max(3.4, (0.62 * len(cols) + 0.9) * len(panels) + 2.0)
         h = max(2.2, 0.24 * len(rows) + 1.4)

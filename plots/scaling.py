@@ -180,20 +180,36 @@ def _log_ticks(ax, xs=None, ys=None):
             axis.set_minor_formatter(NullFormatter())
 
 
+#: legend text width in characters per inch of figure width (7-pt DejaVu Sans averages ~0.6 em per character,
+#: minus the handle and padding); wrapping at this width keeps every legend line inside the figure
+LEGEND_CHARS_PER_INCH = 15.0
+
+
+def wrap_label(label: str, width: int) -> str:
+    """Wrap each line of a legend label to ``width`` characters (long variant names would leave the figure)."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False)
+                     for line in label.split("\n"))
+
+
 def figure_cell_param(group: SweepGroup, *, width: float = 3.4, height: float | None = None):
-    """One-column figure of a (cell, param) group; the legend sits below the axes (never over data)."""
+    """One-column figure of a (cell, param) group; the legend sits below the axes (never over data) and its
+    labels are wrapped to the figure width, the height grown by their line count."""
     with style_context():
-        n_entries = 2 * (len(group.upper) + len(group.lower)) + 1  # two text lines per series
-        height = height or (2.4 + 0.16 * n_entries)
-        fig = new_figure(width, height)
+        fig = new_figure(width, height or 3.0)
         ax = fig.add_subplot()
         info = draw_group(ax, group)
+        labels = [wrap_label(lab, int(LEGEND_CHARS_PER_INCH * (width - 0.45))) for lab in info["labels"]]
+        n_lines = sum(lab.count("\n") + 1 for lab in labels)
+        fig.set_size_inches(width, height or (2.4 + 0.16 * n_lines))
         title = f"{group.cell}: {oracle_tex(group.oracle)} vs {param_tex(group.param)}"
         ftex = formula_tex(group.cell)
         ax.set_title(title + (f"\nclaimed {ftex}" if ftex else ""), fontsize=8)
         if info["handles"]:
-            fig.legend(info["handles"], info["labels"], loc="outside lower center", ncol=1, frameon=False,
+            fig.legend(info["handles"], labels, loc="outside lower center", ncol=1, frameon=False,
                        handlelength=2.2)
+        info["labels"] = labels
     return fig, info
 
 

@@ -61,7 +61,8 @@ def x_label(param: str) -> str:
 
 def y_label(oracle: str | None) -> str:
     word = ORACLE_WORD.get(oracle or "")
-    return f"{oracle_tex(oracle)} per accuracy" + (f" ({word})" if word else "")
+    # two lines: on a one-column figure the one-line label is longer than the axes and leaves the figure
+    return f"{oracle_tex(oracle)} per accuracy" + (f"\n({word})" if word else "")
 
 
 def new_figure(width: float, height: float, *, layout: str = "constrained") -> Figure:

@@ -1,0 +1,193 @@
+"""The report's "How to read this report" section, generated from the constants the checks use.
+
+Every number here (tolerances per tier, accuracy windows, settle fraction, allowances) is read
+from the module that decides the verdicts (:mod:`checks.rates`, :mod:`checks.lower`,
+:mod:`checks.nonsmooth`, :mod:`checks.sweeps`, :mod:`checks.lemmas`), never copied, so the text
+cannot drift from the rules.  Certificates (DESIGN.md, "Certificates") are rendered when the
+results document carries them (``summary.lower_bound_certificates`` and per-result
+``certificate``), whatever their fields.
+"""
+
+from __future__ import annotations
+
+from .report_blocks import DETAILS, H, LIST, P, T, V, anchor_id, link
+
+#: the meaning of each certificate kind (DESIGN.md, "Certificates"); unknown kinds are shown as they come
+CERTIFICATE_KINDS = {
+    "printed": "the engine's bound on the construction as printed has the claimed slope",
+    "variant": "a documented corrected construction (variant:<name>) has the claimed slope",
+    "refuted": "measured evidence that no such lower bound holds in the class",
+    "none": "undecided; the reason is given",
+}
+
+
+def _tiers(d: dict, tier: str, fmt=str) -> list:
+    return [f"**{fmt(d[t])}**" if t == tier else fmt(d[t]) for t in ("tiny", "quick", "full") if t in d]
+
+
+def _statuses() -> list:
+    from mixbounds.checks.expected import EXPECTED
+
+    return [
+        f"{V('pass').md()}: the numbers agree with the claim under the rule of its family (below).",
+        f"{V('finding').md()}: the paper's statement and the numbers disagree in a way the suite can name (a constant, "
+        f"a construction, a formula); both numbers and the paper label are recorded. A finding is a verdict about the "
+        f"paper, not a failure of the run, but only when it is *expected*: `checks/expected.py` lists "
+        f"{len(EXPECTED)} patterns, each with its reason; an unlisted finding fails the run.",
+        f"{V('fail').md()}: the numbers contradict the claim and the suite cannot name a reason (a bug, or a false claim).",
+        f"{V('error').md()}: the check could not be run (an exception, a solver that did not converge).",
+        f"{V('skipped').md()}: not run in this tier (benchmarks: a method that did not reach two measured points).",
+        "A **negative control** is a check built to fail (a solver without acceleration, a wrong exponent, a truncated "
+        "chain, a wrong constant); it is *caught* when its status is `fail`. A control that passes means its family "
+        "cannot fail, and fails the run.",
+    ]
+
+
+def _per_accuracy() -> list:
+    from mixbounds.checks import lower, nonsmooth, rates, sweeps
+
+    frac = rates.SETTLE
+    return [
+        f"**Solver, Table 1** (`checks/rates.py`): the cost between the relative squared errors ε₁ = {sweeps.UB_EPS1:g} "
+        f"and ε₂ = {sweeps.UB_EPS2:g}. APAPC's error oscillates, so the count is rate-based: the envelope "
+        f"E_k = max_(j≥k) e_j is fitted log-linearly over the iterations with ε₂ ≤ E_k ≤ ε₁, which gives iterations "
+        f"per window, times the exact per-iteration count of each oracle. A run stops only once its error has stayed "
+        f"≤ ε₂ for the last {frac:.3g} of its iterations (*settle*), so the recorded envelope is the whole run's.",
+        f"**Lower-bound engine** (`checks/lower.py`, no solver): e₀ is the error reachable with zero rounds of the "
+        f"oracle (everything else free); c₁ is the first round with error ≤ {lower.EPS1_REL:g}·e₀ and c₂ the first "
+        f"round with error ≤ {lower.LB_WINDOW:g}·e(c₁): the count c₂ − c₁ spans {lower.LB_DECADES:g} decades of the "
+        f"geometric tail, measured from the error actually reached at c₁ (the head that one or two rounds remove "
+        f"is not counted).",
+        f"**Tables 2–4** (`checks/nonsmooth.py`): the rates are sublinear, so the count until the output is an "
+        f"(ε, δ)-solution is itself the per-accuracy cost; accuracy-sweep points whose hit came within fewer rows "
+        f"than {', '.join(f'{k} (T{t})' for t, k in nonsmooth.MIN_ROWS.items())} are pre-asymptotic and left out "
+        f"of the fit (listed in the result's `extra`).",
+        "Slopes are ordinary least-squares fits of log(count) against log(realized parameter), the parameter "
+        "computed from the instance's own matrices; ± is the half-width of the 95% confidence interval.",
+    ]
+
+
+def _t2_example(doc: dict) -> str:
+    """θ_log of one Table 2 accuracy-sweep result of this run (its ``theory``), e.g. 0.75 for θ = ½."""
+    for c in doc.get("claims", []):
+        if c.get("cell", "").startswith("T2.") and c.get("param") == "LR2_eps" and not c.get("control"):
+            th, e = c.get("theory"), (c.get("extra") or {}).get("exponent")
+            if isinstance(th, (int, float)) and isinstance(e, (int, float)):
+                return f"; in this run `{c['id']}` has θ = {e:g}, θ_log = {th:.3f}"
+    return ""
+
+
+def _rule_rows(tier: str, doc: dict) -> list:
+    from mixbounds.checks import lemmas, lower, nonsmooth, rates
+
+    nt = nonsmooth.TOL
+    t2k = {t: round(v + nonsmooth.T2_LOG_ALLOWANCE, 6) for t, v in nt.items()}
+    return [
+        ["Table 1, solver on the worst-case construction (`…tight`)", "|slope − θ_f| ≤ tol",
+         *_tiers(rates.TOL, tier)],
+        ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rates.TOL, tier)],
+        ["Table 1, solver on a random family (`…upper@family`)", "slope ≤ θ_f + tol (an upper bound only)",
+         *_tiers(rates.TOL, tier)],
+        ["Table 1, lower-bound engine (`…lower`, `…lower@variant`)",
+         "θ_f − tol ≤ slope ≤ max(θ_f, θ) + tol; below: finding (weaker bound than claimed); above: fail; "
+         "zero counts at some points: finding", *_tiers(lower.TOL, tier)],
+        ["Tables 2–4, κ sweeps at fixed accuracy parameter", "slope ≤ θ_f + tol; absent: |slope| ≤ tol",
+         *_tiers(nt, tier)],
+        ["Table 2, κ sweeps (log of the initial primal-dual distance allowed)",
+         f"slope ≤ θ_f + tol + {nonsmooth.T2_LOG_ALLOWANCE:g}", *_tiers(t2k, tier)],
+        ["Table 2, accuracy sweep (L_fR²/ε)",
+         "slope ≤ θ_log + tol, θ_log = log-log slope of x^θ·ln x along the points (the table omits log(1/ε); "
+         f"the result's `theory` is θ_log{_t2_example(doc)})", *_tiers(nt, tier)],
+        ["Tables 3–4, accuracy sweep", "slope ≤ θ + tol; Table 4: above θ + tol but ≤ θ_log + tol is a finding "
+         "(the proof's log(1/ε) factor)", *_tiers(nt, tier)],
+        ["Table 1 realized vs target κ", f"|realized/target − 1| ≤ {rates.TARGET_RTOL:g}", "", "", ""],
+        ["Chain truncation (`T1.<class>.truncation.<param>`)",
+         f"doubling the chain changes no per-accuracy count by more than {rates.TRUNC_RTOL:.0%}", "", "", ""],
+        ["Consistency (`T1.<class>.consistency.<param>`)",
+         "no solver count to ε is below the engine's bound to the same ε", "", "", ""],
+        ["Lemma checks (`lemma.*`)",
+         f"`measured` is the worst ratio of the two sides over all cases (≥ 1 holds); inequalities to a relative "
+         f"{lemmas.INEQ_RTOL:g}, equalities {lemmas.EQ_RTOL:g}, exact closed forms {lemmas.EXACT_RTOL:g}, "
+         f"order statements: slope ≤ 1 + {lemmas.ORDER_SLOPE_TOL:g}", "", "", ""],
+        ["Benchmarks (`bench.*`)", "slopes reported, not judged; `consistency`: no method below the engine", "", "", ""],
+    ]
+
+
+def how_to_read(doc: dict) -> list:
+    """The section's blocks: statuses, what "per accuracy" means, every verdict rule with its tolerance per tier."""
+    tier = doc.get("tier") or "quick"
+    blocks = [H(2, "How to read this report", "how-to-read"),
+              P(f"Every claim of the paper is a result with an id (e.g. `T1.coupled.comm.kappa_W.tight`): table, "
+                f"problem class, oracle, swept parameter, kind. The index by paper label "
+                f"({link('jump', 'labels')}) lists every label the suite checks; each result's row shows its verdict, "
+                f"numbers, instance, figure and the command reproducing it alone."),
+              H(3, "Verdicts", "how-verdicts"), LIST(_statuses()),
+              H(3, "Per accuracy", "how-per-accuracy"), LIST(_per_accuracy()),
+              H(3, "Rules and tolerances", "how-rules"),
+              P(f"θ is the exponent of the swept parameter in the printed formula (0: absent); θ_f is the log-log slope "
+                f"of the printed formula (unit constants) along the realized points, equal to θ for a single monomial "
+                f"and lower for a sum (the mixed communication cell). This run is tier **{tier}** (bold column)."),
+              T(["Family", "Rule", "tol tiny", "tol quick", "tol full"], _rule_rows(tier, doc))]
+    blocks += _tolerance_list()
+    blocks += certificates_section(doc)
+    return blocks
+
+
+def _tolerance_list() -> list:
+    """The suite-wide list of named tolerances (``checks/tolerances.py``) when that module exists."""
+    try:
+        from mixbounds.checks import tolerances  # noqa: F401  (added by another change; optional)
+    except ImportError:
+        return []
+    rows = getattr(tolerances, "TOLERANCES", None) or getattr(tolerances, "ALL", None)
+    if callable(rows):
+        rows = rows()
+    if not rows:
+        return []
+    out = []
+    for r in rows:
+        d = r if isinstance(r, dict) else getattr(r, "__dict__", {"value": r})
+        out.append([f"`{d.get('name', '')}`", str(d.get("value", "")), str(d.get("module", d.get("where", ""))),
+                    str(d.get("why", d.get("reason", "")))])
+    return [DETAILS(f"Every named tolerance of the suite ({len(out)}, `checks/tolerances.py`)",
+                    [T(["Name", "Value", "Where", "Why"], out)])]
+
+
+def _fmt(v) -> str:
+    if isinstance(v, dict):
+        return "; ".join(f"{k}: {_fmt(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_fmt(x) for x in v)
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def certificates_section(doc: dict) -> list:
+    """Certificates of the Table 1 optimality statements, rendered generically when the document has them."""
+    summ = (doc.get("summary") or {}).get("lower_bound_certificates")
+    per = [c for c in doc.get("claims", []) if c.get("certificate")]
+    blocks = [H(3, "Certificates", "how-certificates"),
+              P("A Table 1 optimality statement is *tight* only with a solver-free certificate: "
+                + "; ".join(f"`{k}`: {v}" for k, v in CERTIFICATE_KINDS.items())
+                + ". A matching solver slope alone shows the method is fast there, not that the instance is hard.")]
+    if not summ and not per:
+        blocks.append(P("This results document carries no certificates."))
+        return blocks
+    if isinstance(summ, dict) and summ:
+        rows = []
+        for k, v in summ.items():
+            if isinstance(v, dict):
+                rows.append([f"`{k}`"] + [_fmt(v.get(f)) for f in ("kind", "certificate", "status", "reason")
+                                          if f in v] or [_fmt(v)])
+            else:
+                rows.append([f"`{k}`", _fmt(v)])
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        blocks.append(T(["Statement"] + [""] * (width - 1), rows))
+    elif summ:
+        blocks.append(P(_fmt(summ)))
+    if per:
+        blocks.append(T(["Result", "Certificate"],
+                        [[link(c["id"], anchor_id("c", c["id"])), _fmt(c["certificate"])] for c in per]))
+    return blocks
