@@ -23,7 +23,7 @@ class Expected:
 
 _CL_PRINTED = ("eq:Ai_rear as printed: V1 writes only the row blocks U1 and V3 only U3 of the constraint space, so "
                "Σ A_i x_i = 0 splits in two and x* has 2 chain components; the construction gives no lower bound")
-_C_ADDITIVE = ("with A_i writing shared rows (variant shared-rows), the chain crosses between V1 and V3 through the "
+_C_ADDITIVE = ("with A_i writing shared rows (variants shared-rows and shared-rows-incidence), the chain crosses between V1 and V3 through the "
                "constraint space, never through C: C multiplications are needed only to spread x* over the l blocks, "
                "an additive O(√κ_C) with no per-accuracy growth")
 

@@ -22,7 +22,7 @@ tolerance :data:`TOL`):
   bound means the engine or the instance is wrong).
 
 Gradient bounds use the ``-grad`` families (the sum-trick).  The C&L and mixed
-constructions run as printed and in the documented ``shared-rows`` variant.
+constructions run as printed and in the documented ``shared-rows-incidence`` variant.
 Negative control: the consensus sweep with a chain truncated to a fixed short
 length must not reproduce the claimed slope.
 """

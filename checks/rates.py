@@ -176,7 +176,7 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
         c1, c2 = p["counts1"][cell.oracle], p["counts2"][cell.oracle]
         rows.append({"target": v, "realized": real, "per_accuracy": p["per_accuracy"][cell.oracle], "count1": c1, "count2": c2,
                      "per_iteration": p["per_iteration"][cell.oracle], "iterations_window": p["iterations_window"],
-                     "iterations": p["iterations"], "settle": p["settle"], "n": p["n"],
+                     "iterations": p["iterations"], "settle": p["settle"], "n": p["n"], "chain_length": p.get("chain_length"),
                      "variables": p["variables"], "degrees": p["solver"].get("degrees"), "realized_all": p["realized"],
                      "target_rel_err": abs(real / v - 1) if real else None})
     inst = {"family": sw.family, "variant": sw.variant or ("printed" if not random else "default"), "base": sw.base,

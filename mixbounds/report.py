@@ -555,6 +555,27 @@ def _prune_links(blocks: list[Block], anchors: set) -> None:
             _prune_links(b.a, anchors)
 
 
+#: problems listed on the report's first screen (the rest are one click away)
+GLANCE_PROBLEMS = 5
+
+
+def _at_a_glance(doc: dict) -> list[Block]:
+    """The first screen: problems with the paper by severity, the worst few named."""
+    from .report_problems import SEVERITIES
+
+    groups = group_findings(doc)
+    if not groups:
+        return []
+    by = ", ".join(f"{sum(1 for g in groups if g.severity == s)} {s}" for s in SEVERITIES
+                   if any(g.severity == s for g in groups))
+    top = [f"{link(g.title, anchor_id('p', g.key))} — {g.severity}, "
+           f"{f'{len(g.records)} records' if g.records else 'in the text, not measured'}, "
+           f"{_label_links(g.label)}" for g in groups[:GLANCE_PROBLEMS]]
+    more = len(groups) - GLANCE_PROBLEMS
+    return [P(f"**{len(groups)} problems with the paper** ({by})" + (f"; the first {GLANCE_PROBLEMS} of "
+              f"{link('all', 'problems')}:" if more > 0 else ":")), LIST(top)]
+
+
 def _toc(blocks: list[Block]) -> list[Block]:
     items = [f"{link(b.b, b.anchor)}" for b in blocks if b.kind == "h" and b.a == 2 and b.anchor]
     return [Block("toc", items)]
@@ -569,8 +590,9 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
             P(f"Numerical check of the complexity theorems of *{PAPER}*."),
             P(f"**{verdict}** — {s.get('results', 0)} results ({counts or 'none'}); negative controls caught "
               f"{s.get('controls_caught', 0)}/{s.get('controls_total', 0)}; {len(doc.get('findings') or [])} finding "
-              f"records in {link('distinct problems', 'problems')}; tier `{doc.get('tier')}`; wall time "
+              f"records; tier `{doc.get('tier')}`; wall time "
               f"{_num(doc.get('wall_time')) or 0:.1f} s; code version `{(doc.get('versions') or {}).get('code_version')}`.")]
+    head += _at_a_glance(doc)
     if doc.get("tier") == "tiny":
         head.append(P("Tier `tiny` is a smoke test (3-point sweeps over half a decade): not a verdict anyone should cite."))
     idx = _index(doc)

@@ -248,7 +248,7 @@ def render_html_blocks(blocks: list[Block], base, out: list[str]) -> None:
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1250px;margin:1.5em auto;padding:0 1em;
 color:#222;line-height:1.4}
-.tw{overflow-x:auto}
+.tw{overflow-x:auto;content-visibility:auto;contain-intrinsic-size:auto 300px}
 table{border-collapse:collapse;margin:.5em 0 1.2em;font-size:.84em}
 th,td{border:1px solid #ccc;padding:.2em .45em;vertical-align:top;text-align:left}
 th{background:#f2f2f2}
@@ -259,7 +259,7 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}
 figure{margin:.8em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}
 details{margin:.5em 0}summary{cursor:pointer;font-weight:600}
-section.grp{border-top:1px solid #ddd;margin-top:1em}
+section.grp{border-top:1px solid #ddd;margin-top:1em;content-visibility:auto;contain-intrinsic-size:auto 500px}
 .hide{display:none}
 :target{background:#fff6d5}
 #filterbar{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccc;padding:.4em 0;z-index:2;font-size:.9em}
@@ -267,7 +267,7 @@ section.grp{border-top:1px solid #ddd;margin-top:1em}
 nav.toc ol{columns:2;font-size:.92em}
 @media print{#filterbar{display:none}nav.toc{display:none}body{max-width:none;margin:0;font-size:10pt}
 a{color:inherit;text-decoration:none}section.grp{break-inside:avoid-page}table{font-size:8pt}
-figure{break-inside:avoid}.hide{display:revert}}
+figure{break-inside:avoid}.hide{display:revert}.tw,section.grp{content-visibility:visible}}
 """
 
 #: first script of the page: records uncaught errors and the load time where a headless browser's DOM dump shows them

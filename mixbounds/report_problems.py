@@ -102,8 +102,11 @@ PROBLEMS: tuple[Problem, ...] = (
             "An arithmetic step of the proof", "ε/64 + ε/4 + ε/2",
             "the terms sum to up to ε/4 + ε/32 + ε/2 = 25ε/32; the lemma itself holds", "typo"),
 )
-#: severities of the statements recorded in bounds.claims.TEXT_DISCREPANCIES (matched by a word of ``where``)
-TEXT_SEVERITY = {"nonsmooth convex consensus": "changes a rate", "app:smooth_objectives_apapc": "typo"}
+#: titles and severities of the statements recorded in bounds.claims.TEXT_DISCREPANCIES (matched by part of ``where``)
+TEXT_PROBLEMS = {
+    "nonsmooth convex consensus": ("Nonsmooth convex consensus: ε where the cited rate has ε²", "changes a rate"),
+    "app:smooth_objectives_apapc": ("The 1/δ bound after lem:regularized_convergence has M where the lemma has D", "typo"),
+}
 
 
 @dataclass
@@ -172,8 +175,8 @@ def text_discrepancies() -> list[Group]:
 
     out = []
     for i, t in enumerate(TEXT_DISCREPANCIES):
-        sev = next((s for w, s in TEXT_SEVERITY.items() if w in t["where"]), "typo")
-        out.append(Group(f"text-{i}", t["where"], f"Text: {t['where']}", t["printed"], t["source_says"], sev))
+        title, sev = next((v for w, v in TEXT_PROBLEMS.items() if w in t["where"]), (f"Text: {t['where']}", "typo"))
+        out.append(Group(f"text-{i}", t["where"], f"{title} (text, {t['where']})", t["printed"], t["source_says"], sev))
     return out
 
 
