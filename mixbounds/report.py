@@ -32,7 +32,7 @@ from mixbounds.bounds.render import format_terms, table_rows
 
 from .report_blocks import (CSS, DETAILS, ERROR_HOOK, GROUP, H, HTML_ONLY, IMG, LIST, P, SCRIPT, T, Block, Row, V,
                             anchor_id, controls_html, link, render_html_blocks, render_md)
-from .report_index import check_of, instance_text, label_index, reproduce_command, result_labels
+from .report_index import instance_text, label_index, reproduce_command, result_labels
 from .report_problems import group_findings
 from .report_rules import how_to_read
 
@@ -225,16 +225,13 @@ def _table_section(doc: dict, t: int, idx: dict) -> list[Block]:
 
 
 # ----------------------------------------------------------------------------- sweeps
-def _result_row(c: dict, tier: str, labels: bool = True) -> Row:
-    labs = ", ".join(link(lab, anchor_id("l", lab)) for lab in result_labels(c)) if labels else ""
+def _result_row(c: dict, tier: str) -> Row:
     fit = _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 80)
     r2 = _num(c.get("r2"))
     if r2 is not None:
         fit += f" (R² {r2:.3f})"
-    cells = [f"`{c['id']}`", c.get("kind", ""), V(c["status"]), fit, _rule(c), instance_text(c)]
-    if labels:
-        cells.append(labs or "—")
-    cells.append(f"`{reproduce_command(c, tier)}`")
+    cells = [f"`{c['id']}`", c.get("kind", ""), V(c["status"]), fit, _rule(c), instance_text(c),
+             f"`{reproduce_command(c, tier)}`"]
     return Row(cells, cid(c), _filter_data(c))
 
 
@@ -253,17 +250,20 @@ def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
                 "open, fitted lines with slope ± CI, claimed slope dashed), then every result of the sweep with its "
                 "verdict, the rule with its numbers (s = measured slope), the instance behind it (family, the "
                 "non-swept parameters realized at the sweep points, nodes n, chain length K) and the command that "
-                "reruns it alone. The run's tier is in the command; `--tier tiny` reruns it in seconds as a smoke test.")]
-    heads = ["Result", "Kind", "Verdict", "Slope ± CI", "Rule", "Instance", "Labels", "Reproduce"]
+                "reruns it alone (the command runs the check that produces the result, e.g. the whole sweep, and "
+                "reports and writes only this result). The run's tier is in the command; `--tier tiny` reruns it in "
+                "seconds as a smoke test.")]
+    heads = ["Result", "Kind", "Verdict", "Slope ± CI", "Rule", "Instance", "Reproduce"]
     for (cell, param), g in groups.items():
         rc = _registry_cell(cell)
         formula = (format_terms(rc.terms) + (" · log(1/ε)" if rc.log_eps else "")) if rc else ""
         th = rc.exponent(param) if (rc is not None and param in PARAMS) else None
         res = g.upper + g.lower
         inner = [H(3, f"{cell} × {_pname(param)}"),
-                 P(f"Claim {link(cell, anchor_id('t', cell))}: {formula or '—'}" + (f"; θ = {_theta(th)}" if th is not None
-                                                                                    else "")
-                   + ". Verdicts: " + ", ".join(c["status"] for c in res) + ".")]
+                 P(f"Claim {link(cell, anchor_id('t', cell))}: {formula or '—'}"
+                   + (f"; θ = {_theta(th)}" if th is not None else "")
+                   + ". Paper labels: " + ", ".join(link(lab, anchor_id("l", lab)) for lab in
+                                                   dict.fromkeys(lab for c in res for lab in result_labels(c))) + ".")]
         fig = _png(cells_fig.get(f"{cell}|{param}"))
         if fig is not None:
             inner.append(IMG(fig, f"{cell}: per-accuracy counts vs realized {_pname(param)}",
@@ -271,7 +271,8 @@ def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
         elif manifest:
             inner.append(P("No figure: no result of this sweep has a positive per-accuracy count."))
         inner.append(T(heads, [_result_row(c, tier) for c in res]))
-        inner.append(DETAILS("Details (counts per point)", [LIST([f"`{c['id']}`: {_val(c.get('detail'))}" for c in res])]))
+        inner.append(DETAILS("Details (counts per point)",
+                             [LIST([f"`{c['id']}`: {_val(c.get('detail'))}" for c in res])]))
         cls = cell.split(".")[1] if cell.count(".") >= 2 else ""
         blocks.append(GROUP(inner, sweep_anchor(cell, param), {"c": cls, "o": g.oracle}))
     return blocks
@@ -307,7 +308,8 @@ def _problems_section(doc: dict) -> list[Block]:
     blocks = [H(2, f"Problems with the paper ({len(groups)})", "problems"),
               P(f"The {n_rec} finding records of this run grouped into {len(groups) - n_text} distinct problems, plus "
                 f"{n_text} discrepancies in the text that the suite records without measuring "
-                f"(`bounds/claims.py: TEXT_DISCREPANCIES`); ranked by severity: *changes a rate* (an exponent or factor "
+                f"(`bounds/claims.py: TEXT_DISCREPANCIES`); ranked by severity: *changes a rate* (an exponent or "
+                f"factor "
                 f"of a bound is not supported as printed), *changes a constant* (a constant, closed form or "
                 f"intermediate quantity is wrong; the rates hold), *typo* (a printed expression or step is wrong, the "
                 f"argument is unaffected once corrected).")]
@@ -323,7 +325,8 @@ def _problems_section(doc: dict) -> list[Block]:
         inner = [H(3, f"{i}. {g.title}"),
                  T(["", ""], [["Severity", g.severity], ["Paper label", _label_links(g.label)],
                               ["What the paper prints", g.printed], ["Corrected statement / what holds", g.corrected],
-                              ["Records", str(len(g.records)) if g.records else "none: recorded in the code, not measured"]])]
+                              ["Records", str(len(g.records)) if g.records
+                               else "none: recorded in the code, not measured"]])]
         if g.records:
             rows = []
             for f, res in g.records:
@@ -364,7 +367,6 @@ def _labels_section(doc: dict) -> list[Block]:
         probs = ", ".join(link(g.title, anchor_id("p", g.key)) for g in e.problems) or "—"
         overview.append([link(lab, anchor_id("l", lab)), e.kind, cnt, probs])
     blocks.append(T(["Label", "Kind", "Results", "Problems with the paper"], overview))
-    tier = doc.get("tier") or "quick"
     for lab, e in idx.items():
         inner = [H(3, f"{e.kind} `{lab}`")]
         if e.cells:
@@ -382,8 +384,9 @@ def _labels_section(doc: dict) -> list[Block]:
         elif e.results:
             rows = [Row([link(c["id"], cid(c)), V(c["status"]),
                          _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 80),
-                         _fig_link(c), f"`{reproduce_command(c, tier)}`"], None, _filter_data(c)) for c in e.results]
-            inner.append(T(["Result", "Verdict", "Measured", "Figure", "Reproduce"], rows))
+                         _fig_link(c)], None, _filter_data(c)) for c in e.results]
+            inner.append(T(["Result (its row: rule, instance, reproduce command)", "Verdict", "Measured", "Figure"],
+                           rows))
         else:
             inner.append(P("No result of this run measures it (tier or `--claims` selection)."))
         blocks.append(GROUP(inner, anchor_id("l", lab)))
@@ -474,7 +477,8 @@ def _controls_section(doc: dict) -> list[Block]:
         c = by_id.get(it["id"], {"id": it["id"], "status": it["status"]})
         rows.append(Row([f"`{it['id']}`", it.get("kind", ""), _val(c.get("theory")),
                          _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 120),
-                         it["status"], V("pass" if it["caught"] else "not caught", "caught" if it["caught"] else "not caught"),
+                         it["status"],
+                         V("pass" if it["caught"] else "not caught", "caught" if it["caught"] else "not caught"),
                          _val(it.get("detail"), 600), f"`{reproduce_command(c, tier)}`"], cid(c), _filter_data(c)))
     return [H(2, f"Negative controls: {ctl.get('caught')}/{ctl.get('total')} caught", "controls"),
             P("Each control is a check built to fail (a solver without acceleration, a wrong exponent, a truncated "
@@ -591,10 +595,12 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
             P(f"**{verdict}** — {s.get('results', 0)} results ({counts or 'none'}); negative controls caught "
               f"{s.get('controls_caught', 0)}/{s.get('controls_total', 0)}; {len(doc.get('findings') or [])} finding "
               f"records; tier `{doc.get('tier')}`; wall time "
-              f"{_num(doc.get('wall_time')) or 0:.1f} s; code version `{(doc.get('versions') or {}).get('code_version')}`.")]
+              f"{_num(doc.get('wall_time')) or 0:.1f} s; code version "
+              f"`{(doc.get('versions') or {}).get('code_version')}`.")]
     head += _at_a_glance(doc)
     if doc.get("tier") == "tiny":
-        head.append(P("Tier `tiny` is a smoke test (3-point sweeps over half a decade): not a verdict anyone should cite."))
+        head.append(P("Tier `tiny` is a smoke test (3-point sweeps over half a decade): not a verdict anyone "
+                      "should cite."))
     idx = _index(doc)
     tables = [1] + [t for t in (2, 3, 4) if any(c.startswith(f"T{t}.") for c, _ in idx)]
     body = how_to_read(doc) + _problems_section(doc) + _labels_section(doc)
@@ -647,7 +653,8 @@ def render_html(doc: dict, manifest: dict | None = None, *, base=None) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<script>{ERROR_HOOK}</script>",
-           f"<title>mixbounds verify — tier {html.escape(str(doc.get('tier')))}</title>", f"<style>{CSS}</style></head><body>"]
+           f"<title>mixbounds verify — tier {html.escape(str(doc.get('tier')))}</title>",
+           f"<style>{CSS}</style></head><body>"]
     rest = []
     for b in blocks:
         if b.kind == "toc":

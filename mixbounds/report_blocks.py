@@ -184,8 +184,8 @@ def _inline_text(s: str) -> str:
 def inline(s) -> str:
     """Escape, then turn ```code```, ``**bold**``, ``*italic*`` and ``[text](href)`` into tags (not inside code)."""
     parts = re.split(r"(`[^`]+`)", str(s))
-    return "".join(f"<code>{html.escape(p[1:-1], quote=False)}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 1
-                   else _inline_text(p) for p in parts)
+    return "".join(f"<code>{html.escape(p[1:-1], quote=False)}</code>"
+                   if p.startswith("`") and p.endswith("`") and len(p) > 1 else _inline_text(p) for p in parts)
 
 
 def _cell(v) -> str:
@@ -226,7 +226,8 @@ def render_html_blocks(blocks: list[Block], base, out: list[str]) -> None:
                 else:
                     tr, cells = "<tr>", row
                 body.append(tr + "".join(f"<td>{_cell(x)}</td>" for x in cells) + "</tr>")
-            out.append(f'<div class="tw"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+            out.append(f'<div class="tw"><table><thead><tr>{head}</tr></thead>'
+                       f'<tbody>{"".join(body)}</tbody></table></div>')
         elif b.kind == "img":
             if b.a is None or not Path(b.a).is_file():
                 continue
@@ -301,7 +302,9 @@ function reveal(){
 }
 ['flt-s','flt-c','flt-o'].forEach(function(k){$(k).addEventListener('change',filter);});
 window.addEventListener('hashchange',reveal);
-window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.open=true;});});
+window.addEventListener('beforeprint',function(){
+  document.querySelectorAll('details').forEach(function(d){d.open=true;});
+});
 if(location.hash){reveal();}
 })();
 """

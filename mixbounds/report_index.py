@@ -20,7 +20,8 @@ LABEL_KINDS = {"thm": "Theorem", "lem": "Lemma", "rem": "Remark", "table": "Tabl
                "app": "Appendix", "sec": "Section", "subsec": "Section", "sub": "Section", "def": "Definition",
                "alg": "Algorithm", "ass": "Assumption", "cor": "Corollary", "prop": "Proposition", "fig": "Figure"}
 #: order of the kinds in the index (theorems first: they are what a reviewer looks up)
-KIND_ORDER = ("Theorem", "Table", "Lemma", "Remark", "Corollary", "Proposition", "Definition", "Assumption", "Algorithm",
+KIND_ORDER = ("Theorem", "Table", "Lemma", "Remark", "Corollary", "Proposition", "Definition", "Assumption",
+              "Algorithm",
               "Equation", "Appendix", "Section", "Figure", "Cited work")
 _LABEL = re.compile(r"\b(" + "|".join(sorted(LABEL_KINDS, key=len, reverse=True)) + r"):[A-Za-z0-9_\-]+")
 _CITE = re.compile(r"\b([a-z]+20\d\d[a-z_]+)\b")

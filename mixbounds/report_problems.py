@@ -47,7 +47,8 @@ PROBLEMS: tuple[Problem, ...] = (
                            "lemma.closed_form.coupled_local_presolve"), f"{_CL} (eq:Ai_rear)",
             "The printed coupled + local construction gives no lower bound",
             "A_i of V1 write only the row blocks U1 and those of V3 only U3 (eq:Ai_rear); the appendix claims "
-            "the lower bounds √κ_f·√κ̃_AC (A), ·√κ_C (C), ·√κ_W (comm), which the mixed row inherits through its x part",
+            "the lower bounds √κ_f·√κ̃_AC (A), ·√κ_C (C), ·√κ_W (comm), which the mixed row inherits through its "
+            "x part",
             "Σ A_i x_i = 0 splits in two, x* has 2 chain components and the engine needs no A, C or comm rounds "
             "per accuracy. With A_i writing shared rows (variant shared-rows-incidence) the A and comm bounds have "
             "the claimed slopes; the mixed row's citation (thm:LN_upper_bound + thm:coupled_iclr) omits this "
@@ -105,7 +106,8 @@ PROBLEMS: tuple[Problem, ...] = (
 #: titles and severities of the statements recorded in bounds.claims.TEXT_DISCREPANCIES (matched by part of ``where``)
 TEXT_PROBLEMS = {
     "nonsmooth convex consensus": ("Nonsmooth convex consensus: ε where the cited rate has ε²", "changes a rate"),
-    "app:smooth_objectives_apapc": ("The 1/δ bound after lem:regularized_convergence has M where the lemma has D", "typo"),
+    "app:smooth_objectives_apapc": ("The 1/δ bound after lem:regularized_convergence has M where the lemma has D",
+                                    "typo"),
 }
 
 

@@ -34,7 +34,8 @@ def _statuses() -> list:
         f"a construction, a formula); both numbers and the paper label are recorded. A finding is a verdict about the "
         f"paper, not a failure of the run, but only when it is *expected*: `checks/expected.py` lists "
         f"{len(EXPECTED)} patterns, each with its reason; an unlisted finding fails the run.",
-        f"{V('fail').md()}: the numbers contradict the claim and the suite cannot name a reason (a bug, or a false claim).",
+        f"{V('fail').md()}: the numbers contradict the claim and the suite cannot name a reason "
+        "(a bug, or a false claim).",
         f"{V('error').md()}: the check could not be run (an exception, a solver that did not converge).",
         f"{V('skipped').md()}: not run in this tier (benchmarks: a method that did not reach two measured points).",
         "A **negative control** is a check built to fail (a solver without acceleration, a wrong exponent, a truncated "
@@ -48,7 +49,8 @@ def _per_accuracy() -> list:
 
     frac = rates.SETTLE
     return [
-        f"**Solver, Table 1** (`checks/rates.py`): the cost between the relative squared errors ε₁ = {sweeps.UB_EPS1:g} "
+        f"**Solver, Table 1** (`checks/rates.py`): the cost between the relative squared errors "
+        f"ε₁ = {sweeps.UB_EPS1:g} "
         f"and ε₂ = {sweeps.UB_EPS2:g}. APAPC's error oscillates, so the count is rate-based: the envelope "
         f"E_k = max_(j≥k) e_j is fitted log-linearly over the iterations with ε₂ ≤ E_k ≤ ε₁, which gives iterations "
         f"per window, times the exact per-iteration count of each oracle. A run stops only once its error has stayed "
@@ -109,7 +111,8 @@ def _rule_rows(tier: str, doc: dict) -> list:
          f"`measured` is the worst ratio of the two sides over all cases (≥ 1 holds); inequalities to a relative "
          f"{lemmas.INEQ_RTOL:g}, equalities {lemmas.EQ_RTOL:g}, exact closed forms {lemmas.EXACT_RTOL:g}, "
          f"order statements: slope ≤ 1 + {lemmas.ORDER_SLOPE_TOL:g}", "", "", ""],
-        ["Benchmarks (`bench.*`)", "slopes reported, not judged; `consistency`: no method below the engine", "", "", ""],
+        ["Benchmarks (`bench.*`)", "slopes reported, not judged; `consistency`: no method below the engine",
+         "", "", ""],
     ]
 
 
@@ -124,7 +127,8 @@ def how_to_read(doc: dict) -> list:
               H(3, "Verdicts", "how-verdicts"), LIST(_statuses()),
               H(3, "Per accuracy", "how-per-accuracy"), LIST(_per_accuracy()),
               H(3, "Rules and tolerances", "how-rules"),
-              P(f"θ is the exponent of the swept parameter in the printed formula (0: absent); θ_f is the log-log slope "
+              P(f"θ is the exponent of the swept parameter in the printed formula (0: absent); θ_f is the log-log "
+                f"slope "
                 f"of the printed formula (unit constants) along the realized points, equal to θ for a single monomial "
                 f"and lower for a sum (the mixed communication cell). This run is tier **{tier}** (bold column)."),
               T(["Family", "Rule", "tol tiny", "tol quick", "tol full"], _rule_rows(tier, doc))]

@@ -26,7 +26,8 @@ from .heatmap import figure_heatmap
 from .scaling import figure_cell_param, figure_class_panel
 from .style import save
 
-__all__ = ["ResultsFileError", "SweepGroup", "load_results", "sweep_groups", "validate", "xy", "draw_all", "existing_manifest",
+__all__ = ["ResultsFileError", "SweepGroup", "load_results", "sweep_groups", "validate", "xy", "draw_all",
+           "existing_manifest",
            "figure_cell_param", "figure_class_panel", "figure_heatmap"]
 
 

@@ -5,7 +5,6 @@ import io
 import json
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
@@ -62,7 +61,8 @@ class Page(HTMLParser):
 
 def test_table_1_rows_carry_formula_theory_and_both_slopes(doc):
     md = report.render_markdown(doc)
-    assert "## Table 1: Smooth strongly convex" in md and "table:smooth_str_convex_optimization_affine_constraints" in md
+    assert "## Table 1: Smooth strongly convex" in md
+    assert "table:smooth_str_convex_optimization_affine_constraints" in md
     assert "## Table 2" not in md  # no result for Tables 2-4 in this run
     rows = [ln for ln in md.splitlines() if ln.startswith('| <a id="t-T1.coupled.comm"></a>Coupled constr. | Comm.')]
     assert len(rows) == 1
@@ -81,9 +81,9 @@ def test_tables_2_to_4_appear_with_their_results():
     d = fake_document(checks=fake_checks() + extra)
     md = report.render_markdown(d)
     assert "## Table 2: Smooth convex" in md and "## Table 3" not in md
-    assert re.search(r"Coupled constr\. \| Mat\. A \| √κ̂_A·√\(L_fR²/ε\) · log\(1/ε\) \| upper \| \[κ̂_A\]\(#s-T2\.coupled"
-                     r"\.A\.kappa_A\) \| 1/2 \| \[0\.4\d\d ± 0\.\d{3}\]\(#c-T2\.coupled\.A\.kappa_A\.upper\) \| pass \| "
-                     r"not measured", md)
+    assert re.search(r"Coupled constr\. \| Mat\. A \| √κ̂_A·√\(L_fR²/ε\) · log\(1/ε\) \| upper \| "
+                     r"\[κ̂_A\]\(#s-T2\.coupled\.A\.kappa_A\) \| 1/2 \| "
+                     r"\[0\.4\d\d ± 0\.\d{3}\]\(#c-T2\.coupled\.A\.kappa_A\.upper\) \| pass \| not measured", md)
 
 
 def test_problems_group_findings_and_include_text_discrepancies(doc):
@@ -91,7 +91,8 @@ def test_problems_group_findings_and_include_text_discrepancies(doc):
 
     md = report.render_markdown(doc)
     assert f"## Problems with the paper ({1 + len(TEXT_DISCREPANCIES)})" in md
-    assert '<a id="f-finding:T1.coupled.comm.kappa_A.lower@selftest"></a>`finding:T1.coupled.comm.kappa_A.lower@selftest`' in md
+    fid = "finding:T1.coupled.comm.kappa_A.lower@selftest"
+    assert f'<a id="f-{fid}"></a>`{fid}`' in md
     for t in TEXT_DISCREPANCIES:
         assert t["printed"] in md and t["source_says"] in md
     assert "none: recorded in the code, not measured" in md
@@ -110,7 +111,7 @@ def test_index_by_label_lists_every_registry_theorem_and_links_each_result(doc):
         assert f'<a id="l-{lab}"></a>' in md, lab
     sec = md[md.index('<a id="l-thm:coupled_iclr"></a>'):md.index('<a id="l-thm:LI_upper_bound"></a>')]
     assert "[T1.coupled.comm.kappa_W.tight](#c-T1.coupled.comm.kappa_W.tight) | pass | 0." in sec
-    assert "`mixbounds verify --tier tiny --claims 'T1.coupled.comm.kappa_W.tight'`" in sec
+    assert "[figure](#fig-T1.coupled.comm.kappa_W)" not in sec  # no figures drawn for this rendering: no dangling link
 
 
 def test_every_result_has_one_anchor_with_verdict_rule_instance_and_command(doc):
@@ -192,7 +193,7 @@ def test_html_links_figures_lazily_and_every_internal_link_resolves(rendered):
     for sel in ('id="flt-s"', 'id="flt-c"', 'id="flt-o"', 'id="toc"', "@media print", "data-js-errors"):
         assert sel in html, sel
     row = re.search(r'<tr id="c-T1\.coupled\.A\.kappa_A\.tight"([^>]*)>', html)
-    assert row and 'data-s="pass"' in row.group(1) and 'data-c="coupled"' in row.group(1) and 'data-o="A"' in row.group(1)
+    assert row and all(a in row.group(1) for a in ('data-s="pass"', 'data-c="coupled"', 'data-o="A"'))
     assert "](plots/heatmap.png)" in md
 
 
@@ -212,8 +213,10 @@ def test_dangling_links_become_text_and_the_link_check_can_fail():
 def test_group_findings_merges_one_problem_and_keeps_every_record_once():
     from mixbounds.report_problems import SEVERITIES, group_findings
 
-    ids = ["T1.coupled_local.A.kappa_AC.lower", "T1.mixed.comm.kappa_W.lower", "lemma.closed_form.coupled_local_presolve",
-           "T1.coupled_local.C.kappa_C.lower@shared-rows-incidence", "lemma.closed_form.conj_fi", "T9.unknown.x.y.lower"]
+    ids = ["T1.coupled_local.A.kappa_AC.lower", "T1.mixed.comm.kappa_W.lower",
+           "lemma.closed_form.coupled_local_presolve",
+           "T1.coupled_local.C.kappa_C.lower@shared-rows-incidence", "lemma.closed_form.conj_fi",
+           "T9.unknown.x.y.lower"]
     claims = [{"id": i, "kind": "closed-form" if i.startswith("lemma") else "lower", "status": "finding"} for i in ids]
     findings = [{"id": f"finding:{i}", "label": "thm:x", "statement": "s", "printed": 0.5, "measured": 0.0, "source": i}
                 for i in ids]

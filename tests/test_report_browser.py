@@ -5,7 +5,6 @@ Skipped, with the reason, where no Chromium exists (``.ci/run`` installs Debian'
 installs nothing.  Each check has a negative control on a page built to fail it.
 """
 
-from pathlib import Path
 from html.parser import HTMLParser
 
 import numpy as np

@@ -60,6 +60,7 @@ def test_class_panel_and_heatmap_keep_everything_inside(long_group):
 def test_negative_control_an_unwrapped_legend_is_caught(long_group):
     fig = new_figure(3.4, 3.0)
     ax = fig.add_subplot()
-    ax.plot([1, 2], [1, 2], label="lower-bound engine (shared-rows-incidence): no positive per-accuracy count (finding)")
+    ax.plot([1, 2], [1, 2],
+            label="lower-bound engine (shared-rows-incidence): no positive per-accuracy count (finding)")
     fig.legend(loc="outside lower center")
     assert overflow(fig) > 0.1
