@@ -72,7 +72,7 @@ def _per_accuracy() -> list:
 def _t2_example(doc: dict) -> str:
     """θ_log of one Table 2 accuracy-sweep result of this run (its ``theory``), e.g. 0.75 for θ = ½."""
     for c in doc.get("claims", []):
-        if c.get("cell", "").startswith("T2.") and c.get("param") == "LR2_eps" and not c.get("control"):
+        if (c.get("cell") or "").startswith("T2.") and c.get("param") == "LR2_eps" and not c.get("control"):
             th, e = c.get("theory"), (c.get("extra") or {}).get("exponent")
             if isinstance(th, (int, float)) and isinstance(e, (int, float)):
                 return f"; in this run `{c['id']}` has θ = {e:g}, θ_log = {th:.3f}"

@@ -93,7 +93,7 @@ def test_series_without_positive_counts_is_named_not_dropped(doc):
     g = sweep_groups(d)[("T1.coupled.comm", "kappa_W")]
     fig, info = figure_cell_param(g)
     assert info["series"] == 1
-    assert any("no positive per-accuracy count" in t.get_text() for t in fig.legends[0].get_texts())
+    assert any("no positive per-accuracy count" in t.get_text().replace("\n", " ") for t in fig.legends[0].get_texts())
 
 
 def test_class_panel_and_heatmap(groups, tmp_path):
@@ -102,7 +102,7 @@ def test_class_panel_and_heatmap(groups, tmp_path):
     assert (info["rows"], info["cols"]) == (2, 2)  # oracles A, comm × params κ̂_A, κ_W
     assert info["series"] == sum(len(g.upper) + len(g.lower) for g in gs)
     fig, info = figure_heatmap(groups)
-    assert info["panels"] == 2 and info["rows"] == 2 and info["cols"] == 2
+    assert info["panels"] == 3 and info["rows"] == 2 and info["cols"] == 2  # solvers, engine printed, @selftest
     png, svg = save(fig, tmp_path / "heat")
     assert png.read_bytes()[:8] == PNG_MAGIC and ET.parse(svg).getroot().tag.endswith("svg")
 
