@@ -349,7 +349,7 @@ def _label_links(text) -> str:
     return ", ".join(link(lab, anchor_id("l", lab)) for lab in labs)
 
 
-def _labels_section(doc: dict) -> list[Block]:
+def _labels_section(doc: dict, manifest: dict) -> list[Block]:
     idx = label_index(doc, group_findings(doc))
     blocks = [H(2, f"Index by paper label ({len(idx)})", "labels"),
               P("Every label of the paper the suite checks (search this page for a label: each entry lists its "
@@ -384,7 +384,7 @@ def _labels_section(doc: dict) -> list[Block]:
         elif e.results:
             rows = [Row([link(c["id"], cid(c)), V(c["status"]),
                          _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 80),
-                         _fig_link(c)], None, _filter_data(c)) for c in e.results]
+                         _fig_link(c, manifest)], None, _filter_data(c)) for c in e.results]
             inner.append(T(["Result (its row: rule, instance, reproduce command)", "Verdict", "Measured", "Figure"],
                            rows))
         else:
@@ -393,13 +393,15 @@ def _labels_section(doc: dict) -> list[Block]:
     return blocks
 
 
-def _fig_link(c: dict) -> str:
-    """Link to the figure of a sweep result (dropped by :func:`_prune_links` when the figure was not drawn)."""
+def _fig_link(c: dict, manifest: dict) -> str:
+    """Link to the figure of a sweep result, or why there is none."""
     from mixbounds.plots.data import cell_param
 
     cp = cell_param(c) if c.get("kind") in SWEEP_KINDS and not c.get("control") else None
     if cp is None:
         return "—"
+    if _png((manifest or {}).get("cells", {}).get(f"{cp[0]}|{cp[1]}")) is None:
+        return "none (no positive count)" if manifest.get("cells") else "not drawn"
     return link("figure", anchor_id("fig", f"{cp[0]}.{cp[1]}"))
 
 
@@ -603,7 +605,7 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
                       "should cite."))
     idx = _index(doc)
     tables = [1] + [t for t in (2, 3, 4) if any(c.startswith(f"T{t}.") for c, _ in idx)]
-    body = how_to_read(doc) + _problems_section(doc) + _labels_section(doc)
+    body = how_to_read(doc) + _problems_section(doc) + _labels_section(doc, manifest)
     for t in tables:
         body += _table_section(doc, t, idx)
     body += _overview_figures(manifest)
