@@ -48,9 +48,9 @@ class Page(HTMLParser):
             self.ids.append(a["id"])
         if tag == "a" and a.get("href", "").startswith("#"):
             self.links.append(a["href"][1:])
-        if tag == "img":
-            self.srcs.append(a["src"])
-            self.lazy.append(a.get("loading") == "lazy")
+        if tag == "img" and "noscript" not in self.stack:  # the <noscript> copy is the script-less fallback
+            self.srcs.append(a.get("data-src") or a["src"])
+            self.lazy.append(a.get("loading") == "lazy" and "src" not in a)  # fetched by the page's script
         if tag not in ("meta", "br", "img"):
             self.stack.append(tag)
 
@@ -190,6 +190,7 @@ def test_html_links_figures_lazily_and_every_internal_link_resolves(rendered):
     assert "base64" not in html and "http://" not in html and "https://" not in html
     assert len(html.encode()) < FIXTURE_HTML_MAX_BYTES
     assert '<span class="v finding">finding</span>' in html and "<code>thm:selftest</code>" in html
+    assert html.count("<noscript><img") == n_png  # without script the figures still load (lazily)
     for sel in ('id="flt-s"', 'id="flt-c"', 'id="flt-o"', 'id="toc"', "@media print", "data-js-errors"):
         assert sel in html, sel
     row = re.search(r'<tr id="c-T1\.coupled\.A\.kappa_A\.tight"([^>]*)>', html)
