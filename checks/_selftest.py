@@ -46,7 +46,7 @@ def sweep_check(rid: str, *, kind: str = "tight", theory: float = 0.5, slope: fl
     """
 
     def tasks(tier):
-        return [Task("mixbounds.checks._selftest:power_point",
+        return [Task(power_point,
                      {"kappa": k, "slope": slope, "param": param, "wobble": 0.02, "seed": seed},
                      label=f"{rid} {param}={k:g}") for k in grid]
 

@@ -187,7 +187,7 @@ def _task(tier: str, sw: Sweep, value: float, method: str) -> Task:
           "eps2": t["eps"][1], "stop": min(t["stop"], min(ABS_LEVELS)), "max_iter": t["budget"]}
     if _call_budget(tier, method) is not None:  # keyword only when set: tiny-tier task keys unchanged
         kw["max_calls"] = _call_budget(tier, method)
-    return Task("mixbounds.checks.bench:bench_point", kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
+    return Task(bench_point, kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
 
 
 def _lb_task(sw: Sweep, value: float):

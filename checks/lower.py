@@ -120,7 +120,7 @@ def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:
         kw["parts"] = ["x", "xt"]
     if chain is not None:
         kw["chain"] = chain
-    return Task("mixbounds.checks.lower:lower_point", kw, label=f"LB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g}")
+    return Task(lower_point, kw, label=f"LB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g}")
 
 
 # ----------------------------------------------------------------------------- verdicts

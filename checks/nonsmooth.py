@@ -210,7 +210,7 @@ def _task(table, cls, params, x, solver=None, method="apapc", tier="quick") -> T
     p["variant"] = var
     kw = {"table": table, "family": fam, "params": p, "x": float(x), "solver": solver or SOLVER[table], "method": method,
           "max_inner": MAX_INNER[tier]}
-    return Task("mixbounds.checks.nonsmooth:point", kw, label=f"T{table} {fam} x={x:g} {solver or SOLVER[table]}/{method} {params}")
+    return Task(point, kw, label=f"T{table} {fam} x={x:g} {solver or SOLVER[table]}/{method} {params}")
 
 
 # ----------------------------------------------------------------------------- sweeps
@@ -412,7 +412,7 @@ def sliding_readings(family: str = "nonsmooth-coupled", params: dict | None = No
 
 def _finding_sliding() -> Check:
     rid = "finding.alg_sliding.initialisation"
-    task = Task("mixbounds.checks.nonsmooth:sliding_readings", {}, label="GS printed vs Lan reading")
+    task = Task(sliding_readings, {}, label="GS printed vs Lan reading")
 
     def finalize(tier, points):
         p = points[task.key]

@@ -136,7 +136,7 @@ def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER
     if chain_scale != 1.0:
         params["chain_scale"] = chain_scale
     kw = {"family": sw.family, "params": params, "method": method, "max_iter": budget}
-    return Task("mixbounds.checks.rates:upper_point", kw, label=f"UB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g} {method}")
+    return Task(upper_point, kw, label=f"UB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g} {method}")
 
 
 def _lb_task(sw: Sweep, value: float, cls: str):
