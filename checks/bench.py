@@ -42,19 +42,19 @@ import math
 
 import numpy as np
 
+from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
+from mixbounds.instances.classes import WORST_FAMILY
+
 from .framework import Check, Task
 from .result import CheckResult
 from .rates import SETTLE
 from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, fit_slope, geomspace
 
-#: classes benchmarked (those with a worst-case construction)
-CLASSES = ("consensus", "coupled", "shared", "coupled_local", "mixed")
-#: worst-case family of each class
-WORST = {"consensus": "consensus", "coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local",
-         "mixed": "mixed"}
+#: classes benchmarked (those with a worst-case construction) and their worst-case families (instances.classes)
+WORST = WORST_FAMILY
+CLASSES = tuple(WORST)
 #: oracles each class uses
-ORACLES_OF = {"consensus": ("grad", "comm"), "coupled": ("grad", "A", "comm"), "shared": ("grad", "Ct", "comm"),
-              "coupled_local": ("grad", "A", "C", "comm"), "mixed": ("grad", "A", "C", "Ct", "comm")}
+ORACLES_OF = {name: PROBLEM_CLASSES[name].oracles for name in CLASSES}
 
 #: per tier: points per sweep, sweep range (lo, hi) of every κ, base value of the others, the accuracies
 #: (ε₁, ε₂) of the per-accuracy window, the stopping accuracy (<= min(ABS_LEVELS) so that the lower-bound

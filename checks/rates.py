@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from mixbounds.instances.classes import CLASSES, WORST_FAMILY
+
 from .framework import Check, Task
 from .result import CheckResult
 from .sweeps import (
@@ -54,16 +56,7 @@ SETTLE = 1.0 / 3.0
 TRUNC_RTOL = 0.02
 
 #: random-family sweeps: base points and ranges
-RANDOM_BASE = {  # the non-swept parameters sit low: cost grows with every κ, the verdicts need only the swept one
-    # (random-mixed κ̂_C̃ = 30: at 16 the family cannot be built at κ_W = 139 — minimum 18 there)
-    "consensus": {"kappa_f": 30.0, "kappa_W": 30.0},
-    "coupled": {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
-    "shared": {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-    "coupled_local": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 30.0},
-    "mixed": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-    "shared_ident": {"kappa_f": 30.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0},
-    "mixed_ident": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct_id": 10.0, "kappa_W": 30.0},
-}
+RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # instances.classes
 RANDOM_RANGE = {
     "tiny": (30, 100),
     "quick": (30, 300),
@@ -101,7 +94,7 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
     from .framework import instance_and_reference
 
     kw = dict(params)
-    if family in ("consensus", "coupled", "shared", "coupled-local", "mixed"):
+    if family in WORST_FAMILY.values():
         kw.setdefault("eps", eps2)
     inst, ref = instance_and_reference(family, kw)
     res = solve(inst.problem, method=method, eps=eps2, x_star=ref.u, max_iter=max_iter, settle=SETTLE)

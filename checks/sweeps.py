@@ -20,17 +20,10 @@ import numpy as np
 from scipy import stats
 
 from mixbounds.bounds.claims import REGISTRY, Cell
+from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
-#: class → (worst-case family, random family, parameters of the class's Table 1 row)
-CLASS_FAMILIES = {
-    "consensus": ("consensus", "random-consensus", ("kappa_f", "kappa_W")),
-    "coupled": ("coupled", "random-coupled", ("kappa_f", "kappa_A", "kappa_W")),
-    "shared": ("shared", "random-shared", ("kappa_f", "kappa_Ct", "kappa_W")),
-    "coupled_local": ("coupled-local", "random-coupled-local", ("kappa_f", "kappa_AC", "kappa_C", "kappa_W")),
-    "mixed": ("mixed", "random-mixed", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct", "kappa_W")),
-    "shared_ident": (None, "random-shared-ident", ("kappa_f", "kappa_Ct_id", "kappa_W")),
-    "mixed_ident": (None, "random-mixed-ident", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W")),
-}
+#: class → (worst-case family, random family, parameters of the class's Table 1 row), read from instances.classes
+CLASS_FAMILIES = {c.name: (c.worst_family, c.random_family, c.params) for c in CLASSES.values()}
 
 #: builder keyword for each registry parameter
 PARAM_KW = {"kappa_f": "kappa_f", "kappa_W": "kappa_W", "kappa_A": "kappa_A", "kappa_AC": "kappa_AC",
@@ -122,15 +115,8 @@ def decades(grid) -> float:
 
 
 # ----------------------------------------------------------------------------- grids
-#: base points of the worst-case families (the mixed one keeps κ̂_C̃ small so that the
-#: κ̃_AC chain dominates its communication count and bound)
-WORST_BASE = {
-    "consensus": {"kappa_f": 100.0, "kappa_W": 100.0},
-    "coupled": {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
-    "shared": {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-    "coupled_local": {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 10.0},
-    "mixed": {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 4.0, "kappa_W": 10.0},
-}
+#: base points of the worst-case families (instances.classes)
+WORST_BASE = {name: CLASSES[name].worst_base for name in WORST_FAMILY}
 #: (lo, hi) of each swept parameter per tier (worst-case families)
 WORST_RANGE = {
     "tiny": {"kappa_f": (30, 100), "kappa_W": (30, 100), "kappa_A": (30, 100), "kappa_Ct": (30, 100),
@@ -150,8 +136,6 @@ WORST_RANGE = {
 #: largest of the tier, which has to finish in 5 minutes)
 WORST_RANGE_CLASS = {("quick", "coupled_local", "kappa_f"): (10, 100), ("quick", "mixed", "kappa_f"): (10, 100)}
 POINTS = {"tiny": 3, "quick": 4, "full": 7}
-WORST_FAMILY = {"consensus": "consensus", "coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local",
-                "mixed": "mixed"}
 #: instance accuracy of the worst-case sweeps (chain length rule; shared by upper and lower checks;
 #: the engine's window ends 4 decades below the error after the head, measured down to ~1e-21 on the coupled comm bound:
 #: k(1e-21) <= 3.5 k_eps(1e-6), below K = 8 k_eps + 20)
