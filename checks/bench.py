@@ -46,7 +46,7 @@ from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 from mixbounds.instances.classes import WORST_FAMILY
 
 from .framework import Check, Task
-from .result import CheckResult
+from .result import CheckResult, with_variant
 from .rates import SETTLE
 from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, fit_slope, geomspace
 
@@ -199,7 +199,12 @@ def _lb_task(sw: Sweep, value: float):
 
 # ----------------------------------------------------------------------------- verdicts
 def _rid(cls: str, method: str, oracle: str, param: str, sw: Sweep, kind: str) -> str:
-    return f"bench.{cls}.{method}.{oracle}.{param}" + ("" if kind == "worst" else f"@{sw.family}")
+    return with_variant(f"bench.{cls}.{method}.{oracle}.{param}", _variant(sw, kind))
+
+
+def _variant(sw: Sweep, kind: str) -> str | None:
+    """The series of a benchmark result: the random family, or ``None`` on the worst-case construction."""
+    return None if kind == "worst" else sw.family
 
 
 def _optimal_exponent(cls: str, oracle: str, param: str):
@@ -240,7 +245,8 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
             "stop": t["stop"], "budget": t["budget"], "calls": _call_budget(tier, method), "method": method}
     opt = _optimal_exponent(cls, oracle, param)
     common = dict(kind="bench", theory=None, label="Table 1 (reference only, not judged)", cell=f"T1.{cls}.{oracle}",
-                  param=param, instance=inst, extra={"method": method, "optimal_exponent": opt, "budget_points": budget})
+                  param=param, instance=inst, extra={"method": method, "optimal_exponent": opt, "budget_points": budget},
+                  variant=_variant(sw, kind))
     if inst_errs:
         return CheckResult(id=rid, status="error", points=rows,
                            detail="instance could not be built (not the method's failure): " + "; ".join(inst_errs), **common)

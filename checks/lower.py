@@ -32,9 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from mixbounds.bounds.claims import get
+from mixbounds.instances.classes import CLASSES
 
 from .framework import Check, Task
-from .result import CheckResult, Finding
+from .result import CheckResult, Finding, with_variant
 from .sweeps import ABS_LEVELS, WORST_EPS, WORST_FAMILY, PARAM_REALIZED, Sweep, cells_of, fit_slope, formula_slope, worst_sweeps
 
 #: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
@@ -56,7 +57,7 @@ LB_DECADES = 4.0
 #: instance accuracy used for the chain length (covers the window's end, see common.py)
 EPS_INSTANCE = WORST_EPS
 
-_VARIANTS = {"coupled_local": ("printed", "shared-rows-incidence"), "mixed": ("printed", "shared-rows-incidence")}
+_VARIANTS = {name: c.engine_variants for name, c in CLASSES.items()}  # instances.classes
 _FAMILY = WORST_FAMILY
 
 
@@ -125,8 +126,7 @@ def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:
 
 # ----------------------------------------------------------------------------- verdicts
 def _result_id(cell_id: str, param: str, variant: str | None) -> str:
-    suffix = "" if variant in (None, "printed") else f"@{variant}"
-    return f"{cell_id}.{param}.lower{suffix}"
+    return with_variant(f"{cell_id}.{param}.lower", variant)
 
 
 def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckResult:
@@ -151,7 +151,8 @@ def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckRes
             "eps_levels": {"head_cut": EPS1_REL, "window": LB_WINDOW},
             "part": _part(sw.cls, cell.oracle, param) if not sw.family.endswith("-grad") else "all"}
     common = dict(kind="lower", theory=theory, tolerance=tol, label=cell.lower_source, cell=cell.id, param=param,
-                  instance=inst, control=control, expected="fail" if control else None)
+                  instance=inst, control=control, expected="fail" if control else None,
+                  variant=None if sw.variant in (None, "printed") else sw.variant)
     if errs:
         return CheckResult(id=rid, status="error", points=rows, detail="; ".join(errs), **common)
     per = [r["per_accuracy"] for r in rows]

@@ -31,7 +31,7 @@ import numpy as np
 from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
 from .framework import Check, Task
-from .result import CheckResult
+from .result import CheckResult, with_variant
 from .sweeps import (
     ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_slope,
     formula_slope, geomspace, worst_sweeps,
@@ -150,9 +150,10 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
         kind = "upper"
     else:
         kind = "tight" if theory > 0 else "absent"
+    variant = sw.family if random else (None if sw.variant in (None, "printed") else sw.variant)
     if rid is None:
-        suffix = f"@{sw.family}" if random else ("" if sw.variant in (None, "printed") else f"@{sw.variant}")
-        rid = f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}{suffix}"
+        rid = with_variant(f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}",
+                           variant)
     rows, errs = [], []
     for v, p in pts:
         if "error" in p:
@@ -175,7 +176,7 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
     inst = {"family": sw.family, "variant": sw.variant or ("printed" if not random else "default"), "base": sw.base,
             "param": param, "eps": [UB_EPS1, UB_EPS2], "method": "apapc"}
     common = dict(kind=kind, theory=theory, tolerance=tol, label=cell.source, cell=cell.id, param=param,
-                  instance=inst, control=control, expected="fail" if control else None)
+                  instance=inst, control=control, expected="fail" if control else None, variant=variant)
     if errs:
         return CheckResult(id=rid, status="fail" if control else "error", points=rows, detail="; ".join(errs), **common)
     bad_target = [r for r in rows if r["target_rel_err"] is None or r["target_rel_err"] > TARGET_RTOL]

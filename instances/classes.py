@@ -26,7 +26,9 @@ class ProblemClass:
     variant); ``oracles``: the oracle names its methods call; ``worst_family`` / ``worst_module``:
     the CLI family name of the worst-case construction and its module in ``instances.worst_case``
     (``None`` for the classes without one); ``random_family``: the random family's name;
-    ``worst_base`` / ``random_base``: the sweeps' base point on each (registry names → value).
+    ``worst_base`` / ``random_base``: the sweeps' base point on each (registry names → value);
+    ``engine_variants``: the variants of the worst-case construction the lower-bound engine sweeps
+    (``None``: the family's default, the construction as printed).
     """
 
     name: str
@@ -37,6 +39,7 @@ class ProblemClass:
     worst_family: str | None = None
     worst_module: str | None = None
     worst_base: dict = field(default_factory=dict)
+    engine_variants: tuple = (None,)
 
 
 #: the classes in report order.  Base points keep the swept term dominant; the mixed worst case keeps κ̂_C̃
@@ -54,10 +57,12 @@ CLASSES: dict[str, ProblemClass] = {c.name: c for c in (
                  "shared", "shared", {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0}),
     ProblemClass("coupled_local", ("kappa_f", "kappa_AC", "kappa_C", "kappa_W"), ("grad", "A", "C", "comm"),
                  "random-coupled-local", {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 30.0},
-                 "coupled-local", "coupled_local", {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 10.0}),
+                 "coupled-local", "coupled_local", {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 10.0},
+                 ("printed", "shared-rows-incidence")),
     ProblemClass("mixed", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct", "kappa_W"), ("grad", "A", "C", "Ct", "comm"),
                  "random-mixed", {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-                 "mixed", "mixed", {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 4.0, "kappa_W": 10.0}),
+                 "mixed", "mixed", {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 4.0, "kappa_W": 10.0},
+                 ("printed", "shared-rows-incidence")),
     ProblemClass("shared_ident", ("kappa_f", "kappa_Ct_id", "kappa_W"), ("grad", "Ct", "comm"),
                  "random-shared-ident", {"kappa_f": 30.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0}),
     ProblemClass("mixed_ident", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W"), ("grad", "A", "C", "Ct", "comm"),

@@ -41,12 +41,13 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
 
         lmax = float(sym_extremes(I.problem.objective.Q_blocks[0]).lmax)
         extra["f_i is L_f-smooth (printed)"] = closed_form("sec:local_cons_example_funcs", pr["L_f_symbol"], lmax, rtol=1e-9,
-                                                            statement="λ_max(∇²f_i) = L_f")
+                                                            statement="λ_max(∇²f_i) = L_f", key="f_smooth", role="printed")
         extra["f_i is 2L_f-smooth (derived)"] = closed_form("sec:local_cons_example_funcs", 2 * pr["L_f_symbol"], lmax, rtol=1e-9,
-                                                            statement="∇²f_i = diag(μ_f I, 2L_f I)")
+                                                            statement="∇²f_i = diag(μ_f I, 2L_f I)", key="f_smooth",
+                                                            role="corrected")
     if fam == "coupled-local" and I.variant == "printed":
         extra["control: μ̃_AC = μ'_A/3"] = closed_form("control", I.params["mup"] / 3, I.realized["mu_AC"], rtol=1e-6,
-                                                       statement="wrong constant (9 → 3)")
+                                                       statement="wrong constant (9 → 3)", key="mu_AC", role="control")
     out["extra_closed"] = _jsonable(extra)
     if case.get("solve"):
         r = reference_solution(I.problem)
@@ -59,7 +60,8 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
             t = xt[pr["chain_length"]:]
             meas = geometric_ratio(t, skip=2, upto=max(6, 2 * pr["k_eps"]))
             sol["control: ρ from the shift ×2"] = closed_form("control", rho_from_shift(2 * pr["mup"] * pr["mu_f"] / (2 * pr["Lp"] * pr["L_f_symbol"])),
-                                                             meas, rtol=1e-6, statement="ρ + 1/ρ = 2 + 2·μ'μ_f/(2L'L_f)")
+                                                             meas, rtol=1e-6, statement="ρ + 1/ρ = 2 + 2·μ'μ_f/(2L'L_f)",
+                                                             key="nesterovs_worst_rho", role="control")
         elif fam == "consensus":
             sol = consensus.check_solution(I, r.u)
         elif fam == "coupled":
@@ -117,25 +119,28 @@ def _cases_closed_worst(tier: str) -> list[Point]:
     return [Point(point_worst_closed, c, f"{c['family']}{c['kw']}", cost=10.0) for c in _worst_cases(tier)]
 
 
-def _recs(pts: list[dict], fam: str, where: str, pattern: str, variant: str | None = None) -> list[dict]:
-    """Closed-form records named like ``pattern`` (substring) from the points of family ``fam``."""
+def _recs(pts: list[dict], fam: str, where: str, keys: tuple = (), role: str | None = None,
+          variant: str | None = None) -> list[dict]:
+    """The closed-form records of family ``fam`` in ``where`` (``closed``, ``extra_closed``, ``solution_closed``)
+    whose ``key`` is one of ``keys`` (any, if empty) and whose ``role`` is ``role`` (any, if ``None``)."""
     out = []
     for p in pts:
         if p.get("family") != fam or (variant is not None and p.get("variant") != variant):
             continue
         for name, rec in p.get(where, {}).items():
-            if pattern in name:
+            if (not keys or rec.get("key") in keys) and (role is None or rec.get("role") == role):
                 out.append(dict(rec, name=name, instance=f"{fam}[{p.get('variant')}]{p.get('kw')}"))
     return out
 
 
-def _finds(pts: list[dict], fam: str, label_sub: str, variant: str | None = None) -> list[dict]:
+def _finds(pts: list[dict], fam: str, keys: tuple, variant: str | None = None) -> list[dict]:
+    """The findings of family ``fam`` about the closed forms ``keys``."""
     out = []
     for p in pts:
         if p.get("family") != fam or (variant is not None and p.get("variant") != variant):
             continue
         for f in p.get("findings", []) + p.get("solution_findings", []):
-            if label_sub in f.get("label", ""):
+            if f.get("key") in keys:
                 out.append(dict(f, instance=f"{fam}[{p.get('variant')}]{p.get('kw')}"))
     return out
 
@@ -184,7 +189,7 @@ def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[Check
     res = []
     # graph facts as recorded by every builder
     graph = [dict(r, name=n, instance=f"{p['family']}[{p['variant']}]") for p in pts for n, r in p["closed"].items()
-             if "beta_n" in n or "n_chi" in n or "path eigenvalues" in n]
+             if r.get("role") == "graph"]
     res.append(_closed_result(graphs, "app:example_graph",
                               "each builder's tuned path: β_n <= κ_W < β_{n+3}, eq:n_chi_relation, path eigenvalues",
                               graph, [], [], ""))
@@ -192,12 +197,13 @@ def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[Check
     res.append(_closed_result(
         rho, "lem:nesterovs_worst_rho",
         "ρ = (√(⅔L_C L_f/(μ_C μ_f) + 1) − 1)/(√(…) + 1) is the solution ratio of prob:dual_as_nesterov for the shared construction",
-        _recs(pts, "shared", "solution_closed", "lem:nesterovs_worst_rho"),
-        _recs(pts, "shared", "solution_closed", "(derived)"),
-        _finds(pts, "shared", "lem:nesterovs_worst_rho"),
+        _recs(pts, "shared", "solution_closed", ("nesterovs_worst_rho",), "printed"),
+        # the derived t*_1 = (μ'/(2L_f))ρ − L'/μ_f uses the derived ρ: evidence for it too
+        _recs(pts, "shared", "solution_closed", ("nesterovs_worst_rho", "x_star_t1"), "corrected"),
+        _finds(pts, "shared", ("nesterovs_worst_rho",)),
         "ρ + 1/ρ = 2 + μ'_Cμ_f/(2L'_C L_f), i.e. ρ = (s − 1)/(s + 1) with s² = 1 + 8L'_C L_f/(μ'_C μ_f) "
         "(L'_C = L_C/2 − 3μ_C/2, μ'_C = 3μ_C, L_f the printed symbol), from the exact conjugate (eq:conj_fi corrected)."))
-    ctrl = _recs(pts, "shared", "solution_closed", "control:")
+    ctrl = _recs(pts, "shared", "solution_closed", ("nesterovs_worst_rho",), "control")
     res.append(CheckResult(
         id=rho_ctrl, kind="closed-form", control=True, expected="fail",
         status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label="lem:nesterovs_worst_rho",
@@ -205,58 +211,56 @@ def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[Check
         tolerance=1e-6, detail="the derived ρ with a doubled shift vs the measured ratio of t*."))
     res.append(_closed_result(
         conj, "eq:conj_fi", "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'_C/μ_f)v_1",
-        _recs(pts, "shared", "closed", "eq:conj_fi (printed)"), _recs(pts, "shared", "closed", "eq:conj_fi (corrected"),
-        _finds(pts, "shared", "eq:conj_fi"), "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/(4L_f) − (L'_C/μ_f)v_1 (checked at a random point "
+        _recs(pts, "shared", "closed", ("conj_fi",), "printed"), _recs(pts, "shared", "closed", ("conj_fi",), "corrected"),
+        _finds(pts, "shared", ("conj_fi",)), "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/(4L_f) − (L'_C/μ_f)v_1 (checked at a random point "
         "against sup_x ⟨(u,v), x⟩ − f_i(x) evaluated at the maximiser)."))
     res.append(_closed_result(
         xstar, "sub:bounding_accuracy", "x*(z*): p* = (√L'/μ_f)E z*, t* = (√μ̂_A/(2L_f))(z* − (L'_C/μ_f)e_1)",
-        _recs(pts, "shared", "solution_closed", "x*(z*): t*_1 (printed)"), _recs(pts, "shared", "solution_closed", "x*(z*): t*_1 (derived)"),
-        _finds(pts, "shared", "sub:bounding_accuracy"),
+        _recs(pts, "shared", "solution_closed", ("x_star_t1",), "printed"),
+        _recs(pts, "shared", "solution_closed", ("x_star_t1",), "corrected"),
+        _finds(pts, "shared", ("x_star_t1",)),
         "t* = (μ'_C/(2L_f))ρ^k − (L'_C/μ_f)e_1 (z*_k = n√μ'ρ^k); the tail t*_k ∝ ρ^k and the printed ratio p*_k/t*_k hold.",
-        extra_ok=_recs(pts, "shared", "solution_closed", "p*_k / t*_k")))
-    fun_printed = _recs(pts, "shared", "extra_closed", "(printed)")
-    fun_corr = _recs(pts, "shared", "extra_closed", "(derived)") + _recs(pts, "shared", "closed", "kappa_f (with L_f")
+        extra_ok=_recs(pts, "shared", "solution_closed", ("x_star_ratio",))))
+    fun_printed = _recs(pts, "shared", "extra_closed", ("f_smooth",), "printed")
+    fun_corr = (_recs(pts, "shared", "extra_closed", ("f_smooth",), "corrected")
+                + _recs(pts, "shared", "closed", ("f_smooth",), "corrected"))
     res.append(_closed_result(
         funcs, "sec:local_cons_example_funcs", "f_i(p, t) = μ_f/2‖p‖² + L_f‖t + (L'/μ_f)e_1‖² is L_f-smooth",
-        fun_printed, fun_corr, _finds(pts, "shared", "sec:local_cons_example_funcs"),
+        fun_printed, fun_corr, _finds(pts, "shared", ("f_smooth",)),
         "∇²f_i = diag(μ_f I, 2L_f I): f_i is 2L_f-smooth (κ_f = 2L_f/μ_f); write L_f/2‖t + …‖², or read L_f as half the smoothness."))
-    mats_printed = _recs(pts, "shared", "closed", "⇔")
+    mats_printed = _recs(pts, "shared", "closed", ("constraints_equiv",), "printed")
     mats_corr = [dict(r, holds=r.get("holds_after_p_to_minus_p", False), name=r["name"] + " (after p ↦ −p)") for r in mats_printed]
-    mats_extra = (_recs(pts, "shared", "closed", "numerator") + _recs(pts, "shared", "closed", "denominator")
-                  + _recs(pts, "shared", "closed", "kappa_Ct (target)"))
+    mats_extra = [r for k in ("L_C", "mu_C", "kappa_Ct") for r in _recs(pts, "shared", "closed", (k,), "check")]
     res.append(_closed_result(
         mats, "sec:local_cons_example_mats",
         "the split C̃_i are equivalent to C̃x = 0, C̃ = (−√L'Eᵀ, √μ'I); max λ_max(C̃_iᵀC̃_i) = 2L' + μ' = L_C; λ_min+(S_C̃ᵀ) = μ'/3 = μ_C",
-        mats_printed, mats_corr, _finds(pts, "shared", "sec:local_cons_example_mats"),
+        mats_printed, mats_corr, _finds(pts, "shared", ("constraints_equiv",)),
         "the rows of E₁ᵀ, E₂ᵀ (eq:E1, eq:E2) are +(e_k − e_{k+1}), so the split constraints are equivalent to (√L'Eᵀ, √μ'I)x = 0, "
         "i.e. to C̃x = 0 after p ↦ −p (f_i is even in p: same value, p* flips sign). Numerator and denominator closed forms hold.",
         extra_ok=mats_extra))
-    cl_printed = [r for pat in ("2L'_A + μ'_A", "μ'_A/9", "(l/3)(2L' + μ')", "(2l/27)μ'", "κ(W_C) = κ_C", "kappa_AC (target)",
-                              "strongly convex")
-                  for r in _recs(pts, "coupled-local", "closed", pat)]
+    cl_printed = [r for k in ("L_A", "mu_AC", "L_A (shared rows)", "mu_AC (shared rows)", "kappa_C", "kappa_AC", "kappa_f")
+                  for r in _recs(pts, "coupled-local", "closed", (k,))]
     res.append(_closed_result(
         cl_mats, "app:mixed_coupled_with_local_lower",
         "eq:tkappaAap/eq:Ai_rear: max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A, μ̃_AC = μ'_A/9, κ_C = κ(W_C) (and the shared-rows variant's derived forms)",
         cl_printed, [], [], ""))
-    ctrl = _recs(pts, "coupled-local", "extra_closed", "control:")
+    ctrl = _recs(pts, "coupled-local", "extra_closed", ("mu_AC",), "control")
     res.append(CheckResult(
         id=cl_mats_ctrl, kind="closed-form", control=True, expected="fail",
         status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label="app:mixed_coupled_with_local_lower",
         theory="μ̃_AC = μ'_A/3 (constant 9 → 3)", measured={r["instance"]: [r["printed"], r["computed"]] for r in ctrl},
         tolerance=1e-6, detail="wrong constant vs the realized μ̃_AC of the printed construction."))
-    pre_printed = (_recs(pts, "coupled-local", "solution_closed", "presolved", variant="printed")
-                   + _recs(pts, "coupled-local", "solution_closed", "support of x*", variant="printed"))
-    pre_corr = [r for v in ("shared-rows", "shared-rows-incidence") for pat in ("presolved", "support of x*", "decays")
-                for r in _recs(pts, "coupled-local", "solution_closed", pat, variant=v)]
+    pre_printed = [r for k in ("presolved", "support") for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant="printed")]
+    pre_corr = [r for v in ("shared-rows", "shared-rows-incidence") for k in ("presolved", "support", "decay")
+                for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant=v)]
     res.append(_closed_result(
         presolve, "app:mixed_coupled_with_local_lower",
         "presolving the local consensus gives exactly App. C.3's problem; its solution is App. C's copied l times (x* has a long chain)",
-        pre_printed, pre_corr, _finds(pts, "coupled-local", "app:mixed_coupled_with_local_lower", variant="printed"),
+        pre_printed, pre_corr, _finds(pts, "coupled-local", ("support", "presolved"), variant="printed"),
         "A_i = (δ_Uᵀ ⊗ √L'E₁ᵀ, δ_Uᵀ ⊗ √μ'I) (all nodes write the same rows R^K; variant 'shared-rows'): presolving gives the l = 1 "
         "coupled instance scaled by l/3 exactly (x*_ij = x*_i(coupled) to 1e-6), with μ̃ = (2l/27)μ', κ̃ = (9/2)(2L'+μ')/μ'."))
-    cc = (_recs(pts, "consensus", "closed", "") + _recs(pts, "consensus", "solution_closed", "")
-          + _recs(pts, "coupled", "closed", "") + _recs(pts, "coupled", "solution_closed", ""))
-    cc = [r for r in cc if not ("beta_n" in r["name"] or "n_chi" in r["name"] or "path eigenvalues" in r["name"])]
+    cc = [r for fam in ("consensus", "coupled") for where in ("closed", "solution_closed") for r in _recs(pts, fam, where)
+          if r.get("role") != "graph"]
     res.append(_closed_result(
         cc_id, "app:mixed_coupled_with_local_lower",
         "consensus (Scaman et al.) and coupled (l = 1) instances: M₁ + M₂ = M, E₁ᵀE₁ + E₂ᵀE₂ = M, λ_max(A_iA_iᵀ) = 2L' + μ', θ*_k = ρ^k, t* ∝ ρ^k",
