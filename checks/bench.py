@@ -46,6 +46,8 @@ from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 from mixbounds.instances.classes import WORST_FAMILY
 
 from .framework import Check, Task
+from .lower import bound_comparisons
+from .lower import solver_point_task as _lb_task
 from .result import CheckResult, with_variant
 from .rates import SETTLE
 from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, fit_slope, geomspace
@@ -62,15 +64,11 @@ ORACLES_OF = {name: PROBLEM_CLASSES[name].oracles for name in CLASSES}
 #: (``calls``: a baseline's run stops once some oracle has been called that many times; ``None``: none).
 #:
 #: Full tier: every run 10⁵ iterations; every baseline also 3·10⁵ calls of any one oracle, counted in what is
-#: measured.  An iteration budget alone did not bound the work of the methods with inner solves: measured with
-#: 3·10⁵ iterations and no call budget (2 jobs), Tracking-ADMM took 439 s for 64458 iterations at κ_W = 316 on
-#: the coupled construction and had not finished κ_W = 1000 after 30 min, and the consensus/coupled/shared
-#: group was at 277 of 307 points after 42 min.  The reference ``apapc`` has no call budget: its Chebyshev
-#: iterations make hundreds of calls each (measured: 336 C products per iteration on the coupled + local
-#: construction at its base point, 100143 C calls after 298 iterations), so a common call budget of 10⁵ left
-#: the optimal method itself unmeasured at 73 of 144 points; its iteration counts stay far below the
-#: iteration budget.  A point that hits a budget is left out of its fit and listed (status ``skipped``
-#: below two measured points): a baseline's slope is measured where it converges within the budget.
+#: measured: an iteration budget alone does not bound the work of the methods with inner solves.  The
+#: reference ``apapc`` has no call budget: its Chebyshev iterations make hundreds of calls each, so a common
+#: call budget would leave the optimal method itself unmeasured; its iteration counts stay far below the
+#: iteration budget (README, "Benchmarks").  A point that hits a budget is left out of its fit and listed
+#: (status ``skipped`` below two measured points): a baseline's slope is measured where it converges.
 TIERS = {
     "tiny": {"points": 2, "range": (4.0, 10.0), "base": 4.0, "eps": (1e-2, 1e-5), "stop": 1e-8, "budget": 3000,
              "calls": None},
@@ -190,13 +188,6 @@ def _task(tier: str, sw: Sweep, value: float, method: str) -> Task:
     return Task(bench_point, kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
 
 
-def _lb_task(sw: Sweep, value: float):
-    from . import lower
-
-    oracles = sorted({c.oracle for c in cells_of(sw.cls) if c.tight and c.oracle != "grad"})
-    return lower._task(sw, value, oracles)
-
-
 # ----------------------------------------------------------------------------- verdicts
 def _rid(cls: str, method: str, oracle: str, param: str, sw: Sweep, kind: str) -> str:
     return with_variant(f"bench.{cls}.{method}.{oracle}.{param}", _variant(sw, kind))
@@ -289,18 +280,14 @@ def _consistency(tier, cls, param, sw, method_pts: dict, lb_pts) -> CheckResult:
             up = pts[i][1]
             if "error" in up or "instance_error" in up:
                 continue
-            for key, b in lp["bounds"].items():
-                o = key.split("@")[0]  # a bound on a part is a bound for the whole
-                # every level at which the engine recorded a bound (checks.sweeps.ABS_LEVELS when it ran)
-                for key_eps, lbc in (b.get("abs") or {}).items():
-                    eps = float(key_eps)
-                    sc = ((up.get("abs") or {}).get(key_eps) or {}).get(o)
-                    if lbc is None or sc is None:
-                        continue
-                    checked += 1
-                    rows.append({"target": v, "method": method, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
-                    if sc < lbc:
-                        bad.append(f"{method} {param}={v:g} {key} ε={eps:g}: {sc} < bound {lbc}")
+            def count_at(o, key_eps, up=up):
+                return ((up.get("abs") or {}).get(key_eps) or {}).get(o)
+
+            for key, eps, sc, lbc in bound_comparisons(lp, count_at):
+                checked += 1
+                rows.append({"target": v, "method": method, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
+                if sc < lbc:
+                    bad.append(f"{method} {param}={v:g} {key} ε={eps:g}: {sc} < bound {lbc}")
     if bad:
         status = "fail"
     elif checked:

