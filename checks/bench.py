@@ -50,7 +50,8 @@ from .lower import bound_comparisons
 from .lower import solver_point_task as _lb_task
 from .result import CheckResult, with_variant
 from .rates import SETTLE
-from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, fit_slope, geomspace
+from .verdict import fit_counts
+from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, geomspace
 
 #: classes benchmarked (those with a worst-case construction) and their worst-case families (instances.classes)
 WORST = WORST_FAMILY
@@ -255,10 +256,7 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
                            **common)
     xs = [r["realized"] for r in rows]
     ys = [r["per_accuracy"] for r in rows]
-    if min(ys) <= 0:
-        f = {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}
-    else:
-        f = fit_slope(xs, ys)
+    f = fit_counts(xs, ys)
     note = f" ({len(budget)} budget point(s) left out: {'; '.join(budget)})" if budget else ""
     detail = (f"{method}: {oracle} per-accuracy slope {f['slope']:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, "
               f"R² {f['r2']:.3f}) in realized {param} over {len(rows)} points; optimal method's exponent "

@@ -34,6 +34,7 @@ from .framework import Check, Task
 from .lower import bound_comparisons
 from .lower import solver_point_task as _lb_task
 from .result import CheckResult, with_variant
+from .verdict import band_ok, finite, fit_counts, upper_ok
 from .sweeps import (
     ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_slope,
     formula_slope, geomspace, worst_sweeps,
@@ -179,19 +180,11 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
                            detail=f"realized {param} misses its target by more than {TARGET_RTOL:g}: {det}", **common)
     xs = [r["realized"] for r in rows]
     ys = [r["per_accuracy"] for r in rows]
-    if min(ys) <= 0:
-        f = {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}
-    else:
-        f = fit_slope(xs, ys)
+    f = fit_counts(xs, ys)
     slope = f["slope"]
     fslope = formula_slope(cell, param, [r["realized_all"] for r in rows]) + theory_shift if cell.exponent(param) > 0 else theory_shift
     target = fslope
-    if not np.isfinite(slope):
-        ok = False
-    elif kind == "upper" or random:
-        ok = slope <= target + tol
-    else:
-        ok = abs(slope - target) <= tol
+    ok = finite(slope) and (upper_ok if (kind == "upper" or random) else band_ok)(slope, target, tol)
     extra = {"formula_slope": fslope, "exponent": cell.exponent(param)}
     if lb_pts is not None:
         extra.update(_tightness(cell, param, rows, lb_pts, sw))
