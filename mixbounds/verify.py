@@ -28,11 +28,8 @@ bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable ``--out``);
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
-import platform
 import sys
 import tempfile
 import time
@@ -45,7 +42,6 @@ from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI 
     EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
 )
 from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks
-from mixbounds.checks.result import STATUSES
 
 DEFAULT_OUT = "mixbounds-results"
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
@@ -319,7 +315,7 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         with ProgressReporter(err, len(keys), cached) as prog:
             results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog)
     except KeyboardInterrupt:
-        err.print(f"mixbounds verify: interrupted; nothing written"
+        err.print("mixbounds verify: interrupted; nothing written"
                   + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),
                   markup=False, highlight=False)
         return EXIT_INTERRUPTED
