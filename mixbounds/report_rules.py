@@ -2,7 +2,8 @@
 
 Every number here (tolerances per tier, accuracy windows, settle fraction, allowances) is read
 from the module that decides the verdicts (:mod:`checks.rates`, :mod:`checks.lower`,
-:mod:`checks.nonsmooth`, :mod:`checks.sweeps`, :mod:`checks.lemmas`), never copied, so the text
+:mod:`checks.nonsmooth`, :mod:`checks.sweeps`, :mod:`checks.lemmas.base`; the judgements themselves
+are :mod:`checks.verdict`), never copied, so the text
 cannot drift from the rules.  Certificates (DESIGN.md, "Certificates") are rendered when the
 results document carries them (``summary.lower_bound_certificates`` and per-result
 ``certificate``), whatever their fields.
@@ -80,7 +81,8 @@ def _t2_example(doc: dict) -> str:
 
 
 def _rule_rows(tier: str, doc: dict) -> list:
-    from mixbounds.checks import lemmas, lower, nonsmooth, rates
+    from mixbounds.checks import lower, nonsmooth, rates
+    from mixbounds.checks.lemmas import base as lemmas
 
     nt = nonsmooth.TOL
     t2k = {t: round(v + nonsmooth.T2_LOG_ALLOWANCE, 6) for t, v in nt.items()}
