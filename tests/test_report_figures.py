@@ -25,6 +25,7 @@ def overflow(fig) -> float:
 def _res(rid, kind, status, counts, theory=0.5):
     pts = [{"realized": x, "per_accuracy": y} for x, y in zip((30.0, 68.0, 146.0, 300.0), counts)]
     return {"id": rid, "kind": kind, "status": status, "theory": theory, "measured": 0.5 if any(counts) else None,
+            "variant": rid.partition("@")[2] or "printed",
             "ci": [0.49, 0.51], "param": "kappa_AC", "points": pts,
             "instance": {"family": "coupled-local", "method": "apapc"}}
 
