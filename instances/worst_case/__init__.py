@@ -6,11 +6,13 @@ A ``-grad`` family is the same construction with the gradient sum-trick
 """
 
 from . import consensus, coupled, coupled_local, mixed, shared
+from .common import check_printed_params
 from .sum_trick import add_gradient_chain
 
 
 def _check_n(builder):
     def build(*, n=None, seed=None, **kw):
+        check_printed_params(kw)
         inst = builder(**kw)
         if n is not None and int(n) != inst.problem.n:
             raise ValueError(f"{inst.family}: n is fixed by κ_W (the tuned path has n = {inst.problem.n}); got --n {n}")
