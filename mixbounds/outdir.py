@@ -131,8 +131,8 @@ def _legacy_files(d: Path) -> list[str] | None:
 
 def _legacy_figures(d: Path) -> list[str] | None:
     """The figures of ``plots/`` in an output directory written before manifests (its parent holds the results)."""
-    if not (d.name == "plots" and (read_manifest(d.parent) is not None or _legacy_files(d.parent) is not None)):
-        return None
+    if not (d.name == "plots" and read_manifest(d.parent) is None and _legacy_files(d.parent) is not None):
+        return None  # an owned directory's plots/ has its own manifest: figures without one are a user's
     names = [p.name for p in d.iterdir() if p.name not in INTERNAL]
     if all(n.startswith(LEGACY_FIGURE_PREFIXES) and n.endswith((".png", ".svg")) and (d / n).is_file() for n in names):
         return sorted(names)

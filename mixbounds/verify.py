@@ -43,7 +43,7 @@ from pathlib import Path
 from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
 )
-from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks
+from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks  # noqa: F401 (code_version: tests)
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 
 DEFAULT_OUT = "mixbounds-results"
