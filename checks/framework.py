@@ -154,8 +154,8 @@ def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
     if entry.get("task") != key:
         return None, "entry of another task"
     pt = entry.get("point")
-    if not isinstance(pt, dict) or isinstance(pt.get("seconds"), bool) or not isinstance(pt.get("seconds"), (int, float)) \
-            or "error" in pt:
+    secs = pt.get("seconds") if isinstance(pt, dict) else None
+    if not isinstance(pt, dict) or isinstance(secs, bool) or not isinstance(secs, (int, float)) or "error" in pt:
         return None, "point of the wrong shape"
     return pt, None
 
@@ -271,8 +271,8 @@ def run_checks(
             res = [CheckResult(id=rid, kind="error", status="error", detail=f"finalize failed: {type(exc).__name__}: {exc}")
                    for rid in c.result_ids(tier)]
         results.extend(r for r in res if fnmatchcase(r.id, pattern))
-    stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "damaged": damaged, "seconds": time.perf_counter() - t0,
-             "code_version": version}
+    stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "damaged": damaged,
+             "seconds": time.perf_counter() - t0, "code_version": version}
     return results, stats
 
 

@@ -13,8 +13,8 @@ Reads a directory in the format of DESIGN.md (``instances.io.load_instance``) an
   error naming the file — the method is not blamed for a wrong reference) or computes it when absent.
 
 Then it runs the method, prints its counts and writes the JSON summary (method, eps, converged, iterations,
-per-oracle counts, the final relative error ``‖x − x*‖²/‖x⁰ − x*‖²``, the path of x) and the final iterate
-in the z-layout of ``x_star.npy``: to ``--x FILE``, else next to the summary as ``<stem>.x.npy``; without
+per-oracle counts, the final relative error ``‖x − x*‖²/‖x⁰ − x*‖²``, the path of x) and the final
+iterate in the z-layout of ``x_star.npy``: to ``--x FILE``, else next to the summary as ``<stem>.x.npy``; without
 either, x is not written (never into the instance directory unless asked).  The summary is strict JSON:
 non-finite numbers are written as the strings ``"nan"``, ``"inf"``, ``"-inf"``.
 
@@ -128,7 +128,8 @@ def _group_rows(P) -> list[tuple[str, str, list[int]]]:
 
 
 def _consistent(G, h) -> tuple[bool, float]:
-    """Whether ``G v = h`` has a solution: min-norm solve by a sparse factorisation (reference._KKT), then the residual."""
+    """Whether ``G v = h`` has a solution: min-norm solve by a sparse factorisation (reference._KKT), then its
+    relative residual (above :data:`FEAS_RTOL`: no solution)."""
     import scipy.sparse as sp
 
     from mixbounds.instances.reference import _KKT
@@ -219,8 +220,8 @@ def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
     if inst.x_star is not None:
         res, why = xstar_residual(P, np.asarray(inst.x_star, dtype=float))
         if not res <= XSTAR_RTOL:
-            return None, (f"{d / 'x_star.npy'} is not the solution of this instance: {why} (tolerance {XSTAR_RTOL:.0e}); "
-                          f"delete it to have the solution computed"), ""
+            return None, (f"{d / 'x_star.npy'} is not the solution of this instance: {why} "
+                          f"(tolerance {XSTAR_RTOL:.0e}); delete it to have the solution computed"), ""
         return inst.x_star, None, f"x_star.npy (KKT residual {res:.1e})"
     try:
         return reference_solution(P).u, None, "computed (no x_star.npy in the directory)"

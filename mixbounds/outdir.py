@@ -250,7 +250,8 @@ class OutputDir:
             self.log(f"mixbounds {self.tool}: taking over the lock of {self.path} from a run that is no longer "
                      f"running (pid {prev.get('pid')}, started {prev.get('started')}: {prev.get('command') or '?'})")
         info = {"pid": os.getpid(), "proc_start": _proc_start(os.getpid()), "host": socket.gethostname(),
-                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "command": self.command or self.tool}
+                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "command": self.command or self.tool}
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
         self._fd = fd
@@ -297,14 +298,15 @@ class OutputDir:
         try:
             # checked again under the lock: another run may have changed the directory in between
             files = owned_files(self.path, self.what, figures=self.tool == "plot")
+            subs = {s: owned_files(self.path / s, self.what, figures=True) for s in self.subdirs}
             self.recover()
+            # adopt (write the manifests of) an output directory of a version before manifests: subdirectories
+            # first, their legacy test looks at the parent's manifest
+            for s, sub_files in subs.items():
+                if (self.path / s).is_dir() and read_manifest(self.path / s) is None:
+                    atomic_write_text(self.path / s / MANIFEST, manifest_text(self.tool, sub_files or []))
             if new or read_manifest(self.path) is None:
                 atomic_write_text(self.path / MANIFEST, manifest_text(self.tool, files or []))
-            for s in self.subdirs:
-                sub = self.path / s
-                if sub.is_dir() and read_manifest(sub) is None:
-                    atomic_write_text(sub / MANIFEST, manifest_text(self.tool, owned_files(sub, self.what, figures=True)
-                                                                    or []))
         except BaseException:
             self._unlock()
             raise

@@ -43,7 +43,9 @@ from pathlib import Path
 from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
 )
-from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks  # noqa: F401 (code_version: tests)
+from mixbounds.checks.framework import (  # noqa: F401  (code_version: patched by the tests)
+    TIERS, Check, all_checks, code_version, run_checks,
+)
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 
 DEFAULT_OUT = "mixbounds-results"
@@ -352,7 +354,7 @@ def _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, 
                   f"is unchanged", markup=False)
         print_summary(doc, console)
         return EXIT_FAIL
-    nfig = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + (1 if manifest["heatmap"] else 0)
+    nfig = _n_figures(manifest)
     where = f"Wrote {out / 'results.json'}, results.csv, report.md, report.html" + (
         f", {nfig} figures in {out / 'plots'}" if opts.plots else "") + (f"; also {opts.json}" if opts.json else "")
     if manifest["errors"]:
@@ -361,8 +363,13 @@ def _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, 
     return doc["summary"]["exit_code"]
 
 
+def _n_figures(manifest: dict) -> int:
+    return (len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {}))
+            + (1 if manifest["heatmap"] else 0))
+
+
 def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
-    """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures from a results document (never runs a solver).
+    """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures of a results document (runs no solver).
 
     DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite; the figures
     are drawn into a staging directory and installed together (:mod:`mixbounds.outdir`).
@@ -383,7 +390,7 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
         with OutputDir(out, "plot", what=what, command=f"mixbounds plot {results_path}") as od:
             stage = od.stage()
             manifest = draw_all(doc, stage, jobs=jobs, prune=False)
-            n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + (1 if manifest["heatmap"] else 0)
+            n = _n_figures(manifest)
             if n == 0 and not manifest["errors"]:
                 print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
                 return EXIT_OK

@@ -50,7 +50,8 @@ def load_results(path) -> dict:
 
 
 def _is_value(v, *, obj_ok: bool = False) -> bool:
-    """A JSON value a point coordinate may hold: a number, a numeric string (``"inf"``), null, or (``realized``) an object."""
+    """A JSON value a point coordinate may hold: a number, a numeric string (``"inf"``), null, or (``realized``)
+    an object."""
     if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)):
         return True
     if isinstance(v, str):
@@ -71,7 +72,8 @@ def validate(doc, where: str = "results") -> None:
     if not isinstance(doc, dict):
         raise ResultsFileError(f"{where}: not a results document (top level is a {type(doc).__name__}, expected an object)")
     if "schema" not in doc:
-        raise ResultsFileError(f"{where}: not a mixbounds results document (no 'schema' field; expected schema {SCHEMA})")
+        raise ResultsFileError(f"{where}: not a mixbounds results document (no 'schema' field; "
+                               f"expected schema {SCHEMA})")
     if doc["schema"] != SCHEMA:
         raise ResultsFileError(f"{where}: results schema {doc['schema']!r} is not the one this mixbounds reads "
                                f"(schema {SCHEMA}); rerun 'mixbounds verify' or use the matching mixbounds version")

@@ -342,7 +342,8 @@ def test_3_solve_json_in_an_unwritable_directory(inst_dir, tmp_path, capsys, mon
 
 def test_3_solve_refuses_a_foreign_json_and_x(inst_dir, tmp_path, capsys):
     (tmp_path / "notes.json").write_text('{"my": "notes"}')
-    _solve_refused(inst_dir, tmp_path, capsys, ["--json", str(tmp_path / "notes.json")], "not a mixbounds solve summary")
+    _solve_refused(inst_dir, tmp_path, capsys, ["--json", str(tmp_path / "notes.json")],
+                   "not a mixbounds solve summary")
     np.save(tmp_path / "s.x.npy", np.arange(3.0))
     _solve_refused(inst_dir, tmp_path, capsys, ["--json", str(tmp_path / "s.json")], "s.x.npy", "refusing to overwrite")
 
@@ -546,7 +547,8 @@ def test_8_damaged_cache_entries_are_recomputed_and_counted(suite, tmp_path, cap
 
 # ----------------------------------------------------------------------------- 9. negative option values
 def test_9_negative_numbers_for_numeric_options(inst_dir, tmp_path, capsys):
-    assert join_negative_numbers(["solve", "d", "--eps", "-1e-3", "--json", "x"]) == ["solve", "d", "--eps=-1e-3", "--json", "x"]
+    assert join_negative_numbers(["solve", "d", "--eps", "-1e-3", "--json", "x"]) == \
+        ["solve", "d", "--eps=-1e-3", "--json", "x"]
     assert join_negative_numbers(["--out", "-x"]) == ["--out", "-x"]  # control: not a number, left to argparse
     for argv in (["--eps", "-1e-3"], ["--eps=-1e-3"]):
         _solve_refused(inst_dir, tmp_path, capsys, argv, "--eps must be in (0, 1), got -0.001")
@@ -583,3 +585,19 @@ def test_10_layout_ambiguous_without_constraint_blocks(tmp_path, capsys):
     meta.pop("layout")
     (d / "instance.json").write_text(json.dumps(meta))
     _solve_refused(d, tmp_path / "w", capsys, [], "no 'layout'", "cannot be inferred")
+
+
+def test_1_output_directory_of_an_earlier_version_is_adopted(suite, tmp_path):
+    d = tmp_path / "o"
+    assert _verify(d) == EXIT_OK
+    for f in (d / outdir.MANIFEST, d / "plots" / outdir.MANIFEST, d / outdir.LOCK):  # as written before manifests
+        f.unlink()
+    first = visible(d)
+    assert _verify(d) == EXIT_OK
+    assert set(visible(d)) == set(first)
+    figures = sorted(n.split("/", 1)[1] for n in first if n.startswith("plots/"))
+    assert json.loads((d / "plots" / outdir.MANIFEST).read_text())["files"] == figures
+    # control: the same directory with one foreign file is refused, and the file kept
+    (d / outdir.MANIFEST).unlink()
+    (d / "mine.txt").write_text("mine")
+    assert _verify(d) == EXIT_USAGE and (d / "mine.txt").read_text() == "mine"

@@ -66,8 +66,9 @@ def check_printed_params(params: dict) -> None:
         v = float(v)
         path = key in ("kappa_W", "kappa_C")  # κ_C of app:coupled_local is a tuned path's κ as well (its C blocks)
         bound = PATH_KAPPA_W_MAX if path else KAPPA_PRINTED_MAX
+        nodes = math.pi * math.sqrt(v) / 2 if math.isfinite(v) else math.inf
         why = (f"{sym} is realized by a tuned path of app:example_graph, with ≈ π√{sym}/2 = "
-               f"{math.pi * math.sqrt(v) / 2 if math.isfinite(v) else math.inf:.3g} nodes, 1571 at the bound" if path else
+               f"{nodes:.3g} nodes, 1571 at the bound" if path else
                "the chain's ratio ρ ≈ 1 − 2/√κ needs ≳ 10⁴·log(1/ε) coordinates beyond it (CHAIN_MAX = "
                f"{CHAIN_MAX}) and rounds to 1 in double precision near 1e16")
         if not math.isfinite(v) or v > bound:
