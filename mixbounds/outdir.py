@@ -379,7 +379,9 @@ class OutputDir:
             try:
                 journal = json.loads(j.read_text())
                 ok = isinstance(journal, dict) and isinstance(journal.get("stage"), str) \
-                    and journal["stage"].startswith(STAGING_PREFIX) and "/" not in journal["stage"]
+                    and journal["stage"].startswith(STAGING_PREFIX) and "/" not in journal["stage"] \
+                    and all(isinstance(journal.get(k), list) and all(_inside(r) for r in journal[k])
+                            for k in ("moves", "removes"))
             except (OSError, UnicodeDecodeError, json.JSONDecodeError):
                 ok = False
             if not ok:
@@ -390,6 +392,11 @@ class OutputDir:
         for p in self.path.iterdir():
             if p.name.startswith(STAGING_PREFIX) and p.is_dir():
                 shutil.rmtree(p, ignore_errors=True)
+
+
+def _inside(rel) -> bool:
+    """A relative path that stays inside its directory (journal entries are never trusted blindly)."""
+    return isinstance(rel, str) and bool(rel) and not rel.startswith("/") and ".." not in rel.split("/")
 
 
 def relative_files(stage: Path) -> list[str]:

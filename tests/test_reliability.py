@@ -221,7 +221,9 @@ def _child(tmp_path, out, phase, *extra):
     marker = tmp_path / f"marker-{phase}-{time.monotonic_ns()}"
     env = dict(os.environ, SLOW_PHASE=phase, MARKER=str(marker), TESTS_DIR=str(Path(__file__).parent))
     p = subprocess.Popen([sys.executable, "-c", RUNNER, "verify", "--tier", "tiny", "--jobs", "1", "--out", str(out),
-                          *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         # a background job of a non-interactive shell (CI) starts with SIGINT ignored
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return p, marker
 
 
