@@ -90,6 +90,24 @@ def fit_slope(x, y) -> dict:
             "r2": float(res.rvalue ** 2), "intercept": float(res.intercept), "n": int(n)}
 
 
+def fit_integrity(fit: dict, points: int, *, stopped: int = 0) -> str | None:
+    """Why a slope fit may not be judged, or ``None`` (issue 17: fits must use the whole sweep).
+
+    ``fit``: a :func:`fit_slope` result; ``points``: how many points the sweep has; ``stopped``: how
+    many of them were left out for a stated, measured reason (a budget stop).  A fit on fewer
+    points than the sweep has minus those, or with an infinite or undefined confidence interval,
+    is not a verdict.
+    """
+    want = points - stopped
+    if fit.get("n") != want:
+        return (f"the fit used {fit.get('n')} of the sweep's {points} points"
+                + (f" ({stopped} left out for a budget stop)" if stopped else "") + f"; expected {want}")
+    lo, hi = fit["ci"]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"the slope's 95% CI ({lo}, {hi}) is not finite (fit on {fit.get('n')} points)"
+    return None
+
+
 def formula_slope(cell: Cell, param: str, realized_points: list[dict], *, derived: bool = False) -> float:
     """Log-log slope of the cell's formula (unit constants) along the realized sweep points.
 
