@@ -4,6 +4,9 @@
   a point is judged only when the error at the returned ``x``, recomputed from ``x*``, is within the
   ``ε`` the run asked for.  Control ``control.guard.convergence.stops-a-decade-early``: a run asked
   for ``ε`` that stops at ``10ε`` (APAPC with the looser stopping accuracy) must be refused.
+  Ordinary result ``audit.convergence.stop-rule``: the same instance solved to ``ε`` with the
+  first-hit stop rule must end with a recomputed error ``<= ε`` (a solver that stops early fails it
+  in every run, whether or not a rate sweep happens to run long enough to hide it).
 * **Fit integrity** (:func:`checks.sweeps.fit_integrity`, applied by :func:`checks.rates.verdict`):
   a fit uses every point of its sweep and has a finite confidence interval.  Control
   ``control.guard.fit.first-two-points``: the verdict of an exact power-law sweep handed only its
@@ -21,7 +24,8 @@ EARLY_FACTOR = 10.0
 
 
 def early_stop_point(family: str, params: dict) -> dict:
-    """APAPC asked for ``UB_EPS2`` but stopped at ``EARLY_FACTOR·UB_EPS2``; the guard's answer."""
+    """APAPC asked for ``UB_EPS2`` and run to it (``honest``), and stopped at ``EARLY_FACTOR·UB_EPS2``
+    (``early``, the control); the guard's answer on each."""
     from mixbounds.solvers import solve
 
     from .framework import instance_and_reference
@@ -29,10 +33,14 @@ def early_stop_point(family: str, params: dict) -> dict:
     from .sweeps import UB_EPS2
 
     inst, ref = instance_and_reference(family, dict(params))
-    res = solve(inst.problem, eps=EARLY_FACTOR * UB_EPS2, x_star=ref.u, max_iter=MAX_ITER)
-    err, why = convergence_guard(res, ref.u, UB_EPS2)
-    return {"converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
-            "solver_final_error": res.final_error(), "recomputed": err, "eps_asked": UB_EPS2, "refused": why}
+    out = {}
+    for name, eps in (("honest", UB_EPS2), ("early", EARLY_FACTOR * UB_EPS2)):
+        res = solve(inst.problem, eps=eps, x_star=ref.u, max_iter=MAX_ITER)
+        err, why = convergence_guard(res, ref.u, UB_EPS2)
+        out[name] = {"stop_eps": eps, "converged": bool(res.converged), "reason": res.reason,
+                     "iterations": int(res.iterations), "solver_final_error": res.final_error(), "recomputed": err,
+                     "eps_asked": UB_EPS2, "refused": why}
+    return out
 
 
 def _sample(tier):
@@ -54,11 +62,26 @@ def _convergence_control(tier, points) -> CheckResult:
                   theory="refused: recomputed error > ε asked")
     if "error" in p:
         return CheckResult(id=rid, status="fail", detail=p["error"], **common)
+    p = p["early"]
     st = "fail" if p["refused"] else "pass"
-    detail = (f"run stopped at ε = {EARLY_FACTOR * p['eps_asked']:g} ({p['reason']}, {p['iterations']} iterations), "
+    detail = (f"run stopped at ε = {p['stop_eps']:g} ({p['reason']}, {p['iterations']} iterations), "
               f"recomputed error {p['recomputed']:.3e} vs ε asked {p['eps_asked']:g}: "
               + ("refused" if p["refused"] else "NOT refused"))
     return CheckResult(id=rid, status=st, measured=p["recomputed"], points=[p], detail=detail, **common)
+
+
+def _stop_rule(tier, points) -> CheckResult:
+    rid = "audit.convergence.stop-rule"
+    p = points[_early_task(tier).key]
+    common = dict(kind="audit", label="checks/rates.py: convergence guard", theory="recomputed error <= ε asked")
+    if "error" in p:
+        return CheckResult(id=rid, status="error", detail=p["error"], **common)
+    p = p["honest"]
+    ok = p["converged"] and not p["refused"]
+    detail = (f"APAPC to ε = {p['eps_asked']:g}: {p['reason']} after {p['iterations']} iterations, error recomputed from "
+              f"x and x* {p['recomputed']:.3e} (solver's {p['solver_final_error']:.3e})" + ("" if ok else f"; {p['refused']}"))
+    return CheckResult(id=rid, status="pass" if ok else "error", measured=p["recomputed"], points=[p], detail=detail,
+                       tolerance=p["eps_asked"], **common)
 
 
 def _fit_control(tier) -> CheckResult:
@@ -77,6 +100,9 @@ def _fit_control(tier) -> CheckResult:
 
 def checks() -> list[Check]:
     ids = ["control.guard.convergence.stops-a-decade-early", "control.guard.fit.first-two-points"]
-    return [Check(id="control.guard", family="selfcheck", result_ids=lambda t: ids, tasks=lambda t: [_early_task(t)],
+    return [Check(id="audit.convergence", family="selfcheck", result_ids=lambda t: ["audit.convergence.stop-rule"],
+                  tasks=lambda t: [_early_task(t)], finalize=lambda tier, pts: [_stop_rule(tier, pts)],
+                  description="a run asked for ε ends with an error <= ε, recomputed from x and x*"),
+            Check(id="control.guard", family="selfcheck", result_ids=lambda t: ids, tasks=lambda t: [_early_task(t)],
                   finalize=lambda tier, pts: [_convergence_control(tier, pts), _fit_control(tier)],
                   description="the convergence guard and the fit-integrity rule must refuse what they exist to refuse")]

@@ -53,7 +53,7 @@ MUTANTS = {
         [("    elif err <= eps:\n", "    elif err <= 10 * eps:\n"),
          ("            hit = hit or err <= eps\n", "            hit = hit or err <= 10 * eps\n"),
          ("            if err > lvl:\n", "            if err > 10 * lvl:\n")],
-        "T1.consensus.comm.kappa_W.*", ["T1.consensus.comm.kappa_W.*"]),
+        "audit.convergence.*", ["audit.convergence.stop-rule"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n", "    x, y = np.log(x[ok]), np.log(y[ok])\n    x, y = x[:2], y[:2]\n")],
