@@ -235,8 +235,9 @@ def audit_verdict(rid: str, p: dict, *, control: bool = False, instance: dict | 
     if not any(p["tally"].values()):
         why.append("the independent tally is zero: nothing was recounted")
     status = ("fail" if control else "error") if why else "pass"
-    detail = "; ".join(why) if why else (f"{p['iterations']} iterations (+ set-up): counted = tally = {p['tally']}; "
-                                         f"per iteration {p['per_iteration'][0]} = closed form (degrees {p['degrees']})")
+    detail = "; ".join(why) if why else (
+        f"{p['iterations']} iterations (+ set-up): counted = tally = {p['tally']}; "
+        f"per iteration {p['per_iteration'][0]} = closed form (degrees {p['degrees']})")
     return CheckResult(id=rid, status=status, measured=p["tally"], points=[p], detail=detail, **common)
 
 

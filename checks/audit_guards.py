@@ -78,8 +78,9 @@ def _stop_rule(tier, points) -> CheckResult:
         return CheckResult(id=rid, status="error", detail=p["error"], **common)
     p = p["honest"]
     ok = p["converged"] and not p["refused"]
-    detail = (f"APAPC to ε = {p['eps_asked']:g}: {p['reason']} after {p['iterations']} iterations, error recomputed from "
-              f"x and x* {p['recomputed']:.3e} (solver's {p['solver_final_error']:.3e})" + ("" if ok else f"; {p['refused']}"))
+    detail = (f"APAPC to ε = {p['eps_asked']:g}: {p['reason']} after {p['iterations']} iterations, error recomputed "
+              f"from x and x* {p['recomputed']:.3e} (solver's {p['solver_final_error']:.3e})"
+              + ("" if ok else f"; {p['refused']}"))
     return CheckResult(id=rid, status="pass" if ok else "error", measured=p["recomputed"], points=[p], detail=detail,
                        tolerance=p["eps_asked"], **common)
 
@@ -92,10 +93,11 @@ def _fit_control(tier) -> CheckResult:
     cell, sw, pts = _synthetic_sweep(tier)
     r = verdict(tier, cell, "kappa_W", sw, pts[:2], random=False, rid=rid, control=True)
     full = verdict(tier, cell, "kappa_W", sw, pts, random=False, rid=rid)
-    return CheckResult(id=rid, kind="guard", status="fail" if r.status != "pass" else "pass", control=True, expected="fail",
-                       label="checks/sweeps.py: fit integrity", theory="a fit on 2 of the sweep's points is not a verdict",
-                       measured=r.measured, detail=f"on 2 of {len(sw.grid)} points: {r.status} ({r.detail[:200]}); on all "
-                                                   f"{len(sw.grid)}: {full.status}")
+    return CheckResult(id=rid, kind="guard", status="fail" if r.status != "pass" else "pass", control=True,
+                       expected="fail", label="checks/sweeps.py: fit integrity",
+                       theory="a fit on 2 of the sweep's points is not a verdict", measured=r.measured,
+                       detail=f"on 2 of {len(sw.grid)} points: {r.status} ({r.detail[:200]}); on all {len(sw.grid)}: "
+                              f"{full.status}")
 
 
 def checks() -> list[Check]:

@@ -133,6 +133,8 @@ def _TwoHopEngine(P, x_star):
     return _two_hop_class()(P, x_star)
 
 
+_LABEL = {"path": "app:example_graph", "nesterov": "app:nonind_local_lower",
+          "coupled": "app:mixed_coupled_with_local_lower"}
 CASES = tuple(("path", n) for n in PATH_NODES) + (("nesterov", 0), ("coupled", 0))
 
 
@@ -140,7 +142,8 @@ def _task(case: str, n: int, two_hops: bool = False) -> Task:
     kw = {"case": case, "n": n}
     if two_hops:
         kw["two_hops"] = True
-    return Task(f"{_MOD}:calibration_point", kw, label=f"engine calibration {case}{n or ''}{' two hops' if two_hops else ''}")
+    label = f"engine calibration {case}{n or ''}{' two hops' if two_hops else ''}"
+    return Task(f"{_MOD}:calibration_point", kw, label=label)
 
 
 def _rid(case: str, n: int) -> str:
@@ -149,9 +152,8 @@ def _rid(case: str, n: int) -> str:
 
 def calibration_verdict(rid: str, p: dict, *, control: bool = False) -> CheckResult:
     """Exact count and the whole error curve against the closed form."""
-    common = dict(kind="calibration", theory="engine = closed form (count exact, curve to rounding)", tolerance=CURVE_RTOL,
-                  label="app:example_graph" if rid.endswith(tuple(f"n{k}" for k in PATH_NODES)) or "path" in rid
-                  else "app:nonind_local_lower", control=control, expected="fail" if control else None)
+    common = dict(kind="calibration", tolerance=CURVE_RTOL, control=control, expected="fail" if control else None,
+                  label=_LABEL.get(p.get("case")))
     if "error" in p:
         return CheckResult(id=rid, status="fail" if control else "error", detail=p["error"], **common)
     why = []
@@ -159,12 +161,14 @@ def calibration_verdict(rid: str, p: dict, *, control: bool = False) -> CheckRes
         why.append(f"{p['oracle']} rounds to ε = {p['eps']:.3g}: engine {p['count']}, known {p['known']}")
     if len(p["errors"]) != len(p["closed_form"]) or p["curve_rel_dev"] > CURVE_RTOL:
         why.append(f"error curve {[round(e, 6) for e in p['errors'][:8]]}… vs closed form "
-                   f"{[round(e, 6) for e in p['closed_form'][:8]]}… (largest relative deviation {p['curve_rel_dev']:.3g})")
+                   f"{[round(e, 6) for e in p['closed_form'][:8]]}… "
+                   f"(largest relative deviation {p['curve_rel_dev']:.3g})")
     status = ("fail" if why else "pass") if control else ("error" if why else "pass")
-    detail = "; ".join(why) if why else (f"{p['oracle']} rounds to ε = {p['eps']:.3g}: {p['count']} = known {p['known']}; "
-                                         f"curve equal to the closed form (largest relative deviation {p['curve_rel_dev']:.1e})")
+    detail = "; ".join(why) if why else (
+        f"{p['oracle']} rounds to ε = {p['eps']:.3g}: {p['count']} = known {p['known']}; "
+        f"curve equal to the closed form (largest relative deviation {p['curve_rel_dev']:.1e})")
     return CheckResult(id=rid, status=status, measured=p["count"], theory=p["known"], points=[p], detail=detail,
-                       **{k: v for k, v in common.items() if k != "theory"})
+                       **common)
 
 
 def checks() -> list[Check]:

@@ -89,9 +89,10 @@ def _synthetic_sweep(tier: str, slope_excess: float = 0.0, target_rel: float = 0
         per = {o: (y if o == "comm" else 0.0) for o in ("grad", "A", "C", "Ct", "comm")}
         cnt = {o: int(round(per[o])) for o in per}
         pts.append((v, {"converged": True, "reason": "tolerance", "iterations": 100, "final_error": 5e-7,
-                        "final_error_recomputed": 5e-7, "eps_asked": 1e-6, "realized": {"kappa_W": real, "kappa_f": 100.0},
-                        "counts1": cnt, "counts2": cnt, "per_accuracy": per, "per_iteration": per, "iterations_window": 1.0,
-                        "settle": {}, "n": 10, "variables": 10, "chain_length": 100, "solver": {"degrees": {}}}))
+                        "final_error_recomputed": 5e-7, "eps_asked": 1e-6,
+                        "realized": {"kappa_W": real, "kappa_f": 100.0}, "counts1": cnt, "counts2": cnt,
+                        "per_accuracy": per, "per_iteration": per, "iterations_window": 1.0, "settle": {}, "n": 10,
+                        "variables": 10, "chain_length": 100, "solver": {"degrees": {}}}))
     return cell, sw, pts
 
 

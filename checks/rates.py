@@ -136,13 +136,14 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
         "per_iteration": {o: float(v) for o, v in zip(ORACLES, per_iter)},
         "iterations_window": float(iters_window),
         "per_accuracy": {o: float(v) * iters_window for o, v in zip(ORACLES, per_iter)},
-        "settle": {f"{eps:g}": (int(hit[0]) if (hit := np.flatnonzero(env <= eps)).size else None) for eps in (eps1, eps2)},
+        "settle": {f"{eps:g}": (int(hit[0]) if (hit := np.flatnonzero(env <= eps)).size else None)
+                   for eps in (eps1, eps2)},
     })
     return out
 
 
 def convergence_guard(res, x_star, eps: float) -> tuple[float, str | None]:
-    """The error at ``res.x`` recomputed from ``x*`` and, when it exceeds the ``eps`` asked, why the run may not be judged.
+    """The error at ``res.x`` recomputed from ``x*``, and why the run may not be judged when it exceeds ``eps``.
 
     A run is judged only when it reached the accuracy it was asked for, whatever its ``converged`` flag says.
     """
@@ -234,7 +235,7 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
     ys = [r["per_accuracy"] for r in rows]
     if min(ys) <= 0:
         f = {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}
-        fit = {"used": 0, "of": len(sw.grid), "reason": f"no fit: per-accuracy {cell.oracle} counts {ys} (oracle not used)"}
+        fit = {"used": 0, "of": len(sw.grid), "reason": f"no fit: per-accuracy {cell.oracle} counts {ys} contain zeros"}
     else:
         f = fit_slope(xs, ys)
         fit = {"used": int(f["n"]), "of": len(sw.grid), "reason": None}
@@ -258,7 +259,8 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
     cmp = "<=" if (kind == "upper" or random) else "≈"
     detail = (f"slope {slope:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, R² {f['r2']:.3f}) {cmp} {target:.3f} ± {tol} "
               f"[exponent {cell.exponent(param):g}{'' if not theory_shift else f' + {theory_shift:g}'}]; per-accuracy {cell.oracle} "
-              f"counts {ys} at realized {param} {[round(x, 3) for x in xs]}; fit on {fit['used']} of {fit['of']} sweep points"
+              f"counts {ys} at realized {param} {[round(x, 3) for x in xs]}; "
+              f"fit on {fit['used']} of {fit['of']} sweep points"
               + (f" ({fit['reason']})" if fit["reason"] else ""))
     return CheckResult(id=rid, status=status, measured=slope, ci=tuple(f["ci"]), r2=f["r2"], points=rows, detail=detail,
                        extra=extra, **common)

@@ -71,7 +71,8 @@ TOLERANCES: tuple[Tolerance, ...] = (
               "generic angles are O(1)", tolerate=5e-9, detect=1e-7),
     Tolerance(f"{_L}:NOT_SC_TOL", "rel", 1e-8, "kernel directions of a restricted Hessian give ~1e-15·λ_max",
               tolerate=5e-9, detect=1e-7),
-    Tolerance(f"{_L}:PSD_MARGIN", "rel", 1e-9, "H ⪰ D up to rounding of λ_min(H − D)", tolerate=5e-10, detect=1e-8),
+    Tolerance(f"{_L}:PSD_MARGIN", "rel", 1e-9, "H ⪰ D up to rounding of λ_min(H − D)", tolerate=5e-10,
+              detect=1e-8),
     Tolerance(f"{_L}:CHEB_EIG_TOL", "abs", 1e-9, "eigenvalues of P(M) vs the exact interval: rounding of a 40×40 "
               "eigendecomposition", tolerate=5e-10, detect=1e-8),
     Tolerance(f"{_L}:CHEB_ALG_RTOL", "rel", 1e-7, "three-term recurrence (<= 1000 steps) vs the cos form",

@@ -56,7 +56,8 @@ MUTANTS = {
         "audit.convergence.*", ["audit.convergence.stop-rule"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
-        [("    x, y = np.log(x[ok]), np.log(y[ok])\n", "    x, y = np.log(x[ok]), np.log(y[ok])\n    x, y = x[:2], y[:2]\n")],
+        [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
+          "    x, y = np.log(x[ok]), np.log(y[ok])\n    x, y = x[:2], y[:2]\n")],
         "T1.consensus.comm.kappa_W.*", ["T1.consensus.comm.kappa_W.*"]),
 }
 
@@ -87,8 +88,8 @@ def _verify(root: Path, claims: str, out: Path) -> tuple[int, dict]:
     prog = ("import sys, mixbounds; root = sys.argv.pop(1)\n"
             "if not mixbounds.__file__.startswith(root): sys.exit(3)\n"
             "from mixbounds.cli import main; sys.exit(main())")
-    cmd = [sys.executable, "-c", prog, str(root), "verify", "--tier", "quick", "--jobs", "1", "--no-plots", "--no-cache",
-           "--out", str(out), "--claims", claims]
+    cmd = [sys.executable, "-c", prog, str(root), "verify", "--tier", "quick", "--jobs", "1", "--no-plots",
+           "--no-cache", "--out", str(out), "--claims", claims]
     proc = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True, timeout=1800)
     assert proc.returncode in (0, 1), f"exit {proc.returncode}: {proc.stderr[-2000:]}"
     doc = json.loads((out / "results.json").read_text())

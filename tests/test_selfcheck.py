@@ -18,7 +18,8 @@ ERR_RTOL = 1e-9
 
 
 @pytest.mark.parametrize("method", AC.AUDIT_METHODS)
-@pytest.mark.parametrize("kw", [dict(coupled=True, local=True, shared=True), dict(coupled=True, local=False, shared=False),
+@pytest.mark.parametrize("kw", [dict(coupled=True, local=True, shared=True),
+                                dict(coupled=True, local=False, shared=False),
                                 dict(coupled=False, local=False, shared=True)])
 def test_closed_form_matches_every_iteration_and_the_tally(kw, method):
     P = random_problem(np.random.default_rng(3), **kw)
@@ -27,7 +28,8 @@ def test_closed_form_matches_every_iteration_and_the_tally(kw, method):
     res = solve(P, method=method, eps=1e-300, max_iter=3, materialize=False, oracles=orc)
     assert AC.closed_form_mismatch(res) is None
     assert tally == res.counts
-    want = AC.closed_form_per_iteration(res.params["x_block"], res.params["t_block"], res.params["degrees"], method == "apapc")
+    prm = res.params
+    want = AC.closed_form_per_iteration(prm["x_block"], prm["t_block"], prm["degrees"], method == "apapc")
     assert want == res.params["per_iteration_counts"]  # the solver's own closed form agrees with the audit's
 
 
