@@ -49,11 +49,13 @@ class Tolerance:
         key = None
         if name.endswith("]"):
             name, _, key = name[:-1].partition("[")
-        v = getattr(importlib.import_module(f"mixbounds.checks.{mod}"), name)
+        v = getattr(importlib.import_module(f"mixbounds.checks.{_MODULES.get(mod, mod)}"), name)
         return float(v[key] if key is not None else v)
 
 
 _L = "lemmas"
+#: the module that holds the constants of a family (the lemma package keeps them in its base module)
+_MODULES = {"lemmas": "lemmas.base"}
 TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance(f"{_L}:INEQ_RTOL", "rel", 1e-7, "dense eigenvalues: relative rounding <= 1e-16·κ <= 1e-8 (κ <= 1e8)",
               tolerate=5e-8, detect=1e-6),
