@@ -36,7 +36,6 @@ AUDIT_ORACLES = ("grad", "A", "C", "Ct", "comm")
 AUDIT_ITERATIONS = 2
 #: methods audited (every method the rate checks and their controls run)
 AUDIT_METHODS = ("apapc", "apapc-nocheb")
-_MOD = "mixbounds.checks.audit_counters"
 
 
 # ----------------------------------------------------------------------------- independent count
@@ -213,7 +212,7 @@ def _task(family: str, params: dict, method: str, control: bool = False) -> Task
     kw = {"family": family, "params": params, "method": method}
     if control:
         kw["skip_every_second_comm"] = True
-    return Task(f"{_MOD}:audit_point", kw, label=f"audit {family} {method}{' (control)' if control else ''}")
+    return Task(audit_point, kw, label=f"audit {family} {method}{' (control)' if control else ''}")
 
 
 def audit_verdict(rid: str, p: dict, *, control: bool = False, instance: dict | None = None) -> CheckResult:

@@ -18,7 +18,6 @@ from __future__ import annotations
 from .framework import Check, Task
 from .result import CheckResult
 
-_MOD = "mixbounds.checks.audit_guards"
 #: the control run stops at this multiple of the accuracy it is judged against (a decade early)
 EARLY_FACTOR = 10.0
 
@@ -52,7 +51,7 @@ def _sample(tier):
 
 def _early_task(tier) -> Task:
     fam, prm = _sample(tier)
-    return Task(f"{_MOD}:early_stop_point", {"family": fam, "params": prm}, label="guard control: stops a decade early")
+    return Task(early_stop_point, {"family": fam, "params": prm}, label="guard control: stops a decade early")
 
 
 def _convergence_control(tier, points) -> CheckResult:

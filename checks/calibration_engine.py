@@ -41,7 +41,6 @@ CHAIN_LENGTH = 16
 CHAIN_MU = 0.5
 #: accuracy of the chain calibrations: reached well inside the chains (after 10 of 16 indices)
 CHAIN_EPS = 1e-6
-_MOD = "mixbounds.checks.calibration_engine"
 
 
 def _path_problem(n: int):
@@ -143,7 +142,7 @@ def _task(case: str, n: int, two_hops: bool = False) -> Task:
     if two_hops:
         kw["two_hops"] = True
     label = f"engine calibration {case}{n or ''}{' two hops' if two_hops else ''}"
-    return Task(f"{_MOD}:calibration_point", kw, label=label)
+    return Task(calibration_point, kw, label=label)
 
 
 def _rid(case: str, n: int) -> str:

@@ -26,7 +26,6 @@ from .framework import Check, Task
 from .result import CheckResult
 from .tolerances import TOLERANCES, Tolerance
 
-_MOD = "mixbounds.checks.calibration_tolerances"
 
 
 def _rid(t: Tolerance) -> str:
@@ -140,7 +139,7 @@ def probe_all() -> dict:
 
 
 # ----------------------------------------------------------------------------- check
-_TASK = Task(f"{_MOD}:probe_all", {}, label="tolerance boundary probes")
+_TASK = Task(probe_all, {}, label="tolerance boundary probes")
 
 
 def _probed() -> list[Tolerance]:
