@@ -80,6 +80,7 @@ def test_fit_integrity():
     assert "2 of the sweep's 4" in fit_integrity(fit_slope(x[:2], y[:2]), 4)
     assert fit_integrity(fit_slope(x[:3], y[:3]), 4, stopped=1) is None  # a stated budget stop
     assert "not finite" in fit_integrity(fit_slope(x[:2], y[:2]), 2)
+    assert fit_integrity(fit_slope(x, [5.0] * 4), 4) is None  # equal counts: slope exactly 0
 
 
 def test_convergence_guard_recomputes_from_x():
