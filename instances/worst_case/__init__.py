@@ -5,7 +5,7 @@ A ``-grad`` family is the same construction with the gradient sum-trick
 (:mod:`instances.worst_case.sum_trick`) applied.
 """
 
-from . import consensus, coupled, coupled_local, mixed, shared
+from . import consensus, coupled, coupled_local, ident, mixed, shared
 from .sum_trick import add_gradient_chain
 
 
@@ -34,7 +34,10 @@ _BASE = {
     "shared": shared.build,
     "coupled-local": coupled_local.build,
     "mixed": mixed.build,
+    "shared-ident": ident.build_shared,
+    "mixed-ident": ident.build_mixed,
 }
 
 FAMILIES: dict = {name: _check_n(b) for name, b in _BASE.items()}
-FAMILIES.update({f"{name}-grad": _check_n(_grad(b)) for name, b in _BASE.items() if name != "consensus"})
+FAMILIES.update({f"{name}-grad": _check_n(_grad(b)) for name, b in _BASE.items()
+                 if name not in ("consensus", "shared-ident", "mixed-ident")})
