@@ -104,10 +104,10 @@ def _ratio(claims_by_id: dict, cell, param: str, cert: dict, tier: str) -> dict 
     if up is None or lo is None:
         return {"ratios": None, "slope": None, "flat": None,
                 "note": "no solver sweep on a worst-case construction of this class in this run"}
-    lb = {round(float(r["target"]), 6): r for r in lo.get("points") or []}
+    lb = {round(float(r["target"]), 6): r for r in lo.get("points") or [] if r.get("target") is not None}
     xs, qs = [], []
     for r in up.get("points") or []:
-        b = lb.get(round(float(r["target"]), 6))
+        b = lb.get(round(float(r["target"]), 6)) if r.get("target") is not None else None
         if not b or not b.get("per_accuracy") or b["per_accuracy"] <= 0 or not r.get("per_accuracy"):
             continue
         xs.append(r["realized"])
