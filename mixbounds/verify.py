@@ -216,7 +216,9 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
         t.add_column(col, **kw)
     for c in ordinary:
         t.add_row(Text(c["id"]), Text(c["kind"]), Text(_short(c.get("theory"), 28)), Text(measured_text(c)),
-                  Text(_short(c.get("tolerance"))), Text(c["status"], style=STATUS_STYLE.get(c["status"], "")))
+                  Text(_short(c.get("tolerance"))),
+                  Text(c["status"] + (" (lower not certified)" if c.get("verdict_label", "tight") != "tight"
+                                      and c["status"] == "pass" else ""), style=STATUS_STYLE.get(c["status"], "")))
     if ordinary:
         console.print(t)
     fnd = doc.get("findings") or []
@@ -242,6 +244,11 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
                            style="bold red"), soft_wrap=True)
     for rid in s.get("expected_findings_now_passing", []):
         console.print(Text(f"  note: {rid} is listed as an expected finding but passed", style="yellow"), soft_wrap=True)
+    lbc = s.get("lower_bound_certificates")
+    if lbc and lbc.get("total"):
+        from mixbounds.checks.certificates import summary_line
+
+        console.print(Text(summary_line(lbc), style="bold" if not lbc["none"] else "yellow"), soft_wrap=True)
     if outputs:
         console.print(Text(outputs), soft_wrap=True)
     counts = ", ".join(f"{n} {k}" for k, n in s["status"].items() if n or k in ("pass", "fail"))
