@@ -186,8 +186,10 @@ def _table_section(doc: dict, t: int, idx: dict) -> list[Block]:
                 f"formula (0: absent, the slope must be ≈ 0). Slopes are log-log fits of the per-accuracy oracle count "
                 f"against the realized parameter, ± half-width of the 95% confidence interval; each links to its "
                 f"result, the parameter to its figure (rules: {link('how to read', 'how-rules')}). The lower-bound "
-                f"engine (any method of Definition `def:foda`) runs on the worst-case construction as printed and on "
-                f"documented variants.")]
+                f"engine bounds every method of Definition `def:foda` for matrix and communication counts, and of "
+                f"`def:foda` *without* ∇f_i* for gradient counts (∇f_i* fills the sum-trick chain in one call: finding "
+                f"`def:foda`); it runs on the worst-case construction as printed and on documented variants. A tight "
+                f"cell reads `tight` only with a {link('lower-bound certificate', 'certificates')}.")]
     rows = []
     for cell in table_rows(t):
         formula = format_terms(cell.terms) + (" · log(1/ε)" if cell.log_eps else "")
@@ -222,6 +224,26 @@ def _table_section(doc: dict, t: int, idx: dict) -> list[Block]:
     blocks.append(T(["Problem", "Oracle", "Complexity (printed)", "Claim", "Param", "θ", "Solver slope ± CI", "Verdict",
                      "Lower-bound slope ± CI", "Verdict"], rows))
     return blocks
+
+
+def _certificates_section(doc: dict) -> list[Block]:
+    """One row per optimality statement (checks/certificates.py): certificate, per parameter, the reason of a none."""
+    lbc = (doc.get("summary") or {}).get("lower_bound_certificates") or {}
+    if not lbc.get("total"):
+        return []
+    from mixbounds.checks.certificates import summary_line
+
+    rows = []
+    for st in lbc["statements"]:
+        per = "; ".join(f"{PARAMS[p][0] if p in PARAMS else p}: {c['certificate']}"
+                        + (f" (ratio slope {c['tightness']['slope']:+.3f})" if (c.get("tightness") or {}).get("slope") is not None else "")
+                        for p, c in st["params"].items())
+        why = " ".join(c.get("reason", "") for c in st["params"].values() if c["certificate"] in ("none", "refuted"))
+        rows.append([st["statement"], st["certificate"], per, why[:600]])
+    flat = lbc.get("ratios_not_flat") or []
+    return [H(2, "Lower-bound certificates", "certificates"), P(summary_line(lbc) + ". Tightness ratios (solver / engine, per decade) "
+            + ("flat for every certified statement." if not flat else f"not flat: {', '.join(flat)}.")),
+            T(["Statement", "Certificate", "Per parameter", "Why not certified"], rows)]
 
 
 # ----------------------------------------------------------------------------- sweeps
@@ -488,6 +510,15 @@ def _controls_section(doc: dict) -> list[Block]:
             T(["Control", "Kind", "Theory", "Measured", "Status", "Caught", "Detail", "Reproduce"], rows)]
 
 
+def _tolerances_section() -> list[Block]:
+    """The verdict-deciding tolerances with their values, probes and reasons (checks/tolerances.py)."""
+    from mixbounds.checks.tolerances import TABLE_HEADERS, table_rows
+
+    return [H(2, "Tolerances", "tolerances"), P("Every named tolerance that decides a verdict; the boundary controls "
+                                  "(ids starting `tolerance.` and `control.tolerance.`) check that it accepts the "
+                                  "perturbation under Must pass and rejects the one under Must fail."), T(list(TABLE_HEADERS), table_rows())]
+
+
 def _failures_section(doc: dict) -> list[Block]:
     bad = [c for c in doc["claims"] if not c.get("control") and c["status"] in ("fail", "error")]
     if not bad:
@@ -608,11 +639,13 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
     body = how_to_read(doc) + _problems_section(doc) + _labels_section(doc, manifest)
     for t in tables:
         body += _table_section(doc, t, idx)
+    body += _certificates_section(doc)
     body += _overview_figures(manifest)
     body += _sweep_sections(doc, idx, manifest)
     body += _lemma_section(doc)
     body += _bench_section(doc, manifest)
     body += _controls_section(doc)
+    body += _tolerances_section()
     body += _failures_section(doc)
     body += _other_section(doc, _anchored_ids(body, set()))
     body += _run_section(doc)

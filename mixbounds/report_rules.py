@@ -140,23 +140,13 @@ def how_to_read(doc: dict) -> list:
 
 
 def _tolerance_list() -> list:
-    """The suite-wide list of named tolerances (``checks/tolerances.py``) when that module exists."""
+    """A pointer to the suite-wide table of named tolerances (``checks/tolerances.py``, its own section)."""
     try:
-        from mixbounds.checks import tolerances  # noqa: F401  (added by another change; optional)
+        from mixbounds.checks import tolerances  # noqa: F401
     except ImportError:
         return []
-    rows = getattr(tolerances, "TOLERANCES", None) or getattr(tolerances, "ALL", None)
-    if callable(rows):
-        rows = rows()
-    if not rows:
-        return []
-    out = []
-    for r in rows:
-        d = r if isinstance(r, dict) else getattr(r, "__dict__", {"value": r})
-        out.append([f"`{d.get('name', '')}`", str(d.get("value", "")), str(d.get("module", d.get("where", ""))),
-                    str(d.get("why", d.get("reason", "")))])
-    return [DETAILS(f"Every named tolerance of the suite ({len(out)}, `checks/tolerances.py`)",
-                    [T(["Name", "Value", "Where", "Why"], out)])]
+    return [P(f"Every named tolerance that decides a verdict, with its boundary controls: "
+              f"{link('Tolerances', 'tolerances')}.")]
 
 
 def _fmt(v) -> str:
@@ -180,7 +170,10 @@ def certificates_section(doc: dict) -> list:
     if not summ and not per:
         blocks.append(P("This results document carries no certificates."))
         return blocks
-    if isinstance(summ, dict) and summ:
+    if isinstance(summ, dict) and "statements" in summ:
+        blocks.append(P(f"This run's certificates, one row per optimality statement: "
+                        f"{link('Lower-bound certificates', 'certificates')}."))
+    elif isinstance(summ, dict) and summ:
         rows = []
         for k, v in summ.items():
             if isinstance(v, dict):
@@ -194,6 +187,7 @@ def certificates_section(doc: dict) -> list:
     elif summ:
         blocks.append(P(_fmt(summ)))
     if per:
-        blocks.append(T(["Result", "Certificate"],
-                        [[link(c["id"], anchor_id("c", c["id"])), _fmt(c["certificate"])] for c in per]))
+        blocks.append(DETAILS(f"Certificates of individual results ({len(per)})",
+                              [T(["Result", "Certificate"], [[link(c["id"], anchor_id("c", c["id"])),
+                                                             _fmt(c["certificate"])] for c in per])]))
     return blocks
