@@ -23,10 +23,22 @@ def _err(msg: str) -> int:
     return EXIT_USAGE
 
 
+def _unusable(out: Path) -> str | None:
+    """Why ``out`` cannot take the report (not a directory, or no writable existing ancestor), else ``None``."""
+    import os
+
+    if out.exists() and not out.is_dir():
+        return f"--out {out}: exists and is not a directory"
+    anc = out
+    while not anc.exists():
+        anc = anc.parent
+    return None if os.access(anc, os.W_OK | os.X_OK) else f"--out {out}: {anc} is not writable"
+
+
 def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int = 1) -> int:
     from mixbounds import report
     from mixbounds.plots import ResultsFileError, draw_all, existing_manifest, load_results
-    from mixbounds.verify import _check_out_dir, atomic_write_text
+    from mixbounds.outdir import atomic_write_text
 
     from .report_browser import find_chromium
 
@@ -37,7 +49,7 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
     src = Path(results)
     base = src if src.is_dir() else src.parent
     out = Path(out) if out is not None else base
-    why = _check_out_dir(out)
+    why = _unusable(out)
     if why:
         return _err(why)
     if screenshot is not None:
