@@ -18,7 +18,7 @@ from examples import chebyshev as cheb
 
 
 def apapc_steps(grad, normal, rhs, w, L, mu, lam_max, lam_min):
-    """Generator of APAPC iterates ``u^k`` (``alg:apapc``) for ``min G s.t. Kw = b'``, ``normal = KᵀK``, ``rhs = Kᵀb'``."""
+    """APAPC iterates ``u^k`` (``alg:apapc``) for ``min G s.t. Kw = b'``; ``normal = KᵀK``, ``rhs = Kᵀb'``."""
     tau = min(1.0, 0.5 * math.sqrt((lam_max / lam_min) / (L / mu)))
     eta = 1.0 / (4 * tau * L)
     theta, alpha = 1.0 / (eta * lam_max), mu

@@ -145,8 +145,9 @@ def _point_failure(param: str, v: float, p: dict) -> str | None:
     if "instance_error" in p:
         return f"{param}={v:g}: instance could not be built: {p['instance_error']}"
     if not p["converged"]:
-        return (f"{param}={v:g}: {p['reason']} after {p['iterations']} iterations (final error "
-                f"{p['final_error']:.2e})" if isinstance(p.get("final_error"), float) else f"{param}={v:g}: {p['reason']}")
+        fe = p.get("final_error")
+        fe = f"{fe:.2e}" if isinstance(fe, float) else str(fe)
+        return f"{param}={v:g}: {p['reason']} after {p['iterations']} iterations (final error {fe})"
     if "per_accuracy" not in p:
         return f"{param}={v:g}: {p.get('window_error', 'no per-accuracy cost')}"
     return None
@@ -188,8 +189,9 @@ def judge(tier: str, plan: Plan, oracle: str, pts: dict) -> dict:
     param, tol = sw.param, TOL[tier]
     mpts, lpts, apts = pts["method"], pts.get("lower", []), pts.get("apapc", [])
     fails = [f for f in (_point_failure(param, v, p) for v, p in mpts) if f]
-    rows = [{"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]), "per_accuracy": p["per_accuracy"][oracle],
-             "iterations": p["iterations"], "abs": p["abs"]} for v, p in mpts if "per_accuracy" in p]
+    rows = [{"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]),
+             "per_accuracy": p["per_accuracy"][oracle], "iterations": p["iterations"], "abs": p["abs"]}
+            for v, p in mpts if "per_accuracy" in p]
     theory = cell.exponent(param)
     rid = f"bench.method.{plan.cls}.{oracle}.{param}" + ("" if plan.kind == "worst" else f"@{sw.family}")
     rec = {"id": rid, "class": plan.cls, "kind": plan.kind, "family": sw.family, "oracle": oracle, "param": param,

@@ -212,7 +212,8 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     try:
         obj = importlib.import_module(mod_name)
     except Exception as exc:  # noqa: BLE001
-        raise MethodError(f"method {spec!r}: module {mod_name!r} does not import: {type(exc).__name__}: {exc}") from None
+        raise MethodError(f"method {spec!r}: module {mod_name!r} does not import: "
+                          f"{type(exc).__name__}: {exc}") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise MethodError(f"method {spec!r}: module {mod_name!r} has no attribute {attr!r}")
