@@ -16,7 +16,6 @@ import math
 import numpy as np
 
 from examples import chebyshev as cheb
-from examples.apapc import apapc_steps
 
 
 def papc(problem, oracles):

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
 from mixbounds.checks.framework import Check, Task, instance_and_reference, run_checks
-from mixbounds.checks.rates import MAX_ITER, SETTLE, TOL, _lb_task, _task as apapc_task, random_sweeps
+from mixbounds.checks.lower import solver_point_task
+from mixbounds.checks.rates import MAX_ITER, SETTLE, TOL, _task as apapc_task, random_sweeps
 from mixbounds.checks.sweeps import (
     ABS_LEVELS, PARAM_REALIZED, UB_EPS1, UB_EPS2, WORST_EPS, WORST_FAMILY, Sweep, cells_of, fit_slope, formula_slope,
     worst_sweeps,
@@ -93,7 +94,7 @@ def method_task(spec: str, sw: Sweep, value: float, max_iter: int = MAX_ITER) ->
         params.setdefault("eps", WORST_EPS)  # the instance of the Table 1 sweep point (checks.rates.upper_point)
     kw = {"family": sw.family, "params": params, "method": spec, "eps1": UB_EPS1, "eps2": UB_EPS2,
           "max_iter": max_iter, "path": os.getcwd()}
-    return Task("mixbounds.bench_method:method_point", kw, label=f"METHOD {sw.family} {sw.param}={value:g}")
+    return Task(method_point, kw, label=f"METHOD {sw.family} {sw.param}={value:g}")
 
 
 def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int) -> dict:
@@ -102,7 +103,7 @@ def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int) -> dict:
     if apapc:
         out["apapc"] = [apapc_task(sw, v) for v in sw.grid]
     if plan.kind == "worst":
-        out["lower"] = [_lb_task(sw, v, plan.cls) for v in sw.grid]
+        out["lower"] = [solver_point_task(sw, v) for v in sw.grid]
     return out
 
 

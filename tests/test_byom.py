@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mixbounds.bench_method import Plan, judge, plans
+from mixbounds.bench_method import judge, plans
 from mixbounds.checks.framework import instance_and_reference
 from mixbounds.cli import main
 from mixbounds.methods import MethodError, ProblemView, resolve, run_method
