@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     from mixbounds.cli_instance import register as register_instance
 
     register_instance(sub)
+    from mixbounds.cli_bench import register as register_bench
+
+    register_bench(sub)
     try:
         cli_solve = importlib.import_module("mixbounds.cli_solve")
     except ModuleNotFoundError as exc:
