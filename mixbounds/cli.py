@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_instance(sub)
     register_report(sub)
+    from mixbounds.cli_bench import register as register_bench
+
+    register_bench(sub)
     try:
         cli_solve = importlib.import_module("mixbounds.cli_solve")
     except ModuleNotFoundError as exc:
