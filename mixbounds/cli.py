@@ -1,8 +1,8 @@
 """The ``mixbounds`` command line.
 
 Sub-commands: ``verify`` (the main job: :mod:`mixbounds.verify`), ``plot`` (redraw
-the figures from a ``results.json``), ``report`` (rewrite the report from it, :mod:`mixbounds.cli_report`), ``table`` (the registry as the paper's
-tables), ``instance`` (:mod:`mixbounds.cli_instance`) and ``solve`` (``mixbounds.cli_solve``,
+the figures from a ``results.json``), ``report`` (rewrite the report from it,
+:mod:`mixbounds.cli_report`), ``table`` (the registry as the paper's tables), ``instance`` (:mod:`mixbounds.cli_instance`) and ``solve`` (``mixbounds.cli_solve``,
 when present).  Exit codes: 0 success, 1 a check failed (or a negative control
 was not caught), 2 bad usage or bad input, 130 interrupted.
 """
