@@ -140,16 +140,16 @@ def blocks(doc: dict, figs: dict) -> list:
 
 def write_report(doc: dict, out: Path) -> dict:
     """Figures into ``out/plots``, then ``out/report.md`` and ``out/report.html``; returns the figure paths."""
-    from . import report as rep
+    from .report_blocks import CSS, SCRIPT_LAZY, render_html_blocks, render_md
 
     figs = draw(doc, Path(out) / "plots")
     bl = blocks(doc, figs)
     md: list[str] = []
-    rep._md(bl, Path(out), md)
+    render_md(bl, Path(out), md)
     (Path(out) / "report.md").write_text("\n".join(md).rstrip() + "\n")
     html = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-            f"<title>mixbounds bench — {doc['method']}</title>", f"<style>{rep._CSS}</style></head><body>"]
-    rep._html(bl, html)
-    html.append("</body></html>")
+            f"<title>mixbounds bench — {doc['method']}</title>", f"<style>{CSS}</style></head><body>"]
+    render_html_blocks(bl, Path(out), html)  # figures linked relative to out (not embedded)
+    html.append(f"<script>{SCRIPT_LAZY}</script></body></html>")
     (Path(out) / "report.html").write_text("\n".join(html) + "\n")
     return figs

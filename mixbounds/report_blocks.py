@@ -322,6 +322,21 @@ if(location.hash){reveal();}
 """
 
 
+#: the figure loader alone (pages without the filter bar, e.g. ``mixbounds bench``'s report)
+SCRIPT_LAZY = """
+(function(){
+function show(i){if(!i.getAttribute('src')){i.setAttribute('src',i.dataset.src);}}
+var lz=document.querySelectorAll('img.lz');
+if('IntersectionObserver' in window){
+  var io=new IntersectionObserver(function(es){es.forEach(function(e){
+    if(e.isIntersecting){show(e.target);io.unobserve(e.target);}});},{rootMargin:'600px'});
+  lz.forEach(function(i){io.observe(i);});
+}else{lz.forEach(show);}
+window.addEventListener('beforeprint',function(){lz.forEach(show);});
+})();
+"""
+
+
 def controls_html(statuses, classes, oracles) -> str:
     """The filter bar: one ``<select>`` per attribute, options from what the report contains."""
     def sel(i, label, opts):
