@@ -20,6 +20,9 @@ from pathlib import Path
 import numpy as np
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: APAPC's constants of the reformulated objective: "spectral" (exact, by Lanczos, at any size) rather than
+#: the lemma's bounds μ_f/4, 2L_f·κ_W'², which the rate checks keep as printed (solvers.constants)
+SOLVE_CONSTANTS = "spectral"
 
 
 def _methods() -> dict:
@@ -79,7 +82,8 @@ def _cmd_solve(args) -> int:
         if methods[args.method] is None:
             from mixbounds.solvers import solve
 
-            res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
+            res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter,
+                        constants=SOLVE_CONSTANTS)
         else:
             fn = methods[args.method][0]
             res = fn(P, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
