@@ -28,11 +28,8 @@ bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable ``--out``);
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
-import platform
 import sys
 import tempfile
 import time
@@ -45,7 +42,6 @@ from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI 
     EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
 )
 from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks
-from mixbounds.checks.result import STATUSES
 
 DEFAULT_OUT = "mixbounds-results"
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
@@ -118,14 +114,14 @@ class ProgressReporter:
 
     def __call__(self, done: int, total: int, task) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total, description=(task.label or task.func)[:60])
+            self.bar.update(self.task, completed=done, total=total, description=(task.label or task.name)[:60])
             return
         decile = int(10 * done / max(total, 1))
         if decile > self.last_decile:
             self.last_decile = decile
             el = time.perf_counter() - self.t0
             self.console.print(f"  {100 * done / max(total, 1):5.1f}%  {done}/{total} points  {el:7.1f} s  "
-                               f"(last: {_short(task.label or task.func, 70)})", markup=False, highlight=False, soft_wrap=True)
+                               f"(last: {_short(task.label or task.name, 70)})", markup=False, highlight=False, soft_wrap=True)
 
     def __exit__(self, *exc):
         if self.bar is not None:
@@ -319,7 +315,7 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         with ProgressReporter(err, len(keys), cached) as prog:
             results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog)
     except KeyboardInterrupt:
-        err.print(f"mixbounds verify: interrupted; nothing written"
+        err.print("mixbounds verify: interrupted; nothing written"
                   + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),
                   markup=False, highlight=False)
         return EXIT_INTERRUPTED
