@@ -153,7 +153,7 @@ def bare_iteration(R: Reformulation, u: np.ndarray):
     P, deg = R.problem, R.degrees()
     n, m, dt = P.n, P.m, P.layout.dt
     dW = deg.get("W", 1)
-    Kx, Kt = deg.get("K_x", 0), deg.get("K_t", 0)
+    Kt = deg.get("K_t", 0)
     per = R.per_iteration_counts()
     comm_t = 2 * dW * Kt if R.t_kind == "shared" else 0
     comm_x = per["comm"] - comm_t
