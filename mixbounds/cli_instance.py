@@ -32,6 +32,21 @@ _PARAMS = (
     ("kappa_f", "kappa_f"), ("n", "n"), ("eps", "eps"), ("seed", "seed"), ("variant", "variant"), ("graph", "graph"),
 )
 
+#: family keywords (sizes and knobs of instances/random.py, convex.py, nonsmooth.py builders): option → (type, help);
+#: passed on only when given, and a family that does not take one rejects it with a one-line error (exit 2)
+_FAMILY_KW = (
+    ("d", int, "local dimension d of each x_i"), ("dt", int, "dimension d~ of the shared variable x~"),
+    ("m", int, "rows m of the coupled constraint blocks A_i"), ("p", int, "rows p of the local constraints C_i"),
+    ("pt", int, "rows p~ of the shared-variable constraints C~_i"),
+    ("samples", int, "data rows per node (logistic, vertical-fl, convex, nonsmooth)"),
+    ("features", int, "features per party (vertical-fl)"), ("out_dim", int, "output dimension c (vertical-fl)"),
+    ("noise", float, "label noise of the synthetic data"), ("lam", float, "penalty lambda (local-global)"),
+    ("rank", int, "rank of the objective (convex families)"), ("mu", float, "strong convexity (nonsmooth strongly-convex)"),
+    ("er_p", float, "edge probability of the Erdos-Renyi graph (--graph er)"),
+    ("gossip", str, "gossip matrix of the graph: laplacian or metropolis"),
+    ("objective", str, "objective of the random families: quadratic or logistic"),
+)
+
 
 def _err(msg: str) -> int:
     print(f"mixbounds instance: error: {' '.join(str(msg).split())}", file=sys.stderr)
@@ -102,6 +117,21 @@ def summary_lines(inst, path: Path | None, ref=None) -> list[str]:
     return lines
 
 
+def _parse_param(item: str):
+    """``"KEY=VALUE"`` → ``(KEY, VALUE)`` with VALUE read as JSON when it is JSON (``3``, ``0.1``, ``true``), else the string;
+    ``(None, None)`` when malformed."""
+    import json
+
+    key, sep, val = str(item).partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        return None, None
+    try:
+        return key, json.loads(val)
+    except ValueError:
+        return key, val
+
+
 def cmd_instance(args) -> int:
     """Handler of ``mixbounds instance``."""
     from mixbounds.instances.families import build, families
@@ -116,6 +146,14 @@ def cmd_instance(args) -> int:
     if why:
         return _err(why)
     params = {kw: getattr(args, opt) for opt, kw in _PARAMS if getattr(args, opt, None) is not None}
+    params.update({k: getattr(args, k) for k, _, _ in _FAMILY_KW if getattr(args, k, None) is not None})
+    for item in args.param or []:
+        key, val = _parse_param(item)
+        if key is None:
+            return _err(f"--param {item!r}: expected KEY=VALUE with KEY a builder keyword, e.g. --param er_p=0.1")
+        if key in params and params[key] != val:
+            return _err(f"--param {key}={val!r} disagrees with the option giving {key} = {params[key]!r}")
+        params[key] = val
     if args.kappa_A is not None:
         if "kappa_AC" in params and params["kappa_AC"] != args.kappa_A:
             return _err(f"--kappa-A {args.kappa_A} and --kappa-AC {params['kappa_AC']} disagree (--kappa-A is an alias)")
@@ -169,6 +207,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, metavar="S", help="random seed")
     p.add_argument("--variant", metavar="V", help="construction variant (e.g. printed, default)")
     p.add_argument("--graph", metavar="G", help="communication graph: path, ring, grid, star, complete, er")
+    for k, typ, text in _FAMILY_KW:
+        p.add_argument(f"--{k.replace('_', '-')}", dest=k, type=typ, metavar=k.upper(), help=f"{text} (family keyword {k})")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="any other builder keyword (repeatable; VALUE read as JSON when possible)")
     p.add_argument("--no-reference", action="store_true", help="do not compute the reference solution x*")
     p.add_argument("--out", required=True, metavar="DIR", help="output instance directory (written atomically; an existing instance directory is replaced)")
     p.set_defaults(func=cmd_instance)
