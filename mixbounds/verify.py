@@ -3,7 +3,7 @@
 The main job of the suite (README's first command)::
 
     mixbounds verify [--tier tiny|quick|full] [--claims GLOB] [--jobs N] [--out DIR]
-                     [--json FILE] [--no-plots] [--no-cache]
+                     [--json FILE] [--no-plots] [--no-cache] [--scheduler ADDRESS|local:N]
 
 * selects every check with a result id matching ``--claims`` (comma-separated
   globs; a glob also selects the ids below it: ``T1.coupled.comm`` selects
@@ -11,7 +11,9 @@ The main job of the suite (README's first command)::
 * runs their tasks (sweep points) with :func:`checks.framework.run_checks`:
   a progress bar on a terminal, a line per ~10 % otherwise; every point is cached
   under ``OUT/.cache/<code version>/`` so an interrupted run resumes
-  (``--no-cache`` neither reads nor writes the cache);
+  (``--no-cache`` neither reads nor writes the cache); with ``--scheduler`` the points run on
+  a Dask cluster (:mod:`checks.executors`; reached before any work) and come back to this
+  process, which alone writes the cache;
 * prints a table of verdicts, the findings, the negative controls and a summary line;
 * writes, only once everything has run, ``OUT/results.json``, ``OUT/results.csv``,
   ``OUT/report.md``, ``OUT/report.html`` and ``OUT/plots/`` — each file through a
@@ -22,7 +24,8 @@ Exit codes: 0 no result ``fail``/``error``, every ``finding`` expected
 (:mod:`checks.expected`, each with its reason) and every negative control caught;
 1 a check failed or errored, a finding is not an expected one, a control was not
 caught, or the outputs could not be written; 2 bad usage (unknown tier,
-bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable ``--out``);
+bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable ``--out``, a ``--scheduler``
+that is misspelt, unreachable or needs Dask where it is not installed);
 130 interrupted (Ctrl-C; cached points are kept, nothing else is written).
 """
 
@@ -44,6 +47,7 @@ from pathlib import Path
 from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
 )
+from mixbounds.checks.executors import DaskExecutor, SchedulerError, parse_scheduler
 from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks
 from mixbounds.checks.result import STATUSES
 
@@ -61,6 +65,7 @@ class Options:
     plots: bool = True
     cache: bool = True
     command: str = ""
+    scheduler: str | None = None
 
 
 # ----------------------------------------------------------------------------- selection
@@ -299,6 +304,10 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         return _usage(why)
     if opts.json is not None and Path(opts.json).is_dir():
         return _usage(f"--json {opts.json}: is a directory")
+    try:
+        spec = None if opts.scheduler is None else parse_scheduler(opts.scheduler)
+    except SchedulerError as exc:
+        return _usage(str(exc))
     console, err = _consoles()
     t_start = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -313,16 +322,29 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     cv = code_version()
     cached = 0 if cache_dir is None else sum(1 for k in keys if (cache_dir / cv / f"{k}.json").exists())
     n_res = sum(1 for c in selected for r in c.result_ids(opts.tier) if matches(r, globs))
-    err.print(f"mixbounds verify: tier {opts.tier}, {len(selected)} checks ({n_res} results), {len(keys)} sweep points"
-              f" ({cached} cached), jobs {opts.jobs}" + ("" if cache_dir else ", cache off"), markup=False, highlight=False)
+    executor = None if spec is None else DaskExecutor(spec)
     try:
+        if executor is not None:
+            executor.open()  # reach the scheduler (or start the local cluster) before any work
+        where = f"jobs {opts.jobs}" if executor is None else f"scheduler {executor.describe()}"
+        err.print(f"mixbounds verify: tier {opts.tier}, {len(selected)} checks ({n_res} results), {len(keys)} sweep "
+                  f"points ({cached} cached), {where}" + ("" if cache_dir else ", cache off"), markup=False, highlight=False)
         with ProgressReporter(err, len(keys), cached) as prog:
-            results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog)
+            results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog,
+                                        executor=executor)
+        if executor is not None:
+            stats["scheduler"] = str(spec)
+    except SchedulerError as exc:
+        print(f"mixbounds verify: error: {exc}", file=sys.stderr)  # one line: not wrapped by rich
+        return EXIT_USAGE if executor is None or executor.client is None else EXIT_FAIL
     except KeyboardInterrupt:
         err.print(f"mixbounds verify: interrupted; nothing written"
                   + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),
                   markup=False, highlight=False)
         return EXIT_INTERRUPTED
+    finally:
+        if executor is not None:
+            executor.close()
     results = [r for r in results if matches(r.id, globs)]
     doc = build_document(results, stats, tier=opts.tier, globs=globs, wall_time=time.perf_counter() - t_start,
                          started=started, checks=selected, plan=plan, jobs=opts.jobs, cache_dir=cache_dir,
