@@ -3,7 +3,8 @@
 Builds ``instances.families.build(FAMILY, **params)`` with only the parameters
 the user gave, computes the reference solution ``x*`` (exact sparse KKT,
 :func:`instances.reference.reference_solution`) unless ``--no-reference``,
-writes the instance directory atomically (:func:`instances.io.save_instance`)
+writes the instance directory atomically (:func:`instances.io.save_instance`; ``--format npz`` for
+the binary form, one archive per block group)
 and prints a short summary (family, n, sizes, targets vs realized κ's, KKT
 residual, findings, path).
 
@@ -178,7 +179,7 @@ def cmd_instance(args) -> int:
         inst = replace(inst, params=dict(inst.params, reference={"kkt_residual": ref.kkt_residual, "method": ref.method}))
     t_ref = time.perf_counter() - t0 - t_build
     try:
-        path = save_instance(inst, out)
+        path = save_instance(inst, out, matrix_format=args.format)
     except (OSError, ValueError) as exc:
         return _err(f"cannot write {out}: {exc}")
     for line in summary_lines(inst, path, ref):
@@ -211,6 +212,9 @@ def register(subparsers) -> argparse.ArgumentParser:
         p.add_argument(f"--{k.replace('_', '-')}", dest=k, type=typ, metavar=k.upper(), help=f"{text} (family keyword {k})")
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="any other builder keyword (repeatable; VALUE read as JSON when possible)")
+    p.add_argument("--format", choices=("mtx", "npz"), default="mtx",
+                   help="matrix files: mtx (Matrix Market, a file per node and block; portable, the default) or npz "
+                        "(one NumPy archive per block group; fast to load)")
     p.add_argument("--no-reference", action="store_true", help="do not compute the reference solution x*")
     p.add_argument("--out", required=True, metavar="DIR", help="output instance directory (written atomically; an existing instance directory is replaced)")
     p.set_defaults(func=cmd_instance)
