@@ -24,7 +24,7 @@ keeps the **printed** terms and carries the **derived** terms and a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 

@@ -46,7 +46,7 @@ def sweep_check(rid: str, *, kind: str = "tight", theory: float = 0.5, slope: fl
     """
 
     def tasks(tier):
-        return [Task("mixbounds.checks._selftest:power_point",
+        return [Task(power_point,
                      {"kappa": k, "slope": slope, "param": param, "wobble": 0.02, "seed": seed},
                      label=f"{rid} {param}={k:g}") for k in grid]
 
@@ -57,7 +57,8 @@ def sweep_check(rid: str, *, kind: str = "tight", theory: float = 0.5, slope: fl
         errs = [p["error"] for p in pts if "error" in p]
         common = dict(kind=kind, theory=theory, tolerance=tol, cell=cell, param=param, label="thm:selftest",
                       control=control, expected="fail" if control else None,
-                      instance={"family": "selftest", "variant": "printed", "base": {"kappa_f": 10.0}})
+                      instance={"family": "selftest", "variant": "printed", "base": {"kappa_f": 10.0}},
+                      variant=rid.partition("@")[2] or None)  # the fixture's ids name their series
         if errs:
             return [CheckResult(id=rid, status="error", detail="; ".join(errs), **common)]
         rows = _rows(pts, param)

@@ -42,19 +42,22 @@ import math
 
 import numpy as np
 
-from .framework import Check, Task
-from .result import CheckResult
-from .rates import SETTLE
-from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, fit_slope, geomspace
+from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
+from mixbounds.instances.classes import WORST_FAMILY
 
-#: classes benchmarked (those with a worst-case construction)
-CLASSES = ("consensus", "coupled", "shared", "coupled_local", "mixed")
-#: worst-case family of each class
-WORST = {"consensus": "consensus", "coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local",
-         "mixed": "mixed"}
+from .framework import Check, Task
+from .lower import bound_comparisons
+from .lower import solver_point_task as _lb_task
+from .result import CheckResult, with_variant
+from .rates import SETTLE
+from .verdict import fit_counts
+from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, geomspace
+
+#: classes benchmarked (those with a worst-case construction) and their worst-case families (instances.classes)
+WORST = WORST_FAMILY
+CLASSES = tuple(WORST)
 #: oracles each class uses
-ORACLES_OF = {"consensus": ("grad", "comm"), "coupled": ("grad", "A", "comm"), "shared": ("grad", "Ct", "comm"),
-              "coupled_local": ("grad", "A", "C", "comm"), "mixed": ("grad", "A", "C", "Ct", "comm")}
+ORACLES_OF = {name: PROBLEM_CLASSES[name].oracles for name in CLASSES}
 
 #: per tier: points per sweep, sweep range (lo, hi) of every κ, base value of the others, the accuracies
 #: (ε₁, ε₂) of the per-accuracy window, the stopping accuracy (<= min(ABS_LEVELS) so that the lower-bound
@@ -62,15 +65,11 @@ ORACLES_OF = {"consensus": ("grad", "comm"), "coupled": ("grad", "A", "comm"), "
 #: (``calls``: a baseline's run stops once some oracle has been called that many times; ``None``: none).
 #:
 #: Full tier: every run 10⁵ iterations; every baseline also 3·10⁵ calls of any one oracle, counted in what is
-#: measured.  An iteration budget alone did not bound the work of the methods with inner solves: measured with
-#: 3·10⁵ iterations and no call budget (2 jobs), Tracking-ADMM took 439 s for 64458 iterations at κ_W = 316 on
-#: the coupled construction and had not finished κ_W = 1000 after 30 min, and the consensus/coupled/shared
-#: group was at 277 of 307 points after 42 min.  The reference ``apapc`` has no call budget: its Chebyshev
-#: iterations make hundreds of calls each (measured: 336 C products per iteration on the coupled + local
-#: construction at its base point, 100143 C calls after 298 iterations), so a common call budget of 10⁵ left
-#: the optimal method itself unmeasured at 73 of 144 points; its iteration counts stay far below the
-#: iteration budget.  A point that hits a budget is left out of its fit and listed (status ``skipped``
-#: below two measured points): a baseline's slope is measured where it converges within the budget.
+#: measured: an iteration budget alone does not bound the work of the methods with inner solves.  The
+#: reference ``apapc`` has no call budget: its Chebyshev iterations make hundreds of calls each, so a common
+#: call budget would leave the optimal method itself unmeasured; its iteration counts stay far below the
+#: iteration budget (README, "Benchmarks").  A point that hits a budget is left out of its fit and listed
+#: (status ``skipped`` below two measured points): a baseline's slope is measured where it converges.
 TIERS = {
     "tiny": {"points": 2, "range": (4.0, 10.0), "base": 4.0, "eps": (1e-2, 1e-5), "stop": 1e-8, "budget": 3000,
              "calls": None},
@@ -187,19 +186,17 @@ def _task(tier: str, sw: Sweep, value: float, method: str) -> Task:
           "eps2": t["eps"][1], "stop": min(t["stop"], min(ABS_LEVELS)), "max_iter": t["budget"]}
     if _call_budget(tier, method) is not None:  # keyword only when set: tiny-tier task keys unchanged
         kw["max_calls"] = _call_budget(tier, method)
-    return Task("mixbounds.checks.bench:bench_point", kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
-
-
-def _lb_task(sw: Sweep, value: float):
-    from . import lower
-
-    oracles = sorted({c.oracle for c in cells_of(sw.cls) if c.tight and c.oracle != "grad"})
-    return lower._task(sw, value, oracles)
+    return Task(bench_point, kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
 
 
 # ----------------------------------------------------------------------------- verdicts
 def _rid(cls: str, method: str, oracle: str, param: str, sw: Sweep, kind: str) -> str:
-    return f"bench.{cls}.{method}.{oracle}.{param}" + ("" if kind == "worst" else f"@{sw.family}")
+    return with_variant(f"bench.{cls}.{method}.{oracle}.{param}", _variant(sw, kind))
+
+
+def _variant(sw: Sweep, kind: str) -> str | None:
+    """The series of a benchmark result: the random family, or ``None`` on the worst-case construction."""
+    return None if kind == "worst" else sw.family
 
 
 def _optimal_exponent(cls: str, oracle: str, param: str):
@@ -240,7 +237,8 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
             "stop": t["stop"], "budget": t["budget"], "calls": _call_budget(tier, method), "method": method}
     opt = _optimal_exponent(cls, oracle, param)
     common = dict(kind="bench", theory=None, label="Table 1 (reference only, not judged)", cell=f"T1.{cls}.{oracle}",
-                  param=param, instance=inst, extra={"method": method, "optimal_exponent": opt, "budget_points": budget})
+                  param=param, instance=inst, extra={"method": method, "optimal_exponent": opt, "budget_points": budget},
+                  variant=_variant(sw, kind))
     if inst_errs:
         return CheckResult(id=rid, status="error", points=rows,
                            detail="instance could not be built (not the method's failure): " + "; ".join(inst_errs), **common)
@@ -258,10 +256,7 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
                            **common)
     xs = [r["realized"] for r in rows]
     ys = [r["per_accuracy"] for r in rows]
-    if min(ys) <= 0:
-        f = {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}
-    else:
-        f = fit_slope(xs, ys)
+    f = fit_counts(xs, ys)
     note = f" ({len(budget)} budget point(s) left out: {'; '.join(budget)})" if budget else ""
     detail = (f"{method}: {oracle} per-accuracy slope {f['slope']:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, "
               f"R² {f['r2']:.3f}) in realized {param} over {len(rows)} points; optimal method's exponent "
@@ -283,18 +278,14 @@ def _consistency(tier, cls, param, sw, method_pts: dict, lb_pts) -> CheckResult:
             up = pts[i][1]
             if "error" in up or "instance_error" in up:
                 continue
-            for key, b in lp["bounds"].items():
-                o = key.split("@")[0]  # a bound on a part is a bound for the whole
-                # every level at which the engine recorded a bound (checks.sweeps.ABS_LEVELS when it ran)
-                for key_eps, lbc in (b.get("abs") or {}).items():
-                    eps = float(key_eps)
-                    sc = ((up.get("abs") or {}).get(key_eps) or {}).get(o)
-                    if lbc is None or sc is None:
-                        continue
-                    checked += 1
-                    rows.append({"target": v, "method": method, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
-                    if sc < lbc:
-                        bad.append(f"{method} {param}={v:g} {key} ε={eps:g}: {sc} < bound {lbc}")
+            def count_at(o, key_eps, up=up):
+                return ((up.get("abs") or {}).get(key_eps) or {}).get(o)
+
+            for key, eps, sc, lbc in bound_comparisons(lp, count_at):
+                checked += 1
+                rows.append({"target": v, "method": method, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
+                if sc < lbc:
+                    bad.append(f"{method} {param}={v:g} {key} ε={eps:g}: {sc} < bound {lbc}")
     if bad:
         status = "fail"
     elif checked:

@@ -54,7 +54,7 @@ def mistuned_point(family: str, params: dict, factor: float, **kw) -> dict:
 
 
 def _mistuned_task(sw: Sweep, v: float) -> Task:
-    return Task("mixbounds.checks.controls:mistuned_point", {"family": sw.family, "params": sw.point_params(v), "factor": 1.5},
+    return Task(mistuned_point, {"family": sw.family, "params": sw.point_params(v), "factor": 1.5},
                 label=f"control mistuned κ_W={v:g}")
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 #: seconds to reach a remote scheduler before giving up (a cluster on the same network answers in
 #: well under a second; longer means a wrong address or a firewall)
@@ -84,7 +84,7 @@ def _import_distributed():
 _WORKER_VERSION: str | None = None
 
 
-def run_group_on_worker(version: str, calls: list[tuple[str, str, dict]]) -> list[tuple[str, dict]]:
+def run_group_on_worker(version: str, calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
     """:func:`checks.framework._run_group` on a Dask worker, after checking the worker's code version.
 
     One BLAS thread, as the local paths use (oversubscribed BLAS threads made LAPACK calls far slower).

@@ -1,7 +1,7 @@
 """How checks run: tasks (sweep points), a cache, optional process parallelism.
 
 A :class:`Check` turns into :class:`Task` s for a tier — each task is one pure
-function call (``"module:function"`` plus JSON-able keyword arguments) that
+function call (a module-level function plus JSON-able keyword arguments) that
 returns a JSON-able dict (a sweep point: realized κ's, counts, …).  Identical
 tasks requested by several checks run once.  :func:`run_checks` executes the
 tasks (serially, with joblib processes or on a Dask cluster through
@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Callable, Iterable
@@ -37,15 +37,20 @@ _PACKAGES = ("bounds", "instances", "solvers", "checks")
 
 @dataclass(frozen=True)
 class Task:
-    """One unit of work: ``func`` (``"module:function"``) called with ``kwargs``."""
+    """One unit of work: ``func`` (a module-level function, so workers import it by name) called with ``kwargs``."""
 
-    func: str
+    func: Callable[..., dict]
     kwargs: dict
     label: str = ""
 
     @property
+    def name(self) -> str:
+        """``"module:function"``: the cache key's name of ``func``, stable under re-imports."""
+        return f"{self.func.__module__}:{self.func.__qualname__}"
+
+    @property
     def key(self) -> str:
-        blob = json.dumps({"f": self.func, "k": _clean(self.kwargs)}, sort_keys=True)
+        blob = json.dumps({"f": self.name, "k": _clean(self.kwargs)}, sort_keys=True)
         return hashlib.blake2b(blob.encode(), digest_size=12).hexdigest()
 
 
@@ -78,12 +83,11 @@ def code_version() -> str:
     return h.hexdigest()
 
 
-def call_task(func: str, kwargs: dict) -> dict:
+def call_task(func: Callable[..., dict], kwargs: dict) -> dict:
     """Run one task; exceptions become an ``{"error": …}`` point instead of killing the run."""
-    mod, _, name = func.partition(":")
     t0 = time.perf_counter()
     try:
-        out = getattr(importlib.import_module(mod), name)(**kwargs)
+        out = func(**kwargs)
         out = _clean(dict(out))
     except Exception as exc:  # noqa: BLE001 - a failed point is reported, not raised
         out = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
@@ -127,7 +131,7 @@ def _group_key(t: Task) -> str:
     return json.dumps({"family": fam, "params": _clean(p)}, sort_keys=True)
 
 
-def _run_group(calls: list[tuple[str, str, dict]]) -> list[tuple[str, dict]]:
+def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
     """Run the tasks of one group in this process, sharing their instances; ``[(key, point)]``."""
     _GROUP.instances = {}
     try:

@@ -28,8 +28,13 @@ import math
 
 import numpy as np
 
+from mixbounds.instances.classes import CLASSES, WORST_FAMILY
+
 from .framework import Check, Task
-from .result import CheckResult
+from .lower import bound_comparisons
+from .lower import solver_point_task as _lb_task
+from .result import CheckResult, with_variant
+from .verdict import band_ok, finite, fit_counts, upper_ok
 from .sweeps import (
     ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_slope,
     formula_slope, geomspace, worst_sweeps,
@@ -45,25 +50,15 @@ TARGET_RTOL = 5e-3
 #: iteration budget per solver run
 MAX_ITER = 200_000
 #: stop rule of the rate runs (``solvers.apapc.apapc``'s ``settle``): the run ends once the error has
-#: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades with
-#: periods of ~90 iterations, and its zero crossings dip 5 decades below the envelope: a first-hit stop
-#: (the earlier rule, 1.5 decades below ε₂) ended the coupled κ̂_A = 300 run at such a dip at iteration 109
-#: of ~400, and the envelope of the cut history made that point look 8× cheaper than its neighbours.
+#: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades and its zero
+#: crossings dip 5 decades below the envelope, so a first-hit stop can end a run at a dip and make the
+#: envelope of the cut history look cheaper than it is (README, "A stop at a dip").
 SETTLE = 1.0 / 3.0
 #: largest relative change of a per-accuracy count when the chain is doubled (truncation check)
 TRUNC_RTOL = 0.02
 
 #: random-family sweeps: base points and ranges
-RANDOM_BASE = {  # the non-swept parameters sit low: cost grows with every κ, the verdicts need only the swept one
-    # (random-mixed κ̂_C̃ = 30: at 16 the family cannot be built at κ_W = 139 — minimum 18 there)
-    "consensus": {"kappa_f": 30.0, "kappa_W": 30.0},
-    "coupled": {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
-    "shared": {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-    "coupled_local": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 30.0},
-    "mixed": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-    "shared_ident": {"kappa_f": 30.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0},
-    "mixed_ident": {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct_id": 10.0, "kappa_W": 30.0},
-}
+RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # instances.classes
 RANDOM_RANGE = {
     "tiny": (30, 100),
     "quick": (30, 300),
@@ -101,7 +96,7 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
     from .framework import instance_and_reference
 
     kw = dict(params)
-    if family in ("consensus", "coupled", "shared", "coupled-local", "mixed"):
+    if family in WORST_FAMILY.values():
         kw.setdefault("eps", eps2)
     inst, ref = instance_and_reference(family, kw)
     res = solve(inst.problem, method=method, eps=eps2, x_star=ref.u, max_iter=max_iter, settle=SETTLE)
@@ -136,15 +131,7 @@ def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER
     if chain_scale != 1.0:
         params["chain_scale"] = chain_scale
     kw = {"family": sw.family, "params": params, "method": method, "max_iter": budget}
-    return Task("mixbounds.checks.rates:upper_point", kw, label=f"UB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g} {method}")
-
-
-def _lb_task(sw: Sweep, value: float, cls: str):
-    """The lower-bound task of the same point, exactly as :mod:`checks.lower` builds it (shared)."""
-    from . import lower
-
-    oracles = sorted({c.oracle for c in cells_of(cls) if c.tight and c.oracle != "grad"})
-    return lower._task(sw, value, oracles)
+    return Task(upper_point, kw, label=f"UB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g} {method}")
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -157,9 +144,10 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
         kind = "upper"
     else:
         kind = "tight" if theory > 0 else "absent"
+    variant = sw.family if random else (None if sw.variant in (None, "printed") else sw.variant)
     if rid is None:
-        suffix = f"@{sw.family}" if random else ("" if sw.variant in (None, "printed") else f"@{sw.variant}")
-        rid = f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}{suffix}"
+        rid = with_variant(f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}",
+                           variant)
     rows, errs = [], []
     for v, p in pts:
         if "error" in p:
@@ -182,7 +170,7 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
     inst = {"family": sw.family, "variant": sw.variant or ("printed" if not random else "default"), "base": sw.base,
             "param": param, "eps": [UB_EPS1, UB_EPS2], "method": "apapc"}
     common = dict(kind=kind, theory=theory, tolerance=tol, label=cell.source, cell=cell.id, param=param,
-                  instance=inst, control=control, expected="fail" if control else None)
+                  instance=inst, control=control, expected="fail" if control else None, variant=variant)
     if errs:
         return CheckResult(id=rid, status="fail" if control else "error", points=rows, detail="; ".join(errs), **common)
     bad_target = [r for r in rows if r["target_rel_err"] is None or r["target_rel_err"] > TARGET_RTOL]
@@ -192,19 +180,11 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
                            detail=f"realized {param} misses its target by more than {TARGET_RTOL:g}: {det}", **common)
     xs = [r["realized"] for r in rows]
     ys = [r["per_accuracy"] for r in rows]
-    if min(ys) <= 0:
-        f = {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}
-    else:
-        f = fit_slope(xs, ys)
+    f = fit_counts(xs, ys)
     slope = f["slope"]
     fslope = formula_slope(cell, param, [r["realized_all"] for r in rows]) + theory_shift if cell.exponent(param) > 0 else theory_shift
     target = fslope
-    if not np.isfinite(slope):
-        ok = False
-    elif kind == "upper" or random:
-        ok = slope <= target + tol
-    else:
-        ok = abs(slope - target) <= tol
+    ok = finite(slope) and (upper_ok if (kind == "upper" or random) else band_ok)(slope, target, tol)
     extra = {"formula_slope": fslope, "exponent": cell.exponent(param)}
     if lb_pts is not None:
         extra.update(_tightness(cell, param, rows, lb_pts, sw))
@@ -274,18 +254,15 @@ def _consistency(tier, cls, param, sw, ub_pts, lb_pts) -> CheckResult:
     for (v, up), (_, lp) in zip(ub_pts, lb_pts):
         if "error" in up or "error" in lp or not up.get("converged"):
             continue
-        for key, b in lp["bounds"].items():
-            # a bound on a part (key "oracle@part") is a bound for the whole: the part's error never exceeds it
-            o = key.split("@")[0]
-            for eps in ABS_LEVELS:
-                lbc = b.get("abs", {}).get(f"{eps:g}")
-                sc = up["counts1" if eps == UB_EPS1 else "counts2"].get(o)
-                if lbc is None or sc is None:
-                    continue
-                checked += 1
-                rows.append({"target": v, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
-                if sc < lbc:
-                    bad.append(f"{param}={v:g} {o} ε={eps:g}: solver {sc} < bound {lbc}")
+        def count_at(o, key_eps, up=up):
+            eps = float(key_eps)
+            return up["counts1" if eps == UB_EPS1 else "counts2"].get(o) if eps in ABS_LEVELS else None
+
+        for key, eps, sc, lbc in bound_comparisons(lp, count_at):
+            checked += 1
+            rows.append({"target": v, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
+            if sc < lbc:
+                bad.append(f"{param}={v:g} {key.split('@')[0]} ε={eps:g}: solver {sc} < bound {lbc}")
     status = "fail" if bad else ("pass" if checked else "error")
     detail = (f"{checked} (point, oracle, ε) comparisons; " + ("; ".join(bad) if bad else "every solver count >= the engine's bound")
               if checked else "no comparable points")
@@ -311,7 +288,7 @@ def _worst_check(cls: str) -> Check:
         out = []
         for sw in worst_sweeps(tier, cls):
             for v in sw.grid:
-                out += [_task(sw, v), _lb_task(sw, v, cls)]
+                out += [_task(sw, v), _lb_task(sw, v)]
             out.append(_task(sw, sw.grid[0], chain_scale=2.0))
         return out
 
@@ -319,7 +296,7 @@ def _worst_check(cls: str) -> Check:
         out = []
         for sw in worst_sweeps(tier, cls):
             ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
-            lb = [(v, points[_lb_task(sw, v, cls).key]) for v in sw.grid]
+            lb = [(v, points[_lb_task(sw, v).key]) for v in sw.grid]
             for c in cells:
                 out.append(verdict(tier, c, sw.param, sw, ub, random=False, lb_pts=lb))
             out.append(_consistency(tier, cls, sw.param, sw, ub, lb))

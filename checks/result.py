@@ -59,6 +59,11 @@ class Finding:
         return _clean(asdict(self))
 
 
+def with_variant(base_id: str, variant: str | None) -> str:
+    """The result id users see: ``base_id`` plus ``@variant`` unless the variant is the printed construction."""
+    return base_id if variant in (None, "printed") else f"{base_id}@{variant}"
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """One verdict.
@@ -70,7 +75,10 @@ class CheckResult:
     measured one; ``ci``: its 95% confidence interval; ``tolerance``: what was
     allowed and why it is that number lives in the module that produced it;
     ``points``: the raw sweep points (realized κ's, counts, seeds) so anyone can
-    re-fit; ``findings``: the findings this check produced.
+    re-fit; ``findings``: the findings this check produced; ``variant``: the series a sweep result
+    belongs to — the construction variant (``None`` for the construction as printed) or, for a
+    random-family sweep, the family — which the id carries as its ``@variant`` suffix
+    (:func:`with_variant`).
     """
 
     id: str
@@ -92,6 +100,7 @@ class CheckResult:
     seconds: float = 0.0
     findings: tuple = ()
     extra: dict = field(default_factory=dict)
+    variant: str | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:

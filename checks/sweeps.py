@@ -20,17 +20,10 @@ import numpy as np
 from scipy import stats
 
 from mixbounds.bounds.claims import REGISTRY, Cell
+from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
-#: class → (worst-case family, random family, parameters of the class's Table 1 row)
-CLASS_FAMILIES = {
-    "consensus": ("consensus", "random-consensus", ("kappa_f", "kappa_W")),
-    "coupled": ("coupled", "random-coupled", ("kappa_f", "kappa_A", "kappa_W")),
-    "shared": ("shared", "random-shared", ("kappa_f", "kappa_Ct", "kappa_W")),
-    "coupled_local": ("coupled-local", "random-coupled-local", ("kappa_f", "kappa_AC", "kappa_C", "kappa_W")),
-    "mixed": ("mixed", "random-mixed", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct", "kappa_W")),
-    "shared_ident": (None, "random-shared-ident", ("kappa_f", "kappa_Ct_id", "kappa_W")),
-    "mixed_ident": (None, "random-mixed-ident", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W")),
-}
+#: class → (worst-case family, random family, parameters of the class's Table 1 row), read from instances.classes
+CLASS_FAMILIES = {c.name: (c.worst_family, c.random_family, c.params) for c in CLASSES.values()}
 
 #: builder keyword for each registry parameter
 PARAM_KW = {"kappa_f": "kappa_f", "kappa_W": "kappa_W", "kappa_A": "kappa_A", "kappa_AC": "kappa_AC",
@@ -122,36 +115,25 @@ def decades(grid) -> float:
 
 
 # ----------------------------------------------------------------------------- grids
-#: base points of the worst-case families (the mixed one keeps κ̂_C̃ small so that the
-#: κ̃_AC chain dominates its communication count and bound)
-WORST_BASE = {
-    "consensus": {"kappa_f": 100.0, "kappa_W": 100.0},
-    "coupled": {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
-    "shared": {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-    "coupled_local": {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 10.0},
-    "mixed": {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 4.0, "kappa_W": 10.0},
-}
+#: base points of the worst-case families (instances.classes)
+WORST_BASE = {name: CLASSES[name].worst_base for name in WORST_FAMILY}
 #: (lo, hi) of each swept parameter per tier (worst-case families)
 WORST_RANGE = {
     "tiny": {"kappa_f": (30, 100), "kappa_W": (30, 100), "kappa_A": (30, 100), "kappa_Ct": (30, 100),
              "kappa_AC": (30, 100), "kappa_C": (10, 30)},
-    # one decade at small κ: a C&L/mixed point at κ_C = 300 alone took 164-207 s (sparse C products of the printed
-    # construction, not overhead); the asymptotic regime is the full tier's job
-    # κ̂_C̃ one decade higher: below ~10³ APAPC's iterations per accuracy on the printed shared construction still
-    # fall (measured 31.6, 27.2, 23.4, 20.6 at κ̂_C̃ = 30 … 300, then 19.7, 19.4, 19.35 at 10³, 3·10³, 10⁴; mixed
-    # 67.6 → 59.3 over 30 … 300, flat 58.9 beyond), so the 30 … 300 decade showed C̃ slopes of 0.30 instead of 0.5
+    # one decade at small κ (a C&L/mixed point at κ_C = 300 costs minutes: the asymptotic regime is the full
+    # tier's job); κ̂_C̃ one decade higher, where APAPC's iterations per accuracy on the printed shared
+    # construction have stopped falling (README, "A pre-asymptotic range")
     "quick": {"kappa_f": (30, 300), "kappa_W": (30, 300), "kappa_A": (30, 300), "kappa_Ct": (300, 3000),
               "kappa_AC": (30, 300), "kappa_C": (10, 100)},
     "full": {"kappa_f": (100, 10000), "kappa_W": (100, 10000), "kappa_A": (100, 10000), "kappa_Ct": (100, 10000),
              "kappa_AC": (100, 10000), "kappa_C": (30, 3000)},
 }
 #: per-class exceptions to WORST_RANGE: (tier, class, parameter) → (lo, hi).  The coupled + local and mixed
-#: κ_f sweeps of the quick tier start at their base κ_f = 10 (their κ_f = 300 points alone took 9-10 s each, the
-#: largest of the tier, which has to finish in 5 minutes)
+#: κ_f sweeps of the quick tier start at their base κ_f = 10 (their κ_f = 300 points are the tier's most
+#: expensive, and the tier has to finish in 5 minutes)
 WORST_RANGE_CLASS = {("quick", "coupled_local", "kappa_f"): (10, 100), ("quick", "mixed", "kappa_f"): (10, 100)}
 POINTS = {"tiny": 3, "quick": 4, "full": 7}
-WORST_FAMILY = {"consensus": "consensus", "coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local",
-                "mixed": "mixed"}
 #: instance accuracy of the worst-case sweeps (chain length rule; shared by upper and lower checks;
 #: the engine's window ends 4 decades below the error after the head, measured down to ~1e-21 on the coupled comm bound:
 #: k(1e-21) <= 3.5 k_eps(1e-6), below K = 8 k_eps + 20)

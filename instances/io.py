@@ -506,7 +506,6 @@ def load_instance(path) -> Instance:
         raise ValueError(f"{d}: invalid problem: {_one_line(exc)}") from None
 
     x_star = None
-    xs = doc.get("x_star")
     # a directory without x_star.npy is a valid instance (a user's own, or one whose reference
     # was removed): x_star is then None and callers compute it
     if (d / "x_star.npy").is_file():

@@ -31,11 +31,8 @@ that is misspelt, unreachable or needs Dask where it is not installed);
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
-import platform
 import sys
 import tempfile
 import time
@@ -49,7 +46,6 @@ from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI 
 )
 from mixbounds.checks.executors import DaskExecutor, SchedulerError, parse_scheduler
 from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks
-from mixbounds.checks.result import STATUSES
 
 DEFAULT_OUT = "mixbounds-results"
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
@@ -123,14 +119,14 @@ class ProgressReporter:
 
     def __call__(self, done: int, total: int, task) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total, description=(task.label or task.func)[:60])
+            self.bar.update(self.task, completed=done, total=total, description=(task.label or task.name)[:60])
             return
         decile = int(10 * done / max(total, 1))
         if decile > self.last_decile:
             self.last_decile = decile
             el = time.perf_counter() - self.t0
             self.console.print(f"  {100 * done / max(total, 1):5.1f}%  {done}/{total} points  {el:7.1f} s  "
-                               f"(last: {_short(task.label or task.func, 70)})", markup=False, highlight=False, soft_wrap=True)
+                               f"(last: {_short(task.label or task.name, 70)})", markup=False, highlight=False, soft_wrap=True)
 
     def __exit__(self, *exc):
         if self.bar is not None:
@@ -338,7 +334,7 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         print(f"mixbounds verify: error: {exc}", file=sys.stderr)  # one line: not wrapped by rich
         return EXIT_USAGE if executor is None or executor.client is None else EXIT_FAIL
     except KeyboardInterrupt:
-        err.print(f"mixbounds verify: interrupted; nothing written"
+        err.print("mixbounds verify: interrupted; nothing written"
                   + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),
                   markup=False, highlight=False)
         return EXIT_INTERRUPTED

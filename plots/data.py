@@ -20,7 +20,7 @@ from pathlib import Path
 
 UPPER_KINDS = ("upper", "tight", "absent")
 SWEEP_KINDS = UPPER_KINDS + ("lower",)
-_ID_RE = re.compile(r"^(?P<cell>T\d+\.[^.]+\.[^.@]+)\.(?P<param>[^.@]+)\.(?P<kind>upper|tight|absent|lower)(?:@(?P<variant>.+))?$")
+_ID_RE = re.compile(r"^(?P<cell>T\d+\.[^.]+\.[^.@]+)\.(?P<param>[^.@]+)\.(?P<kind>upper|tight|absent|lower)(?:@.+)?$")
 
 
 class ResultsFileError(ValueError):
@@ -90,10 +90,10 @@ def parse_id(rid: str) -> dict | None:
 
 
 def variant_of(res: dict) -> str:
-    """The instance variant of a result (``printed`` unless the id or instance says otherwise)."""
-    p = parse_id(res.get("id", ""))
-    if p and p.get("variant"):
-        return p["variant"]
+    """The series of a result (its ``variant`` field: a construction variant or a random family), else the
+    instance's variant, else ``printed``."""
+    if res.get("variant"):
+        return res["variant"]
     inst = res.get("instance") or {}
     v = inst.get("variant") if isinstance(inst, dict) else None
     return v or "printed"

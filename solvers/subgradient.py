@@ -24,7 +24,7 @@ import numpy as np
 
 from .oracles import ORACLES, CountedOracles
 from .result import SolveResult
-from .sliding import PenalizedProblem, _Recorder, _setup
+from .sliding import _Recorder, _setup
 
 #: relative growth of the iteration count between two accuracy checkpoints
 CHECK_GROWTH = 1.01

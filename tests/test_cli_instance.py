@@ -7,8 +7,6 @@ import sys
 import numpy as np
 import pytest
 
-import mixbounds.instances.families
-import mixbounds.instances.reference
 from mixbounds import instances
 from mixbounds.cli import _Parser
 from mixbounds.cli_instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register

@@ -1,4 +1,4 @@
-"""Lemma checks (checks/lemmas.py): registry, verdicts, controls, worked examples and property tests.
+"""Lemma checks (checks/lemmas/): registry, verdicts, controls, worked examples and property tests.
 
 The property tests draw random cases (sizes, ranks, scales 1e±3, graphs) with hypothesis and assert
 each lemma's *checked* form on them: the printed statement where it holds, the corrected one where
@@ -11,46 +11,22 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from mixbounds.checks import lemmas as L
 from mixbounds.checks.framework import TIERS, all_checks, run_checks, select
-from mixbounds.checks.lemma_cases import intersection, materialize, orth_range, subspace_equal
+from mixbounds.checks.lemmas import declared_results
+from mixbounds.checks.lemmas.cases import (
+    intersection,
+    materialize,
+    orth_range,
+    subspace_equal,
+)
 from mixbounds.checks.result import CheckResult
 
 #: a property holds up to dense-eigenvalue rounding (the module's own tolerance)
 RTOL = L.INEQ_RTOL
 
-#: expected verdicts of the non-control results (tiny and quick tiers)
-EXPECTED = {
-    "lemma.coupled_spectrum": "pass",
-    "lemma.local_spectrum": "finding",
-    "lemma.mixed_coupled_with_local_spectrum": "pass",
-    "lemma.mixed_coupled_with_local_spectrum.kappa_bound": "pass",
-    "lemma.mixed_coupled_with_local_spectrum.order": "finding",
-    "lemma.identical_mixed_spectrum": "pass",
-    "lemma.conv_smooth_c_and_l": "pass",
-    "lemma.conv_smooth_c_and_l.printed_subspace": "finding",
-    "lemma.strong_conv_G_penal": "pass",
-    "lemma.projected_condition_number.inequality": "finding",
-    "lemma.projected_condition_number.equality_D0": "pass",
-    "lemma.projected_condition_number.kernel_identity": "finding",
-    "lemma.projected_condition_number.corrected_inequality": "pass",
-    "lemma.regularized_convergence": "pass",
-    "lemma.regularized_convergence.proof_chain": "finding",
-    "lemma.chebyshev_interval": "pass",
-    "lemma.chebyshev_interval.dense": "pass",
-    "lemma.closed_form.path_eigenvalues": "pass",
-    "lemma.closed_form.n_chi_relation": "pass",
-    "lemma.closed_form.worst_case_graphs": "pass",
-    "lemma.closed_form.nesterovs_worst_rho": "finding",
-    "lemma.closed_form.conj_fi": "finding",
-    "lemma.closed_form.x_star_of_z_star": "finding",
-    "lemma.closed_form.shared_example_functions": "finding",
-    "lemma.closed_form.shared_example_matrices": "finding",
-    "lemma.closed_form.coupled_local_example_matrices": "pass",
-    "lemma.closed_form.coupled_local_presolve": "finding",
-    "lemma.closed_form.consensus_coupled_instances": "pass",
-}
+#: expected verdicts of the non-control results (tiny and quick tiers), as the lemma declarations state them
+EXPECTED = {r.id: r.expected_status for _, r in declared_results() if not r.control}
 
 
 def _check_verdicts(results: list[CheckResult]):
@@ -81,6 +57,38 @@ def test_registered_with_controls_and_ids():
             assert all(i.startswith("lemma.") for i in ids)
             assert any(i.endswith(".control") for i in ids), f"{c.id} ships no negative control"
         assert select(checks, "lemma.*", tier)
+
+
+def test_declarations_feed_expected_findings():
+    """Every declared finding is an expected one (with its reason); every lemma id is declared once."""
+    from mixbounds.checks.expected import expected
+
+    ids = [r.id for _, r in declared_results()]
+    assert len(ids) == len(set(ids))
+    for lem, r in declared_results():
+        e = expected(r.id)
+        if r.finding:
+            assert e is not None and e.reason == r.finding and e.label == (r.label or lem.label), r.id
+        else:
+            assert e is None, r.id
+
+
+def test_finalize_must_return_the_declared_ids():
+    """A finalize that drops or renames a declared result is an error of the check, not a silent gap."""
+    from mixbounds.checks.lemmas.base import LemmaCheck, Point, Result
+
+    def finalize(tier, pts, ids):
+        return [CheckResult(id="lemma.fake.renamed", kind="lemma", status="pass")]
+
+    fake = LemmaCheck(id="lemma.fake", label="x", description="", results=(Result("lemma.fake"),),
+                      cases=lambda tier: [Point(L.inv_T, {"K": 1, "kappa": 1.0})], finalize=finalize)
+    task = fake.tasks("tiny")[0]
+    assert task.name == "mixbounds.checks.lemmas.chebyshev_interval:inv_T"
+    with pytest.raises(ValueError, match="declared"):
+        fake.run_finalize("tiny", {task.key: {"value": 1.0}})
+    # a failed point turns every declared result into an error
+    out = fake.run_finalize("tiny", {task.key: {"error": "boom"}})
+    assert [(r.id, r.status) for r in out] == [("lemma.fake", "error")]
 
 
 def test_tolerances_are_named_constants():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from helpers import random_problem, wrap_oracles
-from mixbounds.solvers import ORACLES, CountedOracles
+from mixbounds.solvers import CountedOracles
 
 
 def test_counts_equal_independent_count(rng):

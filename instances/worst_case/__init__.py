@@ -5,7 +5,9 @@ A ``-grad`` family is the same construction with the gradient sum-trick
 (:mod:`instances.worst_case.sum_trick`) applied.
 """
 
-from . import consensus, coupled, coupled_local, mixed, shared
+from importlib import import_module
+
+from ..classes import CLASSES
 from .sum_trick import add_gradient_chain
 
 
@@ -28,13 +30,8 @@ def _grad(builder):
     return build
 
 
-_BASE = {
-    "consensus": consensus.build,
-    "coupled": coupled.build,
-    "shared": shared.build,
-    "coupled-local": coupled_local.build,
-    "mixed": mixed.build,
-}
+#: one construction per problem class that has one (instances.classes names the module)
+_BASE = {c.worst_family: import_module(f"{__name__}.{c.worst_module}").build for c in CLASSES.values() if c.worst_family}
 
 FAMILIES: dict = {name: _check_n(b) for name, b in _BASE.items()}
 FAMILIES.update({f"{name}-grad": _check_n(_grad(b)) for name, b in _BASE.items() if name != "consensus"})

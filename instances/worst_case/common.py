@@ -102,7 +102,12 @@ def unit_rows(K: int, ks) -> sp.csr_matrix:
 
 
 def closed_form(label: str, printed, computed, *, rtol: float, statement: str, **extra) -> dict:
-    """A closed-form comparison record: ``holds`` iff ``|computed − printed| <= rtol·|printed|``."""
+    """A closed-form comparison record: ``holds`` iff ``|computed − printed| <= rtol·|printed|``.
+
+    ``extra`` may carry ``key`` (which closed form, stable for the checks that select it) and ``role``
+    (``printed``: the formula as printed; ``corrected``: the suite's derived form; ``check``: a
+    supporting identity; ``control``: a deliberately wrong form that must fail).
+    """
     printed_f, computed_f = float(printed), float(computed)
     holds = bool(abs(computed_f - printed_f) <= rtol * max(abs(printed_f), 1e-300))
     rec = {"label": label, "statement": statement, "printed": printed_f, "computed": computed_f,
@@ -111,9 +116,12 @@ def closed_form(label: str, printed, computed, *, rtol: float, statement: str, *
     return rec
 
 
-def finding(label: str, statement: str, printed, measured, detail: str) -> dict:
-    """A disagreement between the paper and the numbers (both kept)."""
-    return {"label": label, "statement": statement, "printed": printed, "measured": measured, "detail": detail}
+def finding(label: str, statement: str, printed, measured, detail: str, *, key: str | None = None) -> dict:
+    """A disagreement between the paper and the numbers (both kept); ``key``: the closed form it is about."""
+    out = {"label": label, "statement": statement, "printed": printed, "measured": measured, "detail": detail}
+    if key is not None:
+        out["key"] = key
+    return out
 
 
 def geometric_ratio(v: np.ndarray, *, skip: int = 3, upto: int | None = None, floor: float = 1e-250) -> float:

@@ -60,7 +60,7 @@ def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "
     P = MixedProblem(tp.W, obj, lay, edges=tp.adjacency, name=f"consensus(κ_W={kappa_W:g}, κ_f={kappa_f:g})")
     realized = realized_kappas(P)
 
-    closed = dict(("graph: " + k, dict(v, label="app:example_graph")) for k, v in tp.closed_forms().items())
+    closed = dict(("graph: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
     split = (M1 + M2 - nesterov_M(K)).tolil()
     split[K - 1, K - 1] = 0.0  # the truncated chain's last diagonal entry is covered by one block only
     closed["M1 + M2 = M (Nesterov)"] = {"label": "scaman2017optimal", "statement": "the split sums to Nesterov's matrix",

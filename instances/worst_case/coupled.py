@@ -92,7 +92,7 @@ def build(*, kappa_W: float, kappa_f: float, kappa_AC: float | None = None, kapp
     P = MixedProblem(tp.W, obj, lay, A=A, b=b, edges=tp.adjacency,
                      name=f"coupled(κ_W={kappa_W:g}, κ̂_A={kA:g}, κ_f={kappa_f:g})")
     realized = realized_kappas(P)
-    closed = dict(("graph: " + k, dict(v, label="app:example_graph")) for k, v in tp.closed_forms().items())
+    closed = dict(("graph: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
     E1, E2 = E1_E2(K)
     Msum = (E1.T @ E1 + E2.T @ E2 - nesterov_M(K)).tolil()
     Msum[K - 1, K - 1] = 0.0

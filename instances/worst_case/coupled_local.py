@@ -136,24 +136,31 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
     realized = realized_kappas(P)
 
     lab = "app:mixed_coupled_with_local_lower"
-    closed = dict(("graph W: " + k, dict(v, label="app:example_graph")) for k, v in tp.closed_forms().items())
-    closed.update(("graph W_C: " + k, dict(v, label="app:example_graph")) for k, v in tc.closed_forms().items())
+    closed = dict(("graph W: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
+    closed.update(("graph W_C: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tc.closed_forms().items())
     closed["σ_max²(C)/σ_min+²(C) = κ(W_C) = κ_C"] = closed_form(lab, kappa_C, realized["kappa_C"], rtol=1e-8,
-                                                               statement="C_i = diag(√(W_C⊗I), √(W_C⊗I)) has κ_C = κ(W_C)")
+                                                               statement="C_i = diag(√(W_C⊗I), √(W_C⊗I)) has κ_C = κ(W_C)",
+                                                               key="kappa_C", role="printed")
     closed["f_i is μ_f/l-strongly convex, L_f/l-smooth: κ_f"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=1e-9,
-                                                                           statement="κ_f = L_f/μ_f")
+                                                                           statement="κ_f = L_f/μ_f",
+                                                                           key="kappa_f", role="printed")
     if printed:
         closed["max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A"] = closed_form(lab, kappa_AC, realized["L_A"], rtol=1e-9,
-                                                                      statement="σ_max²(Ā_k) <= 2L' + μ' = L_A")
+                                                                      statement="σ_max²(Ā_k) <= 2L' + μ' = L_A",
+                                                                      key="L_A", role="printed")
         closed["μ̃_AC = μ'_A/9"] = closed_form(lab, mu_tilde, realized["mu_AC"], rtol=1e-6,
-                                               statement="(1/n)σ_min+²(A'P_C) = (1/9)σ_min+²(Ā_1) = μ'_A/9")
+                                               statement="(1/n)σ_min+²(A'P_C) = (1/9)σ_min+²(Ā_1) = μ'_A/9",
+                                               key="mu_AC", role="printed")
     else:
         closed["max λ_max(A_iA_iᵀ) = (l/3)(2L' + μ')"] = closed_form("derived (shared-rows)", l / 3 * (2 * Lp + mup), realized["L_A"],
-                                                                    rtol=1e-9, statement="A_i = δ_Uᵀ ⊗ Ā: σ_max² = |U|σ_max²(Ā)")
+                                                                    rtol=1e-9, statement="A_i = δ_Uᵀ ⊗ Ā: σ_max² = |U|σ_max²(Ā)",
+                                                                    key="L_A (shared rows)", role="corrected")
         closed["μ̃_AC = (2l/27)μ'"] = closed_form("derived (shared-rows)", 2 * l / 27 * mup, realized["mu_AC"], rtol=1e-3,
-                                                  statement="A_iP_iA_iᵀ = (l/9)ĀĀᵀ, λ_min((L'M + 2μ'I)/3) → 2μ'/3")
+                                                  statement="A_iP_iA_iᵀ = (l/9)ĀĀᵀ, λ_min((L'M + 2μ'I)/3) → 2μ'/3",
+                                                  key="mu_AC (shared rows)", role="corrected")
     closed["kappa_AC (target)"] = closed_form("def:projected_condition_number", kappa_AC, realized["kappa_AC"], rtol=1e-3,
-                                              statement="κ̃_AC realized from the matrices vs target")
+                                              statement="κ̃_AC realized from the matrices vs target",
+                                              key="kappa_AC", role="printed")
     params = dict(n=n, l=l, a=tp.a, a_C=tc.a, Lp=Lp, mup=mup, mu_f=mu_f, L_f=L_f, mu_tilde=mu_tilde, rho=rho, chain_length=K,
                   k_eps=k_eps(rho, eps), eps=eps, m=m,
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
@@ -192,16 +199,18 @@ def check_solution(inst: Instance, x_star: np.ndarray, coupled_x_star: np.ndarra
     closed, findings = {}, []
     spread = float(np.abs(X - X[:, :, :1, :]).max())
     closed["x*_ij equal over blocks j (local consensus)"] = {"label": "app:mixed_coupled_with_local_lower", "statement": "C_i x_i = 0",
-                                                              "max_abs_diff": spread, "holds": bool(spread <= 1e-8 * max(np.abs(X).max(), 1e-300))}
+                                                              "max_abs_diff": spread, "holds": bool(spread <= 1e-8 * max(np.abs(X).max(), 1e-300)),
+                                                              "key": "blocks_equal", "role": "check"}
     supp = chain_support(inst, x_star)
     closed["support of x* along the chain"] = {"label": "app:mixed_coupled_with_local_lower",
                                                "statement": "x* has geometrically decaying components along the whole chain",
                                                "support": supp, "k_eps": pr["k_eps"], "chain_length": K,
-                                               "holds": bool(supp >= min(K, 2 * pr["k_eps"]))}
+                                               "holds": bool(supp >= min(K, 2 * pr["k_eps"])), "key": "support", "role": "printed"}
     t = X[pr["groups"]["V1"][0], 1, 0]
     closed["t*_k decays with the coupled dual ratio ρ"] = closed_form("derived (presolved coupled chain)", pr["rho"],
                                                                       geometric_ratio(t, skip=2, upto=max(6, 2 * pr["k_eps"])),
-                                                                      rtol=1e-6, statement="t* ∝ z*, z*_k ∝ ρ^k")
+                                                                      rtol=1e-6, statement="t* ∝ z*, z*_k ∝ ρ^k", key="decay",
+                                                                      role="corrected")
     if not closed["support of x* along the chain"]["holds"]:
         findings.append(finding(
             "app:mixed_coupled_with_local_lower (eq:Ai_rear)",
@@ -211,6 +220,7 @@ def check_solution(inst: Instance, x_star: np.ndarray, coupled_x_star: np.ndarra
             "With A_i as printed, V1 writes only the row blocks U1 and V3 only U3 of the constraint space (R^K)^l, so "
             "Σ_i A_i x_i = 0 splits into Σ_{V1} Ā_1 x̄_i = 0 and Σ_{V3} Ā_2 x̄_i = 0. Each half is a finite system: the only "
             "forcing (the e_1 shift of p) reaches the first two chain indices, so no lower bound that needs a long chain follows.",
+            key="support",
         ))
     if coupled_x_star is not None:
         Pc_n = P.n
@@ -220,7 +230,7 @@ def check_solution(inst: Instance, x_star: np.ndarray, coupled_x_star: np.ndarra
         ok = diff <= 1e-6 * scale
         closed["presolved = App. C.3 coupled instance (copied l times)"] = {
             "label": "app:mixed_coupled_with_local_lower", "statement": "presolving the local consensus gives exactly App. C.3's problem",
-            "max_abs_diff": diff, "scale": scale, "holds": bool(ok)}
+            "max_abs_diff": diff, "scale": scale, "holds": bool(ok), "key": "presolved", "role": "printed"}
         if not ok:
             findings.append(finding(
                 "app:mixed_coupled_with_local_lower",
@@ -230,5 +240,6 @@ def check_solution(inst: Instance, x_star: np.ndarray, coupled_x_star: np.ndarra
                 f"max |x*_ij − x*_i(coupled)| = {diff:.3e} (scale {scale:.3e})",
                 "The printed A_i (eq:Ai_rear) do not sum V1's and V3's contributions in the same rows, so the presolved problem "
                 "has two separate constraints instead of App. C.3's single one.",
+                key="presolved",
             ))
     return closed, findings

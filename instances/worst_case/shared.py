@@ -102,16 +102,20 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     realized = realized_kappas(P)
 
     lab = "app:nonind_local_lower"
-    closed = dict(("graph: " + k, dict(v, label="app:example_graph")) for k, v in tp.closed_forms().items())
+    closed = dict(("graph: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
     num = group_spectrum([C1, C3], name="C̃").L
     den = interaction_extremes(Ct, transpose=True).lmin_pos
-    closed["numerator max λ_max(C̃_iᵀC̃_i) = L_C"] = closed_form(lab, L_C, num, rtol=1e-9, statement="2L'_C + μ'_C = L_C")
+    closed["numerator max λ_max(C̃_iᵀC̃_i) = L_C"] = closed_form(lab, L_C, num, rtol=1e-9, statement="2L'_C + μ'_C = L_C",
+                                                                      key="L_C", role="check")
     closed["denominator λ_min+(S_C̃ᵀ) = μ_C"] = closed_form(lab, mu_C, den, rtol=1e-3,
-                                                            statement="(1/3) λ_min(L'M + μ'I) = μ'/3 (infinite chain)")
+                                                            statement="(1/3) λ_min(L'M + μ'I) = μ'/3 (infinite chain)",
+                                                            key="mu_C", role="check")
     closed["kappa_Ct (target)"] = closed_form("def:mixed_condition_number", kappa_Ct, realized["kappa_Ct"], rtol=1e-3,
-                                              statement="κ̂_{C̃ᵀ} realized vs target (finite-K correction)")
+                                              statement="κ̂_{C̃ᵀ} realized vs target (finite-K correction)",
+                                              key="kappa_Ct", role="check")
     closed["kappa_f (with L_f = κ_f μ_f / 2)"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=1e-9,
-                                                             statement="κ_f of the printed f_i is 2L_f/μ_f")
+                                                             statement="κ_f of the printed f_i is 2L_f/μ_f",
+                                                             key="f_smooth", role="corrected")
 
     findings = [finding(
         "sec:local_cons_example_funcs",
@@ -119,6 +123,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
         "L_f/μ_f",
         "∇²f_i = diag(μ_f I, 2L_f I): κ_f = 2L_f/μ_f",
         "The printed f_i is 2L_f-smooth; the builder uses L_f = κ_f μ_f/2 so that the realized κ_f equals the target.",
+        key="f_smooth",
     )]
     # eq:conj_fi at a random point: the exact conjugate vs the printed formula
     rng = np.random.default_rng(0)
@@ -128,14 +133,16 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     xstar_t = v / (2 * L_f) - a * np.eye(5)[0]
     numeric = u @ (u / mu_f) + v @ xstar_t - (mu_f / 2 * (u / mu_f) @ (u / mu_f) + L_f * np.sum((xstar_t + a * np.eye(5)[0]) ** 2))
     closed["eq:conj_fi (printed)"] = closed_form("eq:conj_fi", printed, numeric, rtol=1e-9,
-                                                 statement="f*(u,v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'/μ_f)v_1")
+                                                 statement="f*(u,v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'/μ_f)v_1",
+                                                 key="conj_fi", role="printed")
     closed["eq:conj_fi (corrected: ‖v‖²/(4L_f))"] = closed_form("eq:conj_fi", exact, numeric, rtol=1e-9,
-                                                                statement="f*(u,v) = ‖u‖²/(2μ_f) + ‖v‖²/(4L_f) − (L'/μ_f)v_1")
+                                                                statement="f*(u,v) = ‖u‖²/(2μ_f) + ‖v‖²/(4L_f) − (L'/μ_f)v_1",
+                                                                key="conj_fi", role="corrected")
     if not closed["eq:conj_fi (printed)"]["holds"]:
         findings.append(finding("eq:conj_fi", "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'_C/μ_f) v_1",
                                 float(printed), float(numeric),
                                 "sup_t ⟨v,t⟩ − L_f‖t + a e_1‖² = ‖v‖²/(4L_f) − a v_1: the ‖v‖² coefficient is 1/(4L_f), not 1/L_f "
-                                f"(value at a random point: printed {printed:.6g}, exact {numeric:.6g})."))
+                                f"(value at a random point: printed {printed:.6g}, exact {numeric:.6g}).", key="conj_fi"))
     # the stated equivalence of the local constraints with C̃x = 0
     Ks = min(K, 60)
     C1s, C3s = shared_blocks(Ks, Lp, mup)
@@ -151,13 +158,14 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     eq_printed, eq_flip = same_kernel(stacked, Ctil), same_kernel(stacked, Ctil_flip)
     closed["local constraints ⇔ C̃x = 0"] = {"label": "sec:local_cons_example_mats",
                                              "statement": "the split local constraints are equivalent to C̃x = 0",
-                                             "holds": bool(eq_printed), "holds_after_p_to_minus_p": bool(eq_flip)}
+                                             "holds": bool(eq_printed), "holds_after_p_to_minus_p": bool(eq_flip),
+                                             "key": "constraints_equiv", "role": "printed"}
     if not eq_printed:
         findings.append(finding("sec:local_cons_example_mats",
                                 "so-defined local constraints are equivalent to C̃x = 0, C̃ = (−√L'Eᵀ, √μ'I)",
                                 "equivalent", "not equivalent; equivalent to (√L'Eᵀ, √μ'I)x = 0, i.e. after p ↦ −p" if eq_flip else "not equivalent",
                                 "The rows of E₁ᵀ/E₂ᵀ carry +(e_k − e_{k+1}) where C̃ has −√L'Eᵀ. Since f_i is even in p the two problems "
-                                "have the same value and x* differs only in the sign of p*."))
+                                "have the same value and x* differs only in the sign of p*.", key="constraints_equiv"))
     params = dict(n=n, a=tp.a, L_C=L_C, mu_C=mu_C, Lp=Lp, mup=mup, mu_f=mu_f, L_f_symbol=L_f, rho=rho,
                   rho_printed=printed_rho(L_C, mu_C, L_f, mu_f), chain_length=K, k_eps=k_eps(rho, eps), eps=eps,
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
@@ -180,9 +188,11 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> tuple[dict, list]:
     measured = geometric_ratio(t, skip=2, upto=max(6, 2 * pr["k_eps"]))
     closed, findings = {}, []
     closed["lem:nesterovs_worst_rho (printed)"] = closed_form("lem:nesterovs_worst_rho", pr["rho_printed"], measured, rtol=1e-6,
-                                                              statement="ρ = (√(⅔L_C L_f/(μ_C μ_f)+1) − 1)/(√(…)+1)")
+                                                              statement="ρ = (√(⅔L_C L_f/(μ_C μ_f)+1) − 1)/(√(…)+1)",
+                                                              key="nesterovs_worst_rho", role="printed")
     closed["ρ + 1/ρ = 2 + μ'μ_f/(2L'L_f) (derived)"] = closed_form("derived (exact dual of the instance)", pr["rho"], measured,
-                                                                    rtol=1e-6, statement="ratio of t*_{k+1}/t*_k")
+                                                                    rtol=1e-6, statement="ratio of t*_{k+1}/t*_k",
+                                                                    key="nesterovs_worst_rho", role="corrected")
     if not closed["lem:nesterovs_worst_rho (printed)"]["holds"]:
         s2 = 1 + 8 * pr["Lp"] * pr["L_f_symbol"] / (pr["mup"] * pr["mu_f"])
         findings.append(finding("lem:nesterovs_worst_rho", "solution ratio of prob:dual_as_nesterov for this construction",
@@ -190,23 +200,26 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> tuple[dict, list]:
                                 "Measured ratio of consecutive components of t* vs the printed ρ. The exact dual of the instance "
                                 f"gives ρ = (s−1)/(s+1) with s² = 1 + 8L'L_f/(μ'μ_f) = {s2:.6g} (printed: 1 + ⅔L_C L_f/(μ_C μ_f) = "
                                 f"{2 / 3 * pr['L_C'] * pr['L_f_symbol'] / (pr['mu_C'] * pr['mu_f']) + 1:.6g}); the difference comes from "
-                                "the 1/(4L_f) of the true conjugate and L'_C = L_C/2 − 3μ_C/2."))
+                                "the 1/(4L_f) of the true conjugate and L'_C = L_C/2 − 3μ_C/2.", key="nesterovs_worst_rho"))
     # x*(z*): the paper's t* = (√μ'/(2L_f))(z* − (L'/μ_f)e_1) with z*_k = ρ^k, first component
     rho_m = measured
     t1_printed = math.sqrt(pr["mup"]) / (2 * pr["L_f_symbol"]) * (rho_m - pr["Lp"] / pr["mu_f"])
     t1_derived = pr["mup"] / (2 * pr["L_f_symbol"]) * pr["rho"] - pr["Lp"] / pr["mu_f"]
     closed["x*(z*): t*_1 (printed)"] = closed_form("sub:bounding_accuracy", t1_printed, t[0], rtol=1e-6,
-                                                   statement="t* = (√μ'/(2L_f))(z* − (L'/μ_f)e_1), z*_k = ρ^k")
+                                                   statement="t* = (√μ'/(2L_f))(z* − (L'/μ_f)e_1), z*_k = ρ^k",
+                                                   key="x_star_t1", role="printed")
     closed["x*(z*): t*_1 (derived)"] = closed_form("derived", t1_derived, t[0], rtol=1e-6,
-                                                   statement="t* = (μ'/(2L_f))ρ^k − (L'/μ_f)e_1")
+                                                   statement="t* = (μ'/(2L_f))ρ^k − (L'/μ_f)e_1",
+                                                   key="x_star_t1", role="corrected")
     ratio_pt = p[3] / t[3] if t[3] != 0 else float("nan")
     ratio_pt_printed = 2 * pr["L_f_symbol"] * math.sqrt(pr["Lp"]) / (pr["mu_f"] * math.sqrt(pr["mup"])) * (1 - 1 / pr["rho"])
     closed["x*(z*): p*_k / t*_k"] = closed_form("sub:bounding_accuracy", ratio_pt_printed, ratio_pt, rtol=1e-6,
-                                                statement="p* = (√L'/μ_f)E z*, t* ∝ z*: p*_k/t*_k = (2L_f√L'/(μ_f√μ'))(1 − 1/ρ)")
+                                                statement="p* = (√L'/μ_f)E z*, t* ∝ z*: p*_k/t*_k = (2L_f√L'/(μ_f√μ'))(1 − 1/ρ)",
+                                                key="x_star_ratio", role="check")
     if not closed["x*(z*): t*_1 (printed)"]["holds"]:
         findings.append(finding("sub:bounding_accuracy", "x*(z*): t* = (√μ̂_A/(2L_f))(z* − (L'_C/μ_f)e_1)",
                                 t1_printed, float(t[0]),
                                 "First component of t* from the printed expression (with μ̂_A read as μ'_C and z*_k = ρ^k) vs the exact "
                                 f"solution; the exact dual gives t* = (μ'/(2L_f))ρ^k − (L'/μ_f)e_1 = {t1_derived:.6g} at k = 1. "
-                                "The tail t*_k ∝ ρ^k, which the lower bound uses, holds."))
+                                "The tail t*_k ∝ ρ^k, which the lower bound uses, holds.", key="x_star_t1"))
     return closed, findings

@@ -26,13 +26,12 @@ positive, so a point whose split is ambiguous is flagged, not silently used.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-
 from mixbounds.bounds.spectral import ZERO_RTOL
+from mixbounds.instances.random import _rng  # one seeding rule for every seeded case
 
 #: a split is *clear* when the largest "zero" eigenvalue is below CLEAR_ZERO·λ_max and the smallest
 #: positive one above CLEAR_POS·λ_max: rounding puts true zeros near 1e-16·λ_max, and every case
@@ -175,8 +174,6 @@ def intersection(U: np.ndarray, V: np.ndarray, *, tol: float = 1e-7) -> np.ndarr
 
 
 # ----------------------------------------------------------------------------- random pieces
-def _rng(seed: int, stream: str) -> np.random.Generator:
-    return np.random.default_rng([int(seed), zlib.crc32(stream.encode())])
 
 
 def _orth(rng, k: int, r: int) -> np.ndarray:

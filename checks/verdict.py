@@ -1,0 +1,49 @@
+"""The slope judgements every sweep verdict uses (Tables 1–4, the lower-bound engine, the benchmarks).
+
+A sweep verdict fits the log-log slope of a per-accuracy count against the realized swept
+parameter (:func:`fit_counts`) and compares it with a target slope (the cell's formula slope
+along the realized points) under a tolerance ``tol``:
+
+* :func:`upper_ok`  — an upper bound holds: ``slope <= target + tol`` (upper-bound-only cells,
+  random families, Tables 2–4);
+* :func:`band_ok`   — a tight or absent parameter: ``|slope − target| <= tol``;
+* :func:`between_ok` — a lower bound whose unit-constant formula slope and claimed exponent differ
+  (a sum of monomials): ``lo − tol <= slope <= hi + tol``.
+
+Each table's special rule is a small named function in the module of its checks
+(:func:`checks.nonsmooth.table2_log_tolerance`, :func:`checks.nonsmooth.table4_log_factor_finding`,
+:func:`checks.nonsmooth.derived_terms_finding`, :func:`checks.lower.weaker_bound_finding`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .sweeps import fit_slope
+
+
+def fit_counts(xs, ys) -> dict:
+    """:func:`checks.sweeps.fit_slope` of counts ``ys`` against ``xs``; a sweep with a zero count has no slope
+    (``nan``), unless every count is the same (slope 0: the oracle is not needed anywhere on the sweep)."""
+    if min(ys) <= 0:
+        return {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}
+    return fit_slope(xs, ys)
+
+
+def upper_ok(slope: float, target: float, tol: float) -> bool:
+    """The measured slope does not exceed the claimed one by more than ``tol`` (``False`` for ``nan``)."""
+    return bool(slope <= target + tol)
+
+
+def band_ok(slope: float, target: float, tol: float) -> bool:
+    """The measured slope is the claimed one within ``tol`` (``False`` for ``nan``)."""
+    return bool(abs(slope - target) <= tol)
+
+
+def between_ok(slope: float, lo: float, hi: float, tol: float) -> bool:
+    """The measured slope lies in ``[lo − tol, hi + tol]`` (``False`` for ``nan``)."""
+    return bool(lo - tol <= slope <= hi + tol)
+
+
+def finite(slope: float) -> bool:
+    return math.isfinite(slope)
