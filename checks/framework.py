@@ -256,7 +256,9 @@ def run_checks(
 def all_checks() -> list[Check]:
     """Every registered check, from every family module present."""
     out: list[Check] = []
-    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench"):
+    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
+                "mixbounds.checks.audit_counters", "mixbounds.checks.calibration_engine",
+                "mixbounds.checks.calibration_tolerances", "mixbounds.checks.audit_guards"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

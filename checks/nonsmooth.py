@@ -73,7 +73,7 @@ from mixbounds.bounds.claims import REGISTRY
 from .framework import Check, Task
 from .result import CheckResult, Finding
 from .verdict import band_ok, upper_ok
-from .sweeps import CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, fit_slope, formula_slope, geomspace
+from .sweeps import CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, fit_integrity, fit_slope, formula_slope, geomspace
 
 ACC = {2: "LR2_eps", 3: "MR_eps", 4: "M_mu_eps"}
 #: slope tolerance per tier (counts to a first hit are integers with ±15% phase noise; sweeps of 1 decade)
@@ -315,6 +315,10 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
         return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows,
                            detail=f"zero counts of {cell.oracle} at some point: {ys}", **common)
     f = fit_slope(xs, ys)
+    why = fit_integrity(f, len(grid), stopped=len(excluded))  # pre-asymptotic points are a stated, measured exclusion
+    if why:
+        return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows,
+                           detail=f"fit integrity: {why}", **common)
     slope = f["slope"]
     if e > 0:
         target = e if acc_param else formula_slope(cell, param, [r["realized_all"] for r in rows])

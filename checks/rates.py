@@ -30,14 +30,15 @@ import numpy as np
 
 from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
+from .audit_counters import closed_form_mismatch
 from .framework import Check, Task
 from .lower import bound_comparisons
 from .lower import solver_point_task as _lb_task
 from .result import CheckResult, with_variant
 from .verdict import band_ok, finite, fit_counts, upper_ok
 from .sweeps import (
-    ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_slope,
-    formula_slope, geomspace, worst_sweeps,
+    ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_integrity,
+    fit_slope, formula_slope, geomspace, worst_sweeps,
 )
 
 #: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks.
@@ -105,7 +106,16 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
            "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
            "final_error": res.final_error(), "counts1": res.counts_to(eps1), "counts2": res.counts_to(eps2),
            "counts": res.counts, "solver": {k: res.params[k] for k in ("degrees", "tau", "L_G", "mu_G", "interval") if k in res.params}}
+    # convergence guard: the error at the returned x, recomputed here from x and x* (not the solver's flag)
+    out["final_error_recomputed"], why = convergence_guard(res, ref.u, eps2)
+    out["eps_asked"] = eps2
+    mismatch = closed_form_mismatch(res)
+    if mismatch:
+        out["counter_audit_error"] = mismatch
     if not res.converged:
+        return out
+    if why:
+        out["convergence_error"] = why
         return out
     e = res.history_error
     env = np.maximum.accumulate(e[::-1])[::-1]
@@ -121,9 +131,34 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
         "per_iteration": {o: float(v) for o, v in zip(ORACLES, per_iter)},
         "iterations_window": float(iters_window),
         "per_accuracy": {o: float(v) * iters_window for o, v in zip(ORACLES, per_iter)},
-        "settle": {f"{eps1:g}": int(np.flatnonzero(env <= eps1)[0]), f"{eps2:g}": int(np.flatnonzero(env <= eps2)[0])},
+        "settle": {f"{eps:g}": (int(hit[0]) if (hit := np.flatnonzero(env <= eps)).size else None)
+                   for eps in (eps1, eps2)},
     })
     return out
+
+
+def convergence_guard(res, x_star, eps: float) -> tuple[float, str | None]:
+    """The error at ``res.x`` recomputed from ``x*``, and why the run may not be judged when it exceeds ``eps``.
+
+    A run is judged only when it reached the accuracy it was asked for, whatever its ``converged`` flag says.
+    """
+    err = recomputed_error(res.x, x_star)
+    if err <= eps:
+        return err, None
+    return err, (f"the solver reports {res.reason!r} after {res.iterations} iterations, but the error recomputed "
+                 f"from x and x* is {err:.3e} > ε = {eps:g}")
+
+
+def recomputed_error(x, x_star) -> float:
+    """``‖x − x*‖² / ‖x⁰ − x*‖²`` with ``x⁰ = 0`` (the solvers' start), from the returned point itself.
+
+    The accuracy every rate run asks for (``solvers.solve``: relative squared distance on the original
+    variables); ``‖x − x*‖²`` when ``x* = 0``.
+    """
+    x, xs = np.asarray(x, float).ravel(), np.asarray(x_star, float).ravel()
+    den = float(xs @ xs)
+    num = float((x - xs) @ (x - xs))
+    return num / den if den > 0 else num
 
 
 def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER, chain_scale: float = 1.0) -> Task:
@@ -153,6 +188,12 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
         if "error" in p:
             errs.append(f"{param}={v:g}: {p['error']}")
             continue
+        if "counter_audit_error" in p:
+            errs.append(f"{param}={v:g}: counter audit: {p['counter_audit_error']}")
+            continue
+        if "convergence_error" in p:
+            errs.append(f"{param}={v:g}: convergence guard: {p['convergence_error']}")
+            continue
         if not p["converged"]:
             errs.append(f"{param}={v:g}: solver did not converge ({p['reason']}, {p['iterations']} iterations, "
                         f"final error {p['final_error']:.2e})")
@@ -181,18 +222,28 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
     xs = [r["realized"] for r in rows]
     ys = [r["per_accuracy"] for r in rows]
     f = fit_counts(xs, ys)
+    if min(ys) <= 0:
+        fit = {"used": 0, "of": len(sw.grid), "reason": f"no fit: per-accuracy {cell.oracle} counts {ys} contain zeros"}
+    else:
+        fit = {"used": int(f["n"]), "of": len(sw.grid), "reason": None}
+        why = fit_integrity(f, len(sw.grid))
+        if why:
+            return CheckResult(id=rid, status="fail" if control else "error", points=rows, measured=f["slope"],
+                               ci=tuple(f["ci"]), detail=f"fit integrity: {why}", extra={"fit": fit}, **common)
     slope = f["slope"]
     fslope = formula_slope(cell, param, [r["realized_all"] for r in rows]) + theory_shift if cell.exponent(param) > 0 else theory_shift
     target = fslope
     ok = finite(slope) and (upper_ok if (kind == "upper" or random) else band_ok)(slope, target, tol)
-    extra = {"formula_slope": fslope, "exponent": cell.exponent(param)}
+    extra = {"formula_slope": fslope, "exponent": cell.exponent(param), "fit": fit}
     if lb_pts is not None:
         extra.update(_tightness(cell, param, rows, lb_pts, sw))
     status = "pass" if ok else "fail"
     cmp = "<=" if (kind == "upper" or random) else "≈"
     detail = (f"slope {slope:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, R² {f['r2']:.3f}) {cmp} {target:.3f} ± {tol} "
               f"[exponent {cell.exponent(param):g}{'' if not theory_shift else f' + {theory_shift:g}'}]; per-accuracy {cell.oracle} "
-              f"counts {ys} at realized {param} {[round(x, 3) for x in xs]}")
+              f"counts {ys} at realized {param} {[round(x, 3) for x in xs]}; "
+              f"fit on {fit['used']} of {fit['of']} sweep points"
+              + (f" ({fit['reason']})" if fit["reason"] else ""))
     return CheckResult(id=rid, status=status, measured=slope, ci=tuple(f["ci"]), r2=f["r2"], points=rows, detail=detail,
                        extra=extra, **common)
 
@@ -227,8 +278,8 @@ def _truncation(tier, cls, param, sw, base_pt, long_pt) -> CheckResult:
     common = dict(kind="truncation", theory=f"|Δ| <= {TRUNC_RTOL:g}", tolerance=TRUNC_RTOL, label="DESIGN.md: chain dimensions",
                   cell=f"T1.{cls}", param=param, instance={"family": sw.family, "point": sw.grid[0]})
     for p in (base_pt, long_pt):
-        if "error" in p or not p.get("converged") or "per_accuracy" not in p:
-            why = p.get("error") or p.get("window_error") or f"not converged ({p.get('reason')})"
+        if "error" in p or not p.get("converged") or "per_accuracy" not in p or _guarded(p):
+            why = p.get("error") or _guarded(p) or p.get("window_error") or f"not converged ({p.get('reason')})"
             return CheckResult(id=rid, status="error", detail=why, **common)
     rows, worst = [], 0.0
     for o in ("grad", "A", "C", "Ct", "comm"):
@@ -246,13 +297,18 @@ def _truncation(tier, cls, param, sw, base_pt, long_pt) -> CheckResult:
                               f"per-accuracy count {worst:.3%}", **common)
 
 
+def _guarded(p: dict) -> str | None:
+    """Why a point may not be judged (convergence guard, counter audit), or ``None``."""
+    return p.get("convergence_error") or p.get("counter_audit_error")
+
+
 def _consistency(tier, cls, param, sw, ub_pts, lb_pts) -> CheckResult:
     """No solver count to ε may be below the engine's lower bound to the same ε."""
     rid = f"T1.{cls}.consistency.{param}"
     bad, checked = [], 0
     rows = []
     for (v, up), (_, lp) in zip(ub_pts, lb_pts):
-        if "error" in up or "error" in lp or not up.get("converged"):
+        if "error" in up or "error" in lp or not up.get("converged") or _guarded(up):
             continue
         def count_at(o, key_eps, up=up):
             eps = float(key_eps)

@@ -64,8 +64,9 @@ class Sweep:
 def fit_slope(x, y) -> dict:
     """OLS slope of ``log y`` against ``log x`` with a 95% confidence interval and R².
 
-    Returns ``{"slope", "ci": (lo, hi), "r2", "intercept", "n"}``; with fewer than
-    three usable points the interval is infinite.
+    Returns ``{"slope", "ci": (lo, hi), "r2", "intercept", "n", "constant"}``; with fewer than
+    three usable points the interval is infinite; ``constant``: every ``y`` equal (slope exactly 0,
+    the interval undefined).
     """
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
@@ -80,7 +81,28 @@ def fit_slope(x, y) -> dict:
     else:
         half = float("inf")
     return {"slope": float(res.slope), "ci": (float(res.slope - half), float(res.slope + half)),
-            "r2": float(res.rvalue ** 2), "intercept": float(res.intercept), "n": int(n)}
+            "r2": float(res.rvalue ** 2), "intercept": float(res.intercept), "n": int(n),
+            "constant": bool(np.ptp(y) == 0)}
+
+
+def fit_integrity(fit: dict, points: int, *, stopped: int = 0) -> str | None:
+    """Why a slope fit may not be judged, or ``None`` (issue 17: fits must use the whole sweep).
+
+    ``fit``: a :func:`fit_slope` result; ``points``: how many points the sweep has; ``stopped``: how
+    many of them were left out for a stated, measured reason (a budget stop).  A fit on fewer
+    points than the sweep has minus those, or with an infinite or undefined confidence interval,
+    is not a verdict.
+    """
+    want = points - stopped
+    if fit.get("n") != want:
+        return (f"the fit used {fit.get('n')} of the sweep's {points} points"
+                + (f" ({stopped} left out for a budget stop)" if stopped else "") + f"; expected {want}")
+    lo, hi = fit["ci"]
+    if fit.get("constant"):
+        return None  # equal counts at every point: slope exactly 0, no scatter to put an interval on
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"the slope's 95% CI ({lo}, {hi}) is not finite (fit on {fit.get('n')} points)"
+    return None
 
 
 def formula_slope(cell: Cell, param: str, realized_points: list[dict], *, derived: bool = False) -> float:

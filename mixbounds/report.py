@@ -350,6 +350,15 @@ def _controls_section(doc: dict) -> list[Block]:
             T(["Control", "Kind", "Theory", "Measured", "Status", "Caught", "Detail"], rows)]
 
 
+def _tolerances_section() -> list[Block]:
+    """The verdict-deciding tolerances with their values, probes and reasons (checks/tolerances.py)."""
+    from mixbounds.checks.tolerances import TABLE_HEADERS, table_rows
+
+    return [H(2, "Tolerances"), P("Every named tolerance that decides a verdict; the boundary controls "
+                                  "(ids starting `tolerance.` and `control.tolerance.`) check that it accepts the "
+                                  "perturbation under Must pass and rejects the one under Must fail."), T(list(TABLE_HEADERS), table_rows())]
+
+
 def _failures_section(doc: dict) -> list[Block]:
     bad = [c for c in doc["claims"] if not c.get("control") and c["status"] in ("fail", "error")]
     if not bad:
@@ -397,6 +406,7 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
     blocks += _bench_section(doc, manifest or {})
     blocks += _other_section(doc)
     blocks += _controls_section(doc)
+    blocks += _tolerances_section()
     blocks += _failures_section(doc)
     blocks += _run_section(doc)
     return blocks

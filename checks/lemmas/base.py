@@ -24,16 +24,12 @@ from ..framework import TIERS, Check, Task
 from ..result import CheckResult
 from .cases import describe, orth_kernel, psd_spectrum
 
-#: an inequality ``a <= b`` holds if ``a <= b (1 + INEQ_RTOL)``: dense eigenvalues carry absolute
-#: errors ~1e-16·λ_max, i.e. relative errors <= 1e-16·κ <= 1e-8 for the κ <= 1e8 the cases keep.
-INEQ_RTOL = 1e-7
+#: INEQ_RTOL (``a <= b`` holds if ``a <= b (1 + INEQ_RTOL)``) and PATH_ABS_TOL live in checks/tolerances.py
+from ..tolerances import INEQ_RTOL, PATH_ABS_TOL  # noqa: E402, F401
 #: an equality of two spectral quantities holds to this relative accuracy (same reason).
 EQ_RTOL = 1e-7
 #: closed forms of exact constructions (exact 1/T_K, …): rounding only.
 EXACT_RTOL = 1e-10
-#: path-Laplacian eigenvalues (<= 4) by LAPACK's tridiagonal solver: absolute accuracy ~1e-15, so 1e-12 absolute;
-#: the control's 2(1 ± cos(π/(n+1))) differs by > 1e-8 for every n <= 1200
-PATH_ABS_TOL = 1e-12
 #: the order check of lem:mixed_coupled_with_local_spectrum: a log-log slope of κ_B in κ_W above
 #: 1 + ORDER_SLOPE_TOL contradicts the printed O(κ̃κ_W); κ_W² predicts 2 (minus the κ_C term's drag).
 ORDER_SLOPE_TOL = 0.5

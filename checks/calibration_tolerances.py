@@ -1,0 +1,190 @@
+"""Tolerance boundary controls: every probed tolerance of :mod:`checks.tolerances`, from both sides.
+
+The negative controls of the check families are gross (factors 2–4) and fail at any tolerance,
+so a tolerance loosened 100× goes unnoticed.  Here each tolerance with pinned probes gets
+
+* ``tolerance.<module>.<NAME>.tolerates`` (ordinary result, must ``pass``): the comparison that
+  uses the tolerance accepts the perturbation ``tolerate`` (just below the designed value);
+* ``control.tolerance.<module>.<NAME>.detects`` (negative control, must ``fail``): it rejects the
+  perturbation ``detect`` (≈ 10× for rounding tolerances, 2× for slope tolerances).
+
+The probes go through the code that decides the verdicts where it is callable: the lemma
+helpers ``_le``/``_ge`` (``INEQ_RTOL``) and ``_eq`` (``EQ_RTOL``); the suite's path Laplacian and
+LAPACK's eigenvalues against ``2(1 ± cos(π/n))`` (``PATH_ABS_TOL``); :func:`checks.rates.verdict`
+on a synthetic exact power-law sweep (``TOL`` per tier, ``TARGET_RTOL``) and
+:func:`checks.rates._truncation` (``TRUNC_RTOL``).  The other tolerances are compared inline in
+their checks; their probe is the same comparison (``|a − b| <= tol·|b|``, ``|a − b| <= tol``,
+``slope excess <= tol``) at the value in effect.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+from .framework import Check, Task
+from .result import CheckResult
+from .tolerances import TOLERANCES, Tolerance
+
+
+
+def _rid(t: Tolerance) -> str:
+    return t.where.replace(":", ".").replace("[", ".").replace("]", "")
+
+
+# ----------------------------------------------------------------------------- probes: True = the check accepts
+def _accepts_generic(t: Tolerance, delta: float) -> bool:
+    tol = t.in_effect()
+    if t.kind == "rel":
+        b = 1.0
+        return abs((b + delta * b) - b) <= tol * abs(b)
+    return abs(delta) <= tol  # abs and slope: the excess itself
+
+
+def _accepts_ineq(delta: float) -> bool:
+    from .lemmas import base as lemmas
+
+    b = 3.0
+    return bool(lemmas._le(b * (1 + delta), b)) and bool(lemmas._ge(b * (1 - delta), b))
+
+
+def _accepts_eq(delta: float) -> bool:
+    from .lemmas import base as lemmas
+
+    b = 3.0
+    return bool(lemmas._eq(b * (1 + delta), b))
+
+
+def _accepts_path(delta: float) -> bool:
+    from scipy.linalg import eigvalsh_tridiagonal
+
+    from mixbounds.instances.graphs import laplacian, path_adjacency
+
+    from .lemmas import base as lemmas
+
+    n = 40
+    Wp = laplacian(path_adjacency(n))
+    ev = eigvalsh_tridiagonal(Wp.diagonal(), Wp.diagonal(1))
+    c = math.cos(math.pi / n)
+    tol = lemmas.PATH_ABS_TOL
+    return bool(abs(ev[-1] + delta - 2 * (1 + c)) <= tol and abs(ev[1] + delta - 2 * (1 - c)) <= tol)
+
+
+def _synthetic_sweep(tier: str, slope_excess: float = 0.0, target_rel: float = 0.0):
+    """A consensus κ_W sweep whose per-accuracy counts follow the formula slope + ``slope_excess`` exactly."""
+    from mixbounds.bounds.claims import get
+
+    from .sweeps import POINTS, Sweep, geomspace
+
+    cell = get("T1.consensus.comm")
+    grid = tuple(geomspace(30.0, 300.0, POINTS[tier]))
+    sw = Sweep("consensus", "consensus", "kappa_W", {"kappa_f": 100.0, "kappa_W": 100.0}, grid, eps=1e-6)
+    theta = cell.exponent("kappa_W")
+    pts = []
+    for i, v in enumerate(grid):
+        real = v * (1 + target_rel) if i == len(grid) - 1 else v
+        y = 50.0 * real ** (theta + slope_excess)
+        per = {o: (y if o == "comm" else 0.0) for o in ("grad", "A", "C", "Ct", "comm")}
+        cnt = {o: int(round(per[o])) for o in per}
+        pts.append((v, {"converged": True, "reason": "tolerance", "iterations": 100, "final_error": 5e-7,
+                        "final_error_recomputed": 5e-7, "eps_asked": 1e-6,
+                        "realized": {"kappa_W": real, "kappa_f": 100.0}, "counts1": cnt, "counts2": cnt,
+                        "per_accuracy": per, "per_iteration": per, "iterations_window": 1.0, "settle": {}, "n": 10,
+                        "variables": 10, "chain_length": 100, "solver": {"degrees": {}}}))
+    return cell, sw, pts
+
+
+def _accepts_slope(tier: str, delta: float) -> bool:
+    from .rates import verdict
+
+    cell, sw, pts = _synthetic_sweep(tier, slope_excess=delta)
+    return verdict(tier, cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
+
+
+def _accepts_target(delta: float) -> bool:
+    from .rates import verdict
+
+    cell, sw, pts = _synthetic_sweep("quick", target_rel=delta)
+    return verdict("quick", cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
+
+
+def _accepts_trunc(delta: float) -> bool:
+    from .rates import _truncation
+
+    cell, sw, pts = _synthetic_sweep("quick")
+    base = pts[0][1]
+    long = dict(base, chain_length=200, per_accuracy={k: v * (1 + delta) for k, v in base["per_accuracy"].items()})
+    return _truncation("quick", "consensus", "kappa_W", sw, base, long).status == "pass"
+
+
+def _accepts(t: Tolerance, delta: float) -> bool:
+    special = {"lemmas:INEQ_RTOL": _accepts_ineq, "lemmas:EQ_RTOL": _accepts_eq, "lemmas:PATH_ABS_TOL": _accepts_path,
+               "rates:TARGET_RTOL": _accepts_target, "rates:TRUNC_RTOL": _accepts_trunc}
+    if t.where in special:
+        return special[t.where](delta)
+    if t.where.startswith("rates:TOL["):
+        return _accepts_slope(t.where[len("rates:TOL["):-1], delta)
+    return _accepts_generic(t, delta)
+
+
+def probe_all() -> dict:
+    """Every probed tolerance: value in effect and whether the check accepts each pinned perturbation."""
+    out = {}
+    for t in TOLERANCES:
+        if t.tolerate is None:
+            continue
+        out[t.where] = {"in_effect": t.in_effect(), "design": t.design, "tolerate": t.tolerate, "detect": t.detect,
+                        "accepts_tolerate": _accepts(t, t.tolerate), "accepts_detect": _accepts(t, t.detect)}
+    return out
+
+
+# ----------------------------------------------------------------------------- check
+_TASK = Task(probe_all, {}, label="tolerance boundary probes")
+
+
+def _probed() -> list[Tolerance]:
+    return [t for t in TOLERANCES if t.tolerate is not None]
+
+
+def _ids(tier) -> list[str]:
+    return [f"tolerance.{_rid(t)}.tolerates" for t in _probed()]
+
+
+def _control_ids(tier) -> list[str]:
+    return [f"control.tolerance.{_rid(t)}.detects" for t in _probed()]
+
+
+def _results(points: dict, control: bool) -> list[CheckResult]:
+    p = points[_TASK.key]
+    out = []
+    for t in _probed():
+        rid = f"control.tolerance.{_rid(t)}.detects" if control else f"tolerance.{_rid(t)}.tolerates"
+        common = dict(kind="tolerance", tolerance=p.get(t.where, {}).get("in_effect"), label="checks/tolerances.py",
+                      control=control, expected="fail" if control else None, instance={"tolerance": t.where})
+        if "error" in p or t.where not in p:
+            why = p.get("error", f"{t.where} not probed")
+            out.append(CheckResult(id=rid, status="fail" if control else "error", detail=why, **common))
+            continue
+        q = p[t.where]
+        if control:
+            status = "pass" if q["accepts_detect"] else "fail"
+            detail = (f"{t.where} = {q['in_effect']:g} (designed {t.design:g}) "
+                      f"{'ACCEPTS' if q['accepts_detect'] else 'rejects'} a perturbation of {t.detect:g}")
+            theory = f"rejects {t.detect:g}"
+        else:
+            status = "pass" if q["accepts_tolerate"] else "fail"
+            detail = (f"{t.where} = {q['in_effect']:g} (designed {t.design:g}) "
+                      f"{'accepts' if q['accepts_tolerate'] else 'REJECTS'} a perturbation of {t.tolerate:g}")
+            theory = f"accepts {t.tolerate:g}"
+        out.append(CheckResult(id=rid, status=status, theory=theory, measured=q["in_effect"], points=[q], detail=detail,
+                               **common))
+    return out
+
+
+def checks() -> list[Check]:
+    return [Check(id="calibration.tolerances", family="selfcheck", result_ids=_ids, tasks=lambda t: [_TASK],
+                  finalize=lambda tier, pts: _results(pts, False),
+                  description="each probed tolerance accepts a perturbation just below it (checks/tolerances.py)"),
+            Check(id="control.calibration.tolerances", family="selfcheck", result_ids=_control_ids,
+                  tasks=lambda t: [_TASK], finalize=lambda tier, pts: _results(pts, True),
+                  description="each probed tolerance rejects a perturbation ≈10× above it")]

@@ -1,0 +1,130 @@
+"""Mutation harness (issue 17): `mixbounds verify` must catch a broken suite on its own.
+
+Each mutant copies the package (the installed layout: ``mixbounds/`` with ``bounds/``, ``instances/``,
+``solvers/``, ``checks/``, ``plots/`` inside) to a temporary directory, applies ONE planted defect,
+and runs ``mixbounds verify --tier quick`` from the copy on the smallest claim subset that should
+catch it: exit code 1, with the failing result ids the defect must produce.  The unmodified copy
+on the union of the subsets must exit 0 (otherwise a broken copy would "catch" every mutant).
+
+Not part of the default run (marker ``mutants``, excluded by ``addopts``)::
+
+    pytest -m mutants -s tests/test_mutants.py     # prints the failing ids of every mutant
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.mutants
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBPACKAGES = ("bounds", "instances", "solvers", "checks", "plots")
+
+#: name → (file, [(old, new)], claims subset, globs of which at least one failing id must match)
+MUTANTS = {
+    "comm-undercount": (
+        "solvers/oracles.py",
+        [('        self.counts["comm"] += 1\n        return spmv(self._W, Y)',
+          '        self._mutant_calls = getattr(self, "_mutant_calls", 0) + 1\n'
+          '        if self._mutant_calls % 2:\n            self.counts["comm"] += 1\n        return spmv(self._W, Y)')],
+        "audit.counters.*", ["audit.counters.*"]),
+    "engine-two-hops": (
+        "checks/engine.py",
+        [("            Sn = close(S | step_seed | ((step_adj @ S.astype(np.float64)) > 0))",
+          "            S1 = S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)\n"
+          "            Sn = close(S1 | ((step_adj @ S1.astype(np.float64)) > 0))")],
+        "calibration.engine.*", ["calibration.engine.*"]),
+    "ineq-rtol-loosened": (
+        "checks/tolerances.py", [("INEQ_RTOL = 1e-7", "INEQ_RTOL = 1e-5")],
+        "control.tolerance.lemmas.INEQ_RTOL.*", ["control.tolerance.lemmas.INEQ_RTOL.detects"]),
+    "path-abs-tol-loosened": (
+        "checks/tolerances.py", [("PATH_ABS_TOL = 1e-12", "PATH_ABS_TOL = 1e-10")],
+        "control.tolerance.lemmas.PATH_ABS_TOL.*", ["control.tolerance.lemmas.PATH_ABS_TOL.detects"]),
+    "solver-stops-a-decade-early": (
+        "solvers/apapc.py",
+        [("    elif err <= eps:\n", "    elif err <= 10 * eps:\n"),
+         ("            hit = hit or err <= eps\n", "            hit = hit or err <= 10 * eps\n"),
+         ("            if err > lvl:\n", "            if err > 10 * lvl:\n")],
+        "audit.convergence.*", ["audit.convergence.stop-rule"]),
+    "fit-first-two-points": (
+        "checks/sweeps.py",
+        [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
+          "    x, y = np.log(x[ok]), np.log(y[ok])\n    x, y = x[:2], y[:2]\n")],
+        "T1.consensus.comm.kappa_W.*", ["T1.consensus.comm.kappa_W.*"]),
+}
+
+
+def _copy(dst: Path) -> Path:
+    """The installed layout of the package under ``dst`` (importable with ``PYTHONPATH=dst``)."""
+    pkg = dst / "mixbounds"
+    shutil.copytree(ROOT / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    for sub in SUBPACKAGES:
+        shutil.copytree(ROOT / sub, pkg / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    return pkg
+
+
+def _mutate(pkg: Path, rel: str, edits) -> None:
+    f = pkg / rel
+    text = f.read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, f"mutant target not found exactly once in {rel}: {old!r}"
+        text = text.replace(old, new)
+    f.write_text(text)
+
+
+def _verify(root: Path, claims: str, out: Path) -> tuple[int, dict]:
+    from mixbounds.bounds.texparse import find_paper
+
+    env = dict(os.environ, PYTHONPATH=str(root), MIXBOUNDS_PAPER=str(find_paper()))
+    # the copy, not the installed tree, must be what runs (exit 3 otherwise)
+    prog = ("import sys, mixbounds; root = sys.argv.pop(1)\n"
+            "if not mixbounds.__file__.startswith(root): sys.exit(3)\n"
+            "from mixbounds.cli import main; sys.exit(main())")
+    cmd = [sys.executable, "-c", prog, str(root), "verify", "--tier", "quick", "--jobs", "1", "--no-plots",
+           "--no-cache", "--out", str(out), "--claims", claims]
+    proc = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode in (0, 1), f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    doc = json.loads((out / "results.json").read_text())
+    return proc.returncode, doc
+
+
+def _failing(doc: dict) -> list[str]:
+    s = doc.get("summary") or {}
+    return list(s.get("failed", [])) + list(s.get("controls_not_caught", [])) + list(s.get("unexpected_findings", []))
+
+
+def _details(doc: dict, ids: list[str]) -> list[str]:
+    by = {c["id"]: c for c in doc.get("claims", [])}
+    return [f"{i} [{by.get(i, {}).get('status')}]: {str(by.get(i, {}).get('detail'))[:240]}" for i in ids]
+
+
+def test_unmodified_copy_exits_0(tmp_path):
+    root = tmp_path / "src"
+    _copy(root)
+    claims = ",".join(sorted({m[2] for m in MUTANTS.values()}))
+    code, doc = _verify(root, claims, tmp_path / "out")
+    assert code == 0, _failing(doc)
+    assert doc["summary"]["controls_caught"] == doc["summary"]["controls_total"] > 0
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_mutant_is_caught(name, tmp_path):
+    rel, edits, claims, must = MUTANTS[name]
+    root = tmp_path / "src"
+    pkg = _copy(root)
+    _mutate(pkg, rel, edits)
+    code, doc = _verify(root, claims, tmp_path / "out")
+    bad = _failing(doc)
+    print(f"\nmutant {name}: verify --tier quick --claims '{claims}' → exit {code}; failing {len(bad)}:")
+    for line in _details(doc, bad):
+        print("  " + line)
+    assert code == 1, f"mutant {name} not caught (exit {code})"
+    assert any(fnmatchcase(i, g) for i in bad for g in must), (name, bad)
