@@ -128,7 +128,7 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     ``max_calls`` calls of one oracle); first-hit counts at ``eps1``, ``eps2``
     and at every level of :data:`checks.sweeps.ABS_LEVELS` are recorded.
     """
-    from mixbounds.solvers import ORACLES, solve
+    from mixbounds.solvers import solve
     from mixbounds.solvers.baselines import BASELINES
 
     from .framework import instance_and_reference
@@ -152,27 +152,37 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
            "counts1": res.counts_to(eps1), "counts2": res.counts_to(eps2),
            "abs": {f"{e:g}": res.counts_to(e) for e in HIT_LEVELS},
            "params": {k: v for k, v in res.params.items() if isinstance(v, (int, float, str)) or k == "inner"}}
+    out.update(per_accuracy(res, eps1, eps2))
+    return out
+
+
+def per_accuracy(res, eps1: float, eps2: float) -> dict:
+    """The rate-based per-accuracy cost of a run between ``eps1`` and ``eps2`` (module docstring).
+
+    Returns ``{"per_iteration", "iterations_window", "per_accuracy"}`` (per oracle), or ``{"window_error": why}``
+    when the error envelope does not cover the window with >= 3 iterations or does not decrease over it.
+    Shared by the benchmarks and the user's methods (:mod:`mixbounds.bench_method`).
+    """
+    from mixbounds.solvers import ORACLES
+
     e = res.history_error
     hc = res.history_counts
     env = np.maximum.accumulate(e[::-1])[::-1]
     win = np.flatnonzero((env <= eps1) & (env >= eps2))
     if win.size < 3:
-        out["window_error"] = (f"only {win.size} iterations with the error envelope in [{eps2:g}, {eps1:g}]"
-                               + ("" if res.converged else f" (run stopped: {res.reason})"))
-        return out
+        return {"window_error": (f"only {win.size} iterations with the error envelope in [{eps2:g}, {eps1:g}]"
+                                 + ("" if res.converged else f" (run stopped: {res.reason})"))}
     slope = np.polyfit(win, np.log10(np.maximum(env[win], 1e-300)), 1)[0]
     if not slope < 0:
-        out["window_error"] = f"error envelope not decreasing over the window (slope {slope:g} decades/iteration)"
-        return out
+        return {"window_error": f"error envelope not decreasing over the window (slope {slope:g} decades/iteration)"}
     iters_window = math.log10(eps1 / eps2) / abs(slope)
     a, b = int(win[0]), int(win[-1])
     per_iter = (hc[b] - hc[a]) / max(b - a, 1) if b > a else (hc[-1] - hc[0]) / max(res.iterations, 1)
-    out.update({
+    return {
         "per_iteration": {o: float(v) for o, v in zip(ORACLES, per_iter)},
         "iterations_window": float(iters_window),
         "per_accuracy": {o: float(v) * iters_window for o, v in zip(ORACLES, per_iter)},
-    })
-    return out
+    }
 
 
 def _call_budget(tier: str, method: str) -> int | None:

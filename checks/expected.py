@@ -42,9 +42,13 @@ EXPECTED: tuple[Expected, ...] = _lemma_findings() + (
     Expected("T1.coupled_local.C.*.lower@shared-rows*", "app:mixed_coupled_with_local_lower", _C_ADDITIVE),
     Expected("T1.mixed.A.*.lower", "app:mixed_coupled_with_local_lower", "the x part is the printed C&L construction: " + _CL_PRINTED),
     Expected("T1.mixed.C.*.lower", "app:mixed_coupled_with_local_lower", "the x part is the printed C&L construction: " + _CL_PRINTED),
-    Expected("T1.mixed.comm.*.lower", "app:mixed_coupled_with_local_lower",
-             "the κ̃_AC, κ_f, κ_W bounds are read on the x part, the printed C&L construction: " + _CL_PRINTED),
+    Expected("T1.mixed.comm.kappa_AC.lower", "app:mixed_coupled_with_local_lower",
+             "the κ̃_AC bound needs the x part, the printed C&L construction: " + _CL_PRINTED),
     Expected("T1.mixed.C.*.lower@shared-rows*", "app:mixed_coupled_with_local_lower", _C_ADDITIVE),
+    # the class of the gradient bounds (checks.lower.foda_verdict)
+    Expected("T1.*.grad.kappa_f.lower.def_foda", "def:foda",
+             "def:foda admits ∇f_i*: one call ∇(f_i + h_i)*(0) fills the sum-trick chain, so the gradient lower bounds hold "
+             "for primal-gradient methods only (def:foda without ∇f_i*)"),
     # Tables 2-4 (checks.nonsmooth)
     Expected("finding.alg_sliding.initialisation", "alg:sliding",
              "the printed lines 6 and 12 of Algorithm 2 do not converge where Lan's Gradient Sliding does"),

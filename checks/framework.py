@@ -140,6 +140,44 @@ def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]
         _GROUP.instances = None
 
 
+#: layout of a cache entry: ``{"cache": CACHE_FORMAT, "task": <task key>, "point": {…, "seconds": s}}``
+CACHE_FORMAT = "mixbounds-point-1"
+
+
+def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
+    """``(point, None)`` for a valid cache entry of task ``key``, ``(None, why)`` for a damaged one, ``(None, None)``
+    if there is none.  Valid: JSON ``{"cache": CACHE_FORMAT, "task": key, "point": {…}}`` whose point is an object
+    with a numeric ``seconds`` and no ``error`` (failed points are never cached); anything else is recomputed."""
+    try:
+        entry = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return None, None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"unreadable ({type(exc).__name__})"
+    if not isinstance(entry, dict) or entry.get("cache") != CACHE_FORMAT:
+        return None, f"not a cache entry of format {CACHE_FORMAT}"
+    if entry.get("task") != key:
+        return None, "entry of another task"
+    pt = entry.get("point")
+    secs = pt.get("seconds") if isinstance(pt, dict) else None
+    if not isinstance(pt, dict) or isinstance(secs, bool) or not isinstance(secs, (int, float)) or "error" in pt:
+        return None, "point of the wrong shape"
+    return pt, None
+
+
+def cache_census(cache_dir: Path, keys) -> dict:
+    """``{"valid": n, "damaged": m}`` over the entries of ``keys`` in ``cache_dir`` (this code version)."""
+    cdir = Path(cache_dir) / code_version()
+    out = {"valid": 0, "damaged": 0}
+    for k in keys:
+        pt, why = read_cache_entry(cdir / f"{k}.json", k)
+        if pt is not None:
+            out["valid"] += 1
+        elif why is not None:
+            out["damaged"] += 1
+    return out
+
+
 def _atomic_write_json(path: Path, obj) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
@@ -189,14 +227,14 @@ def run_checks(
     cdir = None if cache_dir is None else Path(cache_dir) / version
     points: dict[str, dict] = {}
     todo = []
+    damaged = 0
     for k, t in tasks.items():
-        f = None if cdir is None else cdir / f"{k}.json"
-        if f is not None and f.exists():
-            try:
-                points[k] = json.loads(f.read_text())
+        if cdir is not None:
+            pt, why = read_cache_entry(cdir / f"{k}.json", k)
+            if pt is not None:
+                points[k] = pt
                 continue
-            except (OSError, json.JSONDecodeError):
-                pass  # a damaged cache entry is recomputed
+            damaged += why is not None  # a damaged cache entry is recomputed (and counted)
         todo.append(t)
     total, done = len(tasks), len(points)
     t0 = time.perf_counter()
@@ -205,7 +243,7 @@ def run_checks(
         nonlocal done
         points[t.key] = out
         if cdir is not None and "error" not in out:
-            _atomic_write_json(cdir / f"{t.key}.json", out)
+            _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key, "point": out})
         done += 1
         if progress:
             progress(done, total, t)
@@ -248,8 +286,8 @@ def run_checks(
             res = [CheckResult(id=rid, kind="error", status="error", detail=f"finalize failed: {type(exc).__name__}: {exc}")
                    for rid in c.result_ids(tier)]
         results.extend(r for r in res if fnmatchcase(r.id, pattern))
-    stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "seconds": time.perf_counter() - t0,
-             "code_version": version}
+    stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "damaged": damaged,
+             "seconds": time.perf_counter() - t0, "code_version": version}
     return results, stats
 
 

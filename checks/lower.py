@@ -29,14 +29,18 @@ length must not reproduce the claimed slope.
 
 from __future__ import annotations
 
+from dataclasses import replace
 
 from mixbounds.bounds.claims import get
 from mixbounds.instances.classes import CLASSES
 
 from .framework import Check, Task
 from .result import CheckResult, Finding, with_variant
+from .sweeps import (
+    ABS_LEVELS, POINTS, WORST_EPS, WORST_FAMILY, WORST_RANGE, PARAM_REALIZED, Sweep, cells_of, fit_slope, formula_slope,
+    geomspace, worst_sweeps,
+)
 from .verdict import between_ok
-from .sweeps import ABS_LEVELS, WORST_EPS, WORST_FAMILY, PARAM_REALIZED, Sweep, cells_of, fit_slope, formula_slope, worst_sweeps
 
 #: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
 #: integer counts and the staircase n(κ_W) = 3m of the tuned path graph (steps of 3 nodes)
@@ -58,12 +62,32 @@ LB_DECADES = 4.0
 EPS_INSTANCE = WORST_EPS
 
 _VARIANTS = {name: c.engine_variants for name, c in CLASSES.items()}  # instances.classes
-_FAMILY = WORST_FAMILY
+_VARIANTS.update(shared_ident=("natural",), mixed_ident=("natural",))  # instances.worst_case.ident (engine only)
+_FAMILY = dict(WORST_FAMILY, shared_ident="shared-ident", mixed_ident="mixed-ident")
+#: constructions of the identical-C̃ statements (instances.worst_case.ident; none is printed): their parameters and
+#: base point (small κ's: the engine needs no solver, and the chains stay short)
+IDENT_PARAMS = {"shared_ident": ("kappa_f", "kappa_Ct_id", "kappa_W"),
+                "mixed_ident": ("kappa_f", "kappa_AC", "kappa_Ct_id", "kappa_W")}
+IDENT_BASE = {"shared_ident": {"kappa_f": 10.0, "kappa_Ct": 10.0, "kappa_W": 10.0},
+              "mixed_ident": {"kappa_f": 10.0, "kappa_AC": 10.0, "kappa_Ct": 10.0, "kappa_W": 10.0}}
+#: constructions without local constraints C (the κ_C sweep and the C cells do not apply)
+_NO_C = ("cited",)
 
 
 def sweeps(tier: str, cls: str, variant: str | None, *, grad: bool) -> list[Sweep]:
-    # consensus needs no sum-trick: every chain index costs a gradient at a V1/V3 node
-    return worst_sweeps(tier, cls, variant, grad=grad)
+    """The worst-case sweeps of ``cls`` on ``variant`` (consensus and shared-ident need no sum-trick: every
+    chain index of the consensus part costs a gradient at a V1/V3 node)."""
+    if cls in IDENT_PARAMS:
+        out = []
+        for p in IDENT_PARAMS[cls]:
+            lo, hi = WORST_RANGE[tier]["kappa_AC" if p == "kappa_Ct_id" else p]
+            out.append(Sweep(cls, _FAMILY[cls], p, IDENT_BASE[cls], tuple(geomspace(lo, hi, POINTS[tier])),
+                             variant=variant, eps=WORST_EPS))
+        return out
+    out = worst_sweeps(tier, cls, variant, grad=grad)
+    if variant in _NO_C:
+        out = [replace(sw, base={k: v for k, v in sw.base.items() if k != "kappa_C"}) for sw in out if sw.param != "kappa_C"]
+    return out
 
 
 # ----------------------------------------------------------------------------- task
@@ -93,6 +117,11 @@ def lower_point(family: str, params: dict, oracles: list, chain: int | None = No
             c1 = head.count
             e1 = head.errors[c1] if c1 is not None else e0 * EPS1_REL
             lb = eng.lower_bound(o, min(e1 * LB_WINDOW, min(ABS_LEVELS)), part=part)
+            if o == "grad":
+                # Definition def:foda as written: ∇f_i* allowed in every counted round (engine.lower_bound)
+                cj = eng.lower_bound(o, e1 * LB_WINDOW, part=part, conjugate=True)
+                out["bounds"]["grad+conj" if part == "all" else f"grad+conj@{part}"] = {
+                    "e0": e0, "count1": cj.count_to(e0 * EPS1_REL), "count2": cj.count, "reason": cj.reason}
             out["bounds"][key] = {"e0": e0, "e1": e1, "count1": c1, "count2": lb.count_to(e1 * LB_WINDOW),
                                   "reason": lb.reason,
                                   # counts at absolute relative-error levels: the solvers' counts to the
@@ -101,16 +130,29 @@ def lower_point(family: str, params: dict, oracles: list, chain: int | None = No
     return out
 
 
-def _part(cls: str, oracle: str, param: str) -> str:
-    """Which part of the mixed instance carries the bound for (oracle, param).
+#: classes whose constructions are direct sums of an x part and an x̃ part (bounds are also run per part)
+_SUM_CLASSES = ("mixed", "mixed_ident")
 
-    The mixed instance is the direct sum of the C&L construction (on x) and the shared one
-    (on x̃); its lower bounds are those of the parts ("combination of lower bounds"). The x̃
-    part carries C̃ and κ̂_C̃, the x part everything else.
+
+def best_bound(bounds: dict, oracle: str) -> tuple[str | None, dict | None, int | None]:
+    """``(key, bound, per-accuracy count)`` of the largest per-accuracy bound for ``oracle`` over the whole
+    instance and its parts (keys ``oracle``, ``oracle@x``, ``oracle@xt``).
+
+    A direct sum's lower bound is the larger of its parts' ("combination of lower bounds", sec. Mixed
+    Constraints): a method's error on a part never exceeds its error on the whole, so every part's per-accuracy
+    count bounds the whole's.  The whole's own count can be smaller than a part's (its window is anchored at the
+    whole's error, where the other part's mass may dominate), and reading one fixed part understates the bound
+    (as the suite once did for the mixed κ_f and κ_W communication bounds: x part only, while the x̃ part grew).
     """
-    if cls != "mixed":
-        return "all"
-    return "xt" if (oracle == "Ct" or param == "kappa_Ct") else "x"
+    best = (None, None, None)
+    for key in (oracle, f"{oracle}@x", f"{oracle}@xt"):
+        b = bounds.get(key)
+        if b is None:
+            continue
+        per = None if (b["count1"] is None or b["count2"] is None) else b["count2"] - b["count1"]
+        if best[0] is None or (per is not None and (best[2] is None or per > best[2])):
+            best = (key, b, per)
+    return best
 
 
 def bound_comparisons(lp: dict, count_at):
@@ -136,11 +178,79 @@ def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:
     params = sw.point_params(value)
     params.setdefault("eps", EPS_INSTANCE)  # the instance of the solvers' sweep point (checks.rates.upper_point)
     kw = {"family": sw.family, "params": params, "oracles": sorted(oracles)}
-    if sw.cls == "mixed" and not sw.family.endswith("-grad"):
-        kw["parts"] = ["x", "xt"]
+    if sw.cls in _SUM_CLASSES and not sw.family.endswith("-grad"):
+        kw["parts"] = ["all", "x", "xt"]
     if chain is not None:
         kw["chain"] = chain
     return Task(lower_point, kw, label=f"LB {sw.family}[{sw.variant or 'printed'}] {sw.param}={value:g}")
+
+
+# ----------------------------------------------------------------------------- the class bounded
+#: a gradient bound "collapses" under ∇f* when this many rounds (∇f_i and ∇f_i* each) reach the window's end
+CONJ_COLLAPSE = 1
+
+
+def class_bounded(oracle: str) -> str:
+    """The class of methods an engine bound holds for (DESIGN.md, "The lower-bound engine").
+
+    Definition def:foda admits ∇f_i*: one call ∇(f_i + h_i)*(0) fills a sum-trick chain (measured by
+    :func:`foda_verdict`), so the gradient bounds hold for def:foda *without* ∇f_i*; the matrix and
+    communication bounds leave ∇f_i and ∇f_i* free, i.e. hold for def:foda as written.
+    """
+    if oracle == "grad":
+        return "def:foda without ∇f_i* (primal gradients; ∇f_i* collapses the sum-trick chain)"
+    return "def:foda (∇f_i and ∇f_i* free)"
+
+
+def foda_verdict(tier, cell, sw: Sweep, pts, *, control=False, rid=None) -> CheckResult:
+    """Gradient bound with ∇f_i* allowed (def:foda as written) against the primal-gradient bound.
+
+    ``finding``: with ∇f_i* every point needs at most :data:`CONJ_COLLAPSE` rounds while the primal bound grows
+    with the claimed exponent (the gradient lower bound fails for def:foda as written); ``pass``: the bound grows
+    with ∇f_i* too (it holds for def:foda); ``fail`` otherwise (neither bound grows: a cut chain).
+    """
+    rid = rid or f"{cell.id}.kappa_f.lower.def_foda"
+    theory, tol = cell.exponent("kappa_f"), TOL[tier]
+    rows, errs = [], []
+    for v, p in pts:
+        if "error" in p or "grad" not in p.get("bounds", {}):
+            errs.append(f"kappa_f={v:g}: {p.get('error', 'no gradient bound')}")
+            continue
+        b, cj = p["bounds"]["grad"], p["bounds"]["grad+conj"]
+        per = None if (b["count1"] is None or b["count2"] is None) else b["count2"] - b["count1"]
+        cper = None if (cj["count1"] is None or cj["count2"] is None) else cj["count2"] - cj["count1"]
+        rows.append({"target": v, "realized": p["realized"].get("kappa_f"), "primal_per_accuracy": per,
+                     "primal_count": b["count2"], "conjugate_count": cj["count2"], "conjugate_per_accuracy": cper})
+    common = dict(kind="lower-class", theory=f"grad bound ∝ κ_f^{theory:g} with ∇f_i*", tolerance=tol, label="def:foda",
+                  cell=cell.id, param="kappa_f", control=control, expected="fail" if control else None,
+                  instance={"family": sw.family, "variant": sw.variant or "printed", "base": sw.base, "param": "kappa_f"})
+    if errs or any(r["primal_per_accuracy"] is None or r["conjugate_count"] is None for r in rows):
+        return CheckResult(id=rid, status="fail" if control else "error", points=rows,
+                           detail="; ".join(errs) or "a bound did not reach ε", **common)
+    xs = [r["realized"] for r in rows]
+    prim = fit_slope(xs, [max(r["primal_per_accuracy"], 1e-12) for r in rows])["slope"]
+    conj = [r["conjugate_per_accuracy"] for r in rows]
+    cslope = fit_slope(xs, [max(c, 1e-12) for c in conj])["slope"] if min(conj) > 0 else 0.0
+    collapse = all(r["conjugate_count"] <= CONJ_COLLAPSE for r in rows)
+    primal_grows = abs(prim - theory) <= tol
+    counts = (f"primal-gradient per-accuracy counts {[r['primal_per_accuracy'] for r in rows]} (slope {prim:.3f}); with "
+              f"∇f_i* allowed, rounds to the same accuracy {[r['conjugate_count'] for r in rows]} at κ_f = "
+              f"{[round(x, 3) for x in xs]} on {sw.family}[{sw.variant or 'printed'}]")
+    findings: tuple = ()
+    if collapse and primal_grows and not control:
+        status = "finding"
+        findings = (Finding(
+            id=f"finding:{rid}", label="def:foda",
+            statement=f"{cell.id}: Ω(√κ_f log 1/ε) gradient calls for every method of Definition def:foda",
+            printed=f"κ_f^{theory:g}", measured=f"{max(r['conjugate_count'] for r in rows)} round(s) with ∇f_i*",
+            detail=("def:foda's local computation admits ∇f_i*; one call ∇(f_i + h_i)*(0) returns the whole chain of "
+                    f"the sum-trick, so the bound holds only for primal-gradient methods: {counts}."), source=rid),)
+    elif primal_grows and not collapse and abs(cslope - theory) <= tol:
+        status = "pass"
+    else:
+        status = "fail"
+    return CheckResult(id=rid, status=status, measured=cslope, points=rows, findings=findings,
+                       detail=counts, extra={"primal_slope": prim, "collapse": collapse}, **common)
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -174,18 +284,17 @@ def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckRes
         if "error" in p:
             errs.append(f"{param}={v:g}: {p['error']}")
             continue
-        part = _part(sw.cls, cell.oracle, param) if not sw.family.endswith("-grad") else "all"
-        b = p["bounds"].get(cell.oracle if part == "all" else f"{cell.oracle}@{part}")
+        key, b, per = best_bound(p["bounds"], cell.oracle)
         if b is None:
             errs.append(f"{param}={v:g}: oracle {cell.oracle} absent")
             continue
-        per = None if (b["count1"] is None or b["count2"] is None) else b["count2"] - b["count1"]
-        rows.append({"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]), "e0": b["e0"], "count1": b["count1"],
+        rows.append({"part": "all" if "@" not in key else key.split("@")[1],"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]), "e0": b["e0"], "count1": b["count1"],
                      "count2": b["count2"], "per_accuracy": per, "reason": b["reason"], "n": p["n"],
                      "chain_length": p["chain_length"], "realized_all": p["realized"]})
     inst = {"family": sw.family, "variant": sw.variant or "printed", "base": sw.base, "param": param,
+            "class": class_bounded(cell.oracle),
             "eps_levels": {"head_cut": EPS1_REL, "window": LB_WINDOW},
-            "part": _part(sw.cls, cell.oracle, param) if not sw.family.endswith("-grad") else "all"}
+            "part": "max(whole, x part, x̃ part)" if sw.cls in _SUM_CLASSES and not sw.family.endswith("-grad") else "all"}
     common = dict(kind="lower", theory=theory, tolerance=tol, label=cell.lower_source, cell=cell.id, param=param,
                   instance=inst, control=control, expected="fail" if control else None,
                   variant=None if sw.variant in (None, "printed") else sw.variant)
@@ -232,17 +341,29 @@ def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckRes
         findings = weaker_bound_finding(cell, rid, param, sw, slope, ci, target, tol, rows, xs)
         status = "finding" if findings else "fail"
     detail = (f"slope {slope:.3f} vs claimed {theory:g} (formula slope over the grid {fslope:.3f}), tol {tol}; "
-              f"per-accuracy counts {per}")
+              f"per-accuracy counts {per}; bounds every method of {class_bounded(cell.oracle)}")
     return CheckResult(id=rid, status=status, measured=slope, ci=ci, r2=r2, points=rows, detail=detail, findings=findings,
                        extra={"formula_slope": fslope}, **common)
 
 
-def _make_check(tier_sweeps, cls: str, variant: str | None, grad: bool) -> Check:
+#: variants built for some cells only: the oracles they are run for (the others are the base variant's)
+_VARIANT_ORACLES = {"split-rows": ("C",), "cited": ("grad", "A", "Ct", "comm")}
+
+
+def _make_check(tier_sweeps, cls: str, variant: str | None, grad: bool) -> Check | None:
     tag = f"{cls}{'' if variant in (None, 'printed') else '@' + variant}{'-grad' if grad else ''}"
-    cells = [c for c in cells_of(cls) if c.tight and ((c.oracle == "grad") == grad)]
+    cells = [c for c in cells_of(cls) if c.tight and ((c.oracle == "grad") == grad)
+             and c.oracle in _VARIANT_ORACLES.get(variant, (c.oracle,))]
+    if not cells:
+        return None
+    if variant in _VARIANT_ORACLES:  # only the parameters these cells grow with
+        inner = tier_sweeps
+        tier_sweeps = lambda tier: [sw for sw in inner(tier) if any(c.exponent(sw.param) > 0 for c in cells)]  # noqa: E731
+    foda = grad and variant in (None, "printed", "natural")
 
     def result_ids(tier):
-        return [_result_id(c.id, sw.param, variant) for sw in tier_sweeps(tier) for c in cells]
+        out = [_result_id(c.id, sw.param, variant) for sw in tier_sweeps(tier) for c in cells]
+        return out + ([f"{cells[0].id}.kappa_f.lower.def_foda"] if foda else [])
 
     def tasks(tier):
         oracles = sorted({c.oracle for c in cells})
@@ -255,6 +376,8 @@ def _make_check(tier_sweeps, cls: str, variant: str | None, grad: bool) -> Check
             pts = [(v, points[_task(sw, v, oracles).key]) for v in sw.grid]
             for c in cells:
                 out.append(_verdict(tier, c, sw.param, sw, pts))
+            if foda and sw.param == "kappa_f":
+                out.append(foda_verdict(tier, cells[0], sw, pts))
         return out
 
     return Check(id=f"lower.{tag}", family="lower", result_ids=result_ids, tasks=tasks, finalize=finalize,
@@ -284,11 +407,57 @@ def _control_check() -> Check:
                  description="negative control: a chain truncated too short must not show the claimed lower-bound slope")
 
 
+def _foda_control_check() -> Check:
+    """The def:foda check on a chain truncated to 12 coordinates: neither bound grows, it must come out ``fail``."""
+    cell = get("T1.consensus.grad")
+    rid = "control.lower.def_foda.truncated-chain"
+
+    def sw(tier):
+        return sweeps(tier, "consensus", None, grad=True)[0]
+
+    def tasks(tier):
+        return [_task(sw(tier), v, ["grad"], chain=12) for v in sw(tier).grid]
+
+    def finalize(tier, points):
+        s = sw(tier)
+        pts = [(v, points[_task(s, v, ["grad"], chain=12).key]) for v in s.grid]
+        return [foda_verdict(tier, cell, s, pts, control=True, rid=rid)]
+
+    return Check(id="control.lower.def_foda", family="lower", result_ids=lambda t: [rid], tasks=tasks, finalize=finalize,
+                 description="negative control: the ∇f* class check on a truncated chain must fail")
+
+
+def _cut_control_check() -> Check:
+    """The identical-C̃ C̃ bound on the shared-ident construction with its C̃ chain cut after 6 rows: the solution
+    beyond the cut needs no C̃ product, the claimed slope (and so the certificate) must be lost: ``fail``."""
+    cell = get("T1.shared_ident.Ct")
+    rid = "control.lower.cut-chain.T1.shared_ident.Ct.kappa_Ct_id"
+
+    def sw(tier):
+        s = next(x for x in sweeps(tier, "shared_ident", "natural", grad=False) if x.param == "kappa_Ct_id")
+        return replace(s, extra={"cut": 6})
+
+    def tasks(tier):
+        return [_task(sw(tier), v, ["Ct"]) for v in sw(tier).grid]
+
+    def finalize(tier, points):
+        s = sw(tier)
+        pts = [(v, points[_task(s, v, ["Ct"]).key]) for v in s.grid]
+        return [_verdict(tier, cell, "kappa_Ct_id", s, pts, control=True, rid=rid)]
+
+    return Check(id="control.lower.cut-chain", family="lower", result_ids=lambda t: [rid], tasks=tasks, finalize=finalize,
+                 description="negative control: a C̃ chain cut short must lose the identical-C̃ lower bound")
+
+
 def checks() -> list[Check]:
     out = []
     for cls in _FAMILY:
         for variant in _VARIANTS.get(cls, (None,)):
-            out.append(_make_check(lambda tier, c=cls, v=variant: sweeps(tier, c, v, grad=False), cls, variant, grad=False))
-            out.append(_make_check(lambda tier, c=cls, v=variant: sweeps(tier, c, v, grad=True), cls, variant, grad=True))
-    out.append(_control_check())
+            for grad in (False, True):
+                if grad and "grad" not in _VARIANT_ORACLES.get(variant, ("grad",)):
+                    continue  # the gradient bounds are the base construction's
+                ck = _make_check(lambda tier, c=cls, v=variant, g=grad: sweeps(tier, c, v, grad=g), cls, variant, grad=grad)
+                if ck is not None:
+                    out.append(ck)
+    out += [_control_check(), _foda_control_check(), _cut_control_check()]
     return out

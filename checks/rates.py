@@ -250,13 +250,11 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
 
 def _tightness(cell, param, rows, lb_pts, sw) -> dict:
     """Solver / lower bound, both per decade of accuracy, at each point; and its slope."""
-    from .lower import LB_DECADES, _part
+    from .lower import LB_DECADES, best_bound
 
-    part = _part(sw.cls, cell.oracle, param)
-    key = cell.oracle if part == "all" else f"{cell.oracle}@{part}"
     ratios, xs = [], []
     for r, (v, lp) in zip(rows, lb_pts):
-        b = None if "error" in lp else lp["bounds"].get(key)
+        b = None if "error" in lp else best_bound(lp["bounds"], cell.oracle)[1]
         if not b or b["count1"] is None or b["count2"] is None or b["count2"] - b["count1"] <= 0:
             ratios.append(None)
             continue

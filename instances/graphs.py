@@ -168,10 +168,18 @@ class TunedPath:
         return out
 
 
+#: largest κ_W of a tuned path: n ≈ π√κ_W/2 nodes (1571 at 1e6), each tuning step solves the n-node
+#: tridiagonal eigenproblem, and the constructions built on it have n × chain-length variables
+PATH_KAPPA_W_MAX = 1e6
+
+
 def path_size_for(kappa_W: float) -> int:
-    """The ``n = 3m`` of ``app:example_graph``: ``β_n <= κ_W < β_{n+3}``."""
+    """The ``n = 3m`` of ``app:example_graph``: ``β_n <= κ_W < β_{n+3}`` (κ_W <= :data:`PATH_KAPPA_W_MAX`)."""
     if not np.isfinite(kappa_W) or kappa_W < beta(3) * (1 - KAPPA_W_RTOL):
         raise ValueError(f"tuned path: κ_W must be finite and >= β_3 = {beta(3):.3f} (n >= 3 nodes), got {kappa_W}")
+    if kappa_W > PATH_KAPPA_W_MAX:
+        raise ValueError(f"tuned path: κ_W = {kappa_W:g} exceeds the bound {PATH_KAPPA_W_MAX:g} (the path of "
+                         f"app:example_graph would have n ≈ π√κ_W/2 = {np.pi * np.sqrt(kappa_W) / 2:.3g} nodes)")
     n = 3
     while beta(n + 3) <= kappa_W * (1 + KAPPA_W_RTOL):
         n += 3

@@ -36,7 +36,9 @@ Market stays the portable default.  ``instance.json`` holds ``format`` (``"mixbo
 ``blocks`` (which groups are present), ``objective`` (``type``, ``form``,
 ``L_f``, ``mu_f`` and, for logistic, ``reg``), ``x_star`` (file and layout, or
 ``null``), ``targets``, ``realized``, ``closed_forms``, ``findings``, ``params``,
-``notes``, ``meta`` and ``files`` (every data file of the directory).  JSON is
+``notes``, ``meta`` and ``files`` (every data file of the directory).  Without
+``layout`` (a hand-written directory) the sizes are inferred from the blocks'
+Matrix Market headers (:func:`infer_layout`) and then validated like a given one.  JSON is
 strict: non-finite floats are written as the strings ``"Infinity"``,
 ``"-Infinity"``, ``"NaN"`` and read back as floats.
 
@@ -395,6 +397,48 @@ class _Groups:
         return [_read_npy(self.d, f"{g}_{i}.npy", lengths[i], what[i]) for i in range(self.n)]
 
 
+def infer_layout(d: Path, doc: dict, blocks: dict) -> Layout:
+    """Sizes ``d_i``, ``d̃`` of an instance directory without ``layout``, from the Matrix Market headers.
+
+    ``n`` is ``W.mtx``'s order; ``d_i`` the columns of ``A_i`` or ``C_i`` (rows of ``Nker_i``); ``d̃`` the
+    columns of ``C̃_i``; the objective's blocks (``Q_i``: (d_i + d̃)², ``F_i``: N_i × (d_i + d̃)) give the other
+    one.  Without any constraint block the split of z_i = (x_i, x̃) is ambiguous: a one-line ``ValueError``
+    asks for ``layout``.  The result is validated by the same shape checks as a given layout.
+    """
+    jpath = d / "instance.json"
+
+    def cols(name: str, axis: int = 1) -> int | None:
+        return _mm_header(d / name)[2][axis] if (d / name).is_file() else None
+
+    if not (d / "W.mtx").is_file():
+        raise ValueError(f"{d}: missing file W.mtx")
+    n = _mm_header(d / "W.mtx")[2][0]
+    if n < 1:
+        raise ValueError(f"{d / 'W.mtx'}: empty gossip matrix, cannot infer the layout")
+    otype = (doc.get("objective") or {}).get("type") if isinstance(doc.get("objective"), dict) else None
+    obj_file = {"quadratic": "Q_{i}.mtx", "logistic": "F_{i}.mtx"}.get(otype)
+    dt = cols("Ct_0.mtx") if blocks.get("Ct") else None
+    ds: list[int] = []
+    for i in range(n):
+        di = cols(f"A_{i}.mtx") if blocks.get("A") else None
+        di = cols(f"C_{i}.mtx") if di is None and blocks.get("C") else di
+        di = cols(f"Nker_{i}.mtx", 0) if di is None and blocks.get("C_kernels") else di
+        k = cols(obj_file.format(i=i)) if obj_file else None
+        if di is None and dt is not None and k is not None:
+            di = k - dt
+        if dt is None and di is not None and k is not None:
+            dt = k - di
+        if di is None:
+            raise ValueError(f"{jpath}: no 'layout' and node {i}'s sizes cannot be inferred from its blocks "
+                             f"(no A_{i}, C_{i} or Ct_{i} to split z_{i} = (x_{i}, x~)); add \"layout\": "
+                             f"{{\"d\": [d_0, ...], \"dt\": d~}}")
+        if di < 0 or (dt is not None and dt < 0):
+            raise ValueError(f"{jpath}: no 'layout', and the blocks of node {i} give negative sizes (d_{i} = {di}, "
+                             f"d~ = {dt}): the objective's blocks do not match the constraint blocks")
+        ds.append(int(di))
+    return Layout(tuple(ds), int(dt or 0))
+
+
 def load_instance(path) -> Instance:
     """Read an instance directory written by :func:`save_instance` (or by another tool in the same format).
 
@@ -412,17 +456,31 @@ def load_instance(path) -> Instance:
         raise ValueError(f"{jpath}: format {doc.get('format')!r} is not {FORMAT!r}")
     if int(doc.get("format_version", FORMAT_VERSION)) > FORMAT_VERSION:
         raise ValueError(f"{jpath}: format_version {doc.get('format_version')} is newer than this reader ({FORMAT_VERSION})")
-    try:
-        lay_doc = doc["layout"]
-        lay = Layout(tuple(int(k) for k in lay_doc["d"]), int(lay_doc["dt"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{jpath}: missing or malformed 'layout' ({_one_line(exc)})") from None
-    n = lay.n
-    if "n" in doc and int(doc["n"]) != n:
-        raise ValueError(f"{jpath}: n = {doc['n']} but layout lists {n} local dimensions")
     mfmt = doc.get("matrix_format", "mtx")
     if mfmt not in MATRIX_FORMATS:
         raise ValueError(f"{jpath}: unknown matrix_format {mfmt!r} (known: {', '.join(MATRIX_FORMATS)})")
+    blocks = doc.get("blocks")
+    if blocks is None:  # written by another tool: infer the groups from the files present
+        first = "{g}.npz" if mfmt == "npz" else "{g}_0.mtx"
+        blocks = {k: (d / f).is_file() for k, f in
+                  (("edges", f"edges.{mfmt}"), ("A", first.format(g="A")), ("C", first.format(g="C")),
+                   ("Ct", first.format(g="Ct")), ("C_kernels", first.format(g="Nker")))}
+    if not isinstance(blocks, dict):
+        raise ValueError(f"{jpath}: 'blocks' must be an object")
+    if "layout" not in doc and mfmt == "npz":
+        raise ValueError(f"{jpath}: no 'layout' (the npz matrix format needs it: "
+                         f"\"layout\": {{\"d\": [d_0, ...], \"dt\": d~}})")
+    if "layout" not in doc:
+        lay = infer_layout(d, doc, blocks)
+    else:
+        try:
+            lay_doc = doc["layout"]
+            lay = Layout(tuple(int(k) for k in lay_doc["d"]), int(lay_doc["dt"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{jpath}: malformed 'layout' ({_one_line(exc)})") from None
+    n = lay.n
+    if "n" in doc and int(doc["n"]) != n:
+        raise ValueError(f"{jpath}: n = {doc['n']} but layout lists {n} local dimensions")
     gr = _Groups(d, mfmt, n)
     files = doc.get("files", [])
     if not isinstance(files, list):
@@ -432,12 +490,6 @@ def load_instance(path) -> Instance:
             raise ValueError(f"{jpath}: bad file name {name!r} in 'files'")
         if not (d / name).is_file() and name != "x_star.npy":  # the reference solution is optional
             raise ValueError(f"{d}: missing file {name} (listed in instance.json)")
-    blocks = doc.get("blocks")
-    if blocks is None:  # written by another tool: infer the groups from the files present
-        blocks = {"edges": (d / f"edges.{mfmt}").is_file(), "A": gr.present("A"), "C": gr.present("C"),
-                  "Ct": gr.present("Ct"), "C_kernels": gr.present("Nker")}
-    if not isinstance(blocks, dict):
-        raise ValueError(f"{jpath}: 'blocks' must be an object")
 
     W = gr.matrix("W")
     _expect_shape(d, gr.label("W"), W, n, n, f"gossip matrix of {n} nodes")

@@ -27,3 +27,16 @@ try:
     __version__ = _version("mixed-affine-bounds")
 except _NotFound:  # pragma: no cover - a source checkout that was never installed
     __version__ = "0+source"
+
+#: the public API of a user's method (:mod:`mixbounds.methods`, :mod:`mixbounds.testing`), imported lazily
+_LAZY = {"ProblemView": "mixbounds.methods", "MethodOracles": "mixbounds.methods", "MethodError": "mixbounds.methods",
+         "run_method": "mixbounds.methods", "measure": "mixbounds.testing", "assert_optimal": "mixbounds.testing",
+         "Measurement": "mixbounds.testing"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'mixbounds' has no attribute {name!r}")

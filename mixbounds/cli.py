@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     from mixbounds.cli_instance import register as register_instance
 
     register_instance(sub)
+    from mixbounds.cli_bench import register as register_bench
+
+    register_bench(sub)
     try:
         cli_solve = importlib.import_module("mixbounds.cli_solve")
     except ModuleNotFoundError as exc:
@@ -111,8 +114,29 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def join_negative_numbers(argv: list[str]) -> list[str]:
+    """``--eps -1e-3`` → ``--eps=-1e-3``: argparse reads a token such as ``-1e-3`` as an option, not a value.
+
+    Only a long option without ``=`` followed by a token that parses as a number is joined; the value is then
+    validated by the option's own type and range checks (a negative ``--eps`` is still refused, with its range).
+    """
+    out: list[str] = []
+    for tok in argv:
+        prev = out[-1] if out else ""
+        if tok.startswith("-") and prev.startswith("--") and "=" not in prev and len(prev) > 2:
+            try:
+                float(tok)
+            except ValueError:
+                pass
+            else:
+                out[-1] = f"{prev}={tok}"
+                continue
+        out.append(tok)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
     args.argv = argv
     return args.func(args)

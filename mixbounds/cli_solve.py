@@ -1,16 +1,30 @@
-"""``mixbounds solve DIR [--method NAME] [--eps E] [--json FILE]``: solve an exported instance.
+"""``mixbounds solve DIR [--method NAME] [--eps E] [--json FILE] [--x FILE]``: solve an exported instance.
 
-Reads a directory in the format of DESIGN.md (``instances.io.load_instance``), computes
-the reference solution when ``x_star.npy`` is absent (a user's own instance), runs the
-chosen method, prints its counts and writes ``x.npy`` (z-layout, like ``x_star.npy``)
-next to the JSON file (``--json``) or in DIR.  The JSON holds method, eps, converged,
-iterations, per-oracle counts, the final relative error ``‖x − x*‖²/‖x⁰ − x*‖²`` and
-the path of ``x.npy``.  Exit codes: 0 converged, 1 did not converge, 2 bad input.
+Reads a directory in the format of DESIGN.md (``instances.io.load_instance``) and, before any solve:
+
+* checks every output path (``--json``, ``--x``): creatable, writable, not a directory, and not an existing
+  file this command did not write (an existing ``--json`` must be a solve summary; an existing x file must
+  be the one such a summary names);
+* tests the constraint groups for joint feasibility (:func:`constraint_consistency`: the stacked system
+  ``G v = h`` of :func:`instances.reference.constraint_system` — coupled ``A``, local ``C``, shared ``C̃`` —
+  solved by a sparse factorisation, group by group, so the message names the group that breaks it);
+* checks a supplied ``x_star.npy`` (:func:`xstar_residual`: finite, one shared block across the nodes,
+  feasible, stationary with the best multipliers; a relative KKT residual above :data:`XSTAR_RTOL` is an
+  error naming the file — the method is not blamed for a wrong reference) or computes it when absent.
+
+Then it runs the method, prints its counts and writes the JSON summary (method, eps, converged, iterations,
+per-oracle counts, the final relative error ``‖x − x*‖²/‖x⁰ − x*‖²``, the path of x) and the final
+iterate in the z-layout of ``x_star.npy``: to ``--x FILE``, else next to the summary as ``<stem>.x.npy``; without
+either, x is not written (never into the instance directory unless asked).  The summary is strict JSON:
+non-finite numbers are written as the strings ``"nan"``, ``"inf"``, ``"-inf"``.
+
+Exit codes: 0 converged, 1 did not converge, 2 bad input (nothing written).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import tempfile
@@ -20,6 +34,13 @@ from pathlib import Path
 import numpy as np
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: relative KKT residual above which a supplied x_star.npy is not the solution (saved ones have ~1e-12;
+#: the reference solve guarantees 1e-9, and the least-squares multipliers add rounding on top)
+XSTAR_RTOL = 1e-6
+#: relative residual ‖Gv − h‖ / (‖G‖_max‖v‖ + ‖h‖) above which the constraints have no common solution
+FEAS_RTOL = 1e-8
+#: keys a solve summary has (an existing --json file without them was not written by this command)
+SUMMARY_KEYS = ("method", "eps", "converged", "counts", "x", "instance")
 
 
 def _methods() -> dict:
@@ -40,6 +61,7 @@ def _atomic_write(path: Path, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -47,70 +69,247 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
+def strict(x):
+    """JSON-safe copy: numpy scalars to Python, non-finite floats to the strings ``"nan"``, ``"inf"``, ``"-inf"``."""
+    if isinstance(x, dict):
+        return {str(k): strict(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [strict(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def _read_summary(path: Path) -> dict | None:
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return doc if isinstance(doc, dict) and all(k in doc for k in SUMMARY_KEYS) else None
+
+
+def output_paths(args) -> tuple[Path | None, Path | None]:
+    """``(json, x)`` output paths, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
+    from mixbounds.outdir import OutputError, check_file
+
+    out_json = None if args.json is None else Path(args.json).absolute()
+    if args.x is not None:
+        x_path = Path(args.x).absolute()
+    elif out_json is not None:
+        x_path = out_json.with_name(out_json.name[: -len(out_json.suffix)] if out_json.suffix else out_json.name)
+        x_path = x_path.with_name(x_path.name + ".x.npy")
+    else:
+        x_path = None
+    if out_json is not None:
+        check_file(out_json, "--json", ours=lambda p: _read_summary(p) is not None, ours_desc="mixbounds solve summary")
+    if x_path is not None:
+        prev = _read_summary(out_json) if (out_json is not None and out_json.is_file()) else None
+        ours = lambda p: prev is not None and Path(str(prev.get("x"))).absolute() == p  # noqa: E731
+        check_file(x_path, "--x" if args.x is not None else "x (next to --json)", ours=ours,
+                   ours_desc="solution file named by the summary in --json")
+        if out_json is not None and x_path == out_json:
+            raise OutputError(f"--x {x_path}: the same file as --json")
+    return out_json, x_path
+
+
+# ----------------------------------------------------------------------------- input checks
+def _group_rows(P) -> list[tuple[str, str, list[int]]]:
+    """``(symbol, description, row counts per node)`` of the groups, in the order of ``constraint_system``."""
+    out = []
+    if P.A is not None:
+        out.append(("A", "coupled constraints Σ A_i x_i = Σ b_i", [P.m]))
+    if P.C is not None:
+        out.append(("C", "local constraints C_i x_i = c_i", [c.shape[0] for c in P.C]))
+    if P.Ct is not None:
+        out.append(("C̃", "shared constraints C̃_i x̃ = c̃_i", [c.shape[0] for c in P.Ct]))
+    return out
+
+
+def _consistent(G, h) -> tuple[bool, float]:
+    """Whether ``G v = h`` has a solution: min-norm solve by a sparse factorisation (reference._KKT), then its
+    relative residual (above :data:`FEAS_RTOL`: no solution)."""
+    import scipy.sparse as sp
+
+    from mixbounds.instances.reference import _KKT
+
+    if G.shape[0] == 0:
+        return True, 0.0
+    nv = G.shape[1]
+    v = _KKT(sp.eye(nv, format="csr"), G).solve(np.concatenate([np.zeros(nv), h]))[:nv]
+    gmax = abs(G).max() if G.nnz else 1.0
+    rel = float(np.linalg.norm(G @ v - h) / (gmax * np.linalg.norm(v) + np.linalg.norm(h) + 1e-300))
+    return rel <= FEAS_RTOL, rel
+
+
+def constraint_consistency(P) -> str | None:
+    """Why the constraint groups of ``P`` have no common solution (``None`` if they have one).
+
+    Groups are added one at a time (A, then C, then C̃); the first that makes the stacked system inconsistent
+    is named, and within it the first node whose own block is infeasible, or else that the nodes' blocks
+    contradict each other.
+    """
+    import scipy.sparse as sp
+
+    from mixbounds.instances.reference import constraint_system
+
+    G, h = constraint_system(P)
+    if G.shape[0] == 0:
+        return None
+    ok, rel = _consistent(G, h)
+    if ok:
+        return None
+    start, names = 0, []
+    for sym, desc, rows in _group_rows(P):
+        stop = start + sum(rows)
+        ok_prefix, rel_prefix = _consistent(G[:stop], h[:stop])
+        if not ok_prefix:
+            alone, _ = _consistent(G[start:stop], h[start:stop])
+            if alone:
+                return (f"the {desc} ({sym}) are feasible alone but contradict the {', '.join(names)} group(s): "
+                        f"no point satisfies all constraints (relative residual {rel_prefix:.1e})")
+            r0 = start
+            for i, r in enumerate(rows):
+                if r and len(rows) > 1 and not _consistent(sp.csr_matrix(G[r0:r0 + r]), h[r0:r0 + r])[0]:
+                    return f"the {desc} ({sym}) are infeasible at node {i} (its own block has no solution)"
+                r0 += r
+            per_node = " (each node's block is feasible, they contradict each other)" if len(rows) > 1 else ""
+            return f"the {desc} ({sym}) have no common solution{per_node}; relative residual {rel_prefix:.1e}"
+        names.append(sym)
+        start = stop
+    return f"the constraints have no common solution (relative residual {rel:.1e})"
+
+
+def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
+    """Relative KKT residual of a candidate solution ``u`` (u-layout) of ``P``, with what fails first.
+
+    Finite; the nodes' copies of x̃ agree; ``G v = h``; ``∇F + Gᵀλ = 0`` with the least-squares ``λ``
+    (reference._residual's scale).  Nonsmooth objectives: feasibility only.
+    """
+    import scipy.sparse.linalg as spla
+
+    from mixbounds.instances.reference import _residual, constraint_system, copy_map
+
+    if not np.all(np.isfinite(u)):
+        return math.inf, f"{int(np.sum(~np.isfinite(u)))} of its {u.size} entries are not finite"
+    lay = P.layout
+    E = copy_map(P)
+    v = np.concatenate([u[: lay.dx], u[lay.dx:].reshape(lay.n, lay.dt).mean(axis=0)]) if lay.dt else u[: lay.dx]
+    spread = float(np.linalg.norm(E @ v - u) / (np.linalg.norm(u) + 1e-300))
+    if spread > XSTAR_RTOL:
+        return spread, f"the nodes' copies of the shared variable x̃ differ (relative spread {spread:.1e})"
+    G, h = constraint_system(P)
+    if G.shape[0]:
+        feas = float(np.linalg.norm(G @ v - h) / (np.linalg.norm(G @ v) + np.linalg.norm(h) + 1e-300))
+        if feas > XSTAR_RTOL:
+            return feas, f"it violates the constraints (relative residual {feas:.1e})"
+    if not P.objective.smooth:
+        return 0.0, "feasible (nonsmooth objective: stationarity not tested)"
+    g = E.T @ P.objective.grad(u)
+    g0 = E.T @ P.objective.grad(np.zeros_like(u))
+    lam = spla.lsqr(G.T, -g, atol=1e-15, btol=1e-15, iter_lim=20 * (G.shape[0] + 10))[0] if G.shape[0] else np.zeros(0)
+    res = _residual(g, g0, G, lam, v, h)
+    return res, f"it is not stationary (relative KKT residual {res:.1e})"
+
+
+def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
+    """``(x*, error, note)``: the supplied x_star.npy checked, or the computed reference solution."""
+    from mixbounds.instances.reference import reference_solution
+
+    if inst.x_star is not None:
+        res, why = xstar_residual(P, np.asarray(inst.x_star, dtype=float))
+        if not res <= XSTAR_RTOL:
+            return None, (f"{d / 'x_star.npy'} is not the solution of this instance: {why} "
+                          f"(tolerance {XSTAR_RTOL:.0e}); delete it to have the solution computed"), ""
+        return inst.x_star, None, f"x_star.npy (KKT residual {res:.1e})"
+    try:
+        return reference_solution(P).u, None, "computed (no x_star.npy in the directory)"
+    except ValueError as exc:
+        return None, f"no x_star.npy and the reference solve failed: {' '.join(str(exc).split())}", ""
+
+
 def _cmd_solve(args) -> int:
     from mixbounds.instances.io import load_instance
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.outdir import OutputError
+
+    def usage(msg: str) -> int:
+        print(f"mixbounds solve: error: {' '.join(str(msg).split())}", file=sys.stderr)
+        return EXIT_USAGE
 
     methods = _methods()
     if args.method not in methods:
-        print(f"mixbounds solve: unknown method {args.method!r}; known: {', '.join(sorted(methods))}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage(f"unknown method {args.method!r}; known: {', '.join(sorted(methods))}")
     if not (0 < args.eps < 1):
-        print(f"mixbounds solve: --eps must be in (0, 1), got {args.eps}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage(f"--eps must be in (0, 1), got {args.eps:g}")
+    if args.max_iter < 1:
+        return usage(f"--max-iter must be a positive integer, got {args.max_iter}")
+    try:
+        out_json, x_path = output_paths(args)
+    except OutputError as exc:
+        return usage(str(exc))
     d = Path(args.dir)
     try:
         inst = load_instance(d)
     except (OSError, ValueError) as exc:
-        print(f"mixbounds solve: cannot load {d}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage(f"cannot load {d}: {exc}")
     P = inst.problem
+    why = constraint_consistency(P)
+    if why:
+        return usage(f"{d}: {why}")
     t0 = time.perf_counter()
-    x_star = inst.x_star
-    ref_note = "x_star.npy"
-    if x_star is None:
-        try:
-            x_star = reference_solution(P).u
-            ref_note = "computed (no x_star.npy in the directory)"
-        except ValueError as exc:
-            print(f"mixbounds solve: no x_star.npy and the reference solve failed: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+    x_star, err, ref_note = _reference(P, inst, d)
+    if err:
+        return usage(err)
     try:
         if methods[args.method] is None:
             from mixbounds.solvers import solve
 
             res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
         else:
-            fn = methods[args.method][0]
-            res = fn(P, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
+            res = methods[args.method][0](P, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
     except ValueError as exc:
-        print(f"mixbounds solve: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage(str(exc))
     secs = time.perf_counter() - t0
-    out_json = Path(args.json) if args.json else None
-    x_path = (out_json.parent if out_json else d) / "x.npy"
-    z = P.layout.to_z(res.x)
-    _atomic_write(x_path, lambda tmp: np.save(open(tmp, "wb"), z))
-    summary = {"method": res.method, "eps": args.eps, "converged": bool(res.converged), "reason": res.reason,
-               "iterations": int(res.iterations), "counts": {k: int(v) for k, v in res.counts.items()},
-               "final_relative_error": res.final_error(), "x": str(x_path), "reference": ref_note,
-               "instance": str(d), "family": inst.family, "seconds": secs}
+    return _report(args, inst, d, res, ref_note, secs, out_json, x_path)
+
+
+def _report(args, inst, d, res, ref_note, secs, out_json, x_path) -> int:
+    P = inst.problem
+    summary = strict({"method": res.method, "eps": args.eps, "converged": bool(res.converged), "reason": res.reason,
+                      "iterations": int(res.iterations), "counts": {k: int(v) for k, v in res.counts.items()},
+                      "final_relative_error": res.final_error(), "x": None if x_path is None else str(x_path),
+                      "reference": ref_note, "instance": str(d), "family": inst.family, "seconds": secs})
     print(f"{inst.family} ({P.problem_class}, n = {P.n}, {P.layout.size} variables): {res.method}, eps = {args.eps:g}")
     print(f"  {'converged' if res.converged else 'NOT converged'} ({res.reason}) after {res.iterations} iterations, "
           f"final relative error {res.final_error():.3e}")
     print("  counts: " + ", ".join(f"{k} {v}" for k, v in res.counts.items()))
-    print(f"  x written to {x_path}; reference: {ref_note}; {secs:.2f} s")
+    try:
+        if x_path is not None:
+            z = P.layout.to_z(res.x)
+            _atomic_write(x_path, lambda tmp: np.save(open(tmp, "wb"), z))
+        if out_json is not None:
+            text = json.dumps(summary, indent=2, allow_nan=False)
+            _atomic_write(out_json, lambda tmp: Path(tmp).write_text(text + "\n"))
+    except OSError as exc:
+        print(f"mixbounds solve: error: could not write the outputs: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"  x {'written to ' + str(x_path) if x_path else 'not written (give --json or --x)'}; "
+          f"reference: {ref_note}; {secs:.2f} s")
     if out_json:
-        _atomic_write(out_json, lambda tmp: Path(tmp).write_text(json.dumps(summary, indent=2)))
         print(f"  summary written to {out_json}")
     return EXIT_OK if res.converged else EXIT_FAIL
 
 
 def register(sub) -> None:
-    s = sub.add_parser("solve", help="solve an exported instance directory and print the oracle counts")
+    s = sub.add_parser("solve", help="solve an exported instance directory and print the oracle counts",
+                       description="Solve an instance directory; x goes to --x FILE or next to --json as <stem>.x.npy. "
+                                   "Exit 0 converged, 1 not converged, 2 bad input (nothing written). "
+                                   "Negative numbers may be written --eps -1e-3 or --eps=-1e-3.")
     s.add_argument("dir", help="instance directory (mixbounds instance … --out DIR)")
     s.add_argument("--method", default="apapc", help="apapc (default), apapc-nocheb, or a baseline")
     s.add_argument("--eps", type=float, default=1e-8, help="target relative squared error (default 1e-8)")
-    s.add_argument("--json", default=None, help="write a JSON summary here (x.npy goes next to it)")
+    s.add_argument("--json", default=None, metavar="FILE", help="write a JSON summary here (x goes to <stem>.x.npy)")
+    s.add_argument("--x", default=None, metavar="FILE", help="write the final iterate here (z-layout .npy)")
     s.add_argument("--max-iter", type=int, default=100_000, help="iteration budget")
     s.set_defaults(func=_cmd_solve)

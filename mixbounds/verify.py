@@ -3,7 +3,7 @@
 The main job of the suite (README's first command)::
 
     mixbounds verify [--tier tiny|quick|full] [--claims GLOB] [--jobs N] [--out DIR]
-                     [--json FILE] [--no-plots] [--no-cache] [--scheduler ADDRESS|local:N]
+                     [--json FILE] [--no-plots] [--no-cache]
 
 * selects every check with a result id matching ``--claims`` (comma-separated
   globs; a glob also selects the ids below it: ``T1.coupled.comm`` selects
@@ -16,25 +16,27 @@ The main job of the suite (README's first command)::
   process, which alone writes the cache;
 * prints a table of verdicts, the findings, the negative controls and a summary line;
 * writes, only once everything has run, ``OUT/results.json``, ``OUT/results.csv``,
-  ``OUT/report.md``, ``OUT/report.html`` and ``OUT/plots/`` — each file through a
-  temporary file and ``os.replace``, ``results.json`` last — so an interrupted or
-  crashed run never leaves results that look complete.
+  ``OUT/report.md``, ``OUT/report.html`` and ``OUT/plots/`` as one set (:mod:`mixbounds.outdir`):
+  drawn into a staging directory, then installed behind a journal, so an interrupted,
+  killed or failed run leaves the previous complete set and never a mix.  OUT must be new,
+  empty or a directory this suite wrote (its manifest ``.mixbounds-out.json`` lists the
+  files; nothing else is touched), and one run at a time holds it (``.mixbounds-lock``).
+  Every output path (``--out``, ``--json``) is checked before any work.
 
 Exit codes: 0 no result ``fail``/``error``, every ``finding`` expected
 (:mod:`checks.expected`, each with its reason) and every negative control caught;
 1 a check failed or errored, a finding is not an expected one, a control was not
 caught, or the outputs could not be written; 2 bad usage (unknown tier,
-bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable ``--out``, a ``--scheduler``
-that is misspelt, unreachable or needs Dask where it is not installed);
+bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable or foreign ``--out``
+or ``--json``, ``--out`` in use by another run, a ``--scheduler`` that is misspelt, unreachable
+or needs Dask where it is not installed);
 130 interrupted (Ctrl-C; cached points are kept, nothing else is written).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -45,7 +47,10 @@ from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI 
     EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
 )
 from mixbounds.checks.executors import DaskExecutor, SchedulerError, parse_scheduler
-from mixbounds.checks.framework import TIERS, Check, all_checks, code_version, run_checks
+from mixbounds.checks.framework import (  # noqa: F401  (code_version: patched by the tests)
+    TIERS, Check, all_checks, code_version, run_checks,
+)
+from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 
 DEFAULT_OUT = "mixbounds-results"
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
@@ -136,27 +141,9 @@ class ProgressReporter:
 
 # ----------------------------------------------------------------------------- document
 # ----------------------------------------------------------------------------- writing
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        m = os.umask(0o022)
-        os.umask(m)
-        os.chmod(tmp, 0o666 & ~m)  # mkstemp creates 0600; outputs are ordinary files
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots: bool = True,
                   t_start: float | None = None, jobs: int = 1) -> dict:
-    """Figures, report, CSV, then ``results.json`` (last: its presence marks a complete run).
+    """Figures, report, CSV, then ``results.json`` into directory ``out`` (a staging directory in a run).
 
     With ``t_start`` (a ``time.perf_counter()`` value), ``doc["wall_time"]`` is updated to include the figures.
     """
@@ -168,7 +155,7 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
         from mixbounds.plots import draw_all
 
         t0 = time.perf_counter()
-        manifest = draw_all(doc, out / "plots", jobs=jobs)
+        manifest = draw_all(doc, out / "plots", jobs=jobs, prune=False)
         doc["stats"]["plot_seconds"] = time.perf_counter() - t0
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
@@ -182,6 +169,17 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
     if json_path is not None:
         atomic_write_text(Path(json_path), text + "\n")
     return manifest
+
+
+def is_results_document(path: Path) -> bool:
+    """Whether ``path`` holds a results document of this suite (so ``--json`` may replace it)."""
+    from mixbounds.plots.data import ResultsFileError, load_results
+
+    try:
+        load_results(path)
+        return True
+    except ResultsFileError:
+        return False
 
 
 # ----------------------------------------------------------------------------- terminal
@@ -223,7 +221,9 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
         t.add_column(col, **kw)
     for c in ordinary:
         t.add_row(Text(c["id"]), Text(c["kind"]), Text(_short(c.get("theory"), 28)), Text(measured_text(c)),
-                  Text(_short(c.get("tolerance"))), Text(c["status"], style=STATUS_STYLE.get(c["status"], "")))
+                  Text(_short(c.get("tolerance"))),
+                  Text(c["status"] + (" (lower not certified)" if c.get("verdict_label", "tight") != "tight"
+                                      and c["status"] == "pass" else ""), style=STATUS_STYLE.get(c["status"], "")))
     if ordinary:
         console.print(t)
     fnd = doc.get("findings") or []
@@ -249,6 +249,11 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
                            style="bold red"), soft_wrap=True)
     for rid in s.get("expected_findings_now_passing", []):
         console.print(Text(f"  note: {rid} is listed as an expected finding but passed", style="yellow"), soft_wrap=True)
+    lbc = s.get("lower_bound_certificates")
+    if lbc and lbc.get("total"):
+        from mixbounds.checks.certificates import summary_line
+
+        console.print(Text(summary_line(lbc), style="bold" if not lbc["none"] else "yellow"), soft_wrap=True)
     if outputs:
         console.print(Text(outputs), soft_wrap=True)
     counts = ", ".join(f"{n} {k}" for k, n in s["status"].items() if n or k in ("pass", "fail"))
@@ -273,15 +278,22 @@ def _usage(msg: str) -> int:
     return EXIT_USAGE
 
 
-def _check_out_dir(out: Path) -> str | None:
-    if out.exists() and not out.is_dir():
-        return f"--out {out}: exists and is not a directory"
-    anc = out
-    while not anc.exists():
-        anc = anc.parent
-    if not anc.is_dir() or not os.access(anc, os.W_OK | os.X_OK):
-        return f"--out {out}: {anc} is not writable"
-    return None
+def _check_outputs(out: Path, json_path: Path | None, plots: bool) -> None:
+    """Every output path of the run, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
+    check_dir(out, "--out", subdirs=("plots",) if plots else ())
+    if json_path is not None:
+        check_file(json_path, "--json", ours=is_results_document, ours_desc="mixbounds results document")
+
+
+def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path | None, where: str) -> int:
+    from mixbounds.checks.framework import cache_census
+
+    cen = {"valid": 0, "damaged": 0} if cache_dir is None else cache_census(cache_dir, keys)
+    dmg = f", {cen['damaged']} damaged cache entries to recompute" if cen["damaged"] else ""
+    err.print(f"mixbounds verify: tier {opts.tier}, {len(selected)} checks ({n_res} results), {len(keys)} sweep points"
+              f" ({cen['valid']} cached{dmg}), {where}" + ("" if cache_dir else ", cache off"),
+              markup=False, highlight=False)
+    return cen["valid"]
 
 
 def run(opts: Options, *, checks: list[Check] | None = None) -> int:
@@ -295,13 +307,13 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     except ValueError as exc:
         return _usage(str(exc))
     out = Path(opts.out)
-    why = _check_out_dir(out)
-    if why:
-        return _usage(why)
-    if opts.json is not None and Path(opts.json).is_dir():
-        return _usage(f"--json {opts.json}: is a directory")
     try:
-        spec = None if opts.scheduler is None else parse_scheduler(opts.scheduler)
+        _check_outputs(out, opts.json, opts.plots)
+    except OutputError as exc:
+        return _usage(str(exc))
+    try:
+        if opts.scheduler is not None:
+            parse_scheduler(opts.scheduler)
     except SchedulerError as exc:
         return _usage(str(exc))
     console, err = _consoles()
@@ -315,46 +327,75 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     plan = {c.id: list(c.tasks(opts.tier)) for c in selected}
     keys = {t.key for ts in plan.values() for t in ts}
     cache_dir = (out / ".cache") if opts.cache else None
-    cv = code_version()
-    cached = 0 if cache_dir is None else sum(1 for k in keys if (cache_dir / cv / f"{k}.json").exists())
     n_res = sum(1 for c in selected for r in c.result_ids(opts.tier) if matches(r, globs))
-    executor = None if spec is None else DaskExecutor(spec)
+    executor = None if opts.scheduler is None else DaskExecutor(parse_scheduler(opts.scheduler))
     try:
         if executor is not None:
-            executor.open()  # reach the scheduler (or start the local cluster) before any work
+            executor.open()  # reach the scheduler (or start the local cluster) before any work or output
+    except SchedulerError as exc:
+        return _usage(str(exc))
+    try:
+        return _run_out(opts, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started, executor)
+    finally:
+        if executor is not None:
+            executor.close()
+
+
+def _run_out(opts, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started, executor) -> int:
+    """Take the output directory, then run."""
+    log = lambda msg: err.print(msg, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
+    try:
+        od = OutputDir(Path(opts.out), "verify", command=opts.command or "mixbounds verify",
+                       subdirs=("plots",) if opts.plots else (), log=log).__enter__()
+    except OutputError as exc:
+        return _usage(str(exc))
+    try:
+        return _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started,
+                           executor)
+    finally:
+        od.__exit__(None, None, None)
+
+
+def _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started,
+                executor=None) -> int:
+    """The run proper, holding the output directory: points, document, staged outputs, install."""
+    out = od.path
+    try:
         where = f"jobs {opts.jobs}" if executor is None else f"scheduler {executor.describe()}"
-        err.print(f"mixbounds verify: tier {opts.tier}, {len(selected)} checks ({n_res} results), {len(keys)} sweep "
-                  f"points ({cached} cached), {where}" + ("" if cache_dir else ", cache off"), markup=False, highlight=False)
+        cached = _header(err, opts, selected, n_res, keys, cache_dir, where)
         with ProgressReporter(err, len(keys), cached) as prog:
             results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog,
                                         executor=executor)
         if executor is not None:
-            stats["scheduler"] = str(spec)
-    except SchedulerError as exc:
+            stats["scheduler"] = str(executor.spec)
+    except SchedulerError as exc:  # a task group failed on the cluster (the points computed so far are cached)
         print(f"mixbounds verify: error: {exc}", file=sys.stderr)  # one line: not wrapped by rich
-        return EXIT_USAGE if executor is None or executor.client is None else EXIT_FAIL
+        return EXIT_FAIL
     except KeyboardInterrupt:
         err.print("mixbounds verify: interrupted; nothing written"
                   + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),
                   markup=False, highlight=False)
         return EXIT_INTERRUPTED
-    finally:
-        if executor is not None:
-            executor.close()
     results = [r for r in results if matches(r.id, globs)]
     doc = build_document(results, stats, tier=opts.tier, globs=globs, wall_time=time.perf_counter() - t_start,
                          started=started, checks=selected, plan=plan, jobs=opts.jobs, cache_dir=cache_dir,
                          command=opts.command)
     try:
-        manifest = write_outputs(doc, out, json_path=opts.json, plots=opts.plots, t_start=t_start, jobs=opts.jobs)
+        stage = od.stage()
+        manifest = write_outputs(doc, stage, plots=opts.plots, t_start=t_start, jobs=opts.jobs)
+        if opts.json is not None:
+            atomic_write_text(Path(opts.json), (stage / "results.json").read_text(encoding="utf-8"))
+        od.install(stage, relative_files(stage), last="results.json")
     except KeyboardInterrupt:
-        err.print("mixbounds verify: interrupted while writing outputs; results.json not written", markup=False)
+        err.print(f"mixbounds verify: interrupted while writing outputs; the previous output set in {out} is unchanged",
+                  markup=False)
         return EXIT_INTERRUPTED
     except OSError as exc:
-        err.print(f"mixbounds verify: error: could not write outputs: {exc}", markup=False)
+        err.print(f"mixbounds verify: error: could not write outputs ({exc}); the previous output set in {out} "
+                  f"is unchanged", markup=False)
         print_summary(doc, console)
         return EXIT_FAIL
-    nfig = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + (1 if manifest["heatmap"] else 0)
+    nfig = _n_figures(manifest)
     where = f"Wrote {out / 'results.json'}, results.csv, report.md, report.html" + (
         f", {nfig} figures in {out / 'plots'}" if opts.plots else "") + (f"; also {opts.json}" if opts.json else "")
     if manifest["errors"]:
@@ -363,8 +404,17 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     return doc["summary"]["exit_code"]
 
 
+def _n_figures(manifest: dict) -> int:
+    return (len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {}))
+            + (1 if manifest["heatmap"] else 0))
+
+
 def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
-    """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures from a results document (never runs a solver)."""
+    """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures of a results document (runs no solver).
+
+    DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite; the figures
+    are drawn into a staging directory and installed together (:mod:`mixbounds.outdir`).
+    """
     from mixbounds.plots import ResultsFileError, draw_all, load_results
 
     try:
@@ -375,15 +425,23 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     src = Path(results_path)
     base = src if src.is_dir() else src.parent
     out = Path(out_dir) if out_dir is not None else base / "plots"
-    why = _check_out_dir(out)
-    if why:
-        print(f"mixbounds plot: error: {why.replace('--out ', '')}", file=sys.stderr)
+    what = "--out" if out_dir is not None else "figure directory"
+    try:
+        check_dir(out, what, figures=True)
+        with OutputDir(out, "plot", what=what, command=f"mixbounds plot {results_path}") as od:
+            stage = od.stage()
+            manifest = draw_all(doc, stage, jobs=jobs, prune=False)
+            n = _n_figures(manifest)
+            if n == 0 and not manifest["errors"]:
+                print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
+                return EXIT_OK
+            od.install(stage, relative_files(stage))
+    except OutputError as exc:
+        print(f"mixbounds plot: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    manifest = draw_all(doc, out, jobs=jobs)
-    n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + (1 if manifest["heatmap"] else 0)
-    if n == 0 and not manifest["errors"]:
-        print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
-        return EXIT_OK
+    except KeyboardInterrupt:
+        print(f"mixbounds plot: interrupted; the figures in {out} are unchanged", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(f"mixbounds plot: {n} figures (PNG + SVG) in {out}")
     for e in manifest["errors"]:
         print(f"mixbounds plot: figure failed: {e}", file=sys.stderr)

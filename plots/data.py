@@ -49,20 +49,67 @@ def load_results(path) -> dict:
     return doc
 
 
+def _is_value(v, *, obj_ok: bool = False) -> bool:
+    """A JSON value a point coordinate may hold: a number, a numeric string (``"inf"``), null, or (``realized``)
+    an object."""
+    if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)):
+        return True
+    if isinstance(v, str):
+        return num(v) is not None
+    return obj_ok and isinstance(v, dict)
+
+
 def validate(doc, where: str = "results") -> None:
+    """Check that ``doc`` is a results document of this suite in the layout this version reads (:data:`SCHEMA`).
+
+    Checked: the top-level ``schema`` (the layout version: another one is refused, not guessed at), the
+    ``claims`` list, each claim's ``id``/``kind``/``status`` (strings), ``points`` (a list of objects), and
+    for sweep results that the points carry the plotted fields (``realized``, ``per_accuracy``) as numbers.
+    Raises :class:`ResultsFileError` naming the first thing that is wrong.
+    """
+    from mixbounds.checks.document import SCHEMA
+
     if not isinstance(doc, dict):
         raise ResultsFileError(f"{where}: not a results document (top level is a {type(doc).__name__}, expected an object)")
+    if "schema" not in doc:
+        raise ResultsFileError(f"{where}: not a mixbounds results document (no 'schema' field; "
+                               f"expected schema {SCHEMA})")
+    if doc["schema"] != SCHEMA:
+        raise ResultsFileError(f"{where}: results schema {doc['schema']!r} is not the one this mixbounds reads "
+                               f"(schema {SCHEMA}); rerun 'mixbounds verify' or use the matching mixbounds version")
+    if "version" in doc and not isinstance(doc["version"], str):
+        raise ResultsFileError(f"{where}: 'version' is a {type(doc['version']).__name__}, expected a string")
     claims = doc.get("claims")
     if not isinstance(claims, list):
         raise ResultsFileError(f"{where}: not a results document (no 'claims' list)")
     for i, c in enumerate(claims):
-        if not isinstance(c, dict):
-            raise ResultsFileError(f"{where}: claims[{i}] is not an object")
-        missing = [k for k in ("id", "kind", "status") if k not in c]
-        if missing:
-            raise ResultsFileError(f"{where}: claims[{i}] lacks {', '.join(missing)}")
-        if not isinstance(c.get("points", []), list):
-            raise ResultsFileError(f"{where}: claims[{i}] ({c['id']}): 'points' is not a list")
+        _validate_claim(c, f"{where}: claims[{i}]")
+
+
+def _validate_claim(c, where: str) -> None:
+    if not isinstance(c, dict):
+        raise ResultsFileError(f"{where} is not an object")
+    missing = [k for k in ("id", "kind", "status") if k not in c]
+    if missing:
+        raise ResultsFileError(f"{where} lacks {', '.join(missing)}")
+    bad = [k for k in ("id", "kind", "status") if not isinstance(c[k], str)]
+    if bad:
+        raise ResultsFileError(f"{where}: {', '.join(bad)} must be strings")
+    where = f"{where} ({c['id']})"
+    pts = c.get("points", [])
+    if pts is None:
+        pts = []
+    if not isinstance(pts, list):
+        raise ResultsFileError(f"{where}: 'points' is not a list")
+    for j, pt in enumerate(pts):
+        if not isinstance(pt, dict):
+            raise ResultsFileError(f"{where}: points[{j}] is a {type(pt).__name__}, expected an object")
+        for k in ("realized", "per_accuracy"):
+            if k in pt and not _is_value(pt[k], obj_ok=k == "realized"):
+                raise ResultsFileError(f"{where}: points[{j}].{k} = {str(pt[k])[:40]!r} is not a number")
+    if c["kind"] in SWEEP_KINDS and pts and not any("realized" in pt and "per_accuracy" in pt for pt in pts):
+        raise ResultsFileError(f"{where}: no point has the fields 'realized' and 'per_accuracy' of a sweep result "
+                               f"(keys: {', '.join(sorted(pts[0])[:6]) or 'none'})")
 
 
 def num(v) -> float | None:

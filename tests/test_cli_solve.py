@@ -25,7 +25,8 @@ def test_solve_writes_json_and_x(inst_dir, tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert doc["method"] == "apapc" and doc["converged"] and doc["final_relative_error"] <= 1e-8
     assert set(doc["counts"]) == {"grad", "A", "C", "Ct", "comm"} and doc["counts"]["A"] > 0
-    x = np.load(out.parent / "x.npy")
+    assert doc["x"] == str(out.parent / "summary.x.npy")  # x beside the summary, named after it
+    x = np.load(out.parent / "summary.x.npy")
     xs = np.load(inst_dir / "x_star.npy")
     assert x.shape == xs.shape
     assert np.sum((x - xs) ** 2) <= 1e-8 * np.sum(xs ** 2) * (1 + 1e-9)
@@ -38,8 +39,11 @@ def test_user_instance_without_reference(inst_dir, tmp_path):
     d = tmp_path / "user"
     shutil.copytree(inst_dir, d)
     (d / "x_star.npy").unlink()
+    before = sorted(p.name for p in d.iterdir())
     assert main(["solve", str(d), "--eps", "1e-6"]) == 0
-    assert (d / "x.npy").is_file()
+    assert sorted(p.name for p in d.iterdir()) == before  # nothing written into the instance directory
+    assert main(["solve", str(d), "--eps", "1e-6", "--x", str(tmp_path / "x.npy")]) == 0
+    assert (tmp_path / "x.npy").is_file()
 
 
 def test_budget_exhausted_exits_1(inst_dir, tmp_path):

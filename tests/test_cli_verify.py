@@ -237,8 +237,10 @@ def test_plot_redraws_from_results(suite, tmp_path, capsys):
     (None, "no such file"),
     ("{not json", "not valid JSON"),
     ("[1, 2]", "not a results document"),
-    ('{"claims": 3}', "no 'claims' list"),
-    ('{"claims": [{"id": "x"}]}', "lacks kind, status"),
+    ('{"claims": []}', "no 'schema' field"),
+    ('{"schema": 2, "claims": []}', "results schema 2 is not the one"),
+    ('{"schema": 1, "claims": 3}', "no 'claims' list"),
+    ('{"schema": 1, "claims": [{"id": "x"}]}', "lacks kind, status"),
 ])
 def test_plot_bad_results_exit_2(tmp_path, capsys, content, match):
     path = tmp_path / "results.json"

@@ -151,8 +151,8 @@ def test_load_results_errors(tmp_path):
     (tmp_path / "bad.json").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ResultsFileError, match="not"):
         load_results(tmp_path / "bad.json")
-    (tmp_path / "ok.json").write_text('{"claims": []}')
-    assert load_results(tmp_path / "ok.json") == {"claims": []}
+    (tmp_path / "ok.json").write_text('{"schema": 1, "claims": []}')
+    assert load_results(tmp_path / "ok.json") == {"schema": 1, "claims": []}
     with pytest.raises(ResultsFileError, match="without results.json"):
         load_results(tmp_path)
 

@@ -8,11 +8,14 @@ A ``-grad`` family is the same construction with the gradient sum-trick
 from importlib import import_module
 
 from ..classes import CLASSES
+from . import ident
+from .common import check_printed_params
 from .sum_trick import add_gradient_chain
 
 
 def _check_n(builder):
     def build(*, n=None, seed=None, **kw):
+        check_printed_params(kw)
         inst = builder(**kw)
         if n is not None and int(n) != inst.problem.n:
             raise ValueError(f"{inst.family}: n is fixed by κ_W (the tuned path has n = {inst.problem.n}); got --n {n}")
@@ -32,6 +35,10 @@ def _grad(builder):
 
 #: one construction per problem class that has one (instances.classes names the module)
 _BASE = {c.worst_family: import_module(f"{__name__}.{c.worst_module}").build for c in CLASSES.values() if c.worst_family}
+#: the identical-C̃ constructions (documented variants, none is printed): run by the lower-bound engine only
+#: (checks.lower), so they are not the classes' worst families (no solver sweeps on them)
+_BASE.update({"shared-ident": ident.build_shared, "mixed-ident": ident.build_mixed})
 
 FAMILIES: dict = {name: _check_n(b) for name, b in _BASE.items()}
-FAMILIES.update({f"{name}-grad": _check_n(_grad(b)) for name, b in _BASE.items() if name != "consensus"})
+FAMILIES.update({f"{name}-grad": _check_n(_grad(b)) for name, b in _BASE.items()
+                 if name not in ("consensus", "shared-ident", "mixed-ident")})

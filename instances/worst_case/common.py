@@ -40,6 +40,42 @@ CHAIN_FACTOR = 8
 CHAIN_PAD = 20
 #: hard cap on the chain length (memory); exceeding it is a ValueError naming the parameters
 CHAIN_MAX = 200_000
+#: largest κ_f, κ̂_A / κ̃_AC, κ_C, κ̂_C̃ a printed construction accepts (the random families' KAPPA_MAX):
+#: the chain's ratio is ρ ≈ 1 − 2/√κ, so beyond it the chain needs ≳ 10⁴·log(1/ε) coordinates (CHAIN_MAX is
+#: reached for ε ≤ 1e-4) and at κ ≈ 1e16 ρ rounds to 1 in double precision (k_ε would divide by zero)
+KAPPA_PRINTED_MAX = 1e8
+#: smallest target accuracy: ε below it only lengthens the chain, the measurements stop at 1e-21 (checks.sweeps)
+EPS_MIN = 1e-30
+#: the κ parameters of the printed constructions and their paper symbols (messages)
+KAPPA_NAMES = {"kappa_f": "κ_f", "kappa_AC": "κ̃_AC", "kappa_A": "κ̂_A", "kappa_C": "κ_C", "kappa_Ct": "κ̂_C̃",
+               "kappa_W": "κ_W"}
+
+
+def check_printed_params(params: dict) -> None:
+    """Upper bounds of a printed construction's parameters, checked before anything is built.
+
+    Each κ must be finite and <= :data:`KAPPA_PRINTED_MAX` (κ_W and κ_C, realized by tuned paths: the path's
+    bound :data:`instances.graphs.PATH_KAPPA_W_MAX`), ε in [EPS_MIN, 1); the message says the bound and why.
+    """
+    from mixbounds.instances.graphs import PATH_KAPPA_W_MAX
+
+    for key, sym in KAPPA_NAMES.items():
+        v = params.get(key)
+        if v is None or isinstance(v, str):
+            continue
+        v = float(v)
+        path = key in ("kappa_W", "kappa_C")  # κ_C of app:coupled_local is a tuned path's κ as well (its C blocks)
+        bound = PATH_KAPPA_W_MAX if path else KAPPA_PRINTED_MAX
+        nodes = math.pi * math.sqrt(v) / 2 if math.isfinite(v) else math.inf
+        why = (f"{sym} is realized by a tuned path of app:example_graph, with ≈ π√{sym}/2 = "
+               f"{nodes:.3g} nodes, 1571 at the bound" if path else
+               "the chain's ratio ρ ≈ 1 − 2/√κ needs ≳ 10⁴·log(1/ε) coordinates beyond it (CHAIN_MAX = "
+               f"{CHAIN_MAX}) and rounds to 1 in double precision near 1e16")
+        if not math.isfinite(v) or v > bound:
+            raise ValueError(f"{sym} = {v:g} exceeds the bound {bound:g} of the printed construction ({why})")
+    eps = params.get("eps")
+    if eps is not None and not (EPS_MIN <= float(eps) < 1):
+        raise ValueError(f"ε = {float(eps):g} must be in [{EPS_MIN:g}, 1) (the chain length grows as log(1/ε))")
 
 
 def rho_from_shift(a2: float) -> float:
@@ -54,6 +90,9 @@ def k_eps(rho: float, eps: float) -> int:
     """Leading components needed for relative squared error ``eps`` (module docstring)."""
     if not (0 < eps < 1):
         raise ValueError(f"eps must be in (0, 1), got {eps}")
+    if not (0 < rho < 1) or math.log(1.0 / rho) <= 0:
+        raise ValueError(f"chain: ratio ρ = {rho!r} is not in (0, 1) in double precision (the κ behind it is ≳ 1e16); "
+                         f"chains are limited to CHAIN_MAX = {CHAIN_MAX} coordinates")
     return max(1, math.ceil(math.log(1.0 / eps) / (2.0 * math.log(1.0 / rho))))
 
 

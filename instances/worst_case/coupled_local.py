@@ -29,6 +29,16 @@ Variants
     ``shared-rows`` with ``C_i = diag(D_C ⊗ I, D_C ⊗ I)``, ``D_C`` the weighted
     incidence matrix of the ``W_C`` path (``D_CᵀD_C = W_C``): the same ``C_iᵀC_i``, kernel
     and ``κ_C`` (``σ(D_C) = √λ(W_C)``), but ``O(lK)`` nonzeros instead of ``l²K``.
+``split-rows``
+    every node holds ``A_i x_i = Σ_{j∈U1} Ā_odd x_ij + Σ_{j∈U3} Ā_even x_ij`` (``Ā_odd``/``Ā_even``: the odd / even
+    rows of ``(√L' Eᵀ, √μ' I)``, the ``C̃_1``/``C̃_3`` of :mod:`shared`), ``C_i = diag(D_C ⊗ I, D_C ⊗ I)``.  The
+    rows are shared, so ``Σ_i A_i x_i = 0`` is one constraint (on the kernel of ``C``: ``Ā Σ_i x̄_i = 0``), and its
+    dual chain alternates odd rows (``U1`` blocks) and even rows (``U3`` blocks): every chain step crosses ``C``'s
+    path from ``U1`` to ``U3`` (``≈ l/3 = Ω(√κ_C)`` products) while ``A``, gradients and communication are free,
+    so ``N_C`` grows like ``√κ_f √κ̃_AC √κ_C`` — the multiplicative bound of ``T1.coupled_local.C`` that neither
+    the printed construction nor ``shared-rows`` (where ``C`` only spreads ``x*`` over the blocks, an additive
+    ``O(√κ_C)``) shows.  Every node is alike, so it needs no communication (the comm bound is ``shared-rows``').
+    ``μ' = 9``, ``L' = (3κ̃_AC − μ')/2`` (realized ``κ̃_AC = (2L' + μ')/3``, checked against the target).
 """
 
 from __future__ import annotations
@@ -46,7 +56,7 @@ from .common import chain_length, closed_form, finding, geometric_ratio, k_eps
 from .consensus import _reject
 from .coupled import E1_E2, dual_rho
 
-VARIANTS = ("printed", "shared-rows", "shared-rows-incidence")
+VARIANTS = ("printed", "shared-rows", "shared-rows-incidence", "split-rows")
 
 
 def _sqrt_psd(Wd: np.ndarray) -> np.ndarray:
@@ -100,6 +110,8 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
     mu_tilde = 1.0
     if printed:
         mup, Lp = 9.0 * mu_tilde, kappa_AC / 2.0 - 4.5 * mu_tilde
+    elif variant == "split-rows":
+        mup, Lp = 9.0, (3.0 * kappa_AC - 9.0) / 2.0
     else:
         mup, Lp = 9.0, kappa_AC - 4.5
     rho = dual_rho(Lp, mup, mu_f, L_f)  # the chain of the presolved (coupled) problem
@@ -114,21 +126,32 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
             sel = sp.csr_matrix(np.isin(np.arange(l), U).astype(float)[None, :])
         return sp.hstack([sp.kron(sel, np.sqrt(Lp) * E.T), sp.kron(sel, np.sqrt(mup) * IK)], format="csr")
 
-    A1, A3 = a_block(U1, E1), a_block(U3, E2)
-    m = A1.shape[0]
-    Z = sp.csr_matrix((m, 2 * l * K))
-    A = [A1 if i in V1 else A3 if i in V3 else Z for i in range(n)]
+    if variant == "split-rows":  # every node: odd rows from the U1 blocks, even rows from the U3 blocks
+        from .shared import shared_blocks
+
+        R1, R3 = shared_blocks(K, Lp, mup)
+        s1 = sp.csr_matrix(np.isin(np.arange(l), U1).astype(float)[None, :])
+        s3 = sp.csr_matrix(np.isin(np.arange(l), U3).astype(float)[None, :])
+        Ai = sp.hstack([sp.kron(s1, R1[:, :K]) + sp.kron(s3, R3[:, :K]), sp.kron(s1, R1[:, K:]) + sp.kron(s3, R3[:, K:])],
+                       format="csr")
+        m = K
+        A = [Ai] * n
+    else:
+        A1, A3 = a_block(U1, E1), a_block(U3, E2)
+        m = A1.shape[0]
+        Z = sp.csr_matrix((m, 2 * l * K))
+        A = [A1 if i in V1 else A3 if i in V3 else Z for i in range(n)]
     b = [np.zeros(m)] * n
-    S = local_factor(tc.W, K, variant)
+    S = local_factor(tc.W, K, "incidence" if variant == "split-rows" else variant)
     Ci = sp.block_diag([S, S], format="csr")
     N0 = sp.kron(np.ones((l, 1)) / np.sqrt(l), IK, format="csr")
     Ni = sp.block_diag([N0, N0], format="csr")
-    C = [Ci] * n
-    c = [np.zeros(Ci.shape[0])] * n
     d = 2 * l * K
     Qb = sp.diags(np.concatenate([np.full(l * K, mu_f / l), np.full(l * K, L_f / l)]), format="csr")
     qb = np.zeros(d)
     qb[np.arange(l) * K] = -np.sqrt(Lp) / (2.0 * l)  # (μ_f/2l)‖p_ij + c e1‖², c = √L'/(2μ_f)
+    C = [Ci] * n
+    c = [np.zeros(Ci.shape[0])] * n
     lay = Layout((d,) * n, 0)
     obj = QuadraticObjective([Qb] * n, [qb] * n, lay)
     P = MixedProblem(tp.W, obj, lay, A=A, b=b, C=C, c=c, C_kernels=[Ni] * n, edges=tp.adjacency,
@@ -151,7 +174,7 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
         closed["μ̃_AC = μ'_A/9"] = closed_form(lab, mu_tilde, realized["mu_AC"], rtol=1e-6,
                                                statement="(1/n)σ_min+²(A'P_C) = (1/9)σ_min+²(Ā_1) = μ'_A/9",
                                                key="mu_AC", role="printed")
-    else:
+    elif variant != "split-rows":
         closed["max λ_max(A_iA_iᵀ) = (l/3)(2L' + μ')"] = closed_form("derived (shared-rows)", l / 3 * (2 * Lp + mup), realized["L_A"],
                                                                     rtol=1e-9, statement="A_i = δ_Uᵀ ⊗ Ā: σ_max² = |U|σ_max²(Ā)",
                                                                     key="L_A (shared rows)", role="corrected")
@@ -172,7 +195,8 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
                   chain_rule="K = 8 k_eps + 20 (times chain_scale) from the presolved coupled chain, k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
     notes = [f"variant {variant}: " + {"printed": "A_i as eq:Ai_rear (row blocks U1 for V1, U3 for V3)",
                                        "shared-rows": "A_i = (δ_Uᵀ⊗√L'E_kᵀ, δ_Uᵀ⊗√μ'I): all nodes write the same rows R^K",
-                                       "shared-rows-incidence": "shared-rows with C_i = diag(D_C⊗I, D_C⊗I), D_CᵀD_C = W_C"}[variant]]
+                                       "shared-rows-incidence": "shared-rows with C_i = diag(D_C⊗I, D_C⊗I), D_CᵀD_C = W_C",
+                                       "split-rows": "every node: A_i x_i = Σ_{U1} Ā_odd x_ij + Σ_{U3} Ā_even x_ij (module docstring)"}[variant]]
     return Instance(problem=P, family="coupled-local", variant=variant,
                     targets={"kappa_W": kappa_W, "kappa_C": kappa_C, "kappa_AC": kappa_AC, "kappa_f": kappa_f},
                     realized=realized, closed_forms=closed, findings=[], params=params, notes=notes)

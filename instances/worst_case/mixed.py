@@ -7,6 +7,12 @@ so that its Hessian ``diag(μ_f/l, L_f/l)`` matches the shared part's
 ``diag(μ_f, κ_f μ_f)``: the combined ``f_i`` has exactly the requested ``κ_f``.
 Each part keeps its own chain, closed-form checks and findings (prefixed
 ``x-part`` / ``x̃-part``).
+
+Variants: ``printed``, ``shared-rows``, ``shared-rows-incidence`` apply to the C&L part as above (the suite's
+C&L ⊕ shared); ``cited`` is what the paper cites for the mixed lower bounds ("combination of lower bounds in
+thm:LN_upper_bound, thm:coupled_iclr"): the coupled construction on ``x`` (``C = 0``, so ``κ̃_AC = κ̂_A``,
+Remark rem:projected_condition_number) ⊕ the shared one on ``x̃`` (:mod:`direct_sum`).  It has no ``C``: its
+``κ_C`` is undefined and ``kappa_C`` must not be given.
 """
 
 from __future__ import annotations
@@ -20,14 +26,26 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from . import coupled_local, shared
+from . import coupled, coupled_local, shared
+from .direct_sum import direct_sum
 from .consensus import _reject
 
 
-def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
-          variant: str = "printed", chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
-    """Mixed worst case; ``variant`` applies to the C&L part (see :mod:`coupled_local`)."""
+def build(*, kappa_W: float, kappa_AC: float, kappa_Ct: float, kappa_f: float, kappa_C: float | None = None,
+          eps: float = 1e-8, variant: str = "printed", chain: int | None = None, chain_scale: float = 1.0,
+          **unused) -> Instance:
+    """Mixed worst case; ``variant`` applies to the C&L part (see :mod:`coupled_local`) or is ``cited``."""
     _reject(unused, "mixed")
+    if variant == "cited":
+        if kappa_C is not None:
+            raise ValueError("mixed (cited): coupled ⊕ shared has no local constraints C; do not give κ_C")
+        a = coupled.build(kappa_W=kappa_W, kappa_A=kappa_AC, kappa_f=kappa_f, eps=eps, chain=chain, chain_scale=chain_scale)
+        b = shared.build(kappa_W=kappa_W, kappa_Ct=kappa_Ct, kappa_f=kappa_f, eps=eps, chain=chain, chain_scale=chain_scale)
+        return direct_sum(a, [b], family="mixed", variant="cited",
+                          targets={"kappa_W": kappa_W, "kappa_AC": kappa_AC, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f},
+                          notes=["as cited (thm:LN_upper_bound + thm:coupled_iclr): coupled on x ⊕ shared on x̃"])
+    if kappa_C is None:
+        raise ValueError(f"mixed ({variant}): give κ_C (the C&L part's local constraints)")
     l = tuned_path(kappa_C).n
     cl = coupled_local.build(kappa_W=kappa_W, kappa_C=kappa_C, kappa_AC=kappa_AC, kappa_f=kappa_f, eps=eps,
                              variant=variant, mu_f=float(l), chain=chain, chain_scale=chain_scale)

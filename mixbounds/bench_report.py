@@ -1,0 +1,155 @@
+"""Output of ``mixbounds bench``: the verdict table, figures and ``report.md``/``report.html``.
+
+Rendered from the bench document only (what ``bench.json`` holds).  Figures overlay, per class × family ×
+oracle × parameter, the user's method, the paper's method (APAPC + Chebyshev) and the lower-bound engine's
+bound, all per decade of accuracy (the method's and APAPC's per-accuracy cost between ε₁ = 1e-2 and
+ε₂ = 1e-6 divided by the 4 decades; the engine's per-accuracy bound divided by its window,
+:data:`checks.lower.LB_DECADES`).  The Markdown/HTML renderers are those of ``mixbounds verify``'s report.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from mixbounds.checks.sweeps import UB_EPS1, UB_EPS2
+
+DECADES = math.log10(UB_EPS1 / UB_EPS2)
+STATUS_STYLE = {"optimal": "green", "suboptimal": "yellow", "below-lower-bound": "bold red", "error": "bold magenta"}
+#: report verdict colours reuse verify's classes (pass / finding / fail)
+_V_CLASS = {"optimal": "pass", "suboptimal": "finding", "below-lower-bound": "fail", "error": "error"}
+
+
+def _f(v, d: int = 3) -> str:
+    return "—" if v is None or (isinstance(v, float) and not math.isfinite(v)) or isinstance(v, str) else f"{v:.{d}f}"
+
+
+def _ci(r: dict) -> str:
+    ci = r.get("ci")
+    if not ci or any(isinstance(c, str) for c in ci):
+        return "—"
+    return f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _ratios(r: dict) -> str:
+    rs = [p.get("ratio") for p in r.get("points", [])]
+    return "—" if not any(rs) else ", ".join("—" if q is None else f"{q:.1f}" for q in rs)
+
+
+def rows(doc: dict) -> list[list]:
+    """One row per result: class, family, oracle, parameter, slope, CI, paper, engine, reference, ratios, verdict."""
+    out = []
+    for r in doc["results"]:
+        out.append([r["class"], r["family"], r["oracle"], r["param"], _f(r.get("slope")), _ci(r), f"{r['exponent']:g}",
+                    _f((r.get("lower") or {}).get("slope")), _f(r.get("reference")), _ratios(r), r["status"]])
+    return out
+
+
+HEADERS = ["class", "family", "oracle", "param", "slope", "95% CI", "paper θ", "engine LB slope", "reference",
+           "count / lower bound per point", "verdict"]
+
+
+def print_table(doc: dict) -> None:
+    import sys
+
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    con = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 170)
+    t = Table(title=f"mixbounds bench — {doc['method']} — tier {doc['tier']}")
+    for h in HEADERS:
+        t.add_column(h)
+    for row in rows(doc):
+        st = row[-1]
+        t.add_row(*[escape(str(x)) for x in row[:-1]], f"[{STATUS_STYLE.get(st, '')}]{st}[/]")
+    con.print(t)
+    for line in doc.get("summary", []):
+        con.print(escape(line))
+    for r in doc["results"]:
+        if r["status"] in ("error", "below-lower-bound"):
+            con.print(escape(f"{r['id']}: {r['status']}: {r['detail']}"))
+
+
+def figure(r: dict, method: str):
+    """The method, APAPC and the engine's bound against the realized parameter (log-log, per decade of accuracy)."""
+    from mixbounds.plots.style import LOWER_STYLES, THEORY_STYLE, UPPER_STYLE, new_figure, x_label, y_label
+
+    fig = new_figure(3.6, 2.8)
+    ax = fig.add_subplot()
+    pts = r.get("points") or []
+    xs = [p["realized"] for p in pts]
+    if xs:
+        ax.plot(xs, [p["per_accuracy"] / DECADES for p in pts], ls="-", color="#2c3e50", marker="o",
+                label=f"{method} (slope {_f(r.get('slope'), 2)})")
+    ap = r.get("apapc") or {}
+    if ap.get("x"):
+        ax.plot(ap["x"], [y / DECADES for y in ap["y"]], ls="--", **UPPER_STYLE,
+                label=f"APAPC + Chebyshev (slope {_f(ap.get('slope'), 2)})")
+    lb = [(p["realized"], p.get("lower_per_decade")) for p in pts if p.get("lower_per_decade")]
+    if lb:
+        ax.plot(*zip(*lb), ls=":", **LOWER_STYLES[0],
+                label=f"engine lower bound (slope {_f((r.get('lower') or {}).get('slope'), 2)})")
+    if xs and pts:
+        x0, y0 = xs[0], pts[0]["per_accuracy"] / DECADES
+        th = r.get("reference")
+        if th is not None and math.isfinite(th):
+            ax.plot([x0, xs[-1]], [y0, y0 * (xs[-1] / x0) ** th], **THEORY_STYLE, label=f"reference slope {th:.2f}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(x_label(r["param"]))
+    ax.set_ylabel(y_label(r["oracle"]).replace("per accuracy", "per decade"))
+    ax.set_title(f"{r['class']} [{r['family']}]: {r['status']}", fontsize=8)
+    ax.legend(fontsize=6)
+    return fig
+
+
+def draw(doc: dict, plot_dir: Path) -> dict:
+    """One PNG per result with points; ``{result id: path}``."""
+    from mixbounds.plots.style import save, style_context
+
+    out = {}
+    with style_context():
+        for r in doc["results"]:
+            if not r.get("points"):
+                continue
+            stem = plot_dir / r["id"].replace("@", "_at_").replace("/", "_")
+            out[r["id"]] = str(save(figure(r, doc["method"]), stem, formats=("png",))[0])
+    return out
+
+
+def blocks(doc: dict, figs: dict) -> list:
+    from .report import H, IMG, LIST, P, T, V
+
+    counts = {s: sum(r["status"] == s for r in doc["results"]) for s in _V_CLASS}
+    b = [H(1, f"mixbounds bench — `{doc['method']}`"),
+         P(f"Tier {doc['tier']}, classes {', '.join(doc['classes'])}; {len(doc['results'])} results: "
+           + ", ".join(f"{v} {k}" for k, v in counts.items()) + f"; {doc['stats'].get('wall_time', 0):.1f} s wall."),
+         P("Slopes of the per-accuracy count (ε 1e-2 → 1e-6) against the realized parameter; the reference is the "
+           "engine's lower-bound slope where the engine certifies the paper's exponent on the printed construction, "
+           "else the paper's exponent. Verdicts: optimal (slope ≤ reference + tol), suboptimal, below-lower-bound "
+           "(a count below the engine's bound: impossible in the class), error."),
+         H(2, "Summary"), LIST(doc.get("summary", [])), H(2, "Verdicts")]
+    b.append(T(HEADERS, [row[:-1] + [V(_V_CLASS[row[-1]], row[-1])] for row in rows(doc)]))
+    b.append(H(2, "Details"))
+    b.append(LIST([f"`{r['id']}`: {r['status']} — {r['detail']}" for r in doc["results"]]))
+    b.append(H(2, "Figures"))
+    b += [IMG(figs[r["id"]], f"{r['id']}: {r['status']}") for r in doc["results"] if r["id"] in figs]
+    return b
+
+
+def write_report(doc: dict, out: Path) -> dict:
+    """Figures into ``out/plots``, then ``out/report.md`` and ``out/report.html``; returns the figure paths."""
+    from . import report as rep
+
+    figs = draw(doc, Path(out) / "plots")
+    bl = blocks(doc, figs)
+    md: list[str] = []
+    rep._md(bl, Path(out), md)
+    (Path(out) / "report.md").write_text("\n".join(md).rstrip() + "\n")
+    html = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>mixbounds bench — {doc['method']}</title>", f"<style>{rep._CSS}</style></head><body>"]
+    rep._html(bl, html)
+    html.append("</body></html>")
+    (Path(out) / "report.html").write_text("\n".join(html) + "\n")
+    return figs

@@ -1,0 +1,128 @@
+"""``mixbounds bench --method MODULE:FUNCTION``: measure a user's method against the lower bounds.
+
+``MODULE:FUNCTION`` is imported with the current directory first on ``sys.path`` (as ``python -m`` does), so
+``examples.apapc:apapc`` works from a checkout's root; a bare NAME is looked up in the entry-point group
+``mixbounds.methods``.  Everything is validated before any work: the method (imports, callable, generator
+function, supports the classes asked for), the classes, the output paths.  Exit 0 when every verdict is
+``optimal`` or ``suboptimal`` (a measurement, not a failure), 1 when some result is ``error`` or
+``below-lower-bound``, 2 on bad usage (one line naming what is wrong, nothing written).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+DEFAULT_OUT = "mixbounds-bench"
+
+
+def _usage(msg: str) -> int:
+    print(f"mixbounds bench: error: {msg}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _validate(args):
+    """``(fn, classes, out, json_path)`` or an error message."""
+    from mixbounds.checks.framework import TIERS
+    from mixbounds.verify import _check_out_dir
+
+    from .bench_method import classes_for, supported
+    from .methods import METHOD_CLASSES, MethodError, resolve
+
+    if args.tier not in TIERS:
+        return f"--tier {args.tier!r}: choose from {', '.join(TIERS)}"
+    requested = None
+    if args.classes is not None:
+        requested = [c.strip() for c in args.classes.split(",") if c.strip()]
+        unknown = [c for c in requested if c not in METHOD_CLASSES]
+        if unknown or not requested:
+            return f"--classes {args.classes!r}: unknown class {unknown[0] if unknown else '(empty)'!r} " \
+                   f"(choose from {', '.join(METHOD_CLASSES)})"
+    try:
+        fn = resolve(args.method)
+    except MethodError as exc:
+        return str(exc)
+    classes = classes_for(fn, requested)
+    missing = supported(fn, classes)
+    if missing:
+        return (f"method {args.method!r} does not support class {missing[0]!r} (it declares classes="
+                f"{tuple(getattr(fn, 'classes'))})")
+    out = Path(args.out)
+    why = _check_out_dir(out)
+    if why:
+        return why
+    jp = None if args.json is None else Path(args.json)
+    if jp is not None:
+        if jp.exists() and jp.is_dir():
+            return f"--json {jp}: is a directory"
+        why = _check_out_dir(jp.parent) if str(jp.parent) not in ("", ".") else None
+        if why:
+            return why.replace("--out", "--json")
+    return fn, classes, out, jp
+
+
+def _cmd_bench(args) -> int:
+    v = _validate(args)
+    if isinstance(v, str):
+        return _usage(v)
+    fn, classes, out, jp = v
+    from mixbounds.checks.result import _clean
+
+    from .bench_method import measure_plans, plans, summarize
+    from .bench_report import print_table, write_report
+
+    pl = plans(args.tier, classes)
+    print(f"mixbounds bench: {args.method} on {', '.join(classes)}, tier {args.tier}, {len(pl)} sweeps, "
+          f"jobs {args.jobs}", file=sys.stderr)
+    t0 = time.perf_counter()
+
+    tty = sys.stderr.isatty()
+
+    def progress(done, total, task):  # one line per tenth of the points when not on a terminal
+        if tty or done == total or done % max(1, total // 10) == 0:
+            print(f"{chr(13) if tty else ''}  {done}/{total} points, {time.perf_counter() - t0:.0f} s  "
+                  f"{task.label[:60]:<60}", end="" if tty else "\n", file=sys.stderr, flush=True)
+
+    results, stats = measure_plans(args.method, pl, args.tier, jobs=args.jobs, progress=progress)
+    if tty:
+        print(file=sys.stderr)
+    doc = _clean({"version": 1, "method": args.method, "tier": args.tier, "classes": classes, "results": results,
+                  "summary": summarize(results), "stats": dict(stats, wall_time=time.perf_counter() - t0),
+                  "command": " ".join(["mixbounds"] + list(getattr(args, "argv", [])))})
+    out.mkdir(parents=True, exist_ok=True)
+    write_report(doc, out)
+    text = json.dumps(doc, indent=1)
+    (out / "bench.json").write_text(text)
+    if jp is not None:
+        jp.write_text(text)
+    print_table(doc)
+    bad = [r for r in results if r["status"] in ("error", "below-lower-bound")]
+    print(f"Wrote {out}/bench.json, report.md, report.html, plots/; {time.perf_counter() - t0:.1f} s wall")
+    return EXIT_FAIL if bad else EXIT_OK
+
+
+def register(sub) -> None:
+    from mixbounds.checks.framework import TIERS
+
+    from .cli import _positive_int, default_jobs
+
+    b = sub.add_parser("bench", help="measure a user's method against the paper's lower bounds",
+                       description="Run a method written to the contract of mixbounds.methods (a generator "
+                                   "method(problem, oracles) yielding its primal estimate) on the worst-case "
+                                   "constructions and random families of the chosen classes, over the Table 1 "
+                                   "sweeps; report slopes, the paper's exponents, the engine's lower-bound slopes, "
+                                   "count/bound ratios and a verdict (optimal, suboptimal, below-lower-bound, error). "
+                                   "MODULE:FUNCTION is imported with the current directory on sys.path. Exit 0: "
+                                   "measured; 1: some error or below-lower-bound; 2: bad usage.")
+    b.add_argument("--method", required=True, metavar="MODULE:FUNCTION",
+                   help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods)")
+    b.add_argument("--classes", default=None, metavar="C,…",
+                   help="problem classes (default: those the method declares in .classes, else all)")
+    b.add_argument("--tier", choices=TIERS, default="quick", help="sweeps of the Table 1 checks (default quick)")
+    b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
+    b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
+    b.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N", help="worker processes")
+    b.set_defaults(func=_cmd_bench)

@@ -1,0 +1,406 @@
+"""Output directories the suite owns: a manifest, a lock, a staged install (never overwrite what is not ours).
+
+``mixbounds verify --out DIR`` and ``mixbounds plot --out DIR`` write a *set* of files (results, CSV,
+report, figures) that only makes sense complete.  This module makes three promises about DIR:
+
+* **Ownership.** A directory the suite wrote carries a manifest, :data:`MANIFEST`
+  (``{"format": "mixbounds-out", "tool": …, "files": [names]}``), listing the files it wrote there.
+  A non-empty directory without one is refused (:class:`OutputError`, the CLI exits 2 and touches
+  nothing), and only files a manifest lists are ever replaced or deleted; anything else a user put
+  into an owned directory is left alone.  A directory written by a version of the suite before
+  manifests (its ``results.json`` is a mixbounds results document and every entry has one of the
+  suite's names) is adopted, with the same guarantee.
+* **One writer.** :class:`OutputDir` holds an exclusive ``flock`` on :data:`LOCK` inside DIR for the
+  whole run; the file records the holder's pid, host, start time and command.  A second run on the
+  same DIR is refused at once naming the first.  The kernel drops the lock when its holder dies,
+  so a lock file left by a killed run is taken over (with a message naming the dead run).
+* **All or nothing.** The new set is written into a staging directory inside DIR (same file system),
+  then installed: a journal (:data:`JOURNAL`) listing every move and removal is written atomically —
+  the commit point — then the files are moved in with ``os.replace`` and the journal deleted.  A run
+  killed before the commit point leaves the previous set untouched (its staging directory is removed
+  by the next run); one killed after it is rolled forward by the next run that takes the lock, so
+  DIR only ever holds one complete set (apart from the milliseconds of the install itself).
+
+The point cache (``DIR/.cache``) is not part of the set: it is written during the run and kept.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+MANIFEST = ".mixbounds-out.json"
+LOCK = ".mixbounds-lock"
+JOURNAL = ".mixbounds-install.json"
+STAGING_PREFIX = ".mixbounds-staging-"
+#: entries of an owned directory that belong to the machinery, never to a result set
+INTERNAL = (MANIFEST, LOCK, JOURNAL, ".cache")
+#: names the suite wrote before manifests existed (adoption of an older output directory)
+LEGACY_TOP = ("results.json", "results.csv", "report.md", "report.html", "plots", ".cache")
+LEGACY_FIGURE_PREFIXES = ("cell_", "class_", "bench_", "heatmap.")
+MANIFEST_FORMAT = "mixbounds-out"
+
+
+class OutputError(Exception):
+    """An output path cannot be used (one-line message; the CLI exits 2 and writes nothing)."""
+
+
+# ----------------------------------------------------------------------------- path checks
+def _existing_ancestor(path: Path) -> Path:
+    anc = path
+    while not (anc.exists() or anc.is_symlink()):
+        if anc.parent == anc:
+            break
+        anc = anc.parent
+    return anc
+
+
+def _creatable(path: Path, what: str) -> None:
+    """``path`` does not exist: its nearest existing ancestor must be a writable directory."""
+    anc = _existing_ancestor(path.parent)
+    if anc.is_symlink() and not anc.exists():
+        raise OutputError(f"{what} {path}: {anc} is a dangling symbolic link")
+    if not anc.is_dir():
+        raise OutputError(f"{what} {path}: {anc} is not a directory")
+    if not os.access(anc, os.W_OK | os.X_OK):
+        raise OutputError(f"{what} {path}: cannot create it, {anc} is not writable")
+
+
+def check_file(path, what: str, *, ours=None, ours_desc: str = "file this command wrote") -> Path:
+    """Check an output *file* before any work: creatable or a writable file, not a directory.
+
+    ``ours(path) -> bool`` says whether an existing file is one this command wrote (so may be
+    replaced); without it any existing file may be replaced.  Returns the absolute path.
+    """
+    path = Path(path).absolute()
+    if str(path).endswith(os.sep) or path.is_dir():
+        raise OutputError(f"{what} {path}: is a directory, expected a file name")
+    if path.exists() or path.is_symlink():
+        if path.is_symlink() and not path.exists():
+            raise OutputError(f"{what} {path}: is a dangling symbolic link")
+        if not path.is_file():
+            raise OutputError(f"{what} {path}: exists and is not a regular file")
+        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK | os.X_OK):
+            raise OutputError(f"{what} {path}: not writable")
+        if ours is not None and not ours(path):
+            raise OutputError(f"{what} {path}: exists and is not a {ours_desc}; refusing to overwrite it "
+                              f"(move it away or choose another name)")
+        return path
+    _creatable(path, what)
+    return path
+
+
+def read_manifest(d: Path) -> dict | None:
+    """The manifest of directory ``d`` (``None`` if absent); :class:`OutputError` if it is damaged."""
+    f = Path(d) / MANIFEST
+    if not f.exists():
+        return None
+    try:
+        m = json.loads(f.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise OutputError(f"{f}: damaged manifest ({exc}); remove the directory or choose another --out") from None
+    if not (isinstance(m, dict) and m.get("format") == MANIFEST_FORMAT and isinstance(m.get("files"), list)
+            and all(isinstance(x, str) and x and "/" not in x and x not in ("..", ".") for x in m["files"])):
+        raise OutputError(f"{f}: not a mixbounds output manifest (expected format {MANIFEST_FORMAT!r} and a list of "
+                          f"file names); remove the directory or choose another --out")
+    return m
+
+
+def _legacy_files(d: Path) -> list[str] | None:
+    """The files of an output directory written before manifests, or ``None`` if ``d`` is not one."""
+    names = {p.name for p in d.iterdir()}
+    if "results.json" not in names or not names <= set(LEGACY_TOP) | set(INTERNAL):
+        return None
+    try:
+        doc = json.loads((d / "results.json").read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not (isinstance(doc, dict) and "schema" in doc and isinstance(doc.get("claims"), list)
+            and isinstance(doc.get("versions"), dict) and "code_version" in doc["versions"]):
+        return None
+    return sorted(n for n in names if n not in INTERNAL and (d / n).is_file())
+
+
+def _legacy_figures(d: Path) -> list[str] | None:
+    """The figures of ``plots/`` in an output directory written before manifests (its parent holds the results)."""
+    if not (d.name == "plots" and read_manifest(d.parent) is None and _legacy_files(d.parent) is not None):
+        return None  # an owned directory's plots/ has its own manifest: figures without one are a user's
+    names = [p.name for p in d.iterdir() if p.name not in INTERNAL]
+    if all(n.startswith(LEGACY_FIGURE_PREFIXES) and n.endswith((".png", ".svg")) and (d / n).is_file() for n in names):
+        return sorted(names)
+    return None
+
+
+def owned_files(d: Path, what: str, *, figures: bool = False) -> list[str] | None:
+    """Files the suite owns in directory ``d`` (``None``: ``d`` is new or empty); :class:`OutputError` if foreign."""
+    d = Path(d)
+    if not (d.exists() or d.is_symlink()):
+        return None
+    if not d.is_dir():
+        raise OutputError(f"{what} {d}: exists and is not a directory")
+    m = read_manifest(d)
+    if m is not None:
+        return list(m["files"])
+    entries = [p.name for p in d.iterdir() if p.name not in (LOCK,)]
+    if not entries:
+        return None
+    legacy = _legacy_figures(d) if figures else _legacy_files(d)
+    if legacy is not None:
+        return legacy
+    shown = ", ".join(sorted(entries)[:3]) + (", …" if len(entries) > 3 else "")
+    raise OutputError(f"{what} {d}: not empty ({shown}) and not written by mixbounds (no {MANIFEST}); "
+                      f"refusing to touch it: choose a new or empty directory")
+
+
+def check_dir(path, what: str, *, figures: bool = False, subdirs: tuple = ()) -> Path:
+    """Check an output *directory* before any work: new (creatable) or owned by the suite, and writable.
+
+    ``subdirs`` (e.g. ``("plots",)``) are checked the same way (figure directories with ``figures=True``).
+    """
+    path = Path(path).absolute()
+    if path.exists() or path.is_symlink():
+        owned_files(path, what, figures=figures)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise OutputError(f"{what} {path}: not writable")
+        for s in subdirs:
+            sub = path / s
+            owned_files(sub, what, figures=True)
+            if sub.is_dir() and not os.access(sub, os.W_OK | os.X_OK):
+                raise OutputError(f"{what} {sub}: not writable")
+    else:
+        _creatable(path, what)
+    return path
+
+
+# ----------------------------------------------------------------------------- writing helpers
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same directory and ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        m = os.umask(0o022)
+        os.umask(m)
+        os.chmod(tmp, 0o666 & ~m)  # mkstemp creates 0600; outputs are ordinary files
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def manifest_text(tool: str, files) -> str:
+    return json.dumps({"format": MANIFEST_FORMAT, "tool": tool, "files": sorted(set(files)),
+                       "written": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1) + "\n"
+
+
+def _proc_start(pid: int) -> str | None:
+    """Start time of process ``pid`` in clock ticks since boot (Linux), to tell a reused pid apart."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+# ----------------------------------------------------------------------------- the owned directory
+class OutputDir:
+    """An output directory held for one run: ``with OutputDir(path, "verify", …) as od:``.
+
+    On entry: creates the directory (if new), takes the lock (:class:`OutputError` naming the holder if
+    another run has it), rolls forward an install a killed run had committed, removes staging
+    directories of dead runs, and writes an empty manifest if the directory is new (so the cache of an
+    interrupted first run is recognised as ours).  ``stage()`` gives a fresh staging directory;
+    ``install(stage, files)`` moves the set in (module docstring).  On exit: the staging directory is
+    removed if the run did not install it, and the lock released.
+    """
+
+    def __init__(self, path, tool: str, *, what: str = "--out", command: str = "", subdirs: tuple = (),
+                 log=None):
+        self.path = Path(path).absolute()
+        self.tool, self.what, self.command, self.subdirs = tool, what, command, tuple(subdirs)
+        self.log = log or (lambda msg: print(msg, file=sys.stderr))
+        self._fd = None
+        self._stages: list[Path] = []
+
+    # -- lock
+    def _lock(self) -> None:
+        f = self.path / LOCK
+        fd = os.open(f, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise OutputError(f"{self.what} {self.path}: cannot lock {f}: {exc.strerror}") from None
+            raise OutputError(f"{self.what} {self.path}: in use by another run ({self._describe(f)}); "
+                              f"wait for it or choose another directory") from None
+        prev = self._holder(fd)
+        if prev:
+            self.log(f"mixbounds {self.tool}: taking over the lock of {self.path} from a run that is no longer "
+                     f"running (pid {prev.get('pid')}, started {prev.get('started')}: {prev.get('command') or '?'})")
+        info = {"pid": os.getpid(), "proc_start": _proc_start(os.getpid()), "host": socket.gethostname(),
+                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "command": self.command or self.tool}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+        self._fd = fd
+
+    @staticmethod
+    def _holder(fd) -> dict | None:
+        data = os.pread(fd, 4096, 0)
+        if not data.strip():
+            return None
+        try:
+            info = json.loads(data)
+            return info if isinstance(info, dict) else {"pid": "?"}
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return {"pid": "?", "command": "unreadable lock file"}
+
+    @staticmethod
+    def _describe(f: Path) -> str:
+        try:
+            info = json.loads(f.read_text() or "{}")
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            info = {}
+        if not info:
+            return "holder unknown"
+        return f"pid {info.get('pid')} on {info.get('host')}, started {info.get('started')}: {info.get('command')}"
+
+    def _unlock(self) -> None:
+        if self._fd is not None:
+            try:
+                os.ftruncate(self._fd, 0)  # an empty lock file: released cleanly (not removed: no unlink race)
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+
+    # -- context
+    def __enter__(self) -> "OutputDir":
+        check_dir(self.path, self.what, figures=self.tool == "plot", subdirs=self.subdirs)
+        new = not self.path.exists()
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{self.what} {self.path}: cannot create it ({exc.strerror})") from None
+        self._lock()
+        try:
+            # checked again under the lock: another run may have changed the directory in between
+            files = owned_files(self.path, self.what, figures=self.tool == "plot")
+            subs = {s: owned_files(self.path / s, self.what, figures=True) for s in self.subdirs}
+            self.recover()
+            # adopt (write the manifests of) an output directory of a version before manifests: subdirectories
+            # first, their legacy test looks at the parent's manifest
+            for s, sub_files in subs.items():
+                if (self.path / s).is_dir() and read_manifest(self.path / s) is None:
+                    atomic_write_text(self.path / s / MANIFEST, manifest_text(self.tool, sub_files or []))
+            if new or read_manifest(self.path) is None:
+                atomic_write_text(self.path / MANIFEST, manifest_text(self.tool, files or []))
+        except BaseException:
+            self._unlock()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        try:
+            for s in self._stages:
+                shutil.rmtree(s, ignore_errors=True)
+        finally:
+            self._unlock()
+        return False
+
+    def stage(self) -> Path:
+        """A fresh, empty staging directory inside the output directory (same file system)."""
+        s = Path(tempfile.mkdtemp(dir=self.path, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
+        os.chmod(s, 0o755)
+        self._stages.append(s)
+        return s
+
+    # -- install
+    def install(self, stage: Path, files: list[str], *, last: str | None = None) -> None:
+        """Move ``files`` (paths relative to ``stage``, e.g. ``report.md``, ``plots/heatmap.png``) into the directory.
+
+        Every directory touched gets a manifest listing its new files; files the old manifests listed and
+        the new set lacks are removed; ``last`` (e.g. ``results.json``) is moved last.
+        """
+        dirs: dict[str, list[str]] = {}
+        for rel in files:
+            parent, _, name = rel.rpartition("/")
+            dirs.setdefault(parent, []).append(name)
+        moves = [rel for rel in files if rel != last]
+        removes = []
+        dirs.setdefault("", [])
+        for parent, names in dirs.items():
+            old = read_manifest(self.path / parent) if parent else read_manifest(self.path)
+            old_files = (old or {}).get("files", [])
+            # the top level also lists its owned subdirectories: new ones and old ones still present (--no-plots)
+            keep_dirs = set() if parent else ({d.split("/")[0] for d in dirs if d}
+                                              | {n for n in old_files if (self.path / n).is_dir()})
+            removes += [f"{parent}/{n}" if parent else n for n in old_files if n not in names and n not in keep_dirs]
+            atomic_write_text(stage / parent / MANIFEST, manifest_text(self.tool, names + sorted(keep_dirs)))
+            moves.append(f"{parent}/{MANIFEST}" if parent else MANIFEST)
+        if last is not None:
+            moves.append(last)
+        journal = {"stage": stage.name, "moves": moves, "removes": removes}
+        atomic_write_text(self.path / JOURNAL, json.dumps(journal))  # the commit point
+        self._roll_forward(journal)
+        if stage in self._stages:
+            self._stages.remove(stage)
+
+    def _roll_forward(self, journal: dict) -> None:
+        stage = self.path / journal["stage"]
+        for rel in journal["moves"]:
+            src, dst = stage / rel, self.path / rel
+            if src.exists():
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dst)
+        for rel in journal["removes"]:
+            p = self.path / rel
+            if p.is_file() or p.is_symlink():
+                p.unlink()
+        shutil.rmtree(stage, ignore_errors=True)
+        (self.path / JOURNAL).unlink(missing_ok=True)
+
+    def recover(self) -> None:
+        """Finish an install a killed run had committed; remove staging directories of dead runs (under the lock)."""
+        j = self.path / JOURNAL
+        if j.exists():
+            try:
+                journal = json.loads(j.read_text())
+                ok = isinstance(journal, dict) and isinstance(journal.get("stage"), str) \
+                    and journal["stage"].startswith(STAGING_PREFIX) and "/" not in journal["stage"] \
+                    and all(isinstance(journal.get(k), list) and all(_inside(r) for r in journal[k])
+                            for k in ("moves", "removes"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                ok = False
+            if not ok:
+                raise OutputError(f"{j}: damaged install journal; remove the directory or choose another --out")
+            self.log(f"mixbounds {self.tool}: completing the install of the output set an interrupted run had "
+                     f"committed in {self.path}")
+            self._roll_forward(journal)
+        for p in self.path.iterdir():
+            if p.name.startswith(STAGING_PREFIX) and p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+
+
+def _inside(rel) -> bool:
+    """A relative path that stays inside its directory (journal entries are never trusted blindly)."""
+    return isinstance(rel, str) and bool(rel) and not rel.startswith("/") and ".." not in rel.split("/")
+
+
+def relative_files(stage: Path) -> list[str]:
+    """Every file under ``stage`` as a path relative to it (``plots/heatmap.png``), manifests excluded."""
+    return sorted(str(p.relative_to(stage)) for p in stage.rglob("*") if p.is_file() and p.name != MANIFEST
+                  and not p.name.startswith(".tmp-"))
+
