@@ -156,7 +156,7 @@ def _point_failure(param: str, v: float, p: dict) -> str | None:
 
 def _lower_slope(tier: str, plan: Plan, cell, lpts) -> dict:
     """The engine's per-accuracy lower bound on this sweep: per point (per decade) and its slope/verdict."""
-    from mixbounds.checks.lower import LB_DECADES, _part, _verdict
+    from mixbounds.checks.lower import LB_DECADES, _verdict
 
     if cell.oracle == "grad" or not lpts:  # gradient bounds need the sum-trick families (checks.lower): not run here
         return {"slope": None, "status": None, "per_decade": [None] * len(plan.sweep.grid), "part": None}
@@ -164,7 +164,7 @@ def _lower_slope(tier: str, plan: Plan, cell, lpts) -> dict:
     per = [None if p.get("per_accuracy") in (None, 0) else p["per_accuracy"] / LB_DECADES for p in r.points]
     slope = r.measured if isinstance(r.measured, float) and math.isfinite(r.measured) else None
     return {"slope": slope, "ci": r.ci, "status": r.status, "per_decade": per, "source": cell.lower_source,
-            "part": _part(plan.cls, cell.oracle, plan.sweep.param)}
+            "part": sorted({p.get("part", "all") for p in r.points})}
 
 
 def _below(plan: Plan, oracle: str, mpts, lpts) -> list[str]:

@@ -24,10 +24,23 @@ def _usage(msg: str) -> int:
     return EXIT_USAGE
 
 
+def _check_out_dir(out: Path) -> str | None:
+    """``None`` if ``out`` is a writable directory or can be created, else why not (checked before any work)."""
+    import os
+
+    if out.exists() and not out.is_dir():
+        return f"--out {out}: exists and is not a directory"
+    anc = out
+    while not anc.exists():
+        anc = anc.parent
+    if not anc.is_dir() or not os.access(anc, os.W_OK | os.X_OK):
+        return f"--out {out}: {anc} is not writable"
+    return None
+
+
 def _validate(args):
     """``(fn, classes, out, json_path)`` or an error message."""
     from mixbounds.checks.framework import TIERS
-    from mixbounds.verify import _check_out_dir
 
     from .bench_method import classes_for, supported
     from .methods import METHOD_CLASSES, MethodError, resolve
