@@ -4,7 +4,8 @@ A :class:`Check` turns into :class:`Task` s for a tier — each task is one pure
 function call (a module-level function plus JSON-able keyword arguments) that
 returns a JSON-able dict (a sweep point: realized κ's, counts, …).  Identical
 tasks requested by several checks run once.  :func:`run_checks` executes the
-tasks (serially or with joblib processes; counts never depend on scheduling),
+tasks (serially, with joblib processes or on a Dask cluster through
+:mod:`checks.executors`; counts never depend on scheduling),
 caches each point on disk under the code version so an interrupted run
 resumes, and hands every check its points to ``finalize`` into
 :class:`~checks.result.CheckResult` s.
@@ -20,6 +21,7 @@ import importlib
 import json
 import os
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -93,9 +95,9 @@ def call_task(func: Callable[..., dict], kwargs: dict) -> dict:
     return out
 
 
-#: instances (and their exact solutions) built by the tasks of the group running in this process
-_INSTANCES: dict[str, tuple] = {}
-_SHARING = False
+#: per thread: instances (and their exact solutions) built by the tasks of the group running in it
+#: (a Dask worker with several threads runs several groups in one process)
+_GROUP = threading.local()
 
 
 def instance_and_reference(family: str, params: dict):
@@ -110,12 +112,13 @@ def instance_and_reference(family: str, params: dict):
     from mixbounds.instances.reference import reference_solution
 
     key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
-    if _SHARING and key in _INSTANCES:
-        return _INSTANCES[key]
+    shared = getattr(_GROUP, "instances", None)
+    if shared is not None and key in shared:
+        return shared[key]
     inst = build(family, **params)
     pair = (inst, reference_solution(inst.problem))
-    if _SHARING:
-        _INSTANCES[key] = pair
+    if shared is not None:
+        shared[key] = pair
     return pair
 
 
@@ -130,13 +133,11 @@ def _group_key(t: Task) -> str:
 
 def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
     """Run the tasks of one group in this process, sharing their instances; ``[(key, point)]``."""
-    global _SHARING
-    _SHARING = True
+    _GROUP.instances = {}
     try:
         return [(key, call_task(func, kwargs)) for key, func, kwargs in calls]
     finally:
-        _SHARING = False
-        _INSTANCES.clear()
+        _GROUP.instances = None
 
 
 #: layout of a cache entry: ``{"cache": CACHE_FORMAT, "task": <task key>, "point": {…, "seconds": s}}``
@@ -203,8 +204,14 @@ def run_checks(
     cache_dir: Path | None = None,
     progress: Callable[[int, int, Task], None] | None = None,
     pattern: str = "*",
+    executor: Callable[[str, list], Iterable[list]] | None = None,
 ) -> tuple[list[CheckResult], dict]:
-    """Run ``checks`` in ``tier``; returns the results matching ``pattern`` and run statistics."""
+    """Run ``checks`` in ``tier``; returns the results matching ``pattern`` and run statistics.
+
+    ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
+    or joblib (e.g. :class:`checks.executors.DaskExecutor`): ``payloads`` is one
+    ``[(key, func, kwargs)]`` list per group, and it yields each group's ``[(key, point)]``.
+    """
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; known: {', '.join(TIERS)}")
     checks = [c for c in checks if tier in c.tiers]
@@ -248,7 +255,11 @@ def run_checks(
         groups.setdefault(_group_key(t), []).append(t)
     batches = sorted(groups.values(), key=lambda g: -max(float(t.kwargs.get("_cost", 0)) for t in g))
     by_key = {t.key: t for t in todo}
-    if jobs > 1 and len(batches) > 1:
+    if executor is not None and batches:
+        for group_out in executor(version, [[(t.key, t.func, t.kwargs) for t in g] for g in batches]):
+            for key, out in group_out:
+                record(by_key[key], out)
+    elif jobs > 1 and len(batches) > 1:
         from joblib import Parallel, delayed, parallel_config
 
         # one BLAS thread per worker: the suite's work is many small products, and

@@ -23,6 +23,9 @@ from scipy.optimize import brentq
 
 #: relative accuracy of the tuned κ_W
 KAPPA_W_RTOL = 1e-9
+#: Erdős–Rényi graphs up to this many nodes are drawn from a dense uniform n × n matrix (32 MB at 2000),
+#: larger ones by the O(edges) sampler; the limit keeps every graph the checks use edge for edge
+ER_DENSE_MAX = 2000
 
 
 # ----------------------------------------------------------------- adjacencies
@@ -65,17 +68,55 @@ def complete_adjacency(n: int) -> sp.csr_matrix:
     return sp.csr_matrix(np.ones((n, n), dtype=bool) & ~np.eye(n, dtype=bool))
 
 
-def erdos_renyi_adjacency(n: int, p: float, seed: int, *, max_tries: int = 1000) -> sp.csr_matrix:
-    """A connected G(n, p) graph: the first connected sample of a seeded stream."""
-    if n < 2 or not (0 < p <= 1):
+def erdos_renyi_adjacency(n: int, p: float | None = None, seed: int = 0, *, degree: float | None = None,
+                          max_tries: int = 1000) -> sp.csr_matrix:
+    """A connected G(n, p) graph: the first connected sample of a seeded stream.
+
+    Give the edge probability ``p`` or the expected degree ``degree = p (n − 1)``.  Up to
+    :data:`ER_DENSE_MAX` nodes the sample is drawn from a dense ``n × n`` uniform matrix (the
+    graphs every existing check and test was measured on, kept edge for edge); above it by
+    :func:`_sparse_gnp_edges`, in memory proportional to the number of edges.
+    """
+    if degree is not None:
+        if p is not None:
+            raise ValueError(f"Erdős–Rényi: give p or degree, not both (p={p}, degree={degree})")
+        if n < 2 or not (0 < degree <= n - 1):
+            raise ValueError(f"Erdős–Rényi: need n >= 2 and 0 < degree <= n − 1, got n={n}, degree={degree}")
+        p = degree / (n - 1)
+    if p is None or n < 2 or not (0 < p <= 1):
         raise ValueError(f"Erdős–Rényi: need n >= 2 and 0 < p <= 1, got n={n}, p={p}")
     rng = np.random.default_rng(seed)
     for _ in range(max_tries):
-        U = np.triu(rng.random((n, n)) < p, k=1)
-        A = sp.csr_matrix(U | U.T)
+        if n <= ER_DENSE_MAX:
+            U = np.triu(rng.random((n, n)) < p, k=1)
+            A = sp.csr_matrix(U | U.T)
+        else:
+            i, j = _sparse_gnp_edges(n, p, rng)
+            A = sp.csr_matrix((np.ones(2 * i.size, dtype=bool), (np.concatenate([i, j]), np.concatenate([j, i]))),
+                              shape=(n, n))
         if csgraph.connected_components(A, directed=False)[0] == 1:
             return A
     raise ValueError(f"Erdős–Rényi: no connected sample in {max_tries} tries (n={n}, p={p}); increase p")
+
+
+def _sparse_gnp_edges(n: int, p: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The edges ``i < j`` of one G(n, p) sample in O(edges) memory.
+
+    The number of edges is Binomial(n(n−1)/2, p); given it, the edge set is a uniform subset of
+    that size of the unordered pairs: uniform ordered pairs ``i ≠ j`` are drawn in batches, their
+    distinct unordered keys kept, and a uniform subset of the right size taken from them.
+    """
+    pairs = n * (n - 1) // 2
+    m = int(rng.binomial(pairs, p))
+    keys = np.zeros(0, dtype=np.int64)
+    while keys.size < m:
+        k = int(1.1 * (m - keys.size)) + 16
+        a, b = rng.integers(0, n, k, dtype=np.int64), rng.integers(0, n, k, dtype=np.int64)
+        ok = a != b
+        lo, hi = np.minimum(a[ok], b[ok]), np.maximum(a[ok], b[ok])
+        keys = np.union1d(keys, lo * n + hi)
+    keys = np.sort(rng.choice(keys, size=m, replace=False))
+    return keys // n, keys % n
 
 
 # ----------------------------------------------------------------- gossip matrices

@@ -22,7 +22,15 @@ file                content
 ==================  ==============================================================
 
 Absent blocks are omitted (a problem without local constraints has no ``C_*``
-files).  ``instance.json`` holds ``format`` (``"mixbounds-instance"``),
+files).
+
+Binary variant (``save_instance(…, matrix_format="npz")``, ``mixbounds instance … --format npz``):
+each group is one NumPy archive instead of a file per node — ``W.npz``, ``edges.npz``, ``A.npz``
+(every A_i) with ``b.npz``, ``C.npz``/``c.npz``, ``Ct.npz``/``ct.npz``, ``Nker.npz``,
+``Q.npz``/``q.npz`` or ``F.npz``/``y.npz`` (layout in :mod:`instances.io_npz`); ``instance.json``
+then says ``"matrix_format": "npz"`` and ``format_version`` 2 (a reader of version 1 refuses it
+with a clear error).  Both forms are read by :func:`load_instance` with the same checks; Matrix
+Market stays the portable default.  ``instance.json`` holds ``format`` (``"mixbounds-instance"``),
 ``format_version``, ``family``, ``variant``, ``name``, ``seed``, ``n``,
 ``layout`` (``{"d": [d_0, …], "dt": d̃}``), ``sizes`` (``MixedProblem.summary()``),
 ``blocks`` (which groups are present), ``objective`` (``type``, ``form``,
@@ -55,13 +63,15 @@ import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
 
+from . import io_npz
 from .instance import Instance
 from .layout import Layout
 from .objectives import LogisticObjective, QuadraticObjective
 from .problem import MixedProblem
 
 FORMAT = "mixbounds-instance"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the binary "npz" matrix format; a Matrix Market directory is still written as version 1
+MATRIX_FORMATS = ("mtx", "npz")
 OBJECTIVE_TYPES = ("quadratic", "logistic")
 
 _NONFINITE = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
@@ -134,11 +144,12 @@ def _objective_files(obj) -> tuple[dict, list]:
     raise ValueError(f"save_instance: cannot export an objective of type {type(obj).__name__} (known: quadratic, logistic)")
 
 
-def _write_all(instance: Instance, d: Path) -> list[str]:
+def _write_all(instance: Instance, d: Path, matrix_format: str = "mtx") -> list[str]:
     P = instance.problem
     lay = P.layout
     n = P.n
     files: list[str] = []
+    npz = matrix_format == "npz"
 
     def mtx(name, M, comment):
         _write_mtx(d / name, M, comment)
@@ -148,35 +159,46 @@ def _write_all(instance: Instance, d: Path) -> list[str]:
         _write_npy(d / name, v)
         files.append(name)
 
-    mtx("W.mtx", P.W, f"W: gossip matrix ({n} x {n})")
+    def group(g, blocks, comment, vg=None, vectors=None):
+        """Matrix group ``g`` (and its right-hand sides ``vg``): a file per node, or one archive each (npz)."""
+        if npz:
+            io_npz.write_matrices(d / f"{g}.npz", blocks)
+            files.append(f"{g}.npz")
+            if vg is not None:
+                io_npz.write_vectors(d / f"{vg}.npz", vectors)
+                files.append(f"{vg}.npz")
+            return
+        for i in range(len(blocks)):
+            mtx(f"{g}_{i}.mtx", blocks[i], comment.format(i=i))
+            if vg is not None:
+                npy(f"{vg}_{i}.npy", vectors[i])
+
+    if npz:
+        group("W", [P.W], "")
+    else:
+        mtx("W.mtx", P.W, f"W: gossip matrix ({n} x {n})")
     if P.edges is not None:
         E = sp.csr_matrix(P.edges, dtype=bool).astype(float)
-        mtx("edges.mtx", E, "edges: adjacency pattern of the network")
+        if npz:
+            group("edges", [E], "")
+        else:
+            mtx("edges.mtx", E, "edges: adjacency pattern of the network")
     if P.A is not None:
-        for i in range(n):
-            mtx(f"A_{i}.mtx", P.A[i], f"A_{i}: coupled constraint block of node {i} (m x d_{i})")
-            npy(f"b_{i}.npy", P.b[i])
+        group("A", P.A, "A_{i}: coupled constraint block of node {i} (m x d_{i})", "b", P.b)
     if P.C is not None:
-        for i in range(n):
-            mtx(f"C_{i}.mtx", P.C[i], f"C_{i}: local constraint block of node {i} (p_{i} x d_{i})")
-            npy(f"c_{i}.npy", P.c[i])
+        group("C", P.C, "C_{i}: local constraint block of node {i} (p_{i} x d_{i})", "c", P.c)
     if P.Ct is not None:
-        for i in range(n):
-            mtx(f"Ct_{i}.mtx", P.Ct[i], f"Ct_{i}: shared-variable constraint block of node {i} (pt_{i} x dt)")
-            npy(f"ct_{i}.npy", P.ct[i])
+        group("Ct", P.Ct, "Ct_{i}: shared-variable constraint block of node {i} (pt_{i} x dt)", "ct", P.ct)
     if P.C_kernels is not None:
-        for i in range(n):
-            mtx(f"Nker_{i}.mtx", P.C_kernels[i], f"Nker_{i}: orthonormal basis of ker C_{i}")
+        group("Nker", P.C_kernels, "Nker_{i}: orthonormal basis of ker C_{i}")
     obj = P.objective
     odesc, _ = _objective_files(obj)
     if odesc["type"] == "quadratic":
-        for i in range(n):
-            mtx(f"Q_{i}.mtx", obj.Q_blocks[i], f"Q_{i}: f_{i}(z) = 1/2 z^T Q_{i} z - q_{i}^T z, z = (x_{i}, x~)")
-            npy(f"q_{i}.npy", obj.q_blocks[i])
+        group("Q", obj.Q_blocks, "Q_{i}: f_{i}(z) = 1/2 z^T Q_{i} z - q_{i}^T z, z = (x_{i}, x~)", "q", obj.q_blocks)
     else:
-        for i in range(n):
-            mtx(f"F_{i}.mtx", obj.features[i], f"F_{i}: logistic features of node {i} (N_{i} x (d_{i} + dt))")
-            npy(f"y_{i}.npy", obj.labels[i])
+        group("F", obj.features, "F_{i}: logistic features of node {i} (N_{i} x (d_{i} + dt))", "y", obj.labels)
+    if npz:
+        odesc = dict(odesc, files=[f.replace("_{i}.mtx", ".npz").replace("_{i}.npy", ".npz") for f in odesc["files"]])
     xs = None
     if instance.x_star is not None:
         u = np.asarray(instance.x_star, dtype=float)
@@ -187,7 +209,8 @@ def _write_all(instance: Instance, d: Path) -> list[str]:
               "description": "node blocks in node order, each node's x_i then its copy of x~"}
     doc = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": 2 if npz else 1,
+        "matrix_format": matrix_format,
         "node_index_base": 0,
         "family": instance.family,
         "variant": instance.variant,
@@ -215,8 +238,11 @@ def _write_all(instance: Instance, d: Path) -> list[str]:
     return files
 
 
-def save_instance(instance: Instance, out_dir) -> Path:
+def save_instance(instance: Instance, out_dir, *, matrix_format: str = "mtx") -> Path:
     """Write ``instance`` to the directory ``out_dir`` atomically; return its path.
+
+    ``matrix_format``: ``"mtx"`` (Matrix Market and ``.npy``, a file per node and block; the portable
+    default) or ``"npz"`` (one NumPy archive per block group; much faster to read and write).
 
     The files are written into a hidden temporary sibling directory which is
     renamed onto ``out_dir`` once complete; on any error the temporary directory
@@ -225,6 +251,8 @@ def save_instance(instance: Instance, out_dir) -> Path:
     otherwise); missing parent directories are created.
     """
     out = Path(out_dir).absolute()
+    if matrix_format not in MATRIX_FORMATS:
+        raise ValueError(f"save_instance: unknown matrix format {matrix_format!r} (known: {', '.join(MATRIX_FORMATS)})")
     if out.exists() or out.is_symlink():
         if not out.is_dir() or out.is_symlink():
             raise ValueError(f"{out}: exists and is not a directory; refusing to replace it")
@@ -235,7 +263,7 @@ def save_instance(instance: Instance, out_dir) -> Path:
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
     try:
-        _write_all(instance, tmp)
+        _write_all(instance, tmp, matrix_format)
         if out.exists():
             backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
             os.rmdir(backup)
@@ -338,6 +366,37 @@ def _read_json(d: Path) -> dict:
     return _unjson(doc)
 
 
+class _Groups:
+    """The block groups of an instance directory in its matrix format: a file per node and block
+    (Matrix Market and ``.npy``) or one archive per group (``.npz``, :mod:`instances.io_npz`)."""
+
+    def __init__(self, d: Path, matrix_format: str, n: int):
+        self.d, self.npz, self.n = d, matrix_format == "npz", n
+
+    def label(self, g: str, i: int | None = None) -> str:
+        """How messages name block ``i`` of group ``g``: ``A_3.mtx`` or ``A.npz[3]``."""
+        if self.npz:
+            return f"{g}.npz" if i is None else f"{g}.npz[{i}]"
+        return f"{g}.mtx" if i is None else f"{g}_{i}.mtx"
+
+    def present(self, g: str) -> bool:
+        return (self.d / (f"{g}.npz" if self.npz else f"{g}_0.mtx")).is_file()
+
+    def matrix(self, g: str):
+        """The single matrix of group ``g`` (``W``, ``edges``)."""
+        return io_npz.read_matrices(self.d / f"{g}.npz", 1)[0] if self.npz else _read_mtx(self.d, f"{g}.mtx")
+
+    def blocks(self, g: str, *, dense: bool = False) -> list:
+        if self.npz:
+            return io_npz.read_matrices(self.d / f"{g}.npz", self.n, dense=dense)
+        return [_read_mtx(self.d, f"{g}_{i}.mtx", dense=dense) for i in range(self.n)]
+
+    def vectors(self, g: str, lengths, what) -> list[np.ndarray]:
+        if self.npz:
+            return io_npz.read_vectors(self.d / f"{g}.npz", lengths, what)
+        return [_read_npy(self.d, f"{g}_{i}.npy", lengths[i], what[i]) for i in range(self.n)]
+
+
 def infer_layout(d: Path, doc: dict, blocks: dict) -> Layout:
     """Sizes ``d_i``, ``d̃`` of an instance directory without ``layout``, from the Matrix Market headers.
 
@@ -397,12 +456,20 @@ def load_instance(path) -> Instance:
         raise ValueError(f"{jpath}: format {doc.get('format')!r} is not {FORMAT!r}")
     if int(doc.get("format_version", FORMAT_VERSION)) > FORMAT_VERSION:
         raise ValueError(f"{jpath}: format_version {doc.get('format_version')} is newer than this reader ({FORMAT_VERSION})")
+    mfmt = doc.get("matrix_format", "mtx")
+    if mfmt not in MATRIX_FORMATS:
+        raise ValueError(f"{jpath}: unknown matrix_format {mfmt!r} (known: {', '.join(MATRIX_FORMATS)})")
     blocks = doc.get("blocks")
     if blocks is None:  # written by another tool: infer the groups from the files present
+        first = "{g}.npz" if mfmt == "npz" else "{g}_0.mtx"
         blocks = {k: (d / f).is_file() for k, f in
-                  (("edges", "edges.mtx"), ("A", "A_0.mtx"), ("C", "C_0.mtx"), ("Ct", "Ct_0.mtx"), ("C_kernels", "Nker_0.mtx"))}
+                  (("edges", f"edges.{mfmt}"), ("A", first.format(g="A")), ("C", first.format(g="C")),
+                   ("Ct", first.format(g="Ct")), ("C_kernels", first.format(g="Nker")))}
     if not isinstance(blocks, dict):
         raise ValueError(f"{jpath}: 'blocks' must be an object")
+    if "layout" not in doc and mfmt == "npz":
+        raise ValueError(f"{jpath}: no 'layout' (the npz matrix format needs it: "
+                         f"\"layout\": {{\"d\": [d_0, ...], \"dt\": d~}})")
     if "layout" not in doc:
         lay = infer_layout(d, doc, blocks)
     else:
@@ -414,6 +481,7 @@ def load_instance(path) -> Instance:
     n = lay.n
     if "n" in doc and int(doc["n"]) != n:
         raise ValueError(f"{jpath}: n = {doc['n']} but layout lists {n} local dimensions")
+    gr = _Groups(d, mfmt, n)
     files = doc.get("files", [])
     if not isinstance(files, list):
         raise ValueError(f"{jpath}: 'files' must be a list")
@@ -423,38 +491,38 @@ def load_instance(path) -> Instance:
         if not (d / name).is_file() and name != "x_star.npy":  # the reference solution is optional
             raise ValueError(f"{d}: missing file {name} (listed in instance.json)")
 
-    W = _read_mtx(d, "W.mtx")
-    _expect_shape(d, "W.mtx", W, n, n, f"gossip matrix of {n} nodes")
+    W = gr.matrix("W")
+    _expect_shape(d, gr.label("W"), W, n, n, f"gossip matrix of {n} nodes")
     edges = None
     if blocks.get("edges"):
-        edges = _read_mtx(d, "edges.mtx").astype(bool)
-        _expect_shape(d, "edges.mtx", edges, n, n, f"adjacency of {n} nodes")
+        edges = gr.matrix("edges").astype(bool)
+        _expect_shape(d, gr.label("edges"), edges, n, n, f"adjacency of {n} nodes")
     kw: dict = {}
     if blocks.get("A"):
-        A = [_read_mtx(d, f"A_{i}.mtx") for i in range(n)]
+        A = gr.blocks("A")
         m = A[0].shape[0]
         for i in range(n):
-            _expect_shape(d, f"A_{i}.mtx", A[i], m, lay.d[i], f"node {i}: m rows as A_0, d_{i} columns")
+            _expect_shape(d, gr.label("A", i), A[i], m, lay.d[i], f"node {i}: m rows as A_0, d_{i} columns")
         kw["A"] = A
-        kw["b"] = [_read_npy(d, f"b_{i}.npy", m, f"node {i}: m = {m}") for i in range(n)]
+        kw["b"] = gr.vectors("b", [m] * n, [f"node {i}: m = {m}" for i in range(n)])
     if blocks.get("C"):
-        C = [_read_mtx(d, f"C_{i}.mtx") for i in range(n)]
+        C = gr.blocks("C")
         for i in range(n):
-            _expect_shape(d, f"C_{i}.mtx", C[i], None, lay.d[i], f"node {i}: d_{i} columns")
+            _expect_shape(d, gr.label("C", i), C[i], None, lay.d[i], f"node {i}: d_{i} columns")
         kw["C"] = C
-        kw["c"] = [_read_npy(d, f"c_{i}.npy", C[i].shape[0], f"node {i}: rows of C_{i}") for i in range(n)]
+        kw["c"] = gr.vectors("c", [B.shape[0] for B in C], [f"node {i}: rows of C_{i}" for i in range(n)])
     if blocks.get("Ct"):
-        Ct = [_read_mtx(d, f"Ct_{i}.mtx") for i in range(n)]
+        Ct = gr.blocks("Ct")
         for i in range(n):
-            _expect_shape(d, f"Ct_{i}.mtx", Ct[i], None, lay.dt, f"node {i}: d~ = {lay.dt} columns")
+            _expect_shape(d, gr.label("Ct", i), Ct[i], None, lay.dt, f"node {i}: d~ = {lay.dt} columns")
         kw["Ct"] = Ct
-        kw["ct"] = [_read_npy(d, f"ct_{i}.npy", Ct[i].shape[0], f"node {i}: rows of Ct_{i}") for i in range(n)]
+        kw["ct"] = gr.vectors("ct", [B.shape[0] for B in Ct], [f"node {i}: rows of Ct_{i}" for i in range(n)])
     if blocks.get("C_kernels"):
         if not blocks.get("C"):
             raise ValueError(f"{jpath}: 'C_kernels' present without local constraints C")
-        Nk = [_read_mtx(d, f"Nker_{i}.mtx", dense=True) for i in range(n)]
+        Nk = gr.blocks("Nker", dense=True)
         for i in range(n):
-            _expect_shape(d, f"Nker_{i}.mtx", Nk[i], lay.d[i], None, f"node {i}: d_{i} rows")
+            _expect_shape(d, gr.label("Nker", i), Nk[i], lay.d[i], None, f"node {i}: d_{i} rows")
         kw["C_kernels"] = Nk
 
     odoc = doc.get("objective")
@@ -464,18 +532,18 @@ def load_instance(path) -> Instance:
     k = [lay.d[i] + lay.dt for i in range(n)]
     try:
         if otype == "quadratic":
-            Q = [_read_mtx(d, f"Q_{i}.mtx") for i in range(n)]
+            Q = gr.blocks("Q")
             for i in range(n):
-                _expect_shape(d, f"Q_{i}.mtx", Q[i], k[i], k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
-            q = [_read_npy(d, f"q_{i}.npy", k[i], f"node {i}: z_{i} = (x_{i}, x~)") for i in range(n)]
+                _expect_shape(d, gr.label("Q", i), Q[i], k[i], k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
+            q = gr.vectors("q", k, [f"node {i}: z_{i} = (x_{i}, x~)" for i in range(n)])
             obj = QuadraticObjective(Q, q, lay)
         elif otype == "logistic":
             if "reg" not in odoc:
                 raise ValueError(f"{jpath}: logistic objective without 'reg'")
-            F = [_read_mtx(d, f"F_{i}.mtx", dense=True) for i in range(n)]
+            F = gr.blocks("F", dense=True)
             for i in range(n):
-                _expect_shape(d, f"F_{i}.mtx", F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
-            y = [_read_npy(d, f"y_{i}.npy", F[i].shape[0], f"node {i}: one label per row of F_{i}") for i in range(n)]
+                _expect_shape(d, gr.label("F", i), F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
+            y = gr.vectors("y", [B.shape[0] for B in F], [f"node {i}: one label per row of F_{i}" for i in range(n)])
             obj = LogisticObjective(F, y, float(odoc["reg"]), lay)
         else:
             raise ValueError(f"{jpath}: unknown objective type {otype!r} (known: {', '.join(OBJECTIVE_TYPES)})")

@@ -11,7 +11,10 @@ the objective is ``F(E v)`` and the constraints are ``G v = h`` with
 The KKT matrix ``[[H, Gᵀ], [G, 0]]`` is singular whenever constraints are
 redundant (identical ``C̃_i`` repeat the same rows ``n`` times), so it is factored
 with a tiny negative ``(2,2)`` block ``−δI`` and the unregularised system is
-then solved by iterative refinement on top of that factorisation.  Quadratic
+then solved by iterative refinement on top of that factorisation.  Above
+:data:`KKT_DIRECT_MAX_NNZ` stored entries only ``H`` is factored and the
+multipliers come from the Schur complement ``G H⁻¹ Gᵀ`` (:class:`_SchurKKT`),
+refined the same way; the residual check below is the same for both.  Quadratic
 objectives need one solve; other smooth objectives use equality-constrained
 Newton steps.  The result carries its relative KKT residual; anything above
 ``tol`` is an error, never a silently returned point.
@@ -34,6 +37,15 @@ KKT_RTOL = 1e-9
 KKT_DELTA = 1e-10
 #: iterative refinement steps on the unregularised KKT system
 REFINE_STEPS = 60
+#: KKT matrices with more stored entries than this are not factored whole (``splu`` of the saddle-point
+#: matrix ran out of memory near 10⁸ entries): :class:`_SchurKKT` factors only H.  Every instance of the
+#: quick tier and every test is far below it and keeps the direct path.
+KKT_DIRECT_MAX_NNZ = 20_000_000
+#: the Schur complement G H⁻¹ Gᵀ is formed densely up to this many constraint rows
+SCHUR_DENSE_MAX = 2000
+#: MINRES tolerance and iteration cap on the Schur system when it is applied as an operator
+SCHUR_RTOL = 1e-14
+SCHUR_MAXITER = 10_000
 
 
 @dataclass(frozen=True)
@@ -110,6 +122,65 @@ class _KKT:
         return sol
 
 
+class _SchurKKT:
+    """Refined solves of ``[[H, Gᵀ], [G, 0]]`` without factoring it: ``H`` alone is factored.
+
+    For KKT matrices above :data:`KKT_DIRECT_MAX_NNZ` (``splu`` of the whole saddle-point matrix
+    ran out of memory at about 10⁸ nonzeros).  ``H = Eᵀ∇²F E`` is positive definite (strong
+    convexity, ``E`` injective) and as sparse as the node blocks, so its LU stays within them.
+    The multipliers solve the Schur system ``S λ = G H⁻¹ r₁ − r₂`` with ``S = G H⁻¹ Gᵀ`` (symmetric
+    PSD, singular when constraints are redundant; consistent, so MINRES converges in its range):
+    ``S`` is formed densely when it has at most :data:`SCHUR_DENSE_MAX` rows (a least-squares solve),
+    else applied as an operator.  The same residual-driven refinement as :class:`_KKT` follows;
+    :func:`reference_solution` then checks the KKT residual, so an inaccurate solve is an error.
+    """
+
+    def __init__(self, H: sp.csr_matrix, G: sp.csr_matrix):
+        self.H, self.G = H, G
+        self.nv, self.nc = H.shape[0], G.shape[0]
+        try:
+            self.lu = spla.splu(sp.csc_matrix(H), permc_spec="COLAMD")
+        except RuntimeError as exc:
+            raise ValueError(f"reference solution: the Hessian is singular ({exc}); is the objective strongly convex?") from exc
+        self.K0 = sp.bmat([[H, G.T], [G, None]], format="csr") if self.nc else sp.csr_matrix(H)
+        self.S = None
+        if 0 < self.nc <= SCHUR_DENSE_MAX:
+            HiGt = self.lu.solve(np.asarray(G.T.toarray(), dtype=float))
+            self.S = np.asarray(G @ HiGt)
+
+    def _once(self, rhs: np.ndarray) -> np.ndarray:
+        r1, r2 = rhs[: self.nv], rhs[self.nv:]
+        Hr1 = self.lu.solve(r1)
+        if self.nc == 0:
+            return Hr1
+        t = self.G @ Hr1 - r2
+        if self.S is not None:
+            lam = np.linalg.lstsq(self.S, t, rcond=None)[0]
+        else:
+            op = spla.LinearOperator((self.nc, self.nc), matvec=lambda y: self.G @ self.lu.solve(self.G.T @ y),
+                                     dtype=float)
+            lam = spla.minres(op, t, rtol=SCHUR_RTOL, maxiter=SCHUR_MAXITER)[0]
+        v = self.lu.solve(r1 - self.G.T @ lam)
+        return np.concatenate([v, lam])
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        sol = self._once(rhs)
+        for _ in range(REFINE_STEPS):
+            r = rhs - self.K0 @ sol
+            if np.linalg.norm(r) <= 1e-15 * max(np.linalg.norm(rhs), 1e-300):
+                break
+            sol = sol + self._once(r)
+        if not np.all(np.isfinite(sol)):
+            raise ValueError("reference solution: the Schur-complement KKT solve produced non-finite values")
+        return sol
+
+
+def _kkt_solver(H: sp.csr_matrix, G: sp.csr_matrix):
+    """The direct factorisation of the KKT matrix while it is small enough, else :class:`_SchurKKT`."""
+    nnz = H.nnz + 2 * G.nnz + G.shape[0]
+    return _KKT(H, G) if nnz <= KKT_DIRECT_MAX_NNZ else _SchurKKT(H, G)
+
+
 def _residual(grad_v: np.ndarray, grad_0: np.ndarray, G, lam: np.ndarray, v: np.ndarray, h: np.ndarray) -> float:
     """‖(∇F + Gᵀλ, Gv − h)‖ relative to the size of the terms that cancel in it.
 
@@ -140,19 +211,19 @@ def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newt
 
     if isinstance(obj, QuadraticObjective):
         H = sp.csr_matrix(E.T @ obj.Q @ E)
-        kkt = _KKT(H, G)
+        kkt = _kkt_solver(H, G)
         sol = kkt.solve(np.concatenate([E.T @ obj.q, h]))
         v, lam = sol[:nv], sol[nv:]
-        method = "kkt-direct"
+        method = "kkt-direct" if isinstance(kkt, _KKT) else "kkt-schur"
     else:
         # feasible start (min-norm), then Newton steps that keep G v = h
-        kkt0 = _KKT(sp.eye(nv, format="csr"), G)
+        kkt0 = _kkt_solver(sp.eye(nv, format="csr"), G)
         v = kkt0.solve(np.concatenate([np.zeros(nv), h]))[:nv]
         lam = np.zeros(nc)
         for it in range(max_newton):
             g = grad_v(v)
             H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
-            kkt = _KKT(H, G)
+            kkt = _kkt_solver(H, G)
             sol = kkt.solve(np.concatenate([-g, np.zeros(nc)]))
             dv, lam = sol[:nv], sol[nv:]
             t, f0 = 1.0, obj.value(E @ v)
@@ -168,7 +239,7 @@ def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newt
         # multipliers at the final point
         g = grad_v(v)
         H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
-        lam = _KKT(H, G).solve(np.concatenate([-g, np.zeros(nc)]))[nv:]
+        lam = _kkt_solver(H, G).solve(np.concatenate([-g, np.zeros(nc)]))[nv:]
         method = f"newton-kkt ({it + 1} steps)"
     res = _residual(grad_v(v), grad_v(np.zeros(nv)), G, lam, v, h)
     if not np.isfinite(res) or res > tol:

@@ -38,7 +38,7 @@ def _cmd_verify(args) -> int:
 
     opts = Options(tier=args.tier, claims=args.claims, jobs=args.jobs, out=Path(args.out),
                    json=None if args.json is None else Path(args.json), plots=not args.no_plots, cache=not args.no_cache,
-                   command=" ".join(["mixbounds"] + list(args.argv)))
+                   command=" ".join(["mixbounds"] + list(args.argv)), scheduler=args.scheduler)
     return run(opts)
 
 
@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", default=None, metavar="FILE", help="also write results.json to FILE")
     v.add_argument("--no-plots", action="store_true", help="skip the figures (the report then has none)")
     v.add_argument("--no-cache", action="store_true", help="neither read nor write the point cache (OUT/.cache)")
+    v.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
+                   help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
+                        "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")
     v.set_defaults(func=_cmd_verify)
     pl = sub.add_parser("plot", help="redraw the figures from a results.json (never runs a solver)")
     pl.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")

@@ -3,7 +3,8 @@
 Builds ``instances.families.build(FAMILY, **params)`` with only the parameters
 the user gave, computes the reference solution ``x*`` (exact sparse KKT,
 :func:`instances.reference.reference_solution`) unless ``--no-reference``,
-writes the instance directory atomically (:func:`instances.io.save_instance`)
+writes the instance directory atomically (:func:`instances.io.save_instance`; ``--format npz`` for
+the binary form, one archive per block group)
 and prints a short summary (family, n, sizes, targets vs realized κ's, KKT
 residual, findings, path).
 
@@ -56,6 +57,21 @@ def _progress(what: str, every: float = PROGRESS_SECONDS):
 _PARAMS = (
     ("kappa_W", "kappa_W"), ("kappa_C", "kappa_C"), ("kappa_AC", "kappa_AC"), ("kappa_Ct", "kappa_Ct"),
     ("kappa_f", "kappa_f"), ("n", "n"), ("eps", "eps"), ("seed", "seed"), ("variant", "variant"), ("graph", "graph"),
+)
+
+#: family keywords (sizes and knobs of instances/random.py, convex.py, nonsmooth.py builders): option → (type, help);
+#: passed on only when given, and a family that does not take one rejects it with a one-line error (exit 2)
+_FAMILY_KW = (
+    ("d", int, "local dimension d of each x_i"), ("dt", int, "dimension d~ of the shared variable x~"),
+    ("m", int, "rows m of the coupled constraint blocks A_i"), ("p", int, "rows p of the local constraints C_i"),
+    ("pt", int, "rows p~ of the shared-variable constraints C~_i"),
+    ("samples", int, "data rows per node (logistic, vertical-fl, convex, nonsmooth)"),
+    ("features", int, "features per party (vertical-fl)"), ("out_dim", int, "output dimension c (vertical-fl)"),
+    ("noise", float, "label noise of the synthetic data"), ("lam", float, "penalty lambda (local-global)"),
+    ("rank", int, "rank of the objective (convex families)"), ("mu", float, "strong convexity (nonsmooth strongly-convex)"),
+    ("er_p", float, "edge probability of the Erdos-Renyi graph (--graph er)"),
+    ("gossip", str, "gossip matrix of the graph: laplacian or metropolis"),
+    ("objective", str, "objective of the random families: quadratic or logistic"),
 )
 
 
@@ -128,6 +144,21 @@ def summary_lines(inst, path: Path | None, ref=None) -> list[str]:
     return lines
 
 
+def _parse_param(item: str):
+    """``"KEY=VALUE"`` → ``(KEY, VALUE)`` with VALUE read as JSON when it is JSON (``3``, ``0.1``, ``true``), else the string;
+    ``(None, None)`` when malformed."""
+    import json
+
+    key, sep, val = str(item).partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        return None, None
+    try:
+        return key, json.loads(val)
+    except ValueError:
+        return key, val
+
+
 def cmd_instance(args) -> int:
     """Handler of ``mixbounds instance``."""
     from mixbounds.instances.families import build, families
@@ -142,6 +173,14 @@ def cmd_instance(args) -> int:
     if why:
         return _err(why)
     params = {kw: getattr(args, opt) for opt, kw in _PARAMS if getattr(args, opt, None) is not None}
+    params.update({k: getattr(args, k) for k, _, _ in _FAMILY_KW if getattr(args, k, None) is not None})
+    for item in args.param or []:
+        key, val = _parse_param(item)
+        if key is None:
+            return _err(f"--param {item!r}: expected KEY=VALUE with KEY a builder keyword, e.g. --param er_p=0.1")
+        if key in params and params[key] != val:
+            return _err(f"--param {key}={val!r} disagrees with the option giving {key} = {params[key]!r}")
+        params[key] = val
     if args.n is not None and not (1 <= args.n <= NODES_MAX):
         return _err(f"--n {args.n}: must be in [1, {NODES_MAX}] (the build time grows faster than n²: "
                     f"27 s at n = 1000, 192 s at n = 3000 for random-mixed)")
@@ -171,7 +210,7 @@ def cmd_instance(args) -> int:
         inst = replace(inst, params=dict(inst.params, reference={"kkt_residual": ref.kkt_residual, "method": ref.method}))
     t_ref = time.perf_counter() - t0 - t_build
     try:
-        path = save_instance(inst, out)
+        path = save_instance(inst, out, matrix_format=args.format)
     except (OSError, ValueError) as exc:
         return _err(f"cannot write {out}: {exc}")
     for line in summary_lines(inst, path, ref):
@@ -200,6 +239,13 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, metavar="S", help="random seed")
     p.add_argument("--variant", metavar="V", help="construction variant (e.g. printed, default)")
     p.add_argument("--graph", metavar="G", help="communication graph: path, ring, grid, star, complete, er")
+    for k, typ, text in _FAMILY_KW:
+        p.add_argument(f"--{k.replace('_', '-')}", dest=k, type=typ, metavar=k.upper(), help=f"{text} (family keyword {k})")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="any other builder keyword (repeatable; VALUE read as JSON when possible)")
+    p.add_argument("--format", choices=("mtx", "npz"), default="mtx",
+                   help="matrix files: mtx (Matrix Market, a file per node and block; portable, the default) or npz "
+                        "(one NumPy archive per block group; fast to load)")
     p.add_argument("--no-reference", action="store_true", help="do not compute the reference solution x*")
     p.add_argument("--out", required=True, metavar="DIR", help="output instance directory (written atomically; an existing instance directory is replaced)")
     p.set_defaults(func=cmd_instance)

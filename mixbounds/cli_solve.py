@@ -34,6 +34,9 @@ from pathlib import Path
 import numpy as np
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: APAPC's constants of the reformulated objective: "spectral" (exact, by Lanczos, at any size) rather than
+#: the lemma's bounds μ_f/4, 2L_f·κ_W'², which the rate checks keep as printed (solvers.constants)
+SOLVE_CONSTANTS = "spectral"
 #: relative KKT residual above which a supplied x_star.npy is not the solution (saved ones have ~1e-12;
 #: the reference solve guarantees 1e-9, and the least-squares multipliers add rounding on top)
 XSTAR_RTOL = 1e-6
@@ -265,7 +268,8 @@ def _cmd_solve(args) -> int:
         if methods[args.method] is None:
             from mixbounds.solvers import solve
 
-            res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
+            res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter,
+                        constants=SOLVE_CONSTANTS)
         else:
             res = methods[args.method][0](P, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
     except ValueError as exc:

@@ -11,7 +11,9 @@ The main job of the suite (README's first command)::
 * runs their tasks (sweep points) with :func:`checks.framework.run_checks`:
   a progress bar on a terminal, a line per ~10 % otherwise; every point is cached
   under ``OUT/.cache/<code version>/`` so an interrupted run resumes
-  (``--no-cache`` neither reads nor writes the cache);
+  (``--no-cache`` neither reads nor writes the cache); with ``--scheduler`` the points run on
+  a Dask cluster (:mod:`checks.executors`; reached before any work) and come back to this
+  process, which alone writes the cache;
 * prints a table of verdicts, the findings, the negative controls and a summary line;
 * writes, only once everything has run, ``OUT/results.json``, ``OUT/results.csv``,
   ``OUT/report.md``, ``OUT/report.html`` and ``OUT/plots/`` as one set (:mod:`mixbounds.outdir`):
@@ -26,7 +28,8 @@ Exit codes: 0 no result ``fail``/``error``, every ``finding`` expected
 1 a check failed or errored, a finding is not an expected one, a control was not
 caught, or the outputs could not be written; 2 bad usage (unknown tier,
 bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable or foreign ``--out``
-or ``--json``, ``--out`` in use by another run);
+or ``--json``, ``--out`` in use by another run, a ``--scheduler`` that is misspelt, unreachable
+or needs Dask where it is not installed);
 130 interrupted (Ctrl-C; cached points are kept, nothing else is written).
 """
 
@@ -43,6 +46,7 @@ from pathlib import Path
 from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
 )
+from mixbounds.checks.executors import DaskExecutor, SchedulerError, parse_scheduler
 from mixbounds.checks.framework import (  # noqa: F401  (code_version: patched by the tests)
     TIERS, Check, all_checks, code_version, run_checks,
 )
@@ -62,6 +66,7 @@ class Options:
     plots: bool = True
     cache: bool = True
     command: str = ""
+    scheduler: str | None = None
 
 
 # ----------------------------------------------------------------------------- selection
@@ -280,13 +285,13 @@ def _check_outputs(out: Path, json_path: Path | None, plots: bool) -> None:
         check_file(json_path, "--json", ours=is_results_document, ours_desc="mixbounds results document")
 
 
-def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path | None) -> int:
+def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path | None, where: str) -> int:
     from mixbounds.checks.framework import cache_census
 
     cen = {"valid": 0, "damaged": 0} if cache_dir is None else cache_census(cache_dir, keys)
     dmg = f", {cen['damaged']} damaged cache entries to recompute" if cen["damaged"] else ""
     err.print(f"mixbounds verify: tier {opts.tier}, {len(selected)} checks ({n_res} results), {len(keys)} sweep points"
-              f" ({cen['valid']} cached{dmg}), jobs {opts.jobs}" + ("" if cache_dir else ", cache off"),
+              f" ({cen['valid']} cached{dmg}), {where}" + ("" if cache_dir else ", cache off"),
               markup=False, highlight=False)
     return cen["valid"]
 
@@ -306,6 +311,11 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         _check_outputs(out, opts.json, opts.plots)
     except OutputError as exc:
         return _usage(str(exc))
+    try:
+        if opts.scheduler is not None:
+            parse_scheduler(opts.scheduler)
+    except SchedulerError as exc:
+        return _usage(str(exc))
     console, err = _consoles()
     t_start = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -318,25 +328,49 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     keys = {t.key for ts in plan.values() for t in ts}
     cache_dir = (out / ".cache") if opts.cache else None
     n_res = sum(1 for c in selected for r in c.result_ids(opts.tier) if matches(r, globs))
+    executor = None if opts.scheduler is None else DaskExecutor(parse_scheduler(opts.scheduler))
+    try:
+        if executor is not None:
+            executor.open()  # reach the scheduler (or start the local cluster) before any work or output
+    except SchedulerError as exc:
+        return _usage(str(exc))
+    try:
+        return _run_out(opts, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started, executor)
+    finally:
+        if executor is not None:
+            executor.close()
+
+
+def _run_out(opts, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started, executor) -> int:
+    """Take the output directory, then run."""
     log = lambda msg: err.print(msg, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
     try:
-        od = OutputDir(out, "verify", command=opts.command or "mixbounds verify",
+        od = OutputDir(Path(opts.out), "verify", command=opts.command or "mixbounds verify",
                        subdirs=("plots",) if opts.plots else (), log=log).__enter__()
     except OutputError as exc:
         return _usage(str(exc))
     try:
-        return _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started)
+        return _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started,
+                           executor)
     finally:
         od.__exit__(None, None, None)
 
 
-def _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started) -> int:
+def _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started,
+                executor=None) -> int:
     """The run proper, holding the output directory: points, document, staged outputs, install."""
     out = od.path
-    cached = _header(err, opts, selected, n_res, keys, cache_dir)
     try:
+        where = f"jobs {opts.jobs}" if executor is None else f"scheduler {executor.describe()}"
+        cached = _header(err, opts, selected, n_res, keys, cache_dir, where)
         with ProgressReporter(err, len(keys), cached) as prog:
-            results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog)
+            results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog,
+                                        executor=executor)
+        if executor is not None:
+            stats["scheduler"] = str(executor.spec)
+    except SchedulerError as exc:  # a task group failed on the cluster (the points computed so far are cached)
+        print(f"mixbounds verify: error: {exc}", file=sys.stderr)  # one line: not wrapped by rich
+        return EXIT_FAIL
     except KeyboardInterrupt:
         err.print("mixbounds verify: interrupted; nothing written"
                   + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),

@@ -38,6 +38,8 @@ is zero on the feasible set, so the minimiser is unchanged).  Constants:
   is present, ``(μ_f, L_f)`` otherwise.  The lemma claims strong convexity on
   ``R^d × 𝒴`` with ``𝒴 = {⟨y, 1⟩ = 0}``; the iterates live in ``L_m^⊥ = {Σ_i y_i = 0}``
   (a subspace of 𝒴, equal only for m = 1).  Nothing is corrected silently.
+* ``constants="spectral"``: the same extreme eigenvalues as ``"exact"``, by Lanczos on operators
+  at any size (:mod:`solvers.constants`); the default of ``mixbounds solve``.
 * ``constants="exact"``: extreme eigenvalues of the Hessian of ``G`` restricted to
   ``R^d × L_m^⊥ × R^{n d̃}`` (dense; quadratic objectives only).  The value on the
   printed subspace 𝒴 is recorded as ``mu_G_printed_subspace`` for comparison.
@@ -84,11 +86,20 @@ from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interact
 from mixbounds.bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
 
 from .chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
-from .oracles import CountedOracles, spmv
+from .constants import spectral_constants
+from .materialize import (
+    MATERIALIZE_LIMIT,
+    MATERIALIZE_NODES,
+    MaterializedDense as _Materialized,
+    MaterializedNodes as _MaterializedNodes,
+    MaterializedSparse as _MaterializedSparse,
+    nodes_dense_is_cheaper,
+)
+from .oracles import CountedOracles
 
 METHODS = ("apapc", "apapc-nocheb")
 SPECTRA = ("lemma", "exact")
-CONSTANTS = ("lemma", "exact")
+CONSTANTS = ("lemma", "exact", "spectral")
 #: problem classes with a method (``local`` and ``separable`` have none in the paper)
 SUPPORTED_CLASSES = ("consensus", "shared", "coupled", "coupled_local", "mixed")
 #: largest number of unknowns for the dense ``"exact"`` spectra and constants
@@ -115,111 +126,6 @@ def _dense_operator(op: Callable, shape: tuple, size: int) -> np.ndarray:
 def _extremes(M: np.ndarray, name: str) -> tuple[float, float]:
     ex = sym_extremes(M, method="dense", name=name)
     return ex.lmin_pos, ex.lmax
-
-
-#: operators on at most this many unknowns are materialised (see :class:`_Materialized`)
-MATERIALIZE_LIMIT = 400
-#: gossip polynomials P_W(W) (n × n) are materialised up to this many nodes
-MATERIALIZE_NODES = 2000
-
-
-class _Materialized:
-    """A fixed linear operator applied as one matrix product, counted as its recurrence.
-
-    Nested Chebyshev polynomials cost thousands of tiny oracle calls per APAPC
-    iteration, whose Python overhead (not arithmetic) dominated small instances.  A
-    polynomial operator is linear and fixed, so it is built once — by applying the
-    *same counted recurrence* to the unit vectors on a scratch oracle whose counts are
-    discarded — and each later application adds to the real oracles exactly the counts
-    one recurrence application made (measured on the scratch oracle, not computed from
-    degrees).  Counts are therefore identical by construction and values agree to
-    rounding (``tests/test_reformulations.py`` compares whole runs both ways).
-    """
-
-    def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple):
-        size = int(np.prod(shape))
-        before = scratch.snapshot()
-        probe = np.zeros(size)
-        probe[0] = 1.0
-        col0 = np.asarray(op_scratch(probe.reshape(shape))).ravel()
-        after = scratch.snapshot()
-        self.per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
-        M = np.empty((size, size))
-        M[:, 0] = col0
-        for j in range(1, size):
-            probe[j - 1], probe[j] = 0.0, 1.0
-            M[:, j] = np.asarray(op_scratch(probe.reshape(shape))).ravel()
-        self.M, self.shape, self.main = M, shape, main
-
-    def __call__(self, v: np.ndarray) -> np.ndarray:
-        for k, c in self.per_apply.items():
-            self.main.counts[k] += c
-        return (self.M @ np.asarray(v, dtype=float).reshape(-1)).reshape(np.shape(v))
-
-
-class _MaterializedNodes:
-    """``P_W(W)`` as an ``n × n`` matrix acting along the node axis (counted as its recurrence)."""
-
-    def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, n: int):
-        before = scratch.snapshot()
-        self.M = np.asarray(op_scratch(np.eye(n)))  # one polynomial evaluation on the identity
-        after = scratch.snapshot()
-        self.per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
-        self.main = main
-
-    def __call__(self, Y: np.ndarray) -> np.ndarray:
-        for k, c in self.per_apply.items():
-            self.main.counts[k] += c
-        return self.M @ Y
-
-
-#: a sparse polynomial P(M) of an inner operator (``C'``, ``C̃'``) too large to materialise densely
-#: is materialised as a sparse matrix when it has at most this many stored entries per row of M …
-#: (128, not 64: at the full tier's κ_C = 3000 the printed C&L construction has a path W_C of 84 nodes, so
-#: P_C(CᵀC) = P_C(W_C) ⊗ I has 84 entries per row; with 64 the run fell back to the recurrence, 2⌈√κ_C⌉ products
-#: by the dense √W_C blocks per application (2.2·10⁶ entries per node): 37 iterations in 13 min, ~21 s each;
-#: materialised, the whole point (build, exact solution, 207 iterations) took 454 s; the counts are the recurrence's)
-SPARSE_FILL_PER_ROW = 128
-#: … and a probe vector agrees with the recurrence to this relative distance (else: the recurrence)
-SPARSE_CHECK_RTOL = 1e-9
-
-
-class _MaterializedSparse:
-    """``P(M)`` of an inner operator as one sparse matrix, counted as its recurrence.
-
-    For ``C' = P_C(CᵀC)`` and ``C̃' = P(C̃ᵀC̃)`` above :data:`MATERIALIZE_LIMIT` unknowns:
-    the matrix comes from :meth:`solvers.chebyshev.Chebyshev.sparse_P` on ``CᵀC`` (the same
-    recurrence on sparse matrices); the counts per application are those of one recurrence
-    application measured on the scratch oracle, and that application's result on a random
-    probe must agree with the matrix to :data:`SPARSE_CHECK_RTOL` (:meth:`build` returns
-    ``None`` otherwise, and when the fill-in exceeds :data:`SPARSE_FILL_PER_ROW`).  On the
-    coupled + local worst case (``C_i = diag(√W_C ⊗ I, √W_C ⊗ I)``, ``P(CᵀC)`` keeps the
-    pattern of ``CᵀC``) a ``C'`` application becomes one product instead of ``2⌈√κ_C⌉``.
-    """
-
-    def __init__(self, P, per_apply: dict, main: CountedOracles, shape: tuple):
-        self.P, self.per_apply, self.main, self.shape = P, per_apply, main, shape
-
-    @classmethod
-    def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple):
-        size = int(np.prod(shape))
-        P = cheb.sparse_P(M, SPARSE_FILL_PER_ROW * size)
-        if P is None:
-            return None
-        probe = np.random.default_rng(0).standard_normal(size)
-        before = scratch.snapshot()
-        ref = np.asarray(op_scratch(probe.reshape(shape))).ravel()
-        after = scratch.snapshot()
-        per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
-        got = spmv(P, probe)
-        if not np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), 1e-300):
-            return None
-        return cls(P, per_apply, main, shape)
-
-    def __call__(self, v: np.ndarray) -> np.ndarray:
-        for k, c in self.per_apply.items():
-            self.main.counts[k] += c
-        return spmv(self.P, np.asarray(v, dtype=float).reshape(-1)).reshape(np.shape(v))
 
 
 class Reformulation:
@@ -529,7 +435,11 @@ class Reformulation:
         else:
             mu_l, L_l = mu_f, L_f
         c = {"L_f": L_f, "mu_f": mu_f, "L_G_lemma": L_l, "mu_G_lemma": mu_l}
-        if self.constants == "exact":
+        if self.constants == "spectral":
+            mu_s, L_s = spectral_constants(self)
+            c.update(L_G_spectral=L_s, mu_G_spectral=mu_s)
+            self.L_G, self.mu_G = L_s, mu_s
+        elif self.constants == "exact":
             mu_e, L_e, mu_p = self._exact_constants()
             c.update(L_G_exact=L_e, mu_G_exact=mu_e)
             if mu_p is not None:
@@ -587,7 +497,7 @@ class Reformulation:
         if materialize:
             ops = self._ops(orc)
             sc = self._ops(self.scratch)
-            if getattr(ops, "Wp", None) is not None and self.cheb and self.n <= MATERIALIZE_NODES:
+            if getattr(ops, "Wp", None) is not None and self.cheb and self._dense_W_prime_is_cheaper():
                 ops.Wp = _MaterializedNodes(sc.Wp, self.scratch, orc, self.n)
             if "C" in self.inner and self.cheb:
                 if self.dx <= MATERIALIZE_LIMIT:
@@ -632,6 +542,13 @@ class Reformulation:
                 ops.Ctp = None
                 ops.Ct_rhs = lambda: orc.CtT(self.problem.ct_stacked)
         return ops
+
+    def _dense_W_prime_is_cheaper(self) -> bool:
+        """The cost model of :func:`solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the
+        node states it multiplies (``Y``: m columns; ``X̃``: d̃ columns; the wider one decides)."""
+        cols = max(self.m if self.has_A else 0, self.dt if self.t_kind in ("shared", "shared_identical") else 0)
+        return self.n <= MATERIALIZE_NODES and nodes_dense_is_cheaper(self.n, self.problem.W.nnz,
+                                                                      self.inner["W"]["degree"], cols)
 
     def _N(self, ops: SimpleNamespace, kind: str, v: np.ndarray) -> np.ndarray:
         """Raw normal operator ``BᵀB v`` of a block (before the outer polynomial)."""

@@ -39,7 +39,8 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     max_calls : call budget (default none): the run stops with ``reason="budget"`` once some
         oracle has been called ``max_calls`` times (set-up calls included).
     spectra, constants : ``"lemma"`` (theory bounds, default) or ``"exact"`` (see
-        :mod:`solvers.reformulations`).
+        :mod:`solvers.reformulations`); ``constants`` also ``"spectral"`` (exact constants of ``G``
+        by Lanczos on operators, any size: :mod:`solvers.constants`).
     x0 : start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
     oracles : counted oracles to use (default: new); tests pass wrapped ones.
     materialize : apply fixed polynomial operators as matrices built from their counted

@@ -64,6 +64,31 @@ def test_only_given_parameters_are_passed(tmp_path, monkeypatch):
     assert inst.realized["kappa_A"] == pytest.approx(7.0, rel=inst.params["tolerance"]["kappa_A"])
 
 
+def test_family_keywords_set_the_sizes(tmp_path, monkeypatch):
+    """--d, --m, --graph er with --param er_p=… reach the builder and the written instance has those sizes."""
+    seen = {}
+    real = instances.families.build
+
+    def spy(name, **params):
+        seen.clear()
+        seen.update(params)
+        return real(name, **params)
+
+    monkeypatch.setattr(instances.families, "build", spy)
+    out = tmp_path / "o"
+    assert run(["instance", "random-coupled", "--n", "10", "--d", "8", "--m", "4", "--graph", "er", "--param", "er_p=0.5",
+                "--no-reference", "--out", str(out)]) == EXIT_OK
+    assert seen == {"n": 10, "d": 8, "m": 4, "graph": "er", "er_p": 0.5}
+    P = load_instance(out).problem
+    assert P.n == 10 and set(P.layout.d) == {8} and P.A[0].shape == (4, 8)
+    assert run(["instance", "random-mixed", "--n", "4", "--d", "7", "--dt", "5", "--m", "2", "--p", "3", "--pt", "2",
+                "--objective", "logistic", "--samples", "6", "--no-reference", "--out", str(out)]) == EXIT_OK
+    assert seen == {"n": 4, "d": 7, "dt": 5, "m": 2, "p": 3, "pt": 2, "objective": "logistic", "samples": 6}
+    P = load_instance(out).problem
+    assert P.layout.dt == 5 and P.C[0].shape == (3, 7) and P.Ct[0].shape == (2, 5)
+    assert P.objective.features[0].shape[0] == 6
+
+
 def _nothing_written(tmp_path, keep=()):
     assert sorted(os.listdir(tmp_path)) == sorted(keep)
 
@@ -79,6 +104,10 @@ def _nothing_written(tmp_path, keep=()):
     (["instance", "random-mixed", "--variant", "printed"], "unknown variant"),
     (["instance", "random-mixed", "--graph", "torus"], "unknown graph"),
     (["instance", "vertical-fl", "--kappa-AC", "10"], "fixed by the features"),
+    (["instance", "random-coupled", "--features", "3"], "unknown parameter(s) features"),
+    (["instance", "random-coupled", "--param", "bad key=1"], "expected KEY=VALUE"),
+    (["instance", "random-coupled", "--m", "3", "--param", "m=4"], "disagrees"),
+    (["instance", "random-coupled", "--d", "0"], "d must be >= 1"),
 ])
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, argv, match):
     out = tmp_path / "out"

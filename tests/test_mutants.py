@@ -38,9 +38,9 @@ MUTANTS = {
         "audit.counters.*", ["audit.counters.*"]),
     "engine-two-hops": (
         "checks/engine.py",
-        [("            Sn = close(S | step_seed | ((step_adj @ S.astype(np.float64)) > 0))",
-          "            S1 = S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)\n"
-          "            Sn = close(S1 | ((step_adj @ S1.astype(np.float64)) > 0))")],
+        [("                return S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)",
+          "                S1 = S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)\n"
+          "                return S1 | ((step_adj @ S1.astype(np.float64)) > 0)")],
         "calibration.engine.*", ["calibration.engine.*"]),
     "ineq-rtol-loosened": (
         "checks/tolerances.py", [("INEQ_RTOL = 1e-7", "INEQ_RTOL = 1e-5")],

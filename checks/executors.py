@@ -1,0 +1,175 @@
+"""Sweep points on a Dask cluster: ``--scheduler tcp://HOST:PORT | HOST:PORT | FILE.json | local:N``.
+
+:func:`checks.framework.run_checks` runs task groups (the tasks of one sweep point on one
+instance) serially or with joblib/loky on this machine; given an executor from this module it
+sends every group to a Dask cluster instead (``distributed.Client.map``).  Each group is the
+same pure call (:func:`checks.framework._run_group`) on the same arguments, so a point's
+counts and measured values do not depend on where it ran.  The points come back to the client,
+which alone reads and writes the cache: the cache works whether or not the workers share its
+file system.
+
+Addresses: ``tcp://HOST:PORT`` (also ``tls://``, ``ws://``, ``wss://``, ``ucx://`` or a bare
+``HOST:PORT``) of a running ``dask scheduler``; a scheduler file (``*.json``, as written by
+``dask scheduler --scheduler-file``); or ``local:N``, a ``distributed.LocalCluster`` of N worker
+processes with one thread each, started and closed here.  The scheduler is reached (and a local
+cluster started) before any work, so a bad address fails at once with one line.
+
+Every worker checks that it runs the client's code version (the cache key,
+:func:`checks.framework.code_version`) before running a group: a cluster with another version of
+the suite installed would otherwise return points that are cached under the wrong version.
+
+Dask is an optional dependency (``pip install ".[dask]"``); without it a scheduler is refused
+with one line naming the extra.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+#: seconds to reach a remote scheduler before giving up (a cluster on the same network answers in
+#: well under a second; longer means a wrong address or a firewall)
+CONNECT_TIMEOUT_S = 10.0
+#: largest N of ``local:N`` (a worker process per core is the useful range; this only catches typos)
+MAX_LOCAL_WORKERS = 512
+
+_REMOTE = re.compile(r"^(tcp|tls|ws|wss|ucx)://[^\s/]+:\d+/?$|^[A-Za-z0-9_.\-\[\]:]+:\d+$")
+
+
+class SchedulerError(ValueError):
+    """A ``--scheduler`` that cannot be used: bad spelling, Dask not installed, unreachable, wrong code version."""
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    """A parsed ``--scheduler`` value: ``kind`` is ``"local"`` (``workers`` processes), ``"address"`` or ``"file"``."""
+
+    kind: str
+    target: str
+    workers: int = 0
+
+    def __str__(self) -> str:
+        return f"local:{self.workers}" if self.kind == "local" else self.target
+
+
+def parse_scheduler(spec: str) -> SchedulerSpec:
+    """Parse a ``--scheduler`` value; ``SchedulerError`` (one line) when it is none of the accepted forms."""
+    s = str(spec).strip()
+    if s.startswith("local:"):
+        n = s[len("local:"):]
+        if not n.isdigit() or not 1 <= int(n) <= MAX_LOCAL_WORKERS:
+            raise SchedulerError(f"--scheduler {spec!r}: local:N needs a worker count N in 1..{MAX_LOCAL_WORKERS}")
+        return SchedulerSpec("local", s, int(n))
+    if s.endswith(".json"):
+        if not Path(s).is_file():
+            raise SchedulerError(f"--scheduler {spec!r}: scheduler file not found")
+        return SchedulerSpec("file", s)
+    if _REMOTE.match(s):
+        return SchedulerSpec("address", s)
+    raise SchedulerError(f"--scheduler {spec!r}: expected tcp://HOST:PORT, HOST:PORT, a scheduler file (*.json) "
+                         f"or local:N")
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError as exc:
+        raise SchedulerError(f"--scheduler needs Dask's distributed scheduler, which is not installed "
+                             f"({' '.join(str(exc).split())}); install the extra: pip install \".[dask]\"") from None
+    return distributed
+
+
+_WORKER_VERSION: str | None = None
+
+
+def run_group_on_worker(version: str, calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
+    """:func:`checks.framework._run_group` on a Dask worker, after checking the worker's code version.
+
+    One BLAS thread, as the local paths use (oversubscribed BLAS threads made LAPACK calls far slower).
+    """
+    global _WORKER_VERSION
+    from threadpoolctl import threadpool_limits
+
+    from .framework import _run_group, code_version
+
+    if _WORKER_VERSION is None:
+        _WORKER_VERSION = code_version()
+    if _WORKER_VERSION != version:
+        import socket
+
+        raise RuntimeError(f"worker on {socket.gethostname()} runs mixbounds code version {_WORKER_VERSION}, the client "
+                           f"{version}: install the same version of the suite on every worker")
+    with threadpool_limits(limits=1):
+        return _run_group(calls)
+
+
+class DaskExecutor:
+    """Runs task groups on a Dask cluster; a context manager that owns the client (and a local cluster).
+
+    ``executor(version, payloads)`` yields each group's ``[(task key, point)]`` as it completes.
+    """
+
+    def __init__(self, spec: SchedulerSpec, *, timeout: float | None = None):
+        self.spec = spec
+        self.timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
+        self.client = None
+        self.cluster = None
+
+    def __enter__(self) -> "DaskExecutor":
+        return self.open()
+
+    def open(self) -> "DaskExecutor":
+        """Reach the scheduler (start the local cluster); ``SchedulerError`` with the reason when that fails."""
+        distributed = _import_distributed()
+        import logging
+
+        try:
+            if self.spec.kind == "local":
+                # loopback only; the dashboard on a free port (":0"), never the fixed 8787 another cluster may hold
+                self.cluster = distributed.LocalCluster(n_workers=self.spec.workers, threads_per_worker=1,
+                                                        processes=True, host="127.0.0.1", dashboard_address=":0",
+                                                        silence_logs=logging.ERROR)
+                self.client = distributed.Client(self.cluster, timeout=self.timeout)
+            elif self.spec.kind == "file":
+                self.client = distributed.Client(scheduler_file=self.spec.target, timeout=self.timeout)
+            else:
+                self.client = distributed.Client(self.spec.target, timeout=self.timeout)
+        except (OSError, TimeoutError, ValueError) as exc:
+            self.close()
+            raise SchedulerError(f"--scheduler {self.spec}: cannot reach the Dask scheduler "
+                                 f"({' '.join(str(exc).split())})") from None
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    def describe(self) -> str:
+        """The scheduler and the workers it has now, e.g. ``local:2 (2 workers)``."""
+        n = len(self.client.scheduler_info().get("workers", {})) if self.client is not None else 0
+        return f"{self.spec} ({n} worker{'s' if n != 1 else ''})"
+
+    def __call__(self, version: str, payloads: Iterable[list]) -> Iterator[list[tuple[str, dict]]]:
+        from distributed import as_completed
+
+        payloads = list(payloads)
+        futures = self.client.map(run_group_on_worker, [version] * len(payloads), payloads, pure=False)
+        try:
+            for fut in as_completed(futures):
+                try:
+                    yield fut.result()
+                except Exception as exc:  # noqa: BLE001 - a worker-side failure ends the run with its reason
+                    raise SchedulerError(f"--scheduler {self.spec}: a task group failed on the cluster: "
+                                         f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
+        finally:
+            self.client.cancel(futures)

@@ -1,0 +1,145 @@
+"""Fixed polynomial operators applied as matrices, counted as the recurrence they replace.
+
+Chebyshev polynomials of ``W`` (``W' = P_W(W)``), of ``CᵀC`` and of the outer normal operators
+are linear and fixed during a run, so they may be applied as one matrix product instead of
+``degree`` recurrence steps; every application still adds to the oracles exactly the counts one
+recurrence application made (measured once on a scratch oracle).  Whether that is *faster*
+depends on the sizes: a dense ``n × n`` ``P_W(W)`` costs ``n²`` multiply-adds per column, the
+recurrence ``degree · (nnz(W) + vector passes)`` plus a fixed Python cost per step.
+:func:`nodes_dense_is_cheaper` decides by that cost model (no timing, so the choice and hence the
+rounding of every run is reproducible); ``Reformulation`` materialises ``W'`` only when it says so.
+The counts are identical either way (``tests/test_reformulations.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .oracles import CountedOracles, spmv
+
+#: vector passes of one Chebyshev step besides the product (p update, v update, residual: 2 axpy + scale)
+CHEB_VECTOR_PASSES = 4
+#: fixed cost of one recurrence step (Python calls, dispatch, counting) in multiply-add equivalents:
+#: ~10 µs per step at ~1 ns per multiply-add of a memory-bound dense product
+STEP_OVERHEAD_MADDS = 10_000
+
+
+def nodes_dense_is_cheaper(n: int, nnz_W: int, degree: int, cols: int) -> bool:
+    """Is the dense ``n × n`` ``P_W(W)`` cheaper than its recurrence on ``(n, cols)`` node states?
+
+    Dense: ``n² · cols`` multiply-adds.  Recurrence: ``degree`` steps of
+    ``nnz(W) · cols + CHEB_VECTOR_PASSES · n · cols + STEP_OVERHEAD_MADDS``.
+    """
+    cols = max(int(cols), 1)
+    dense = float(n) * n * cols
+    recurrence = degree * (float(nnz_W) * cols + CHEB_VECTOR_PASSES * n * cols + STEP_OVERHEAD_MADDS)
+    return dense < recurrence
+
+
+#: operators on at most this many unknowns are materialised (see :class:`MaterializedDense`)
+MATERIALIZE_LIMIT = 400
+#: gossip polynomials P_W(W) (n × n) are materialised up to this many nodes
+MATERIALIZE_NODES = 2000
+
+
+class MaterializedDense:
+    """A fixed linear operator applied as one matrix product, counted as its recurrence.
+
+    Nested Chebyshev polynomials cost thousands of tiny oracle calls per APAPC
+    iteration, whose Python overhead (not arithmetic) dominated small instances.  A
+    polynomial operator is linear and fixed, so it is built once — by applying the
+    *same counted recurrence* to the unit vectors on a scratch oracle whose counts are
+    discarded — and each later application adds to the real oracles exactly the counts
+    one recurrence application made (measured on the scratch oracle, not computed from
+    degrees).  Counts are therefore identical by construction and values agree to
+    rounding (``tests/test_reformulations.py`` compares whole runs both ways).
+    """
+
+    def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple):
+        size = int(np.prod(shape))
+        before = scratch.snapshot()
+        probe = np.zeros(size)
+        probe[0] = 1.0
+        col0 = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        after = scratch.snapshot()
+        self.per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        M = np.empty((size, size))
+        M[:, 0] = col0
+        for j in range(1, size):
+            probe[j - 1], probe[j] = 0.0, 1.0
+            M[:, j] = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        self.M, self.shape, self.main = M, shape, main
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        for k, c in self.per_apply.items():
+            self.main.counts[k] += c
+        return (self.M @ np.asarray(v, dtype=float).reshape(-1)).reshape(np.shape(v))
+
+
+class MaterializedNodes:
+    """``P_W(W)`` as an ``n × n`` matrix acting along the node axis (counted as its recurrence)."""
+
+    def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, n: int):
+        before = scratch.snapshot()
+        self.M = np.asarray(op_scratch(np.eye(n)))  # one polynomial evaluation on the identity
+        after = scratch.snapshot()
+        self.per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        self.main = main
+
+    def __call__(self, Y: np.ndarray) -> np.ndarray:
+        for k, c in self.per_apply.items():
+            self.main.counts[k] += c
+        return self.M @ Y
+
+
+#: a sparse polynomial P(M) of an inner operator (``C'``, ``C̃'``) too large to materialise densely
+#: is materialised as a sparse matrix when it has at most this many stored entries per row of M …
+#: (128, not 64: at the full tier's κ_C = 3000 the printed C&L construction has a path W_C of 84 nodes, so
+#: P_C(CᵀC) = P_C(W_C) ⊗ I has 84 entries per row; with 64 the run fell back to the recurrence, 2⌈√κ_C⌉ products
+#: by the dense √W_C blocks per application (2.2·10⁶ entries per node): 37 iterations in 13 min, ~21 s each;
+#: materialised, the whole point (build, exact solution, 207 iterations) took 454 s; the counts are the recurrence's)
+SPARSE_FILL_PER_ROW = 128
+#: … and a probe vector agrees with the recurrence to this relative distance (else: the recurrence)
+SPARSE_CHECK_RTOL = 1e-9
+
+
+class MaterializedSparse:
+    """``P(M)`` of an inner operator as one sparse matrix, counted as its recurrence.
+
+    For ``C' = P_C(CᵀC)`` and ``C̃' = P(C̃ᵀC̃)`` above :data:`MATERIALIZE_LIMIT` unknowns:
+    the matrix comes from :meth:`solvers.chebyshev.Chebyshev.sparse_P` on ``CᵀC`` (the same
+    recurrence on sparse matrices); the counts per application are those of one recurrence
+    application measured on the scratch oracle, and that application's result on a random
+    probe must agree with the matrix to :data:`SPARSE_CHECK_RTOL` (:meth:`build` returns
+    ``None`` otherwise, and when the fill-in exceeds :data:`SPARSE_FILL_PER_ROW`).  On the
+    coupled + local worst case (``C_i = diag(√W_C ⊗ I, √W_C ⊗ I)``, ``P(CᵀC)`` keeps the
+    pattern of ``CᵀC``) a ``C'`` application becomes one product instead of ``2⌈√κ_C⌉``.
+    """
+
+    def __init__(self, P, per_apply: dict, main: CountedOracles, shape: tuple):
+        self.P, self.per_apply, self.main, self.shape = P, per_apply, main, shape
+
+    @classmethod
+    def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple):
+        size = int(np.prod(shape))
+        P = cheb.sparse_P(M, SPARSE_FILL_PER_ROW * size)
+        if P is None:
+            return None
+        probe = np.random.default_rng(0).standard_normal(size)
+        before = scratch.snapshot()
+        ref = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        after = scratch.snapshot()
+        per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        got = spmv(P, probe)
+        if not np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), 1e-300):
+            return None
+        return cls(P, per_apply, main, shape)
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        for k, c in self.per_apply.items():
+            self.main.counts[k] += c
+        return spmv(self.P, np.asarray(v, dtype=float).reshape(-1)).reshape(np.shape(v))
+
+

@@ -1,0 +1,140 @@
+"""Large-instance paths (issue 19): sparse Erdős–Rényi graphs, the consensus line deflated as a
+rank-one operator, the Schur-complement reference solution, the cost model that decides whether
+``W'`` is materialised, and ``constants="spectral"``.  Each large path is forced on a small
+problem and compared with the exact small-size path it replaces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csgraph
+
+from helpers import random_problem
+from mixbounds.bounds import spectral
+from mixbounds.bounds.condition import gossip_spectrum
+from mixbounds.instances import reference
+from mixbounds.instances.graphs import ER_DENSE_MAX, erdos_renyi_adjacency, laplacian
+from mixbounds.instances.reference import reference_solution
+from mixbounds.solvers import Reformulation, solve
+from mixbounds.solvers.materialize import nodes_dense_is_cheaper
+
+#: operator-deflated Lanczos vs dense eigenvalues (ARPACK tolerance 1e-12, relative; margin for rounding)
+DEFLATION_RTOL = 1e-9
+#: Schur-complement reference vs the direct KKT factorisation (both refined to a 1e-9 KKT residual or better)
+SCHUR_RTOL = 1e-9
+#: Lanczos constants vs the dense exact constants (LANCZOS_TOL = 1e-10)
+CONSTANTS_RTOL = 1e-8
+#: mean degree of a sparse G(n, p) sample vs its expectation (n = 3000, degree 12: std of the mean ≈ 0.09)
+DEGREE_ATOL = 0.5
+
+
+def test_sparse_erdos_renyi_has_the_expected_degree_and_is_a_simple_connected_graph():
+    n, deg = ER_DENSE_MAX + 1000, 12.0
+    A = erdos_renyi_adjacency(n, degree=deg, seed=4)
+    assert A.shape == (n, n) and (A != A.T).nnz == 0 and A.diagonal().sum() == 0
+    assert abs(A.nnz / n - deg) <= DEGREE_ATOL
+    assert csgraph.connected_components(A, directed=False)[0] == 1
+    B = erdos_renyi_adjacency(n, degree=deg, seed=4)
+    assert (A != B).nnz == 0  # same seed, same edges
+
+
+def test_small_erdos_renyi_keeps_the_dense_stream():
+    """Below ER_DENSE_MAX the graph is the one the checks were measured on (seeded dense stream)."""
+    n, p, seed = 40, 0.2, 3
+    rng = np.random.default_rng(seed)
+    while True:
+        U = np.triu(rng.random((n, n)) < p, k=1)
+        ref = sp.csr_matrix(U | U.T)
+        if csgraph.connected_components(ref, directed=False)[0] == 1:
+            break
+    assert (erdos_renyi_adjacency(n, p, seed) != ref).nnz == 0
+
+
+def test_erdos_renyi_rejects_p_and_degree_together():
+    with pytest.raises(ValueError, match="not both"):
+        erdos_renyi_adjacency(50, 0.1, 0, degree=5.0)
+
+
+@pytest.mark.parametrize("graph", ["er", "ring"])
+def test_operator_deflation_matches_dense(monkeypatch, graph):
+    n = 400
+    if graph == "er":
+        W = laplacian(erdos_renyi_adjacency(n, degree=10.0, seed=1))
+    else:
+        i = np.arange(n)
+        A = sp.csr_matrix((np.ones(2 * n), (np.r_[i, (i + 1) % n], np.r_[(i + 1) % n, i])), shape=(n, n))
+        W = laplacian(A)
+    ev = np.linalg.eigvalsh(W.toarray())
+    monkeypatch.setattr(spectral, "EXPLICIT_DEFLATION_NNZ", 0)
+    e = gossip_spectrum(W, method="iterative")
+    assert e.method == "lanczos+kernel-operator"
+    assert e.lmax == pytest.approx(ev[-1], rel=DEFLATION_RTOL)
+    assert e.lmin_pos == pytest.approx(ev[1], rel=DEFLATION_RTOL)
+
+
+def test_operator_deflation_with_a_wrong_kernel_finds_the_zero():
+    """Negative control: deflating a vector that is not the kernel leaves the true zero eigenvalue,
+    which the kernel check rejects before any eigenvalue is returned."""
+    n = 400
+    W = laplacian(erdos_renyi_adjacency(n, degree=10.0, seed=1))
+    bad = np.zeros((n, 1))
+    bad[0] = 1.0
+    with pytest.raises(ValueError, match="not in the kernel"):
+        spectral.sym_extremes(W, kernel=bad, method="iterative")
+
+
+@pytest.mark.parametrize("dense_schur", [True, False])
+@pytest.mark.parametrize("kind", ["coupled", "mixed"])
+def test_schur_reference_matches_direct(monkeypatch, kind, dense_schur):
+    rng = np.random.default_rng(5)
+    P = random_problem(rng, n=6, shared=kind == "mixed", local=kind == "mixed", dt=2 if kind == "mixed" else 0)
+    direct = reference_solution(P)
+    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
+    if not dense_schur:
+        monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
+    schur = reference_solution(P)
+    assert direct.method == "kkt-direct" and schur.method == "kkt-schur"
+    assert schur.kkt_residual <= reference.KKT_RTOL
+    assert np.linalg.norm(schur.u - direct.u) <= SCHUR_RTOL * np.linalg.norm(direct.u)
+
+
+def test_schur_reference_that_did_not_converge_is_an_error(monkeypatch):
+    """Negative control: one MINRES step and no refinement cannot reach the KKT tolerance."""
+    rng = np.random.default_rng(5)
+    P = random_problem(rng, n=6, dt=2)
+    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
+    monkeypatch.setattr(reference, "SCHUR_MAXITER", 1)
+    monkeypatch.setattr(reference, "REFINE_STEPS", 0)
+    with pytest.raises(ValueError, match="KKT residual"):
+        reference_solution(P)
+
+
+def test_cost_model_keeps_paths_dense_and_sparse_graphs_recurrent():
+    # a 30-node path polynomial of degree 18 (κ_W ≈ 300): dense is cheaper
+    assert nodes_dense_is_cheaper(30, 88, 18, 3)
+    # 1000 nodes, ≈ 16 neighbours, degree 3, m = 5 columns: the recurrence is cheaper
+    assert not nodes_dense_is_cheaper(1000, 17_000, 3, 5)
+
+
+@pytest.mark.parametrize("name", ["coupled", "coupled_local", "mixed"])
+def test_spectral_constants_equal_exact_ones(name):
+    from test_reformulations import small
+
+    P = small(name, seed=2)
+    a = Reformulation(P, constants="exact")
+    b = Reformulation(P, constants="spectral")
+    assert b.mu_G == pytest.approx(a.mu_G, rel=CONSTANTS_RTOL)
+    assert b.L_G == pytest.approx(a.L_G, rel=CONSTANTS_RTOL)
+    assert b.info["constants_G"]["mu_G_lemma"] <= b.mu_G and b.L_G <= b.info["constants_G"]["L_G_lemma"]
+
+
+def test_spectral_constants_converge_faster_than_lemma_ones():
+    from test_reformulations import small
+
+    P = small("coupled", seed=2)
+    lem = solve(P, eps=1e-8, constants="lemma")
+    spe = solve(P, eps=1e-8, constants="spectral")
+    assert lem.converged and spe.converged
+    assert spe.iterations < lem.iterations
