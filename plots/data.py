@@ -50,13 +50,16 @@ def load_results(path) -> dict:
 
 
 def _is_value(v, *, obj_ok: bool = False) -> bool:
-    """A JSON value a point coordinate may hold: a number, a numeric string (``"inf"``), null, or (``realized``)
-    an object."""
+    """A JSON value a point coordinate may hold: a number, a numeric string (``"inf"``), null, or an object:
+    ``realized`` (any object: the realized constants) or ``per_accuracy`` (per oracle, as the Tables 2-4 points
+    write it: every value itself a number)."""
     if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)):
         return True
     if isinstance(v, str):
         return num(v) is not None
-    return obj_ok and isinstance(v, dict)
+    if obj_ok == "numbers" and isinstance(v, dict):
+        return all(_is_value(x) for x in v.values())
+    return bool(obj_ok) and isinstance(v, dict)
 
 
 def validate(doc, where: str = "results") -> None:
@@ -105,7 +108,7 @@ def _validate_claim(c, where: str) -> None:
         if not isinstance(pt, dict):
             raise ResultsFileError(f"{where}: points[{j}] is a {type(pt).__name__}, expected an object")
         for k in ("realized", "per_accuracy"):
-            if k in pt and not _is_value(pt[k], obj_ok=k == "realized"):
+            if k in pt and not _is_value(pt[k], obj_ok=True if k == "realized" else "numbers"):
                 raise ResultsFileError(f"{where}: points[{j}].{k} = {str(pt[k])[:40]!r} is not a number")
     if c["kind"] in SWEEP_KINDS and pts and not any("realized" in pt and "per_accuracy" in pt for pt in pts):
         raise ResultsFileError(f"{where}: no point has the fields 'realized' and 'per_accuracy' of a sweep result "

@@ -186,3 +186,19 @@ def test_bench_figures_one_per_class_and_oracle(tmp_path):
     for paths in m["bench"].values():
         png = [p for p in paths if str(p).endswith(".png")][0]
         assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_points_with_per_oracle_counts_are_read(tmp_path):
+    """Tables 2-4 points carry ``per_accuracy`` per oracle (a dict of counts): a fresh quick-tier results.json has
+    them (``finding.T4.mixed.A.kappa``), so the loader must accept them; a non-numeric count is still refused."""
+    import json
+
+    pt = {"realized": {"kappa_W": 10.0}, "per_accuracy": {"grad": 238, "A": 6785, "comm": 32004}}
+    doc = {"schema": 1, "claims": [{"id": "finding.T4.mixed.A.kappa", "kind": "finding", "status": "finding",
+                                    "points": [pt]}]}
+    (tmp_path / "ok.json").write_text(json.dumps(doc))
+    assert load_results(tmp_path / "ok.json")["claims"][0]["points"][0]["per_accuracy"]["A"] == 6785
+    pt["per_accuracy"]["A"] = "many"
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(ResultsFileError, match=r"points\[0\]\.per_accuracy .* is not a number"):
+        load_results(tmp_path / "bad.json")
