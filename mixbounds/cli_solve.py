@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from mixbounds.outdir import atomic_write, atomic_write_text
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: APAPC's constants of the reformulated objective: "spectral" (exact, by Lanczos, at any size) rather than
@@ -56,20 +56,6 @@ def _methods() -> dict:
         BASELINES = {}
     out.update({k: v for k, v in BASELINES.items()})
     return out
-
-
-def _atomic_write(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def strict(x):
@@ -291,10 +277,10 @@ def _report(args, inst, d, res, ref_note, secs, out_json, x_path) -> int:
     try:
         if x_path is not None:
             z = P.layout.to_z(res.x)
-            _atomic_write(x_path, lambda tmp: np.save(open(tmp, "wb"), z))
+            atomic_write(x_path, lambda tmp: np.save(tmp, z))
         if out_json is not None:
             text = json.dumps(summary, indent=2, allow_nan=False)
-            _atomic_write(out_json, lambda tmp: Path(tmp).write_text(text + "\n"))
+            atomic_write_text(out_json, text + "\n")
     except OSError as exc:
         print(f"mixbounds solve: error: could not write the outputs: {exc}", file=sys.stderr)
         return EXIT_FAIL

@@ -181,14 +181,15 @@ def check_dir(path, what: str, *, figures: bool = False, subdirs: tuple = ()) ->
 
 
 # ----------------------------------------------------------------------------- writing helpers
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory and ``os.replace``."""
+def atomic_write(path: Path, write) -> None:
+    """Create ``path`` through ``write(tmp)`` on a temporary file in the same directory, then ``os.replace``:
+    a reader never sees a half-written file, and a failed write leaves nothing behind."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-", suffix=path.suffix)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        write(tmp)
         m = os.umask(0o022)
         os.umask(m)
         os.chmod(tmp, 0o666 & ~m)  # mkstemp creates 0600; outputs are ordinary files
@@ -197,6 +198,16 @@ def atomic_write_text(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically (:func:`atomic_write`)."""
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+
+    atomic_write(path, write)
 
 
 def manifest_text(tool: str, files) -> str:
