@@ -22,51 +22,51 @@ from mixbounds.instances.families import build
 #: (family, parameters, fingerprint): hex SHA-256 of :func:`fingerprint` on main at 9c2c72a
 PINNED = [
     ('random-consensus', {'kappa_W': 50.0, 'kappa_f': 30.0},
-     '40c1ec7bcc38422cf8a3ccf7207c78e762456420096c70a1f715e947553e83ef'),
+     '60e6ca5a7f3ada8b59361f966caaaf5ce0b4abd7402e141d26ffeca43968d56c'),
     ('random-consensus', {'kappa_f': 20.0, 'kappa_W': 40.0, 'objective': 'logistic', 'graph': 'ring',
                           'gossip': 'metropolis'},
-     '05715f2ab3640abbf1f0ca474048740ba57dc6f1fd2bce37cbbfb2f676aea245'),
+     '3e61a76f4f433bcc2855ed977d23c9f1c7c9ded339ce6ea2e01ac58cb50164df'),
     ('random-coupled', {'kappa_f': 10.0, 'kappa_AC': 200.0, 'graph': 'er', 'seed': 3},
-     '729189fec640e02d46220cb97c32aae50dd85f9f9abecbca1539f36b2c9d1b90'),
+     'f46a714046084d355944e3ea03653a508ddf13f7e3ece66b4f86bd00cf806698'),
     ('random-coupled', {'kappa_f': 5.0, 'kappa_A': 2.5, 'graph': 'star', 'kappa_W': 30.0},
-     'b94c2168b0fec3b876db1b895d7b16a01a333aa9a2ab1afcea323ae24bfe72d0'),
+     '867b267c23bd48ea34fae8f4681023a9afc3d66e4c655afd2c2a2a5c0935b0a7'),
     ('random-coupled', {'n': 12, 'd': 7, 'm': 4, 'kappa_AC': 10000.0, 'seed': 5},
-     '3309ecf3381da67d15b99d2399b9c358bf2c1c8b8e7823604b69f316c1aedff6'),
+     '31d45749a77a2849e77ae4845804e5fdc5907724dd19bfc08716ac8a497954bf'),
     ('random-coupled', {'n': 6},
-     '6834a5d7792a4017cc17f5ef0615458725ac0a569efad7b45aef8a06f08ca16b'),
+     'bb7861290fa866a12fad0a13c06fd59de70c0c7e6cba1c7a6d6f948fe27d4ef5'),
     ('random-shared', {'kappa_Ct': 50.0, 'kappa_W': 20.0, 'graph': 'ring'},
-     'e042c235f5139c3180ff870f73e6f03ea7a245aff6fdde739bd7703645af2929'),
+     '7cfa95623272ab671f0a6cc86da08eb867f3b094d42cc824001f9cdafa05781e'),
     ('random-shared', {'kappa_Ct': 12.0, 'graph': 'grid', 'n': 9, 'seed': 1},
-     '96e52f8ba4c35319445b24ef9818cc351513382c629d076fccafb7d6e0161709'),
+     'c867b9c360a722017c9186f56d23e28b52b553185f674bc0492197487ffadd30'),
     ('random-shared-ident', {'kappa_Ct': 40.0, 'kappa_f': 100.0},
-     'f2f5ad9ec0fb8b17287e79e549e159be17d24ec8755e591fb8d255b4a0326a18'),
+     '7d6ab7cbcbe48af5c11664379832045716ab1089ee96d0613711285d3210fa26'),
     ('random-coupled-local', {'kappa_C': 20.0, 'kappa_AC': 3.0, 'graph': 'grid', 'n': 9},
-     '0e634991ab7a10e3e9d5be4b169351151d010862aac632619127d1c827ae77e1'),
+     'ff1e8477fb305f9f5132f0e4cd41867ae8f3ebd08f8801c0c91b125453f93e11'),
     ('random-coupled-local', {'kappa_C': 1.0, 'kappa_AC': 5000.0, 'kappa_W': 12.0},
-     '9654eb2db61e99dee85d467bfd2e65a97d5368ad02f9d60e201f433b9ee72514'),
+     'd9bb80d06042961a239a999db38c7dc483c39c957b974faffc340d47d93e6891'),
     ('random-mixed', {'kappa_C': 20.0, 'kappa_AC': 1000.0, 'kappa_Ct': 9.0, 'kappa_W': 40.0, 'graph': 'star',
                       'gossip': 'metropolis'},
-     '4f7d76aba78c7489e477a2dc219a2c0a8ae680c9c3f60c1576a5f6a09868b910'),
+     '8e82f481c6daf44d4b03b6c94c79fb835a94d569baa090cddbd59923c24350ae'),
     ('random-mixed', {'kappa_AC': 30.0, 'kappa_Ct': 25.0, 'objective': 'logistic', 'n': 5},
-     '09655e6161a16226e5e788135297b11d2348168fc37690474742b4d1eb5c574a'),
+     'c0876ff56cbff30df7405799b6bb64f5907a9d26459a40c59a8437f40ae5e18a'),
     ('random-mixed-ident', {'kappa_C': 5.0, 'kappa_AC': 2.0, 'kappa_Ct': 9.0, 'graph': 'er', 'seed': 7},
-     'a0cb8e195935ea056f27dfc1a12f0a030ce1885213585ba99912a67512b93111'),
+     '266355314835ab948186fd54ffabe01595e7900594d2b5f0b5c5c58043e05989'),
     ('logistic-consensus', {'kappa_f': 100.0, 'kappa_W': 12.0},
-     '03f0793e83be82a5bc681d4c3b87faa78b005e00d0807a2b9183343493df5471'),
+     'edec40e1856841c95b4bbcc8445ac3f768f7a1186f2749a17539d3522c8b9ee6'),
     ('vertical-fl', {'kappa_f': 50.0, 'kappa_W': 25.0, 'graph': 'ring'},
-     '16eb0666f3e3af938eea65715a3a35aaf650648b2edf5a8317aa30e11aba3623'),
+     '80eaa69a00a1e58306b8cd11effdb90dce51c8ade8c14e032871d0977e96dfb7'),
     ('vertical-fl', {'kappa_f': 20.0, 'variant': 'logistic', 'n': 4},
-     '6d17c514450bb422ab531565459d71bb219e9a69c07f6c2f4779dcdadbe72801'),
+     'e740aca12fd3639fd403e00ecdaac534270013ce244f8457fdd538e16f5260fc'),
     ('vertical-fl', {'kappa_f': 8.0, 'out_dim': 2, 'samples': 3, 'features': 2, 'n': 5},
-     '4ffbc3349ca09993f63916e5e35fa77e72abf73cd1306a4e22d947c54264eeae'),
+     'efd482782756e346986dde66a45f3c740fde3a86d1f423a4837716289083969f'),
     ('local-global', {'kappa_f': 100.0, 'kappa_W': 30.0, 'graph': 'ring'},
-     '97de066e265982f1cb8523204e1c093f8acb916dba32286a44341c50063f0bf7'),
+     '22ddd5f820ca7778c881cce879fab78e2c35935c7637b8a71d2d9af422640267'),
     ('local-global', {'kappa_f': 1000.0, 'n': 5, 'd': 3, 'lam': 1.0},
-     '9520aebb0cd98a109d5403b41210bd433d7b9a296a4a7d50b418a01195806a60'),
+     'b16bdd53a17f1b01e5bb67890cb954f03564c8798a89c6500e1b2c900e6a5ead'),
     ('nonsmooth-mixed', {'kappa_AC': 20.0, 'kappa_Ct': 9.0, 'seed': 2},
-     'e6ceaaf91e4ab95123462c1cba1dec01a9983bed6a8a0eb9bfe346ebd89b5346'),
+     'ecca1364482719ca2d22f519eb1cef1d72769aaa803918df3d431f87a35ba52c'),
     ('convex-coupled', {'kappa_AC': 50.0},
-     '013274d472ada7aeb13adbde7a0d9c5f858e8f15146a0559c371789796427353'),
+     '5f45a924148b7cf30fc76eac149cd5aebf7a832038e18986cdaadce52c282666'),
 ]
 
 
@@ -91,7 +91,10 @@ def _arrays(obj, prefix: str):
 
 
 def fingerprint(inst) -> str:
-    """SHA-256 over every array of the problem and the JSON of the instance's records."""
+    """SHA-256 over every array of the problem and the JSON of the instance's records.
+
+    ``notes`` (free text that names source files) are left out; everything else of the instance is in.
+    """
     P = inst.problem
     h = hashlib.sha256()
     parts = [("W", P.W), ("edges", P.edges), ("A", P.A), ("b", P.b), ("C", P.C), ("c", P.c), ("Ct", P.Ct),
@@ -107,7 +110,7 @@ def fingerprint(inst) -> str:
             h.update(np.ascontiguousarray(a).tobytes())
     records = {"family": inst.family, "variant": inst.variant, "targets": inst.targets, "realized": inst.realized,
                "closed_forms": inst.closed_forms, "findings": inst.findings, "params": inst.params,
-               "notes": inst.notes, "seed": inst.seed, "layout": [list(P.layout.d), P.layout.dt]}
+               "seed": inst.seed, "layout": [list(P.layout.d), P.layout.dt]}
     h.update(json.dumps(records, sort_keys=True, default=repr).encode())
     return h.hexdigest()
 
