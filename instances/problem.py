@@ -18,17 +18,25 @@ from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
-from mixbounds.bounds.spectral import DENSE_LIMIT, SHIFT_RTOL, ZERO_RTOL
+from mixbounds.bounds.spectral import DENSE_LIMIT, ZERO_RTOL
 
 from .layout import Layout
 from .objectives import Objective
 
 #: relative tolerance for symmetry of W and for W·1 = 0.
 W_RTOL = 1e-10
+#: largest bandwidth (after reverse Cuthill–McKee) of a large W checked by the banded eigen-solver, and its
+#: largest band storage (entries; 240 MB)
+W_BAND_MAX = 256
+W_BAND_MAX_ENTRIES = 30_000_000
+#: Lanczos tolerance for the smallest eigenvalue of a large W off the consensus line (relative; the checks
+#: compare it with ZERO_RTOL·λ_max = 1e-9·λ_max only through its sign and size, far above this)
+W_LANCZOS_TOL = 1e-10
 #: relative residual allowed in the range conditions (Σb_i ∈ range(A'), c_i ∈ range(C_i), …).
 RANGE_RTOL = 1e-7
 
@@ -69,6 +77,31 @@ def _range_residual(M: sp.csr_matrix, v: np.ndarray) -> float:
         return float(np.linalg.norm(Md @ x - v) / nv)
     sol = spla.lsqr(M, v, atol=1e-14, btol=1e-14, iter_lim=20 * max(M.shape))
     return float(np.linalg.norm(M @ sol[0] - v) / nv)
+
+
+def _two_smallest_large(W: sp.csr_matrix, lmax: float) -> tuple[float, float]:
+    """The two smallest eigenvalues of a large ``W`` with ``W·1 = 0`` (for the checks of Assumption ``ass:W``).
+
+    Narrow band after reverse Cuthill–McKee (paths, grids): LAPACK's banded solver, exact and O(n·band²).
+    Otherwise (shift-invert's sparse LU of a random graph fills in: a 10⁴-node Erdős–Rényi W did not factor in
+    minutes) the smallest eigenvalue ``μ`` of ``W`` on ``1⊥`` comes from Lanczos on ``W + λ_max·11ᵀ/n`` applied
+    as an operator (the consensus direction, an eigenvector of eigenvalue 0, moved to ``λ_max``): the two
+    smallest are then ``min(0, μ)`` and ``max(0, μ)``.
+    """
+    n = W.shape[0]
+    perm = csgraph.reverse_cuthill_mckee(sp.csr_matrix(W), symmetric_mode=True)
+    Wp = sp.coo_matrix(W[perm][:, perm])
+    bw = int(np.max(np.abs(Wp.row - Wp.col)))
+    if bw <= W_BAND_MAX and (bw + 1) * n <= W_BAND_MAX_ENTRIES:
+        low = Wp.row >= Wp.col
+        ab = np.zeros((bw + 1, n))
+        ab[Wp.row[low] - Wp.col[low], Wp.col[low]] += Wp.data[low]
+        ev = sla.eigvals_banded(ab, lower=True, select="i", select_range=(0, 1), check_finite=False)
+        return float(ev[0]), float(ev[1])
+    op = spla.LinearOperator((n, n), matvec=lambda x: W @ np.ravel(x) + lmax * np.mean(x), dtype=float)
+    mu = float(spla.eigsh(op, k=1, which="SA", tol=W_LANCZOS_TOL, v0=np.random.default_rng(1).standard_normal(n),
+                          return_eigenvectors=False)[0])
+    return min(0.0, mu), max(0.0, mu)
 
 
 @dataclass(frozen=True, eq=False)
@@ -229,8 +262,7 @@ class MixedProblem:
             lmin, l2, lmax = ev[0], ev[1], ev[-1]
         else:
             lmax = float(spla.eigsh(W, k=1, which="LA", return_eigenvectors=False)[0])
-            vals = np.sort(spla.eigsh(sp.csc_matrix(W), k=2, sigma=-SHIFT_RTOL * lmax, which="LM", return_eigenvectors=False))
-            lmin, l2 = vals
+            lmin, l2 = _two_smallest_large(W, lmax)
         if lmin < -ZERO_RTOL * lmax * 10:
             raise ValueError(f"W (gossip matrix): not positive semidefinite (λ_min = {lmin:.3e}) (Assumption ass:W, item 1)")
         if l2 <= ZERO_RTOL * lmax:

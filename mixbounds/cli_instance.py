@@ -28,11 +28,23 @@ from dataclasses import replace
 from pathlib import Path
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: BLAS threads during the build and the reference solve: the work is many small per-node products
+#: (a QR and eigenvalues of every 100 × 100 Q_i, …), and BLAS threads competing for the cores made them up to
+#: 200× slower (random-coupled n = 1000, d = 100, m = 5: 56 s build with 2 threads on a loaded 2-core
+#: machine, 5.2 s with 1); the same limit as every task of ``mixbounds verify`` (checks.framework)
+BLAS_THREADS = 1
 #: a build or reference solve running longer than this prints a progress line (and again every as long)
 PROGRESS_SECONDS = 5.0
-#: largest --n: the random families' builds grow faster than n² (measured: random-mixed 27 s at n = 1000,
-#: 192 s at n = 3000 on the 2-core reference machine); the printed families fix n by κ_W (bounded there)
+#: largest --n of a family not in NODES_MAX_FAMILY (measured: random-mixed 27 s at n = 1000, 192 s at n = 3000 on
+#: the 2-core reference machine); the printed families fix n by κ_W (bounded there)
 NODES_MAX = 2000
+NODES_MAX_NOTE = "27 s at n = 1000, 192 s at n = 3000 for random-mixed"
+#: families measured at larger n: family → (largest --n, the measurement quoted in the error); 2-core machine
+#: shared with other jobs, `/usr/bin/time -v mixbounds instance … --format npz` (README, "Scale")
+NODES_MAX_FAMILY = {
+    "random-coupled": (10_000, "random-coupled n = 10⁴, d = 100, m = 5 (10⁶ variables): build 132 s, reference "
+                               "26 s, peak RSS 8.1 GB"),
+}
 
 
 @contextmanager
@@ -181,16 +193,18 @@ def cmd_instance(args) -> int:
         if key in params and params[key] != val:
             return _err(f"--param {key}={val!r} disagrees with the option giving {key} = {params[key]!r}")
         params[key] = val
-    if args.n is not None and not (1 <= args.n <= NODES_MAX):
-        return _err(f"--n {args.n}: must be in [1, {NODES_MAX}] (the build time grows faster than n²: "
-                    f"27 s at n = 1000, 192 s at n = 3000 for random-mixed)")
+    cap, note = NODES_MAX_FAMILY.get(args.family, (NODES_MAX, NODES_MAX_NOTE))
+    if args.n is not None and not (1 <= args.n <= cap):
+        return _err(f"--n {args.n}: must be in [1, {cap}] for {args.family} (measured: {note})")
     if args.kappa_A is not None:
         if "kappa_AC" in params and params["kappa_AC"] != args.kappa_A:
             return _err(f"--kappa-A {args.kappa_A} and --kappa-AC {params['kappa_AC']} disagree (--kappa-A is an alias)")
         params["kappa_AC"] = args.kappa_A
+    from threadpoolctl import threadpool_limits
+
     t0 = time.perf_counter()
     try:
-        with _progress(f"building {args.family}"):
+        with _progress(f"building {args.family}"), threadpool_limits(limits=BLAS_THREADS):
             inst = build(args.family, **params)
     except (ValueError, TypeError) as exc:
         return _err(f"{args.family}: {exc}")
@@ -201,7 +215,7 @@ def cmd_instance(args) -> int:
     ref = None
     if not args.no_reference:
         try:
-            with _progress("computing the reference solution"):
+            with _progress("computing the reference solution"), threadpool_limits(limits=BLAS_THREADS):
                 ref = reference_solution(inst.problem)
         except ValueError as exc:
             print(f"mixbounds instance: reference solution failed: {' '.join(str(exc).split())}", file=sys.stderr)

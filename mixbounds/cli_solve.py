@@ -42,6 +42,9 @@ SOLVE_CONSTANTS = "spectral"
 XSTAR_RTOL = 1e-6
 #: relative residual ‖Gv − h‖ / (‖G‖_max‖v‖ + ‖h‖) above which the constraints have no common solution
 FEAS_RTOL = 1e-8
+#: BLAS threads while loading, checking and solving (as ``mixbounds instance``, mixbounds.cli_instance.BLAS_THREADS:
+#: the per-node products are small, and competing BLAS threads made them up to 200× slower on a loaded machine)
+BLAS_THREADS = 1
 #: keys a solve summary has (an existing --json file without them was not written by this command)
 SUMMARY_KEYS = ("method", "eps", "converged", "counts", "x", "instance")
 
@@ -219,7 +222,6 @@ def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
 
 
 def _cmd_solve(args) -> int:
-    from mixbounds.instances.io import load_instance
     from mixbounds.outdir import OutputError
 
     def usage(msg: str) -> int:
@@ -237,6 +239,16 @@ def _cmd_solve(args) -> int:
         out_json, x_path = output_paths(args)
     except OutputError as exc:
         return usage(str(exc))
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=BLAS_THREADS):
+        return _load_and_solve(args, methods, usage, out_json, x_path)
+
+
+def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:
+    """Load and check the instance directory, its reference, then run the method and report."""
+    from mixbounds.instances.io import load_instance
+
     d = Path(args.dir)
     try:
         inst = load_instance(d)

@@ -185,3 +185,31 @@ def test_module_entry_point(tmp_path):
     r = subprocess.run([sys.executable, "-m", "mixbounds.cli_instance", "instance", "random-coupled", "--kappa-AC", "0.1",
                         "--out", str(tmp_path / "bad")], capture_output=True, text=True)
     assert r.returncode == 2 and not (tmp_path / "bad").exists()
+
+
+def test_build_and_reference_run_with_one_blas_thread(tmp_path, monkeypatch):
+    """The build and the reference solve run under threadpoolctl's limit BLAS_THREADS (small per-node products)."""
+    from threadpoolctl import threadpool_info
+
+    from mixbounds import cli_instance
+
+    blas = lambda: {i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"}  # noqa: E731
+    seen = {}
+    real_build, real_ref = instances.families.build, instances.reference.reference_solution
+
+    def build(name, **params):
+        seen["build"] = blas()
+        return real_build(name, **params)
+
+    def ref(problem, **kw):
+        seen["reference"] = blas()
+        return real_ref(problem, **kw)
+
+    monkeypatch.setattr(instances.families, "build", build)
+    monkeypatch.setattr(instances.reference, "reference_solution", ref)
+    assert run(["instance", "random-coupled", "--n", "4", "--out", str(tmp_path / "o")]) == EXIT_OK
+    assert seen == {"build": {cli_instance.BLAS_THREADS}, "reference": {cli_instance.BLAS_THREADS}}
+    if max(blas(), default=1) >= 2:  # negative control (a BLAS with 2+ threads): the limit is the one applied
+        monkeypatch.setattr(cli_instance, "BLAS_THREADS", 2)
+        assert run(["instance", "random-coupled", "--n", "4", "--out", str(tmp_path / "o2")]) == EXIT_OK
+        assert seen["build"] == {2}

@@ -84,19 +84,33 @@ def test_operator_deflation_with_a_wrong_kernel_finds_the_zero():
         spectral.sym_extremes(W, kernel=bad, method="iterative")
 
 
+@pytest.mark.parametrize("block_cholesky", [True, False])
 @pytest.mark.parametrize("dense_schur", [True, False])
 @pytest.mark.parametrize("kind", ["coupled", "mixed"])
-def test_schur_reference_matches_direct(monkeypatch, kind, dense_schur):
+def test_schur_reference_matches_direct(monkeypatch, kind, dense_schur, block_cholesky):
     rng = np.random.default_rng(5)
     P = random_problem(rng, n=6, shared=kind == "mixed", local=kind == "mixed", dt=2 if kind == "mixed" else 0)
     direct = reference_solution(P)
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
     if not dense_schur:
         monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
+    if not block_cholesky:
+        monkeypatch.setattr(reference, "BLOCK_CHOL_MAX", 0)
     schur = reference_solution(P)
-    assert direct.method == "kkt-direct" and schur.method == "kkt-schur"
+    # without a shared variable H = diag(Q_i) splits into the node blocks; x̃ couples every node (one block)
+    factor = "block Cholesky" if kind == "coupled" and block_cholesky else "splu"
+    assert direct.method == "kkt-direct" and schur.method == f"kkt-schur ({factor})"
     assert schur.kkt_residual <= reference.KKT_RTOL
     assert np.linalg.norm(schur.u - direct.u) <= SCHUR_RTOL * np.linalg.norm(direct.u)
+
+
+def test_block_cholesky_refuses_an_indefinite_block():
+    """Negative control: a block that is not positive definite is an error naming its rows, not a solve."""
+    H = sp.block_diag([np.eye(2), np.array([[1.0, 2.0], [2.0, 1.0]])], format="csr")
+    parts = reference._BlockCholesky.parts(H)
+    assert [list(p) for p in parts] == [[0, 1], [2, 3]]
+    with pytest.raises(ValueError, match="rows 2…3 is not positive definite"):
+        reference._BlockCholesky(H, parts)
 
 
 def test_schur_reference_that_did_not_converge_is_an_error(monkeypatch):
@@ -138,3 +152,33 @@ def test_spectral_constants_converge_faster_than_lemma_ones():
     spe = solve(P, eps=1e-8, constants="spectral")
     assert lem.converged and spe.converged
     assert spe.iterations < lem.iterations
+
+
+@pytest.mark.parametrize("band", [0, 256])
+def test_large_W_checks_without_dense_eigenvalues(monkeypatch, band):
+    """Assumption ass:W on a "large" W (DENSE_LIMIT forced down): Lanczos off the consensus line (band 0) or
+    the banded solver (narrow band) accept a valid W and name an indefinite one and one with a 2-dimensional kernel."""
+    from mixbounds.instances import problem as problem_mod
+    from mixbounds.instances.layout import Layout
+    from mixbounds.instances.objectives import QuadraticObjective
+
+    monkeypatch.setattr(problem_mod, "DENSE_LIMIT", 4)
+    monkeypatch.setattr(problem_mod, "W_BAND_MAX", band)
+    n = 30
+    obj = QuadraticObjective([np.eye(2)] * n, [np.ones(2)] * n, Layout((0,) * n, 2))
+
+    def make(W):
+        return problem_mod.MixedProblem(W, obj, obj.layout)
+
+    make(laplacian(erdos_renyi_adjacency(n, 0.3, seed=3)))  # valid: accepted
+    w = np.ones(n - 1)
+    w[n // 2] = -5.0  # one negative edge weight on a path: W·1 = 0, connected, indefinite
+    Wneg = sp.diags([np.r_[w, 0] + np.r_[0, w], -w, -w], [0, 1, -1], format="csr")
+    with pytest.raises(ValueError, match="not positive semidefinite"):
+        make(Wneg)
+    u = np.r_[np.ones(n // 2), -np.ones(n - n // 2)]
+    u -= u.mean()
+    u /= np.linalg.norm(u)
+    W2 = np.eye(n) - np.ones((n, n)) / n - np.outer(u, u)  # PSD, W·1 = 0, kernel span(1, u)
+    with pytest.raises(ValueError, match="kernel has dimension > 1"):
+        make(sp.csr_matrix(W2))
