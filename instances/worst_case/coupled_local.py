@@ -116,31 +116,9 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
         mup, Lp = 9.0, kappa_AC - 4.5
     rho = dual_rho(Lp, mup, mu_f, L_f)  # the chain of the presolved (coupled) problem
     K = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
-    E1, E2 = E1_E2(K)
     IK = sp.identity(K, format="csr")
 
-    def a_block(U, E):
-        if printed:
-            sel = sp.diags(np.isin(np.arange(l), U).astype(float), format="csr")
-        else:
-            sel = sp.csr_matrix(np.isin(np.arange(l), U).astype(float)[None, :])
-        return sp.hstack([sp.kron(sel, np.sqrt(Lp) * E.T), sp.kron(sel, np.sqrt(mup) * IK)], format="csr")
-
-    if variant == "split-rows":  # every node: odd rows from the U1 blocks, even rows from the U3 blocks
-        from .shared import shared_blocks
-
-        R1, R3 = shared_blocks(K, Lp, mup)
-        s1 = sp.csr_matrix(np.isin(np.arange(l), U1).astype(float)[None, :])
-        s3 = sp.csr_matrix(np.isin(np.arange(l), U3).astype(float)[None, :])
-        Ai = sp.hstack([sp.kron(s1, R1[:, :K]) + sp.kron(s3, R3[:, :K]), sp.kron(s1, R1[:, K:]) + sp.kron(s3, R3[:, K:])],
-                       format="csr")
-        m = K
-        A = [Ai] * n
-    else:
-        A1, A3 = a_block(U1, E1), a_block(U3, E2)
-        m = A1.shape[0]
-        Z = sp.csr_matrix((m, 2 * l * K))
-        A = [A1 if i in V1 else A3 if i in V3 else Z for i in range(n)]
+    A, m = _coupling_blocks(variant, tp, tc, K, Lp, mup)
     b = [np.zeros(m)] * n
     S = local_factor(tc.W, K, "incidence" if variant == "split-rows" else variant)
     Ci = sp.block_diag([S, S], format="csr")
@@ -158,6 +136,66 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
                      name=f"coupled-local[{variant}](κ_W={kappa_W:g}, κ_C={kappa_C:g}, κ̃_AC={kappa_AC:g}, κ_f={kappa_f:g})")
     realized = realized_kappas(P)
 
+    closed = _closed_forms(variant, tp, tc, realized, kappa_C=kappa_C, kappa_AC=kappa_AC, kappa_f=kappa_f, Lp=Lp,
+                           mup=mup, mu_tilde=mu_tilde)
+    params = dict(n=n, l=l, a=tp.a, a_C=tc.a, Lp=Lp, mup=mup, mu_f=mu_f, L_f=L_f, mu_tilde=mu_tilde, rho=rho, chain_length=K,
+                  k_eps=k_eps(rho, eps), eps=eps, m=m,
+                  groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
+                          "V3": [int(V3[0]), int(V3[-1])]},
+                  block_groups={"U1": [int(U1[0]), int(U1[-1])], "U2": [int(U2[0]), int(U2[-1])] if len(U2) else [],
+                                "U3": [int(U3[0]), int(U3[-1])]},
+                  hop_distance=int(V3[0] - V1[-1]), block_hop_distance=int(U3[0] - U1[-1]),
+                  layout="x_i = (p_i1..p_il, t_i1..t_il), each block K coordinates",
+                  chain_rule="K = 8 k_eps + 20 (times chain_scale) from the presolved coupled chain, k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
+    notes = [f"variant {variant}: " + {"printed": "A_i as eq:Ai_rear (row blocks U1 for V1, U3 for V3)",
+                                       "shared-rows": "A_i = (δ_Uᵀ⊗√L'E_kᵀ, δ_Uᵀ⊗√μ'I): all nodes write the same rows R^K",
+                                       "shared-rows-incidence": "shared-rows with C_i = diag(D_C⊗I, D_C⊗I), D_CᵀD_C = W_C",
+                                       "split-rows": "every node: A_i x_i = Σ_{U1} Ā_odd x_ij + Σ_{U3} Ā_even x_ij (module docstring)"}[variant]]
+    return Instance(problem=P, family="coupled-local", variant=variant,
+                    targets={"kappa_W": kappa_W, "kappa_C": kappa_C, "kappa_AC": kappa_AC, "kappa_f": kappa_f},
+                    realized=realized, closed_forms=closed, findings=[], params=params, notes=notes)
+
+
+def _coupling_blocks(variant: str, tp, tc, K: int, Lp: float, mup: float) -> tuple[list, int]:
+    """The blocks ``A_i`` of the variant (``eq:Ai_rear`` when printed) and their row count ``m``.
+
+    Printed: nodes of ``V1`` hold ``δ_{U1}-diag ⊗ (√L'E_1ᵀ, √μ'I)``, nodes of ``V3`` the same with ``E_2`` on ``U3``,
+    the others zero; shared-rows: every block row is the sum over ``U`` (a row vector ``δ_Uᵀ``); split-rows: every
+    node writes odd rows from ``U1`` and even rows from ``U3`` (module docstring)."""
+    (V1, _, V3), (U1, _, U3) = tp.groups, tc.groups
+    n, l = tp.n, tc.n
+    printed = variant == "printed"
+    E1, E2 = E1_E2(K)
+    IK = sp.identity(K, format="csr")
+
+    def a_block(Ug, E):
+        if printed:
+            sel = sp.diags(np.isin(np.arange(l), Ug).astype(float), format="csr")
+        else:
+            sel = sp.csr_matrix(np.isin(np.arange(l), Ug).astype(float)[None, :])
+        return sp.hstack([sp.kron(sel, np.sqrt(Lp) * E.T), sp.kron(sel, np.sqrt(mup) * IK)], format="csr")
+
+    if variant == "split-rows":  # every node: odd rows from the U1 blocks, even rows from the U3 blocks
+        from .shared import shared_blocks
+
+        R1, R3 = shared_blocks(K, Lp, mup)
+        s1 = sp.csr_matrix(np.isin(np.arange(l), U1).astype(float)[None, :])
+        s3 = sp.csr_matrix(np.isin(np.arange(l), U3).astype(float)[None, :])
+        Ai = sp.hstack([sp.kron(s1, R1[:, :K]) + sp.kron(s3, R3[:, :K]), sp.kron(s1, R1[:, K:]) + sp.kron(s3, R3[:, K:])],
+                       format="csr")
+        return [Ai] * n, K
+    A1, A3 = a_block(U1, E1), a_block(U3, E2)
+    m = A1.shape[0]
+    Z = sp.csr_matrix((m, 2 * l * K))
+    return [A1 if i in V1 else A3 if i in V3 else Z for i in range(n)], m
+
+
+def _closed_forms(variant: str, tp, tc, realized: dict, *, kappa_C: float, kappa_AC: float, kappa_f: float, Lp: float,
+                  mup: float, mu_tilde: float) -> dict:
+    """The closed forms of ``app:mixed_coupled_with_local_lower`` (printed) or of the documented variant, with the
+    values realized from the matrices."""
+    printed = variant == "printed"
+    l = tc.n
     lab = "app:mixed_coupled_with_local_lower"
     closed = dict(("graph W: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
     closed.update(("graph W_C: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tc.closed_forms().items())
@@ -184,22 +222,7 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
     closed["kappa_AC (target)"] = closed_form("def:projected_condition_number", kappa_AC, realized["kappa_AC"], rtol=1e-3,
                                               statement="κ̃_AC realized from the matrices vs target",
                                               key="kappa_AC", role="printed")
-    params = dict(n=n, l=l, a=tp.a, a_C=tc.a, Lp=Lp, mup=mup, mu_f=mu_f, L_f=L_f, mu_tilde=mu_tilde, rho=rho, chain_length=K,
-                  k_eps=k_eps(rho, eps), eps=eps, m=m,
-                  groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
-                          "V3": [int(V3[0]), int(V3[-1])]},
-                  block_groups={"U1": [int(U1[0]), int(U1[-1])], "U2": [int(U2[0]), int(U2[-1])] if len(U2) else [],
-                                "U3": [int(U3[0]), int(U3[-1])]},
-                  hop_distance=int(V3[0] - V1[-1]), block_hop_distance=int(U3[0] - U1[-1]),
-                  layout="x_i = (p_i1..p_il, t_i1..t_il), each block K coordinates",
-                  chain_rule="K = 8 k_eps + 20 (times chain_scale) from the presolved coupled chain, k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
-    notes = [f"variant {variant}: " + {"printed": "A_i as eq:Ai_rear (row blocks U1 for V1, U3 for V3)",
-                                       "shared-rows": "A_i = (δ_Uᵀ⊗√L'E_kᵀ, δ_Uᵀ⊗√μ'I): all nodes write the same rows R^K",
-                                       "shared-rows-incidence": "shared-rows with C_i = diag(D_C⊗I, D_C⊗I), D_CᵀD_C = W_C",
-                                       "split-rows": "every node: A_i x_i = Σ_{U1} Ā_odd x_ij + Σ_{U3} Ā_even x_ij (module docstring)"}[variant]]
-    return Instance(problem=P, family="coupled-local", variant=variant,
-                    targets={"kappa_W": kappa_W, "kappa_C": kappa_C, "kappa_AC": kappa_AC, "kappa_f": kappa_f},
-                    realized=realized, closed_forms=closed, findings=[], params=params, notes=notes)
+    return closed
 
 
 def chain_support(inst: Instance, x_star: np.ndarray, *, rtol: float = 1e-12) -> int:

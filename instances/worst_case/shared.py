@@ -125,7 +125,24 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
         "The printed f_i is 2L_f-smooth; the builder uses L_f = κ_f μ_f/2 so that the realized κ_f equals the target.",
         key="f_smooth",
     )]
-    # eq:conj_fi at a random point: the exact conjugate vs the printed formula
+    for check in (_conjugate_check(mu_f, L_f, a), _constraints_equivalence(K, Lp, mup)):
+        closed.update(check[0])
+        findings.extend(check[1])
+    params = dict(n=n, a=tp.a, L_C=L_C, mu_C=mu_C, Lp=Lp, mup=mup, mu_f=mu_f, L_f_symbol=L_f, rho=rho,
+                  rho_printed=printed_rho(L_C, mu_C, L_f, mu_f), chain_length=K, k_eps=k_eps(rho, eps), eps=eps,
+                  groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
+                          "V3": [int(V3[0]), int(V3[-1])]},
+                  hop_distance=int(V3[0] - V1[-1]),
+                  chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
+    return Instance(problem=P, family="shared", variant=variant,
+                    targets={"kappa_W": kappa_W, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f}, realized=realized,
+                    closed_forms=closed, findings=findings, params=params,
+                    notes=["Built as printed in app:nonind_local_lower (eq:E1, eq:E2, sec:local_cons_example_funcs)."])
+
+
+def _conjugate_check(mu_f: float, L_f: float, a: float) -> tuple[dict, list]:
+    """``eq:conj_fi`` at a random point: the printed conjugate and the exact one against a numeric evaluation."""
+    closed, findings = {}, []
     rng = np.random.default_rng(0)
     u, v = rng.standard_normal(5), rng.standard_normal(5)
     exact = u @ u / (2 * mu_f) + v @ v / (4 * L_f) - a * v[0]
@@ -143,6 +160,12 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
                                 float(printed), float(numeric),
                                 "sup_t ⟨v,t⟩ − L_f‖t + a e_1‖² = ‖v‖²/(4L_f) − a v_1: the ‖v‖² coefficient is 1/(4L_f), not 1/L_f "
                                 f"(value at a random point: printed {printed:.6g}, exact {numeric:.6g}).", key="conj_fi"))
+    return closed, findings
+
+
+def _constraints_equivalence(K: int, Lp: float, mup: float) -> tuple[dict, list]:
+    """``sec:local_cons_example_mats``: are the split local constraints equivalent to ``C̃x = 0`` (same kernel)?"""
+    closed, findings = {}, []
     # the stated equivalence of the local constraints with C̃x = 0
     Ks = min(K, 60)
     C1s, C3s = shared_blocks(Ks, Lp, mup)
@@ -166,16 +189,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
                                 "equivalent", "not equivalent; equivalent to (√L'Eᵀ, √μ'I)x = 0, i.e. after p ↦ −p" if eq_flip else "not equivalent",
                                 "The rows of E₁ᵀ/E₂ᵀ carry +(e_k − e_{k+1}) where C̃ has −√L'Eᵀ. Since f_i is even in p the two problems "
                                 "have the same value and x* differs only in the sign of p*.", key="constraints_equiv"))
-    params = dict(n=n, a=tp.a, L_C=L_C, mu_C=mu_C, Lp=Lp, mup=mup, mu_f=mu_f, L_f_symbol=L_f, rho=rho,
-                  rho_printed=printed_rho(L_C, mu_C, L_f, mu_f), chain_length=K, k_eps=k_eps(rho, eps), eps=eps,
-                  groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
-                          "V3": [int(V3[0]), int(V3[-1])]},
-                  hop_distance=int(V3[0] - V1[-1]),
-                  chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
-    return Instance(problem=P, family="shared", variant=variant,
-                    targets={"kappa_W": kappa_W, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f}, realized=realized,
-                    closed_forms=closed, findings=findings, params=params,
-                    notes=["Built as printed in app:nonind_local_lower (eq:E1, eq:E2, sec:local_cons_example_funcs)."])
+    return closed, findings
 
 
 def check_solution(inst: Instance, x_star: np.ndarray) -> tuple[dict, list]:
