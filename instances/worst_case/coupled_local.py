@@ -52,7 +52,7 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import chain_length, closed_form, finding, geometric_ratio, k_eps
+from .common import RTOL_ALGEBRA, RTOL_EIGEN, RTOL_FINITE_CHAIN, RTOL_ITERATIVE, chain_length, closed_form, finding, geometric_ratio, k_eps
 from .consensus import _reject
 from .coupled import E1_E2, dual_rho
 
@@ -199,27 +199,27 @@ def _closed_forms(variant: str, tp, tc, realized: dict, *, kappa_C: float, kappa
     lab = "app:mixed_coupled_with_local_lower"
     closed = dict(("graph W: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
     closed.update(("graph W_C: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tc.closed_forms().items())
-    closed["σ_max²(C)/σ_min+²(C) = κ(W_C) = κ_C"] = closed_form(lab, kappa_C, realized["kappa_C"], rtol=1e-8,
+    closed["σ_max²(C)/σ_min+²(C) = κ(W_C) = κ_C"] = closed_form(lab, kappa_C, realized["kappa_C"], rtol=RTOL_EIGEN,
                                                                statement="C_i = diag(√(W_C⊗I), √(W_C⊗I)) has κ_C = κ(W_C)",
                                                                key="kappa_C", role="printed")
-    closed["f_i is μ_f/l-strongly convex, L_f/l-smooth: κ_f"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=1e-9,
+    closed["f_i is μ_f/l-strongly convex, L_f/l-smooth: κ_f"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=RTOL_ALGEBRA,
                                                                            statement="κ_f = L_f/μ_f",
                                                                            key="kappa_f", role="printed")
     if printed:
-        closed["max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A"] = closed_form(lab, kappa_AC, realized["L_A"], rtol=1e-9,
+        closed["max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A"] = closed_form(lab, kappa_AC, realized["L_A"], rtol=RTOL_ALGEBRA,
                                                                       statement="σ_max²(Ā_k) <= 2L' + μ' = L_A",
                                                                       key="L_A", role="printed")
-        closed["μ̃_AC = μ'_A/9"] = closed_form(lab, mu_tilde, realized["mu_AC"], rtol=1e-6,
+        closed["μ̃_AC = μ'_A/9"] = closed_form(lab, mu_tilde, realized["mu_AC"], rtol=RTOL_ITERATIVE,
                                                statement="(1/n)σ_min+²(A'P_C) = (1/9)σ_min+²(Ā_1) = μ'_A/9",
                                                key="mu_AC", role="printed")
     elif variant != "split-rows":
         closed["max λ_max(A_iA_iᵀ) = (l/3)(2L' + μ')"] = closed_form("derived (shared-rows)", l / 3 * (2 * Lp + mup), realized["L_A"],
-                                                                    rtol=1e-9, statement="A_i = δ_Uᵀ ⊗ Ā: σ_max² = |U|σ_max²(Ā)",
+                                                                    rtol=RTOL_ALGEBRA, statement="A_i = δ_Uᵀ ⊗ Ā: σ_max² = |U|σ_max²(Ā)",
                                                                     key="L_A (shared rows)", role="corrected")
-        closed["μ̃_AC = (2l/27)μ'"] = closed_form("derived (shared-rows)", 2 * l / 27 * mup, realized["mu_AC"], rtol=1e-3,
+        closed["μ̃_AC = (2l/27)μ'"] = closed_form("derived (shared-rows)", 2 * l / 27 * mup, realized["mu_AC"], rtol=RTOL_FINITE_CHAIN,
                                                   statement="A_iP_iA_iᵀ = (l/9)ĀĀᵀ, λ_min((L'M + 2μ'I)/3) → 2μ'/3",
                                                   key="mu_AC (shared rows)", role="corrected")
-    closed["kappa_AC (target)"] = closed_form("def:projected_condition_number", kappa_AC, realized["kappa_AC"], rtol=1e-3,
+    closed["kappa_AC (target)"] = closed_form("def:projected_condition_number", kappa_AC, realized["kappa_AC"], rtol=RTOL_FINITE_CHAIN,
                                               statement="κ̃_AC realized from the matrices vs target",
                                               key="kappa_AC", role="printed")
     return closed
@@ -256,7 +256,7 @@ def check_solution(inst: Instance, x_star: np.ndarray, coupled_x_star: np.ndarra
     t = X[pr["groups"]["V1"][0], 1, 0]
     closed["t*_k decays with the coupled dual ratio ρ"] = closed_form("derived (presolved coupled chain)", pr["rho"],
                                                                       geometric_ratio(t, skip=2, upto=max(6, 2 * pr["k_eps"])),
-                                                                      rtol=1e-6, statement="t* ∝ z*, z*_k ∝ ρ^k", key="decay",
+                                                                      rtol=RTOL_ITERATIVE, statement="t* ∝ z*, z*_k ∝ ρ^k", key="decay",
                                                                       role="corrected")
     if not closed["support of x* along the chain"]["holds"]:
         findings.append(finding(

@@ -45,7 +45,7 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import chain_length, closed_form, difference_rows, finding, geometric_ratio, k_eps, rho_from_shift, unit_rows
+from .common import RTOL_ALGEBRA, RTOL_FINITE_CHAIN, RTOL_ITERATIVE, chain_length, closed_form, difference_rows, finding, geometric_ratio, k_eps, rho_from_shift, unit_rows
 from .consensus import _reject
 
 
@@ -105,15 +105,15 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     closed = dict(("graph: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
     num = group_spectrum([C1, C3], name="C̃").L
     den = interaction_extremes(Ct, transpose=True).lmin_pos
-    closed["numerator max λ_max(C̃_iᵀC̃_i) = L_C"] = closed_form(lab, L_C, num, rtol=1e-9, statement="2L'_C + μ'_C = L_C",
+    closed["numerator max λ_max(C̃_iᵀC̃_i) = L_C"] = closed_form(lab, L_C, num, rtol=RTOL_ALGEBRA, statement="2L'_C + μ'_C = L_C",
                                                                       key="L_C", role="check")
-    closed["denominator λ_min+(S_C̃ᵀ) = μ_C"] = closed_form(lab, mu_C, den, rtol=1e-3,
+    closed["denominator λ_min+(S_C̃ᵀ) = μ_C"] = closed_form(lab, mu_C, den, rtol=RTOL_FINITE_CHAIN,
                                                             statement="(1/3) λ_min(L'M + μ'I) = μ'/3 (infinite chain)",
                                                             key="mu_C", role="check")
-    closed["kappa_Ct (target)"] = closed_form("def:mixed_condition_number", kappa_Ct, realized["kappa_Ct"], rtol=1e-3,
+    closed["kappa_Ct (target)"] = closed_form("def:mixed_condition_number", kappa_Ct, realized["kappa_Ct"], rtol=RTOL_FINITE_CHAIN,
                                               statement="κ̂_{C̃ᵀ} realized vs target (finite-K correction)",
                                               key="kappa_Ct", role="check")
-    closed["kappa_f (with L_f = κ_f μ_f / 2)"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=1e-9,
+    closed["kappa_f (with L_f = κ_f μ_f / 2)"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=RTOL_ALGEBRA,
                                                              statement="κ_f of the printed f_i is 2L_f/μ_f",
                                                              key="f_smooth", role="corrected")
 
@@ -149,10 +149,10 @@ def _conjugate_check(mu_f: float, L_f: float, a: float) -> tuple[dict, list]:
     printed = u @ u / (2 * mu_f) + v @ v / L_f - a * v[0]
     xstar_t = v / (2 * L_f) - a * np.eye(5)[0]
     numeric = u @ (u / mu_f) + v @ xstar_t - (mu_f / 2 * (u / mu_f) @ (u / mu_f) + L_f * np.sum((xstar_t + a * np.eye(5)[0]) ** 2))
-    closed["eq:conj_fi (printed)"] = closed_form("eq:conj_fi", printed, numeric, rtol=1e-9,
+    closed["eq:conj_fi (printed)"] = closed_form("eq:conj_fi", printed, numeric, rtol=RTOL_ALGEBRA,
                                                  statement="f*(u,v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'/μ_f)v_1",
                                                  key="conj_fi", role="printed")
-    closed["eq:conj_fi (corrected: ‖v‖²/(4L_f))"] = closed_form("eq:conj_fi", exact, numeric, rtol=1e-9,
+    closed["eq:conj_fi (corrected: ‖v‖²/(4L_f))"] = closed_form("eq:conj_fi", exact, numeric, rtol=RTOL_ALGEBRA,
                                                                 statement="f*(u,v) = ‖u‖²/(2μ_f) + ‖v‖²/(4L_f) − (L'/μ_f)v_1",
                                                                 key="conj_fi", role="corrected")
     if not closed["eq:conj_fi (printed)"]["holds"]:
@@ -201,11 +201,11 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> tuple[dict, list]:
     p, t = xt[:K], xt[K:]
     measured = geometric_ratio(t, skip=2, upto=max(6, 2 * pr["k_eps"]))
     closed, findings = {}, []
-    closed["lem:nesterovs_worst_rho (printed)"] = closed_form("lem:nesterovs_worst_rho", pr["rho_printed"], measured, rtol=1e-6,
+    closed["lem:nesterovs_worst_rho (printed)"] = closed_form("lem:nesterovs_worst_rho", pr["rho_printed"], measured, rtol=RTOL_ITERATIVE,
                                                               statement="ρ = (√(⅔L_C L_f/(μ_C μ_f)+1) − 1)/(√(…)+1)",
                                                               key="nesterovs_worst_rho", role="printed")
     closed["ρ + 1/ρ = 2 + μ'μ_f/(2L'L_f) (derived)"] = closed_form("derived (exact dual of the instance)", pr["rho"], measured,
-                                                                    rtol=1e-6, statement="ratio of t*_{k+1}/t*_k",
+                                                                    rtol=RTOL_ITERATIVE, statement="ratio of t*_{k+1}/t*_k",
                                                                     key="nesterovs_worst_rho", role="corrected")
     if not closed["lem:nesterovs_worst_rho (printed)"]["holds"]:
         s2 = 1 + 8 * pr["Lp"] * pr["L_f_symbol"] / (pr["mup"] * pr["mu_f"])
@@ -219,15 +219,15 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> tuple[dict, list]:
     rho_m = measured
     t1_printed = math.sqrt(pr["mup"]) / (2 * pr["L_f_symbol"]) * (rho_m - pr["Lp"] / pr["mu_f"])
     t1_derived = pr["mup"] / (2 * pr["L_f_symbol"]) * pr["rho"] - pr["Lp"] / pr["mu_f"]
-    closed["x*(z*): t*_1 (printed)"] = closed_form("sub:bounding_accuracy", t1_printed, t[0], rtol=1e-6,
+    closed["x*(z*): t*_1 (printed)"] = closed_form("sub:bounding_accuracy", t1_printed, t[0], rtol=RTOL_ITERATIVE,
                                                    statement="t* = (√μ'/(2L_f))(z* − (L'/μ_f)e_1), z*_k = ρ^k",
                                                    key="x_star_t1", role="printed")
-    closed["x*(z*): t*_1 (derived)"] = closed_form("derived", t1_derived, t[0], rtol=1e-6,
+    closed["x*(z*): t*_1 (derived)"] = closed_form("derived", t1_derived, t[0], rtol=RTOL_ITERATIVE,
                                                    statement="t* = (μ'/(2L_f))ρ^k − (L'/μ_f)e_1",
                                                    key="x_star_t1", role="corrected")
     ratio_pt = p[3] / t[3] if t[3] != 0 else float("nan")
     ratio_pt_printed = 2 * pr["L_f_symbol"] * math.sqrt(pr["Lp"]) / (pr["mu_f"] * math.sqrt(pr["mup"])) * (1 - 1 / pr["rho"])
-    closed["x*(z*): p*_k / t*_k"] = closed_form("sub:bounding_accuracy", ratio_pt_printed, ratio_pt, rtol=1e-6,
+    closed["x*(z*): p*_k / t*_k"] = closed_form("sub:bounding_accuracy", ratio_pt_printed, ratio_pt, rtol=RTOL_ITERATIVE,
                                                 statement="p* = (√L'/μ_f)E z*, t* ∝ z*: p*_k/t*_k = (2L_f√L'/(μ_f√μ'))(1 − 1/ρ)",
                                                 key="x_star_ratio", role="check")
     if not closed["x*(z*): t*_1 (printed)"]["holds"]:
