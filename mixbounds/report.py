@@ -449,7 +449,7 @@ def _lemma_section(doc: dict) -> list[Block]:
 
 def _bench_section(doc: dict, manifest: dict) -> list[Block]:
     """Per class: method × oracle rows, one column per (parameter, family) with the fitted slope ± CI."""
-    from mixbounds.plots.bench import parse_bench_id
+    from mixbounds.plots.bench import bench_series
 
     bench = [c for c in doc["claims"] if c["id"].startswith("bench.") and not c.get("control")]
     if not bench:
@@ -462,7 +462,7 @@ def _bench_section(doc: dict, manifest: dict) -> list[Block]:
                 f"result in {link('other results', 'other')}.")]
     by_cls: dict = {}
     for c in bench:
-        b = parse_bench_id(c["id"])
+        b = bench_series(c)
         if b is None:
             by_cls.setdefault(c["id"].split(".")[1], {}).setdefault("_consistency", []).append(c)
             continue
