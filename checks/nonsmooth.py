@@ -71,7 +71,7 @@ import numpy as np
 
 from mixbounds.bounds.claims import REGISTRY
 from .framework import Check, Task
-from .result import CheckResult, Finding
+from .result import CheckResult, Finding, reading
 from .verdict import band_ok, upper_ok
 from .sweeps import CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, fit_integrity, fit_slope, formula_slope, geomspace
 
@@ -453,7 +453,9 @@ def _finding_sliding() -> Check:
                            "γ_k ũ^k on which the accelerated analysis rests. solvers.sliding implements Lan's reading. "
                            + detail,
                     source=rid)
-        return [CheckResult(id=rid, kind="finding", status="finding", theory="Lan's GS", measured=p, detail=detail,
+        # measured: the printed reading's best accuracy ratio (<= 1 reaches (ε, δ)); every reading of both runs in readings
+        return [CheckResult(id=rid, kind="finding", status="finding", theory="Lan's GS", detail=detail,
+                            **reading("printed best accuracy ratio", {"printed best accuracy ratio": pr["best_ratio"], **p}),
                             label="alg:sliding", findings=(f,), points=[p])]
 
     return Check(id=rid, family="nonsmooth", result_ids=lambda tier: [rid], tasks=lambda tier: [task], finalize=finalize,

@@ -151,10 +151,31 @@ def test_load_results_errors(tmp_path):
     (tmp_path / "bad.json").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ResultsFileError, match="not"):
         load_results(tmp_path / "bad.json")
-    (tmp_path / "ok.json").write_text('{"schema": 1, "claims": []}')
-    assert load_results(tmp_path / "ok.json") == {"schema": 1, "claims": []}
+    (tmp_path / "ok.json").write_text('{"schema": 2, "claims": []}')
+    assert load_results(tmp_path / "ok.json") == {"schema": 2, "claims": []}
+    (tmp_path / "old.json").write_text('{"schema": 1, "claims": []}')
+    assert load_results(tmp_path / "old.json") == {"schema": 2, "claims": [], "upgraded_from": 1}
     with pytest.raises(ResultsFileError, match="without results.json"):
         load_results(tmp_path)
+
+
+def test_schema_1_measured_dict_read_as_readings(tmp_path):
+    """A schema-1 results.json (a lemma's several numbers in ``measured``) still loads: the dict moves to
+    ``readings``, ``measured`` becomes null, numeric ``measured`` values stay; the report shows the readings."""
+    import json
+
+    from mixbounds.report import _measured
+
+    old = {"schema": 1, "claims": [
+        {"id": "lemma.x", "kind": "lemma", "status": "pass", "measured": {"worst ratio": 1.5, "cases": 3}},
+        {"id": "T1.coupled.comm.kappa_W.tight", "kind": "tight", "status": "pass", "measured": 0.5, "ci": [0.4, 0.6]}]}
+    (tmp_path / "r.json").write_text(json.dumps(old))
+    doc = load_results(tmp_path / "r.json")
+    lem, slope = doc["claims"]
+    assert doc["schema"] == 2 and doc["upgraded_from"] == 1
+    assert lem["measured"] is None and lem["readings"] == {"worst ratio": 1.5, "cases": 3}
+    assert slope["measured"] == 0.5 and "readings" not in slope
+    assert _measured(lem, 80) == "worst ratio: 1.5; cases: 3" and _measured(slope, 80) == "0.500 ± 0.100"
 
 
 def _bench_doc():
