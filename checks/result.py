@@ -67,7 +67,9 @@ def with_variant(base_id: str, variant: str | None) -> str:
 
 def reading(key: str, readings: dict) -> dict:
     """``measured`` and ``readings`` of a result with several numbers: ``measured = readings[key]``, the one the
-    verdict compares (named by ``key``), and all of them by name.  Use as ``CheckResult(..., **reading(key, {...}))``."""
+    verdict compares (named by ``key``), and all of them by name.
+
+    Use as ``CheckResult(..., **reading(key, {...}))``."""
     value = readings[key]
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"reading {key!r} is {value!r}, not a number")
@@ -118,7 +120,8 @@ class CheckResult:
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"CheckResult {self.id}: unknown status {self.status!r}")
-        if self.measured is not None and (isinstance(self.measured, bool) or not isinstance(self.measured, numbers.Real)):
+        m = self.measured
+        if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Real)):
             raise ValueError(f"CheckResult {self.id}: measured must be a number or None, got "
                              f"{type(self.measured).__name__} (several numbers go to readings)")
 

@@ -99,9 +99,9 @@ def validate(doc, where: str = "results") -> None:
         raise ResultsFileError(f"{where}: not a mixbounds results document (no 'schema' field; "
                                f"expected schema {SCHEMA})")
     if doc["schema"] not in READABLE_SCHEMAS or isinstance(doc["schema"], bool):
+        schemas = ", ".join(map(str, READABLE_SCHEMAS))
         raise ResultsFileError(f"{where}: results schema {doc['schema']!r} is not one this mixbounds reads "
-                               f"(schemas {', '.join(map(str, READABLE_SCHEMAS))}); rerun 'mixbounds verify' or use the "
-                               f"matching mixbounds version")
+                               f"(schemas {schemas}); rerun 'mixbounds verify' or use the matching mixbounds version")
     if "version" in doc and not isinstance(doc["version"], str):
         raise ResultsFileError(f"{where}: 'version' is a {type(doc['version']).__name__}, expected a string")
     claims = doc.get("claims")

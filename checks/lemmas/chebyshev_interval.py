@@ -137,8 +137,10 @@ def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
     res = [CheckResult(
         id=ids[0], kind="lemma", status="pass" if grid["all_inside"] and agree else "fail", label=label,
         theory="K = ⌈√κ⌉ ⇒ spectrum of P(BᵀB) in [1 − 1/T_K, 1 + 1/T_K] ⊂ [11/15, 19/15] (Salim et al. 2022, §6.3.2)",
-        **reading("max 1/T_K over the grid", {"max 1/T_K over the grid": worst["inv_T"], "at κ": worst["kappa"], "4/15": 4 / 15, "1/cosh(2) (κ → ∞ limit)": sup,
-                  "interval at worst κ": [worst["lo"], worst["hi"]]}),
+        **reading("max 1/T_K over the grid", {
+            "max 1/T_K over the grid": worst["inv_T"], "at κ": worst["kappa"], "4/15": 4 / 15,
+            "1/cosh(2) (κ → ∞ limit)": sup,
+            "interval at worst κ": [worst["lo"], worst["hi"]]}),
         tolerance=0.0, instance={"kappas": len(grid["rows"]), "range": [min(r["kappa"] for r in grid["rows"]), max(r["kappa"] for r in grid["rows"])]},
         points=[{k: r[k] for k in ("kappa", "K", "inv_T")} for r in grid["rows"][:: max(1, len(grid["rows"]) // 40)]],
         detail=(f"1/T_K computed as 1/cosh(K·arccosh θ), θ = (κ+1)/(κ−1), on {len(grid['rows'])} values of κ ∈ [1, 1e6] including "
@@ -165,7 +167,8 @@ def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
     res.append(CheckResult(
         id=ids[2], kind="lemma", status="pass" if ctrl["all_inside"] else "fail", label=label, control=True, expected="fail",
         theory="K = ⌈κ^{1/4}⌉ (wrong exponent) keeps the spectrum in [11/15, 19/15]", tolerance=0.0,
-        **reading("kappas outside", {"max 1/T_K": ctrl["max_inv_T"], "kappas outside": sum(not r["inside"] for r in ctrl["rows"])}),
+        **reading("kappas outside", {
+            "max 1/T_K": ctrl["max_inv_T"], "kappas outside": sum(not r["inside"] for r in ctrl["rows"])}),
         instance={"kappas": len(ctrl["rows"])}, detail="degree κ^{1/4} leaves [11/15, 19/15] for large κ (a control must fail)."))
     return res
 

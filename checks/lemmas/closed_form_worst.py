@@ -174,7 +174,7 @@ def _closed_result(rid: str, label: str, theory: str, printed: list, corrected: 
         id=rid, kind="closed-form", status=status, label=label, theory=theory,
         # measured: the printed records that fail (0 for pass; a finding needs every corrected record to hold)
         **reading("printed records failing", {
-                  **({"worst printed record (printed, computed)": [worst["printed"], worst["computed"]]} if worst else {}),
+            **({"worst printed record (printed, computed)": [worst["printed"], worst["computed"]]} if worst else {}),
                   "printed records failing": len(p_bad),
                   "printed records holding": f"{len(printed) - len(p_bad)}/{len(printed)}",
                   "corrected records holding": f"{len(corrected) - len(c_bad)}/{len(corrected)}",

@@ -117,7 +117,8 @@ def _finalize_identical(tier: str, pts: list[dict], ids: tuple) -> list[CheckRes
         id=ids[1], kind="lemma", status="fail" if caught and caught2 else "pass", label=label, control=True, expected="fail",
         theory="σ_min+²(B) >= 1.5σ_min+²(C̃), and the max(…) bound with κ_W in place of κ_W²", tolerance=INEQ_RTOL,
         # the control is caught only when both perturbations are violated somewhere: the smaller count decides
-        **reading("cases violating (both)", {"cases violating (min)": len(caught), "cases violating (max, κ_W)": len(caught2),
+        **reading("cases violating (both)", {
+            "cases violating (min)": len(caught), "cases violating (max, κ_W)": len(caught2),
                                              "cases violating (both)": min(len(caught), len(caught2))}),
         instance={"cases": len(pts)},
         detail=f"both perturbations must be violated somewhere: {len(caught)} and {len(caught2)} of {len(pts)} cases.")
