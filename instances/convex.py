@@ -38,9 +38,8 @@ from .layout import Layout
 from .nonsmooth import SIZE_KW, STRUCTURES, build_constraints
 from .objectives import LogisticObjective, QuadraticObjective
 from .problem import MixedProblem
-from .random import (
-    COMMON_KW, _check_int, _check_seed, _check_variant, _finish, _orthogonal, _reject_unknown, _rng,
-)
+from .random.common import COMMON_KW, _check_int, _check_seed, _check_variant, _orthogonal, _reject_unknown, _rng
+from .random.finish import _finish
 from .reference import constraint_system, copy_map, reference_solution
 
 #: required relative KKT residual of the reference

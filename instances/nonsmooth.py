@@ -50,10 +50,11 @@ from .instance import Instance
 from .layout import Layout
 from .objectives import Objective, block_diag_u
 from .problem import MixedProblem
-from .random import (
-    COMMON_KW, _check_int, _check_kappa, _check_seed, _check_variant, _finish, _reject_targets, _reject_unknown,
-    _rng, frame_base, identical_shared_block, local_blocks, make_gossip, tune_group,
+from .random import frame_base, identical_shared_block, local_blocks, make_gossip, tune_group
+from .random.common import (
+    COMMON_KW, _check_int, _check_kappa, _check_seed, _check_variant, _reject_targets, _reject_unknown, _rng,
 )
+from .random.finish import _finish
 from .reference import constraint_system, copy_map
 
 #: relative accuracy demanded of the reference (constraint residual and optimality)

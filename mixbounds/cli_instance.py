@@ -59,7 +59,7 @@ _PARAMS = (
     ("kappa_f", "kappa_f"), ("n", "n"), ("eps", "eps"), ("seed", "seed"), ("variant", "variant"), ("graph", "graph"),
 )
 
-#: family keywords (sizes and knobs of instances/random.py, convex.py, nonsmooth.py builders): option → (type, help);
+#: family keywords (sizes and knobs of instances/random/, convex.py, nonsmooth.py builders): option → (type, help);
 #: passed on only when given, and a family that does not take one rejects it with a one-line error (exit 2)
 _FAMILY_KW = (
     ("d", int, "local dimension d of each x_i"), ("dt", int, "dimension d~ of the shared variable x~"),

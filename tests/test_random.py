@@ -1,4 +1,4 @@
-"""Random instance families (instances/random.py): targets met, validation, reference solutions, errors."""
+"""Random instance families (instances/random/): targets met, validation, reference solutions, errors."""
 
 import numpy as np
 import pytest

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.spectral import ZERO_RTOL
-from mixbounds.instances.random import _rng  # one seeding rule for every seeded case
+from mixbounds.instances.random.common import _rng  # one seeding rule for every seeded case
 
 #: a split is *clear* when the largest "zero" eigenvalue is below CLEAR_ZERO·λ_max and the smallest
 #: positive one above CLEAR_POS·λ_max: rounding puts true zeros near 1e-16·λ_max, and every case

@@ -1,0 +1,96 @@
+"""Seeding, argument checks and tolerances shared by every random family (:mod:`instances.random`).
+
+All random draws come from streams ``default_rng([seed, crc32(name)])`` that are independent per
+component (graph, objective, each matrix group), so changing one target does not redraw the others.
+Bad arguments raise ``ValueError`` naming the parameter and the accepted range.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Sequence
+
+import numpy as np
+
+from mixbounds.bounds.spectral import ZERO_RTOL
+
+#: relative tolerance to which realized κ's match their targets (dense spectral path)
+TARGET_RTOL = 1e-8
+#: the same when some matrix is larger than ``bounds.spectral.DENSE_LIMIT`` (ARPACK path)
+TARGET_RTOL_LARGE = 1e-6
+#: largest target accepted: beyond it κ approaches the relative zero threshold
+#: ``bounds.spectral.ZERO_RTOL`` = 1e-9 and λ_min+ could not be told from 0.
+KAPPA_MAX = 1e8
+#: relative accuracy demanded of the internal root finding
+ROOT_RTOL = 1e-10
+
+OBJECTIVES = ("quadratic", "logistic")
+
+COMMON_KW = ("gossip", "er_p")
+
+
+def _rng(seed: int, stream: str) -> np.random.Generator:
+    return np.random.default_rng([int(seed), zlib.crc32(stream.encode())])
+
+
+def _orthogonal(k: int, rng: np.random.Generator) -> np.ndarray:
+    """A Haar-random ``k × k`` orthogonal matrix."""
+    if k == 0:
+        return np.zeros((0, 0))
+    G = rng.standard_normal((k, k))
+    Qm, R = np.linalg.qr(G)
+    return Qm * np.sign(np.where(np.diag(R) == 0, 1.0, np.diag(R)))
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def _check_kappa(name: str, value, *, allow_one: bool = True) -> float | None:
+    if value is None:
+        return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if v < 1.0 or (not allow_one and v <= 1.0):
+        raise ValueError(f"{name} = {v:g} is impossible: condition numbers are >= 1" + ("" if allow_one else " (and this one must be > 1)"))
+    if v > KAPPA_MAX:
+        raise ValueError(f"{name} = {v:g} exceeds KAPPA_MAX = {KAPPA_MAX:g} (λ_min+ would fall below the zero threshold ZERO_RTOL = {ZERO_RTOL:g})")
+    return v
+
+
+def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        rng_txt = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be {rng_txt}, got {value}")
+    return int(value)
+
+
+def _reject_unknown(family: str, kw: dict, allowed: Sequence[str]) -> None:
+    bad = sorted(k for k in kw if k not in allowed)
+    if bad:
+        raise ValueError(f"{family}: unknown parameter(s) {', '.join(bad)}; accepted extra parameters: {', '.join(sorted(allowed)) or 'none'}")
+
+
+def _reject_targets(family: str, why: dict) -> None:
+    """``why``: {param: (value, reason)}: any given value is an error."""
+    for k, (v, reason) in why.items():
+        if v is not None:
+            raise ValueError(f"{family}: cannot target {k} = {v}: {reason}")
+
+
+def _check_variant(family: str, variant: str, known: Sequence[str]) -> str:
+    if variant not in known:
+        raise ValueError(f"{family}: unknown variant {variant!r} (known: {', '.join(known)})")
+    return variant
+
+
+def _rel(a: float, b: float) -> float:
+    return abs(a / b - 1.0)
