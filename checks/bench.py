@@ -261,23 +261,26 @@ def sweep_point(param: str, oracle: str):
 def measured_or_skipped(tier: str, method: str, calls):
     """The benchmarks' rule for unmeasured points: an instance that could not be built, or a method that failed
     where its paper says it converges, is ``error`` (the detail tells a bug, an exception, from a finding); budget
-    points are left out, and fewer than two measured points is ``skipped`` (a budget is not a failure)."""
+    points are left out (listed in ``extra["budget_points"]``), and fewer than two measured points is ``skipped``
+    (a budget is not a failure)."""
     t = TIERS[tier]
 
     def rule(unjudged: list[Unjudged], rows: list) -> Stop | None:
         inst_errs = [u.why for u in unjudged if u.kind == "instance"]
         fails = [u.why for u in unjudged if u.kind == "error"]
         budget = [u.why for u in unjudged if u.kind == "budget"]
+        extra = {"budget_points": budget}
         if inst_errs:
-            return Stop("error", "instance could not be built (not the method's failure): " + "; ".join(inst_errs))
+            return Stop("error", "instance could not be built (not the method's failure): " + "; ".join(inst_errs),
+                        extra=extra)
         if fails:
             what = "bug" if any("exception" in f for f in fails) else "finding"
             return Stop("error", f"{method} failed where its paper says it converges ({what}): " + "; ".join(fails)
-                        + ("; budget: " + "; ".join(budget) if budget else ""))
+                        + ("; budget: " + "; ".join(budget) if budget else ""), extra=extra)
         if len(rows) < 2:
             return Stop("skipped", f"not measurable in tier {tier}: budget ({t['budget']} iterations"
                                    + (f" or {calls} calls of one oracle" if calls else "") + ") exhausted — "
-                                   + "; ".join(budget))
+                                   + "; ".join(budget), extra=extra)
         return None
 
     return rule
@@ -287,7 +290,6 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
     """A method's slope on one sweep, reported and not judged (``pass`` once measured), by :func:`judge_sweep`."""
     t = TIERS[tier]
     opt = _optimal_exponent(cls, oracle, param)
-    budget_points = [u.why for u in (screen(param)(v, p) for v, p in pts) if u is not None and u.kind == "budget"]
 
     def judge(f: Fit, sel: Selection, unjudged) -> Judgement:
         xs, ys = [r.realized for r in sel.rows], [r.per_accuracy for r in sel.rows]
@@ -297,14 +299,14 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
                   f"R² {f.r2:.3f}) in realized {param} over {len(sel.rows)} points; optimal method's exponent "
                   f"{opt if opt is not None else 'n/a'} (not judged); counts {[round(y, 1) for y in ys]} at "
                   f"{[round(x, 3) for x in xs]}{note}")
-        return Judgement("pass", detail)
+        return Judgement("pass", detail, {"budget_points": budget})
 
     inst = {"family": sw.family, "kind": kind, "base": sw.base, "param": param, "eps": list(t["eps"]),
             "stop": t["stop"], "budget": t["budget"], "calls": _call_budget(tier, method), "method": method}
-    extra = {"method": method, "optimal_exponent": opt, "budget_points": budget_points}
     rules = SweepRules(screen=screen(param), row=sweep_point(param, oracle), judge=judge,
                        unjudged=measured_or_skipped(tier, method, inst["calls"]))
-    return judge_sweep(_rid(cls, method, oracle, param, sw, kind), pts, rules, extra=extra, kind="bench", theory=None,
+    return judge_sweep(_rid(cls, method, oracle, param, sw, kind), pts, rules, kind="bench", theory=None,
+                       extra={"method": method, "optimal_exponent": opt},
                        label="Table 1 (reference only, not judged)", cell=f"T1.{cls}.{oracle}", param=param,
                        instance=inst, variant=_variant(sw, kind))
 
