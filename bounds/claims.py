@@ -130,8 +130,16 @@ def _build() -> tuple[Cell, ...]:
             derived_terms=None if derived is None else tuple(derived), discrepancy=discrepancy, note=note,
         ))
 
+    _table_1(add)
+    _tables_2_to_4(add)
+    ids = [c.id for c in cells]
+    assert len(ids) == len(set(ids)), "duplicate claim ids"
+    return tuple(cells)
+
+
+def _table_1(add) -> None:
+    """Table 1 (``tab:smooth_strongly_convex``) and the identical-C̃ statements of its theorems, cell by cell."""
     M = _mono
-    # ---------------------------------------------------------------- Table 1
     lb_cons = "scaman2017optimal (Theorem 2: path graph, Nesterov function split over V1/V3)"
     add(1, "consensus", "grad", [M(kappa_f=.5)], "scaman2017optimal; sec. Consensus Optimization cites kovalev2020optimal",
         tight=True, lower=lb_cons)
@@ -168,7 +176,10 @@ def _build() -> tuple[Cell, ...]:
     add(1, "shared_ident", "Ct", [M(kappa_f=.5, kappa_Ct_id=.5)], li, tight=True, lower=li)
     add(1, "shared_ident", "comm", [M(kappa_f=.5, kappa_W=.5)], li, tight=True, lower=li)
 
-    # ---------------------------------------------------------------- Tables 2-4
+
+def _tables_2_to_4(add) -> None:
+    """Tables 2-4 (smooth convex, nonsmooth convex, nonsmooth strongly convex), cell by cell."""
+    M = _mono
     # each row's accuracy parameter p and its exponent in the gradient cell / matrix cells
     for t, (p, g_exp, src) in {
         2: ("LR2_eps", 0.5, "thm:upper_bounds_mixed_smooth_nonstrongly_convex"),
@@ -205,9 +216,6 @@ def _build() -> tuple[Cell, ...]:
             add(t, "mixed_ident", "Ct", [M(kappa_Ct_id=.5, **a)], "app:smooth_convex_results (identical C̃_i)", tight=False, note=note)
             add(t, "mixed_ident", "comm", [M(kappa_AC=.5, kappa_W=.5, **a)], "app:smooth_convex_results (identical C̃_i)",
                 tight=False, note=note)
-    ids = [c.id for c in cells]
-    assert len(ids) == len(set(ids)), "duplicate claim ids"
-    return tuple(cells)
 
 
 REGISTRY: tuple[Cell, ...] = _build()

@@ -66,6 +66,9 @@ LMAX_TOL = 1e-8
 EXPLICIT_DEFLATION_NNZ = 25_000_000
 #: Lanczos iteration cap for the smallest eigenvalues of an operator-deflated matrix
 LANCZOS_MAXITER = 200_000
+#: a supplied kernel basis ``K`` is accepted when ``‖M K‖_F <= KERNEL_RTOL·λ_max·√(columns of K)``: rounding of the
+#: products is ~1e-15 relative; a column with a component c outside the kernel adds at least λ_min+·c to ‖M K‖
+KERNEL_RTOL = 1e-8
 
 
 @dataclass(frozen=True)
@@ -288,56 +291,64 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
         if eb is not None:
             return eb
     if method == "banded":
-        band = _banded_form(M)
-        if band is None:
-            raise ValueError(f"{name}: bandwidth after RCM exceeds {BANDED_LIMIT}; use another method")
-        if kernel is not None:
-            raise ValueError(f"{name}: the banded path does not take a kernel basis")
-        eb = _banded_extremes(band[0], rtol)
-        if eb is None:
-            raise ValueError(f"{name}: singular with bandwidth >= 2 and more than {BANDED_SINGULAR_DENSE} rows; use another method")
-        return eb
+        return _banded_only(M, kernel, rtol, name)
     if kernel is not None:
-        K = kernel
-        if K.shape[0] != n:
-            raise ValueError(f"{name}: kernel basis has {K.shape[0]} rows, matrix has {n}")
-        if use_dense and sp.issparse(M) and n > BANDED_MIN and method == "auto":
-            Ms = sp.csr_matrix(M)
-            band = _banded_form(Ms)
-            eb = _banded_extremes(band[0], rtol) if band is not None else None
-            if eb is not None:
-                _check_kernel(Ms, K, eb.lmax, name)
-                return Extremes(eb.lmax, eb.lmin_pos, "banded")
-        if use_dense:
-            # the dense path finds zero eigenvalues exactly; the basis is only validated
-            out = _dense_extremes(M, rtol)
-            MK = M @ K
-            MK = MK.toarray() if sp.issparse(MK) else MK
-            if out.lmax > 0 and np.linalg.norm(MK) > 1e-8 * out.lmax * max(1.0, np.sqrt(K.shape[1])):
-                raise ValueError(f"{name}: the supplied kernel basis is not in the kernel (‖M N‖ = {np.linalg.norm(MK):.3e})")
-            return out
-        lmax = _iterative_lmax(sp.csr_matrix(M))
-        MK = M @ K
-        MKn = spla.norm(MK) if sp.issparse(MK) else np.linalg.norm(MK)
-        if lmax > 0 and MKn > 1e-8 * lmax * max(1.0, np.sqrt(K.shape[1])):
-            raise ValueError(f"{name}: the supplied kernel basis is not in the kernel (‖M N‖ = {MKn:.3e})")
-        if _deflation_nnz(K) > EXPLICIT_DEFLATION_NNZ:
-            return _operator_deflated_extremes(sp.csr_matrix(M), K, lmax, rtol, method)
-        Ks = sp.csr_matrix(K)
-        Md = sp.csr_matrix(M) + lmax * (Ks @ Ks.T)
-        band = _banded_form(Md) if method == "auto" else None
-        eb = _banded_extremes(band[0], rtol) if band is not None else None
-        if eb is not None:
-            return Extremes(lmax, eb.lmin_pos, "banded+kernel")
-        lmin = _iterative_lmin_pos(Md, lmax, rtol)
-        return Extremes(lmax, lmin, "iterative+kernel")
+        return _extremes_with_kernel(M, kernel, use_dense, method, rtol, name)
     if use_dense:
         return _dense_extremes(M, rtol)
-    Ms = sp.csr_matrix(M)
+    return _sparse_extremes(sp.csr_matrix(M), method, rtol)
+
+
+def _banded_only(M, kernel, rtol: float, name: str) -> Extremes:
+    """``method="banded"``: the banded eigen-solver after RCM, or a ``ValueError`` saying why it does not apply."""
+    band = _banded_form(M)
+    if band is None:
+        raise ValueError(f"{name}: bandwidth after RCM exceeds {BANDED_LIMIT}; use another method")
+    if kernel is not None:
+        raise ValueError(f"{name}: the banded path does not take a kernel basis")
+    eb = _banded_extremes(band[0], rtol)
+    if eb is None:
+        raise ValueError(f"{name}: singular with bandwidth >= 2 and more than {BANDED_SINGULAR_DENSE} rows; use another method")
+    return eb
+
+
+def _extremes_with_kernel(M, K, use_dense: bool, method: str, rtol: float, name: str) -> Extremes:
+    """Extremes of ``M`` given a basis ``K`` of (part of) its kernel: validated, then deflated (module docstring)."""
+    n = M.shape[0]
+    if K.shape[0] != n:
+        raise ValueError(f"{name}: kernel basis has {K.shape[0]} rows, matrix has {n}")
+    if use_dense and sp.issparse(M) and n > BANDED_MIN and method == "auto":
+        Ms = sp.csr_matrix(M)
+        band = _banded_form(Ms)
+        eb = _banded_extremes(band[0], rtol) if band is not None else None
+        if eb is not None:
+            _check_kernel(Ms, K, eb.lmax, name)
+            return Extremes(eb.lmax, eb.lmin_pos, "banded")
+    if use_dense:
+        # the dense path finds zero eigenvalues exactly; the basis is only validated
+        out = _dense_extremes(M, rtol)
+        _check_kernel(M, K, out.lmax, name)
+        return out
+    lmax = _iterative_lmax(sp.csr_matrix(M))
+    _check_kernel(M, K, lmax, name)
+    if _deflation_nnz(K) > EXPLICIT_DEFLATION_NNZ:
+        return _operator_deflated_extremes(sp.csr_matrix(M), K, lmax, rtol, method)
+    Ks = sp.csr_matrix(K)
+    Md = sp.csr_matrix(M) + lmax * (Ks @ Ks.T)
+    band = _banded_form(Md) if method == "auto" else None
+    eb = _banded_extremes(band[0], rtol) if band is not None else None
+    if eb is not None:
+        return Extremes(lmax, eb.lmin_pos, "banded+kernel")
+    lmin = _iterative_lmin_pos(Md, lmax, rtol)
+    return Extremes(lmax, lmin, "iterative+kernel")
+
+
+def _sparse_extremes(Ms, method: str, rtol: float) -> Extremes:
+    """Extremes of a large sparse ``M`` without a kernel basis: zero rows dropped, then banded or iterative."""
     rows = _nonzero_rows(Ms)
     if rows.size == 0:
         return Extremes(0.0, 0.0, "iterative")
-    if rows.size < n:
+    if rows.size < Ms.shape[0]:
         Ms = Ms[rows][:, rows]
         if rows.size <= DENSE_LIMIT and method == "auto":
             return _dense_extremes(Ms, rtol)
@@ -400,9 +411,10 @@ def _operator_deflated_extremes(M: sp.csr_matrix, K, lmax: float, rtol: float, m
 
 
 def _check_kernel(M, K, lmax: float, name: str) -> None:
+    """``ValueError`` unless the supplied basis ``K`` lies in ``ker M``: ``‖M K‖_F <= KERNEL_RTOL·λ_max·√(columns)``."""
     MK = M @ K
     MKn = spla.norm(MK) if sp.issparse(MK) else np.linalg.norm(MK)
-    if lmax > 0 and MKn > 1e-8 * lmax * max(1.0, np.sqrt(K.shape[1])):
+    if lmax > 0 and MKn > KERNEL_RTOL * lmax * max(1.0, np.sqrt(K.shape[1])):
         raise ValueError(f"{name}: the supplied kernel basis is not in the kernel (‖M N‖ = {MKn:.3e})")
 
 

@@ -1,4 +1,4 @@
-"""Negative controls of the two guards every rate verdict passes (issue 17).
+"""Negative controls of the two guards every rate verdict passes.
 
 * **Convergence guard** (:func:`checks.rates.convergence_guard`, applied at every rate sweep point):
   a point is judged only when the error at the returned ``x``, recomputed from ``x*``, is within the

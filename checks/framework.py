@@ -215,27 +215,10 @@ def run_checks(
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; known: {', '.join(TIERS)}")
     checks = [c for c in checks if tier in c.tiers]
-    tasks: dict[str, Task] = {}
-    per_check: dict[str, list[str]] = {}
-    for c in checks:
-        keys = []
-        for t in c.tasks(tier):
-            tasks.setdefault(t.key, t)
-            keys.append(t.key)
-        per_check[c.id] = keys
+    tasks, per_check = _collect_tasks(checks, tier)
     version = code_version()
     cdir = None if cache_dir is None else Path(cache_dir) / version
-    points: dict[str, dict] = {}
-    todo = []
-    damaged = 0
-    for k, t in tasks.items():
-        if cdir is not None:
-            pt, why = read_cache_entry(cdir / f"{k}.json", k)
-            if pt is not None:
-                points[k] = pt
-                continue
-            damaged += why is not None  # a damaged cache entry is recomputed (and counted)
-        todo.append(t)
+    points, todo, damaged = _read_cached(tasks, cdir)
     total, done = len(tasks), len(points)
     t0 = time.perf_counter()
 
@@ -248,17 +231,63 @@ def run_checks(
         if progress:
             progress(done, total, t)
 
-    # tasks on the same instance run together (one build and one exact solution per group);
-    # longest groups first: better load balance
+    _execute(todo, version, record, jobs=jobs, executor=executor)
+    results: list[CheckResult] = []
+    for c in checks:
+        res = _finalize(c, tier, {k: points[k] for k in per_check[c.id]})
+        results.extend(r for r in res if fnmatchcase(r.id, pattern))
+    stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "damaged": damaged,
+             "seconds": time.perf_counter() - t0, "code_version": version}
+    return results, stats
+
+
+def _collect_tasks(checks: list[Check], tier: str) -> tuple[dict[str, Task], dict[str, list[str]]]:
+    """Every task of ``checks`` once (checks share points by key), and each check's task keys."""
+    tasks: dict[str, Task] = {}
+    per_check: dict[str, list[str]] = {}
+    for c in checks:
+        keys = []
+        for t in c.tasks(tier):
+            tasks.setdefault(t.key, t)
+            keys.append(t.key)
+        per_check[c.id] = keys
+    return tasks, per_check
+
+
+def _read_cached(tasks: dict[str, Task], cdir: Path | None) -> tuple[dict[str, dict], list[Task], int]:
+    """The points found in the cache, the tasks still to run, and how many cache entries were damaged."""
+    points: dict[str, dict] = {}
+    todo = []
+    damaged = 0
+    for k, t in tasks.items():
+        if cdir is not None:
+            pt, why = read_cache_entry(cdir / f"{k}.json", k)
+            if pt is not None:
+                points[k] = pt
+                continue
+            damaged += why is not None  # a damaged cache entry is recomputed (and counted)
+        todo.append(t)
+    return points, todo, damaged
+
+
+def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None], *, jobs: int,
+             executor: Callable[[str, list], Iterable[list]] | None) -> None:
+    """Run the tasks grouped by instance (one build and one exact solution per group), longest groups first (better
+    load balance): on ``executor``, on ``jobs`` joblib workers, or here; ``record`` receives every point."""
     groups: dict[str, list[Task]] = {}
     for t in todo:
         groups.setdefault(_group_key(t), []).append(t)
     batches = sorted(groups.values(), key=lambda g: -max(float(t.kwargs.get("_cost", 0)) for t in g))
     by_key = {t.key: t for t in todo}
-    if executor is not None and batches:
-        for group_out in executor(version, [[(t.key, t.func, t.kwargs) for t in g] for g in batches]):
+    payloads = [[(t.key, t.func, t.kwargs) for t in g] for g in batches]
+
+    def record_all(group_outs: Iterable[list]) -> None:
+        for group_out in group_outs:
             for key, out in group_out:
                 record(by_key[key], out)
+
+    if executor is not None and batches:
+        record_all(executor(version, payloads))
     elif jobs > 1 and len(batches) > 1:
         from joblib import Parallel, delayed, parallel_config
 
@@ -266,29 +295,21 @@ def run_checks(
         # oversubscribed BLAS threads on a 2-core machine made LAPACK calls 100× slower
         with parallel_config(backend="loky", inner_max_num_threads=1):
             par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-            outs = par(delayed(_run_group)([(t.key, t.func, t.kwargs) for t in g]) for g in batches)
-            for group_out in outs:
-                for key, out in group_out:
-                    record(by_key[key], out)
+            record_all(par(delayed(_run_group)(p) for p in payloads))
     else:
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1):
-            for g in batches:
-                for key, out in _run_group([(t.key, t.func, t.kwargs) for t in g]):
-                    record(by_key[key], out)
-    results: list[CheckResult] = []
-    for c in checks:
-        pts = {k: points[k] for k in per_check[c.id]}
-        try:
-            res = c.finalize(tier, pts)
-        except Exception as exc:  # noqa: BLE001
-            res = [CheckResult(id=rid, kind="error", status="error", detail=f"finalize failed: {type(exc).__name__}: {exc}")
-                   for rid in c.result_ids(tier)]
-        results.extend(r for r in res if fnmatchcase(r.id, pattern))
-    stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "damaged": damaged,
-             "seconds": time.perf_counter() - t0, "code_version": version}
-    return results, stats
+            record_all(_run_group(p) for p in payloads)
+
+
+def _finalize(c: Check, tier: str, pts: dict[str, dict]) -> list[CheckResult]:
+    """The check's results from its points; a finalize that raises gives an ``error`` row per declared result."""
+    try:
+        return c.finalize(tier, pts)
+    except Exception as exc:  # noqa: BLE001
+        return [CheckResult(id=rid, kind="error", status="error", detail=f"finalize failed: {type(exc).__name__}: {exc}")
+                for rid in c.result_ids(tier)]
 
 
 def all_checks() -> list[Check]:

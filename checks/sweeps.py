@@ -86,7 +86,7 @@ def fit_slope(x, y) -> dict:
 
 
 def fit_integrity(fit: dict, points: int, *, stopped: int = 0) -> str | None:
-    """Why a slope fit may not be judged, or ``None`` (issue 17: fits must use the whole sweep).
+    """Why a slope fit may not be judged, or ``None`` (a fit must use the whole sweep).
 
     ``fit``: a :func:`fit_slope` result; ``points``: how many points the sweep has; ``stopped``: how
     many of them were left out for a stated, measured reason (a budget stop).  A fit on fewer

@@ -144,79 +144,90 @@ def _objective_files(obj) -> tuple[dict, list]:
     raise ValueError(f"save_instance: cannot export an objective of type {type(obj).__name__} (known: quadratic, logistic)")
 
 
-def _write_all(instance: Instance, d: Path, matrix_format: str = "mtx") -> list[str]:
-    P = instance.problem
-    lay = P.layout
-    n = P.n
-    files: list[str] = []
-    npz = matrix_format == "npz"
+class _Writer:
+    """Writes the files of one instance directory and remembers their names (``instance.json`` lists them)."""
 
-    def mtx(name, M, comment):
-        _write_mtx(d / name, M, comment)
-        files.append(name)
+    def __init__(self, d: Path, matrix_format: str):
+        self.d, self.npz, self.files = d, matrix_format == "npz", []
 
-    def npy(name, v):
-        _write_npy(d / name, v)
-        files.append(name)
+    def mtx(self, name: str, M, comment: str) -> None:
+        _write_mtx(self.d / name, M, comment)
+        self.files.append(name)
 
-    def group(g, blocks, comment, vg=None, vectors=None):
+    def npy(self, name: str, v) -> None:
+        _write_npy(self.d / name, v)
+        self.files.append(name)
+
+    def group(self, g: str, blocks, comment: str, vg: str | None = None, vectors=None) -> None:
         """Matrix group ``g`` (and its right-hand sides ``vg``): a file per node, or one archive each (npz)."""
-        if npz:
-            io_npz.write_matrices(d / f"{g}.npz", blocks)
-            files.append(f"{g}.npz")
+        if self.npz:
+            io_npz.write_matrices(self.d / f"{g}.npz", blocks)
+            self.files.append(f"{g}.npz")
             if vg is not None:
-                io_npz.write_vectors(d / f"{vg}.npz", vectors)
-                files.append(f"{vg}.npz")
+                io_npz.write_vectors(self.d / f"{vg}.npz", vectors)
+                self.files.append(f"{vg}.npz")
             return
         for i in range(len(blocks)):
-            mtx(f"{g}_{i}.mtx", blocks[i], comment.format(i=i))
+            self.mtx(f"{g}_{i}.mtx", blocks[i], comment.format(i=i))
             if vg is not None:
-                npy(f"{vg}_{i}.npy", vectors[i])
+                self.npy(f"{vg}_{i}.npy", vectors[i])
 
-    if npz:
-        group("W", [P.W], "")
-    else:
-        mtx("W.mtx", P.W, f"W: gossip matrix ({n} x {n})")
-    if P.edges is not None:
-        E = sp.csr_matrix(P.edges, dtype=bool).astype(float)
-        if npz:
-            group("edges", [E], "")
+    def single(self, g: str, M, comment: str) -> None:
+        """One matrix of the whole network (``W``, the adjacency): ``g.mtx``, or a one-block ``g.npz``."""
+        if self.npz:
+            self.group(g, [M], "")
         else:
-            mtx("edges.mtx", E, "edges: adjacency pattern of the network")
+            self.mtx(f"{g}.mtx", M, comment)
+
+
+def _write_problem(P, w: _Writer) -> dict:
+    """The graph, constraint and objective blocks of ``P``; returns the objective's description."""
+    w.single("W", P.W, f"W: gossip matrix ({P.n} x {P.n})")
+    if P.edges is not None:
+        w.single("edges", sp.csr_matrix(P.edges, dtype=bool).astype(float), "edges: adjacency pattern of the network")
     if P.A is not None:
-        group("A", P.A, "A_{i}: coupled constraint block of node {i} (m x d_{i})", "b", P.b)
+        w.group("A", P.A, "A_{i}: coupled constraint block of node {i} (m x d_{i})", "b", P.b)
     if P.C is not None:
-        group("C", P.C, "C_{i}: local constraint block of node {i} (p_{i} x d_{i})", "c", P.c)
+        w.group("C", P.C, "C_{i}: local constraint block of node {i} (p_{i} x d_{i})", "c", P.c)
     if P.Ct is not None:
-        group("Ct", P.Ct, "Ct_{i}: shared-variable constraint block of node {i} (pt_{i} x dt)", "ct", P.ct)
+        w.group("Ct", P.Ct, "Ct_{i}: shared-variable constraint block of node {i} (pt_{i} x dt)", "ct", P.ct)
     if P.C_kernels is not None:
-        group("Nker", P.C_kernels, "Nker_{i}: orthonormal basis of ker C_{i}")
+        w.group("Nker", P.C_kernels, "Nker_{i}: orthonormal basis of ker C_{i}")
     obj = P.objective
     odesc, _ = _objective_files(obj)
     if odesc["type"] == "quadratic":
-        group("Q", obj.Q_blocks, "Q_{i}: f_{i}(z) = 1/2 z^T Q_{i} z - q_{i}^T z, z = (x_{i}, x~)", "q", obj.q_blocks)
+        w.group("Q", obj.Q_blocks, "Q_{i}: f_{i}(z) = 1/2 z^T Q_{i} z - q_{i}^T z, z = (x_{i}, x~)", "q", obj.q_blocks)
     else:
-        group("F", obj.features, "F_{i}: logistic features of node {i} (N_{i} x (d_{i} + dt))", "y", obj.labels)
-    if npz:
+        w.group("F", obj.features, "F_{i}: logistic features of node {i} (N_{i} x (d_{i} + dt))", "y", obj.labels)
+    if w.npz:
         odesc = dict(odesc, files=[f.replace("_{i}.mtx", ".npz").replace("_{i}.npy", ".npz") for f in odesc["files"]])
+    return odesc
+
+
+def _write_all(instance: Instance, d: Path, matrix_format: str = "mtx") -> list[str]:
+    """Every file of the instance directory ``d`` and its ``instance.json``; returns the file names."""
+    P = instance.problem
+    lay = P.layout
+    w = _Writer(d, matrix_format)
+    odesc = _write_problem(P, w)
     xs = None
     if instance.x_star is not None:
         u = np.asarray(instance.x_star, dtype=float)
         if u.shape != (lay.size,):
             raise ValueError(f"save_instance: x_star has shape {u.shape}, expected ({lay.size},) (u-layout)")
-        npy("x_star.npy", lay.to_z(u))
+        w.npy("x_star.npy", lay.to_z(u))
         xs = {"file": "x_star.npy", "layout": "z",
               "description": "node blocks in node order, each node's x_i then its copy of x~"}
     doc = {
         "format": FORMAT,
-        "format_version": 2 if npz else 1,
+        "format_version": 2 if w.npz else 1,
         "matrix_format": matrix_format,
         "node_index_base": 0,
         "family": instance.family,
         "variant": instance.variant,
         "name": P.name,
         "seed": instance.seed,
-        "n": n,
+        "n": P.n,
         "layout": {"d": list(lay.d), "dt": lay.dt},
         "sizes": P.summary(),
         "blocks": {"A": P.A is not None, "C": P.C is not None, "Ct": P.Ct is not None,
@@ -230,12 +241,12 @@ def _write_all(instance: Instance, d: Path, matrix_format: str = "mtx") -> list[
         "params": instance.params,
         "notes": instance.notes,
         "meta": P.meta,
-        "files": sorted(files),
+        "files": sorted(w.files),
     }
     with open(d / "instance.json", "w", encoding="utf-8") as fh:
         json.dump(_jsonable(doc), fh, indent=1, ensure_ascii=False, allow_nan=False)
         fh.write("\n")
-    return files
+    return w.files
 
 
 def save_instance(instance: Instance, out_dir, *, matrix_format: str = "mtx") -> Path:
@@ -451,6 +462,42 @@ def load_instance(path) -> Instance:
     if not d.is_dir():
         raise ValueError(f"{d}: not an instance directory (does not exist or is not a directory)")
     doc = _read_json(d)
+    mfmt, blocks, lay = _read_header(d, doc)
+    gr = _Groups(d, mfmt, lay.n)
+    _check_listed_files(d, doc)
+    W, edges = _read_graph(d, gr, lay.n, blocks)
+    kw = _read_constraints(d, gr, lay, blocks)
+    obj = _read_objective(d, gr, lay, doc)
+    try:
+        problem = MixedProblem(W, obj, lay, edges=edges, name=str(doc.get("name", "problem")),
+                               meta=dict(doc.get("meta") or {}), **kw)
+    except ValueError as exc:
+        raise ValueError(f"{d}: invalid problem: {_one_line(exc)}") from None
+
+    x_star = None
+    # a directory without x_star.npy is a valid instance (a user's own, or one whose reference
+    # was removed): x_star is then None and callers compute it
+    if (d / "x_star.npy").is_file():
+        z = _read_npy(d, "x_star.npy", lay.size, "x_star in the z-layout")
+        x_star = lay.from_z(z)
+    seed = doc.get("seed")
+    return Instance(
+        problem=problem,
+        family=str(doc.get("family", "unknown")),
+        variant=str(doc.get("variant", "printed")),
+        targets=dict(doc.get("targets") or {}),
+        realized=dict(doc.get("realized") or {}),
+        closed_forms=dict(doc.get("closed_forms") or {}),
+        findings=list(doc.get("findings") or []),
+        params=dict(doc.get("params") or {}),
+        notes=list(doc.get("notes") or []),
+        x_star=x_star,
+        seed=None if seed is None else int(seed),
+    )
+
+
+def _read_header(d: Path, doc: dict) -> tuple[str, dict, Layout]:
+    """The matrix format, the block groups present and the layout named (or implied) by ``instance.json``."""
     jpath = d / "instance.json"
     if doc.get("format", FORMAT) != FORMAT:
         raise ValueError(f"{jpath}: format {doc.get('format')!r} is not {FORMAT!r}")
@@ -481,7 +528,12 @@ def load_instance(path) -> Instance:
     n = lay.n
     if "n" in doc and int(doc["n"]) != n:
         raise ValueError(f"{jpath}: n = {doc['n']} but layout lists {n} local dimensions")
-    gr = _Groups(d, mfmt, n)
+    return mfmt, blocks, lay
+
+
+def _check_listed_files(d: Path, doc: dict) -> None:
+    """Every file that ``instance.json`` lists exists (the reference solution ``x_star.npy`` is optional)."""
+    jpath = d / "instance.json"
     files = doc.get("files", [])
     if not isinstance(files, list):
         raise ValueError(f"{jpath}: 'files' must be a list")
@@ -491,12 +543,21 @@ def load_instance(path) -> Instance:
         if not (d / name).is_file() and name != "x_star.npy":  # the reference solution is optional
             raise ValueError(f"{d}: missing file {name} (listed in instance.json)")
 
+
+def _read_graph(d: Path, gr: "_Groups", n: int, blocks: dict):
+    """The gossip matrix ``W`` and, when stored, the adjacency of the graph."""
     W = gr.matrix("W")
     _expect_shape(d, gr.label("W"), W, n, n, f"gossip matrix of {n} nodes")
     edges = None
     if blocks.get("edges"):
         edges = gr.matrix("edges").astype(bool)
         _expect_shape(d, gr.label("edges"), edges, n, n, f"adjacency of {n} nodes")
+    return W, edges
+
+
+def _read_constraints(d: Path, gr: "_Groups", lay: Layout, blocks: dict) -> dict:
+    """The constraint blocks present (``A, b``; ``C, c``; ``Ct, ct``; kernels of ``C_i``) as MixedProblem keywords."""
+    jpath, n = d / "instance.json", lay.n
     kw: dict = {}
     if blocks.get("A"):
         A = gr.blocks("A")
@@ -524,7 +585,12 @@ def load_instance(path) -> Instance:
         for i in range(n):
             _expect_shape(d, gr.label("Nker", i), Nk[i], lay.d[i], None, f"node {i}: d_{i} rows")
         kw["C_kernels"] = Nk
+    return kw
 
+
+def _read_objective(d: Path, gr: "_Groups", lay: Layout, doc: dict):
+    """The objective named by ``instance.json`` (quadratic or logistic) with its per-node blocks."""
+    jpath, n = d / "instance.json", lay.n
     odoc = doc.get("objective")
     if not isinstance(odoc, dict) or "type" not in odoc:
         raise ValueError(f"{jpath}: missing 'objective' description with a 'type'")
@@ -550,30 +616,4 @@ def load_instance(path) -> Instance:
     except ValueError as exc:
         msg = _one_line(exc)
         raise ValueError(msg if msg.startswith(str(d)) else f"{d}: {msg}") from None
-
-    try:
-        problem = MixedProblem(W, obj, lay, edges=edges, name=str(doc.get("name", "problem")),
-                               meta=dict(doc.get("meta") or {}), **kw)
-    except ValueError as exc:
-        raise ValueError(f"{d}: invalid problem: {_one_line(exc)}") from None
-
-    x_star = None
-    # a directory without x_star.npy is a valid instance (a user's own, or one whose reference
-    # was removed): x_star is then None and callers compute it
-    if (d / "x_star.npy").is_file():
-        z = _read_npy(d, "x_star.npy", lay.size, "x_star in the z-layout")
-        x_star = lay.from_z(z)
-    seed = doc.get("seed")
-    return Instance(
-        problem=problem,
-        family=str(doc.get("family", "unknown")),
-        variant=str(doc.get("variant", "printed")),
-        targets=dict(doc.get("targets") or {}),
-        realized=dict(doc.get("realized") or {}),
-        closed_forms=dict(doc.get("closed_forms") or {}),
-        findings=list(doc.get("findings") or []),
-        params=dict(doc.get("params") or {}),
-        notes=list(doc.get("notes") or []),
-        x_star=x_star,
-        seed=None if seed is None else int(seed),
-    )
+    return obj

@@ -71,6 +71,11 @@ def _range_residual(M: sp.csr_matrix, v: np.ndarray) -> float:
     return float(np.linalg.norm(M @ sol[0] - v) / nv)
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
 @dataclass(frozen=True, eq=False)
 class MixedProblem:
     """Data of problem (P).
@@ -318,17 +323,20 @@ class MixedProblem:
         """``diag(C̃_1, …, C̃_n)``: X̃ (n, d̃) flattened → stacked (Σ p̃_i)."""
         return sp.block_diag(self.Ct, format="csr")
 
-    @property
+    @cached_property
     def b_stacked(self) -> np.ndarray:
-        return np.concatenate(self.b)
+        """``(b_1, …, b_n)`` stacked (read-only, computed once: the solvers read it every iteration)."""
+        return _read_only(np.concatenate(self.b))
 
-    @property
+    @cached_property
     def c_stacked(self) -> np.ndarray:
-        return np.concatenate(self.c)
+        """``(c_1, …, c_n)`` stacked (read-only, computed once: the solvers read it every iteration)."""
+        return _read_only(np.concatenate(self.c))
 
-    @property
+    @cached_property
     def ct_stacked(self) -> np.ndarray:
-        return np.concatenate(self.ct)
+        """``(ct_1, …, ct_n)`` stacked (read-only, computed once: the solvers read it every iteration)."""
+        return _read_only(np.concatenate(self.ct))
 
     def summary(self) -> dict:
         lay = self.layout

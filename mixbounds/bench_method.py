@@ -109,9 +109,16 @@ def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int) -> dict:
 
 # ----------------------------------------------------------------------------- running
 def measure_plans(spec, plan_list: list[Plan], tier: str, *, jobs: int = 1, apapc: bool = True,
-                  max_iter: int = MAX_ITER, progress=None) -> tuple[list[dict], dict]:
-    """Run the tasks of every plan (``spec``: ``MODULE:FUNCTION``, an entry point name, or a callable) and judge."""
+                  max_iter: int = MAX_ITER, progress=None, executor=None) -> tuple[list[dict], dict]:
+    """Run the tasks of every plan (``spec``: ``MODULE:FUNCTION``, an entry point name, or a callable) and judge.
+
+    ``executor``: as for :func:`checks.framework.run_checks` (e.g. :class:`checks.executors.DaskExecutor`); a
+    callable ``spec`` lives in this process only, so it cannot be given one (``ValueError``).
+    """
     if callable(spec):
+        if executor is not None:
+            raise ValueError("measure_plans: a method passed as a Python object runs in this process; "
+                             "give MODULE:FUNCTION to run it on a cluster")
         key = f"local:{id(spec)}"
         _LOCAL[key] = spec
         spec, jobs = key, 1  # a Python object cannot cross a process boundary by name
@@ -120,7 +127,7 @@ def measure_plans(spec, plan_list: list[Plan], tier: str, *, jobs: int = 1, apap
     captured: dict = {}
     check = Check(id="bench.method", family="bench-method", result_ids=lambda t: [], tasks=lambda t: every,
                   finalize=lambda t, pts: captured.update(pts) or [])
-    _, stats = run_checks([check], tier, jobs=jobs, cache_dir=None, progress=progress)
+    _, stats = run_checks([check], tier, jobs=jobs, cache_dir=None, progress=progress, executor=executor)
     results = []
     for plan, tp in zip(plan_list, per_plan):
         pts = {k: [(v, captured[t.key]) for v, t in zip(plan.sweep.grid, ts)] for k, ts in tp.items()}

@@ -6,6 +6,12 @@
 function, supports the classes asked for), the classes, the output paths.  Exit 0 when every verdict is
 ``optimal`` or ``suboptimal`` (a measurement, not a failure), 1 when some result is ``error`` or
 ``below-lower-bound``, 2 on bad usage (one line naming what is wrong, nothing written).
+
+``--out DIR`` is an output directory of the suite (:mod:`mixbounds.outdir`, as for ``mixbounds verify``):
+a manifest, a lock (a second run on DIR is refused), and ``bench.json``, the report and ``plots/`` drawn
+into a staging directory and installed as one set.  ``--scheduler ADDRESS|local:N`` runs the sweep points
+on a Dask cluster (:mod:`checks.executors`, as ``verify --scheduler``); the method's module must then be
+importable on the workers (a ``local:N`` cluster runs in the current directory).
 """
 
 from __future__ import annotations
@@ -24,23 +30,20 @@ def _usage(msg: str) -> int:
     return EXIT_USAGE
 
 
-def _check_out_dir(out: Path) -> str | None:
-    """``None`` if ``out`` is a writable directory or can be created, else why not (checked before any work)."""
-    import os
-
-    if out.exists() and not out.is_dir():
-        return f"--out {out}: exists and is not a directory"
-    anc = out
-    while not anc.exists():
-        anc = anc.parent
-    if not anc.is_dir() or not os.access(anc, os.W_OK | os.X_OK):
-        return f"--out {out}: {anc} is not writable"
-    return None
+def is_bench_document(path: Path) -> bool:
+    """Whether ``path`` holds a ``bench.json`` of this command (so ``--json`` may replace it)."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(doc, dict) and isinstance(doc.get("method"), str) and isinstance(doc.get("results"), list)
 
 
 def _validate(args):
-    """``(fn, classes, out, json_path)`` or an error message."""
+    """``(fn, classes, out, json_path, scheduler)`` or an error message (nothing touched yet)."""
+    from mixbounds.checks.executors import SchedulerError, parse_scheduler
     from mixbounds.checks.framework import TIERS
+    from mixbounds.outdir import OutputError, check_dir, check_file
 
     from .bench_method import classes_for, supported
     from .methods import METHOD_CLASSES, MethodError, resolve
@@ -63,33 +66,56 @@ def _validate(args):
     if missing:
         return (f"method {args.method!r} does not support class {missing[0]!r} (it declares classes="
                 f"{tuple(getattr(fn, 'classes'))})")
-    out = Path(args.out)
-    why = _check_out_dir(out)
-    if why:
-        return why
-    jp = None if args.json is None else Path(args.json)
-    if jp is not None:
-        if jp.exists() and jp.is_dir():
-            return f"--json {jp}: is a directory"
-        why = _check_out_dir(jp.parent) if str(jp.parent) not in ("", ".") else None
-        if why:
-            return why.replace("--out", "--json")
-    return fn, classes, out, jp
+    try:
+        out = check_dir(args.out, "--out", subdirs=("plots",))
+        jp = None if args.json is None else check_file(args.json, "--json", ours=is_bench_document,
+                                                         ours_desc="mixbounds bench document")
+        scheduler = None if args.scheduler is None else parse_scheduler(args.scheduler)
+    except (OutputError, SchedulerError) as exc:
+        return str(exc)
+    return fn, classes, out, jp, scheduler
 
 
 def _cmd_bench(args) -> int:
     v = _validate(args)
     if isinstance(v, str):
         return _usage(v)
-    fn, classes, out, jp = v
+    fn, classes, out, jp, scheduler = v
+    from mixbounds.checks.executors import DaskExecutor, SchedulerError
+    from mixbounds.outdir import OutputDir, OutputError
+
+    executor = None if scheduler is None else DaskExecutor(scheduler)
+    try:
+        if executor is not None:
+            executor.open()  # reach the scheduler (or start the local cluster) before any work or output
+    except SchedulerError as exc:
+        return _usage(str(exc))
+    try:
+        with OutputDir(out, "bench", command=" ".join(["mixbounds"] + list(getattr(args, "argv", []))),
+                       subdirs=("plots",)) as od:
+            return _run(args, classes, od, jp, executor)
+    except OutputError as exc:
+        return _usage(str(exc))
+    except SchedulerError as exc:  # a task group failed on the cluster
+        print(f"mixbounds bench: error: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    finally:
+        if executor is not None:
+            executor.close()
+
+
+def _run(args, classes, od, jp, executor) -> int:
+    """Measure, then write ``bench.json``, the report and ``plots/`` as one set into the held directory ``od``."""
     from mixbounds.checks.result import _clean
+    from mixbounds.outdir import atomic_write_text, relative_files
 
     from .bench_method import measure_plans, plans, summarize
     from .bench_report import print_table, write_report
 
     pl = plans(args.tier, classes)
+    where = f"jobs {args.jobs}" if executor is None else f"scheduler {executor.describe()}"
     print(f"mixbounds bench: {args.method} on {', '.join(classes)}, tier {args.tier}, {len(pl)} sweeps, "
-          f"jobs {args.jobs}", file=sys.stderr)
+          f"{where}", file=sys.stderr)
     t0 = time.perf_counter()
 
     tty = sys.stderr.isatty()
@@ -99,21 +125,24 @@ def _cmd_bench(args) -> int:
             print(f"{chr(13) if tty else ''}  {done}/{total} points, {time.perf_counter() - t0:.0f} s  "
                   f"{task.label[:60]:<60}", end="" if tty else "\n", file=sys.stderr, flush=True)
 
-    results, stats = measure_plans(args.method, pl, args.tier, jobs=args.jobs, progress=progress)
+    results, stats = measure_plans(args.method, pl, args.tier, jobs=args.jobs, progress=progress, executor=executor)
     if tty:
         print(file=sys.stderr)
+    if executor is not None:
+        stats["scheduler"] = str(executor.spec)
     doc = _clean({"version": 1, "method": args.method, "tier": args.tier, "classes": classes, "results": results,
                   "summary": summarize(results), "stats": dict(stats, wall_time=time.perf_counter() - t0),
                   "command": " ".join(["mixbounds"] + list(getattr(args, "argv", [])))})
-    out.mkdir(parents=True, exist_ok=True)
-    write_report(doc, out)
+    stage = od.stage()
+    write_report(doc, stage)
     text = json.dumps(doc, indent=1)
-    (out / "bench.json").write_text(text)
+    atomic_write_text(stage / "bench.json", text)
     if jp is not None:
-        jp.write_text(text)
+        atomic_write_text(jp, text)
+    od.install(stage, relative_files(stage), last="bench.json")
     print_table(doc)
     bad = [r for r in results if r["status"] in ("error", "below-lower-bound")]
-    print(f"Wrote {out}/bench.json, report.md, report.html, plots/; {time.perf_counter() - t0:.1f} s wall")
+    print(f"Wrote {od.path}/bench.json, report.md, report.html, plots/; {time.perf_counter() - t0:.1f} s wall")
     return EXIT_FAIL if bad else EXIT_OK
 
 
@@ -138,4 +167,7 @@ def register(sub) -> None:
     b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
     b.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N", help="worker processes")
+    b.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
+                   help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
+                        "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")
     b.set_defaults(func=_cmd_bench)

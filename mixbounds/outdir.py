@@ -1,15 +1,15 @@
 """Output directories the suite owns: a manifest, a lock, a staged install (never overwrite what is not ours).
 
-``mixbounds verify --out DIR`` and ``mixbounds plot --out DIR`` write a *set* of files (results, CSV,
-report, figures) that only makes sense complete.  This module makes three promises about DIR:
+``mixbounds verify --out DIR``, ``mixbounds plot --out DIR`` and ``mixbounds bench --out DIR`` write a *set*
+of files (results, CSV, report, figures) that only makes sense complete.  This module makes three promises about DIR:
 
 * **Ownership.** A directory the suite wrote carries a manifest, :data:`MANIFEST`
   (``{"format": "mixbounds-out", "tool": …, "files": [names]}``), listing the files it wrote there.
   A non-empty directory without one is refused (:class:`OutputError`, the CLI exits 2 and touches
   nothing), and only files a manifest lists are ever replaced or deleted; anything else a user put
   into an owned directory is left alone.  A directory written by a version of the suite before
-  manifests (its ``results.json`` is a mixbounds results document and every entry has one of the
-  suite's names) is adopted, with the same guarantee.
+  manifests (its ``results.json`` is a mixbounds results document, or its ``bench.json`` a bench document,
+  and every entry has one of the suite's names) is adopted, with the same guarantee.
 * **One writer.** :class:`OutputDir` holds an exclusive ``flock`` on :data:`LOCK` inside DIR for the
   whole run; the file records the holder's pid, host, start time and command.  A second run on the
   same DIR is refused at once naming the first.  The kernel drops the lock when its holder dies,
@@ -45,7 +45,9 @@ STAGING_PREFIX = ".mixbounds-staging-"
 INTERNAL = (MANIFEST, LOCK, JOURNAL, ".cache")
 #: names the suite wrote before manifests existed (adoption of an older output directory)
 LEGACY_TOP = ("results.json", "results.csv", "report.md", "report.html", "plots", ".cache")
-LEGACY_FIGURE_PREFIXES = ("cell_", "class_", "bench_", "heatmap.")
+LEGACY_FIGURE_PREFIXES = ("cell_", "class_", "bench_", "heatmap.", "bench.method.")
+#: the same for a ``mixbounds bench`` output directory (``bench.json``, its report and ``plots/``)
+LEGACY_BENCH_TOP = ("bench.json", "report.md", "report.html", "plots")
 MANIFEST_FORMAT = "mixbounds-out"
 
 
@@ -117,16 +119,24 @@ def read_manifest(d: Path) -> dict | None:
 def _legacy_files(d: Path) -> list[str] | None:
     """The files of an output directory written before manifests, or ``None`` if ``d`` is not one."""
     names = {p.name for p in d.iterdir()}
-    if "results.json" not in names or not names <= set(LEGACY_TOP) | set(INTERNAL):
-        return None
+    if "results.json" in names and names <= set(LEGACY_TOP) | set(INTERNAL):
+        doc = _json_or_none(d / "results.json")
+        ok = (isinstance(doc, dict) and "schema" in doc and isinstance(doc.get("claims"), list)
+              and isinstance(doc.get("versions"), dict) and "code_version" in doc["versions"])
+    elif "bench.json" in names and names <= set(LEGACY_BENCH_TOP) | set(INTERNAL):
+        doc = _json_or_none(d / "bench.json")
+        ok = (isinstance(doc, dict) and isinstance(doc.get("method"), str) and isinstance(doc.get("results"), list)
+              and isinstance(doc.get("summary"), dict))
+    else:
+        ok = False
+    return sorted(n for n in names if n not in INTERNAL and (d / n).is_file()) if ok else None
+
+
+def _json_or_none(f: Path):
     try:
-        doc = json.loads((d / "results.json").read_text())
+        return json.loads(f.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
-    if not (isinstance(doc, dict) and "schema" in doc and isinstance(doc.get("claims"), list)
-            and isinstance(doc.get("versions"), dict) and "code_version" in doc["versions"]):
-        return None
-    return sorted(n for n in names if n not in INTERNAL and (d / n).is_file())
 
 
 def _legacy_figures(d: Path) -> list[str] | None:

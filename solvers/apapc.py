@@ -73,11 +73,11 @@ from typing import Callable
 import numpy as np
 
 from .chebyshev import axpy
-from .oracles import ORACLES, calls_exhausted, check_max_calls
+from .oracles import ORACLES
 from .result import SolveResult
+from .stop_rule import DIVERGENCE_RATIO, StopRule
 
-#: a run whose relative squared error exceeds this is stopped as ``"diverged"``.
-DIVERGENCE_RATIO = 1e30
+__all__ = ["APAPCParameters", "DIVERGENCE_RATIO", "apapc"]
 
 
 def _fresh(a) -> np.ndarray:
@@ -139,6 +139,58 @@ class APAPCParameters:
         return d
 
 
+class _Iterates:
+    """The iterates of ``alg:apapc`` (``u``, ``u_f``, ``z``) in three rotating buffers plus one for ``u_g``;
+    :meth:`step` is one iteration, written with in-place BLAS updates (no temporaries of the problem's size)."""
+
+    def __init__(self, w0: np.ndarray, params: APAPCParameters, Btb: np.ndarray):
+        self.p = params
+        self.c = 1.0 / (1.0 + params.eta * params.alpha)
+        self.mom = 2.0 * params.tau / (2.0 - params.tau)
+        self.u = np.array(w0, dtype=float, copy=True)
+        self.u_f = self.u.copy()
+        self.spare = np.empty_like(self.u)  # rotates: u, u_f, spare (→ u^{k+1/2} → u^{k+1})
+        self.u_g_buf = np.empty_like(self.u) if params.tau != 1.0 else None
+        self.z = np.zeros_like(self.u)
+        self.Btb = np.asarray(Btb, dtype=float).reshape(self.u.shape)
+        self.has_rhs = bool(np.any(self.Btb))
+
+    def step(self, grad_G: Callable[[np.ndarray], np.ndarray], apply_BtB: Callable[[np.ndarray], np.ndarray]) -> None:
+        tau, eta, theta, alpha = self.p.tau, self.p.eta, self.p.theta, self.p.alpha
+        c, mom, u, u_f = self.c, self.mom, self.u, self.u_f
+        # u_g = τ u + (1 − τ) u_f
+        if self.u_g_buf is None:
+            u_g = u
+        else:
+            u_g = np.multiply(u, tau, out=self.u_g_buf)
+            _axpy(1.0 - tau, u_f, u_g)
+        # d = ∇G(u_g) − α u_g
+        d = _fresh(grad_G(u_g))
+        if alpha != 0.0:
+            _axpy(-alpha, u_g, d)
+        # u^{k+1/2} = c (u − η(d + z))
+        u_half = np.multiply(u, c, out=self.spare)
+        _axpy(-c * eta, d, u_half)
+        _axpy(-c * eta, self.z, u_half)
+        # z^{k+1} = z + θ (BᵀB u^{k+1/2} − Bᵀb)
+        s = _fresh(apply_BtB(u_half))
+        if self.has_rhs:
+            _axpy(-1.0, self.Btb, s)
+        _axpy(theta, s, self.z)
+        # u^{k+1} = c (u − η(d + z^{k+1})) = u^{k+1/2} − cηθ (BᵀB u^{k+1/2} − Bᵀb)
+        u_new = u_half
+        _axpy(-c * eta * theta, s, u_new)
+        # u_f^{k+1} = u_g + 2τ/(2 − τ)(u^{k+1} − u^k), computed in the buffer of u^k
+        if u_g is u:
+            u *= 1.0 - mom
+        else:
+            u *= -mom
+            _axpy(1.0, u_g, u)
+        _axpy(mom, u_new, u)
+        self.spare = u_f
+        self.u_f, self.u = u, u_new
+
+
 def apapc(
     *,
     grad_G: Callable[[np.ndarray], np.ndarray],
@@ -177,95 +229,25 @@ def apapc(
     ``max_calls`` (default ``None``): call budget; the run stops with ``reason="budget"``
     after the first iteration at which some oracle has been called ``max_calls`` times.
     """
-    if not (eps > 0):
-        raise ValueError(f"APAPC: eps must be positive, got {eps}")
-    if max_iter < 0:
-        raise ValueError(f"APAPC: max_iter must be >= 0, got {max_iter}")
-    if not (0.0 <= settle < 1.0):
-        raise ValueError(f"APAPC: settle must be in [0, 1), got {settle}")
-    lvl = float(eps if settle_eps is None else settle_eps)
-    if not (lvl >= eps):
-        raise ValueError(f"APAPC: settle_eps must be >= eps, got {settle_eps} < {eps}")
-    check_max_calls(max_calls, "APAPC")
-    p = params
-    tau, eta, theta, alpha = p.tau, p.eta, p.theta, p.alpha
-    c = 1.0 / (1.0 + eta * alpha)
-    mom = 2.0 * tau / (2.0 - tau)
-    u = np.array(w0, dtype=float, copy=True)
-    u_f = u.copy()
-    spare = np.empty_like(u)  # three rotating buffers: u, u_f, spare (→ u^{k+1/2} → u^{k+1})
-    u_g_buf = np.empty_like(u) if tau != 1.0 else None
-    z = np.zeros_like(u)
-    Btb = np.asarray(Btb, dtype=float).reshape(u.shape)
-    has_rhs = bool(np.any(Btb))
-
+    rule = StopRule(eps, max_iter, "APAPC", settle=settle, settle_eps=settle_eps, max_calls=max_calls)
+    it = _Iterates(w0, params, Btb)
     counts_hist = [[snapshot()[k] for k in ORACLES]]
-    err = float(error(u))
+    err = float(error(it.u))
     err_hist = [err]
-    reason, converged = "budget", False
-    if not np.isfinite(err):
-        reason = "non-finite"
-    elif err <= eps:
-        reason, converged = "tolerance", True
-    else:
-        last_above = 0  # last iteration whose error was > the settle level
-        hit = False  # the error has been <= eps
-        for k in range(1, max_iter + 1):
-            # u_g = τ u + (1 − τ) u_f
-            if u_g_buf is None:
-                u_g = u
-            else:
-                u_g = np.multiply(u, tau, out=u_g_buf)
-                _axpy(1.0 - tau, u_f, u_g)
-            # d = ∇G(u_g) − α u_g
-            d = _fresh(grad_G(u_g))
-            if alpha != 0.0:
-                _axpy(-alpha, u_g, d)
-            # u^{k+1/2} = c (u − η(d + z))
-            u_half = np.multiply(u, c, out=spare)
-            _axpy(-c * eta, d, u_half)
-            _axpy(-c * eta, z, u_half)
-            # z^{k+1} = z + θ (BᵀB u^{k+1/2} − Bᵀb)
-            s = _fresh(apply_BtB(u_half))
-            if has_rhs:
-                _axpy(-1.0, Btb, s)
-            _axpy(theta, s, z)
-            # u^{k+1} = c (u − η(d + z^{k+1})) = u^{k+1/2} − cηθ (BᵀB u^{k+1/2} − Bᵀb)
-            u_new = u_half
-            _axpy(-c * eta * theta, s, u_new)
-            # u_f^{k+1} = u_g + 2τ/(2 − τ)(u^{k+1} − u^k), computed in the buffer of u^k
-            if u_g is u:
-                u *= 1.0 - mom
-            else:
-                u *= -mom
-                _axpy(1.0, u_g, u)
-            _axpy(mom, u_new, u)
-            spare = u_f
-            u_f, u = u, u_new
-            err = float(error(u))
-            counts_hist.append([snapshot()[kk] for kk in ORACLES])
-            err_hist.append(err)
-            if not np.isfinite(err):
-                reason = "non-finite"
-                break
-            hit = hit or err <= eps
-            if err > lvl:
-                last_above = k
-            elif hit and k - last_above >= settle * k:
-                reason, converged = "tolerance", True
-                break
-            if err > DIVERGENCE_RATIO:
-                reason = "diverged"
-                break
-            if calls_exhausted(counts_hist[-1], max_calls):
-                reason = "budget"
-                break
-        else:
-            reason = "budget"
+    reason = rule.start(err)
+    k = 0
+    while reason is None:
+        k += 1
+        it.step(grad_G, apply_BtB)
+        err = float(error(it.u))
+        counts_hist.append([snapshot()[kk] for kk in ORACLES])
+        err_hist.append(err)
+        reason = rule.after(k, err, counts_hist[-1])
+    converged = reason == "tolerance"
     iterations = len(err_hist) - 1
     hc = np.asarray(counts_hist, dtype=np.int64).reshape(-1, len(ORACLES))
-    x = output(u) if output is not None else u.copy()
-    info = {"apapc": p.as_dict(), "tau": p.tau, "eta": p.eta, "theta": p.theta}
+    x = output(it.u) if output is not None else it.u.copy()
+    info = {"apapc": params.as_dict(), "tau": params.tau, "eta": params.eta, "theta": params.theta}
     if extra_params:
         info.update(extra_params)
     return SolveResult(

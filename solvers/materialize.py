@@ -105,6 +105,19 @@ SPARSE_FILL_PER_ROW = 128
 SPARSE_CHECK_RTOL = 1e-9
 
 
+def sparse_is_cheaper(nnz_P: int, products: int, factor_nnz: int, size: int) -> bool:
+    """Is one product by the sparse ``P(BᵀB)`` (``nnz_P`` multiply-adds) cheaper than the recurrence it replaces?
+
+    The recurrence makes ``products`` products by ``B`` or ``Bᵀ`` (``factor_nnz`` multiply-adds each), two per
+    Chebyshev step, and each step costs ``CHEB_VECTOR_PASSES`` passes over ``size`` entries plus
+    ``STEP_OVERHEAD_MADDS``.  (A Gaussian ``C_i`` with few rows has a dense ``C_iᵀC_i``: its ``P`` has ``d`` entries per
+    row against the ``2p`` of a ``C`` and ``Cᵀ`` product, and materialising it made a loop several times slower.)
+    """
+    steps = max(products // 2, 1)
+    recurrence = float(products) * factor_nnz + steps * (CHEB_VECTOR_PASSES * size + STEP_OVERHEAD_MADDS)
+    return float(nnz_P) < recurrence
+
+
 class MaterializedSparse:
     """``P(M)`` of an inner operator as one sparse matrix, counted as its recurrence.
 
@@ -122,16 +135,23 @@ class MaterializedSparse:
         self.P, self.per_apply, self.main, self.shape = P, per_apply, main, shape
 
     @classmethod
-    def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple):
+    def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple,
+              factor_nnz: int):
+        """The materialised ``P(M)``, or ``None`` when it is not cheaper than the recurrence, too dense, or does not
+        reproduce it.  ``factor_nnz``: stored entries of the factor ``B`` (``M = BᵀB``) whose products the
+        recurrence counts (:func:`sparse_is_cheaper`)."""
         size = int(np.prod(shape))
-        P = cheb.sparse_P(M, SPARSE_FILL_PER_ROW * size)
-        if P is None:
-            return None
         probe = np.random.default_rng(0).standard_normal(size)
         before = scratch.snapshot()
         ref = np.asarray(op_scratch(probe.reshape(shape))).ravel()
         after = scratch.snapshot()
         per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        products = sum(per_apply.values())
+        if not sparse_is_cheaper(M.nnz, products, factor_nnz, size):  # P(M) has at least the pattern of M
+            return None
+        P = cheb.sparse_P(M, SPARSE_FILL_PER_ROW * size)
+        if P is None or not sparse_is_cheaper(P.nnz, products, factor_nnz, size):
+            return None
         got = spmv(P, probe)
         if not np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), 1e-300):
             return None

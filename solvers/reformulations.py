@@ -503,15 +503,17 @@ class Reformulation:
                 if self.dx <= MATERIALIZE_LIMIT:
                     ops.Cp = ops.CpT = _Materialized(sc.Cp, self.scratch, orc, (self.dx,))
                 else:
-                    m = _MaterializedSparse.build(sc.chC, self.problem.bC.T @ self.problem.bC, sc.Cp, self.scratch, orc, (self.dx,))
+                    bC = self.problem.bC
+                    m = _MaterializedSparse.build(sc.chC, bC.T @ bC, sc.Cp, self.scratch, orc, (self.dx,), bC.nnz)
                     if m is not None:
                         ops.Cp = ops.CpT = m
             if "Ct" in self.inner and self.cheb and sc.Ctp is not None:
                 if self.n * self.dt <= MATERIALIZE_LIMIT:
                     ops.Ctp = _Materialized(sc.Ctp, self.scratch, orc, (self.n, self.dt))
                 else:
-                    m = _MaterializedSparse.build(sc.chT, self.problem.bCt.T @ self.problem.bCt, sc.Ctp, self.scratch, orc,
-                                                  (self.n, self.dt))
+                    bCt = self.problem.bCt
+                    m = _MaterializedSparse.build(sc.chT, bCt.T @ bCt, sc.Ctp, self.scratch, orc, (self.n, self.dt),
+                                                  bCt.nnz)
                     if m is not None:
                         ops.Ctp = m
             return ops

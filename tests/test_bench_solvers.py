@@ -202,7 +202,8 @@ def _loop_runner(R: Reformulation, u: np.ndarray, iterations: int):
 
 @pytest.fixture(scope="module", params=list(BIG_CASES))
 def big_case(request):
-    if request.config.getoption("benchmark_disable"):
+    # pyproject's addopts pass --benchmark-disable; --benchmark-enable overrides it (pytest-benchmark's rule)
+    if request.config.getoption("benchmark_disable") and not request.config.getoption("benchmark_enable"):
         pytest.skip("10⁵–10⁶-variable benchmark: run with --benchmark-enable (kept out of the default run)")
     P = big_problem(*BIG_CASES[request.param])
     R = Reformulation(P)

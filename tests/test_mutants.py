@@ -49,10 +49,10 @@ MUTANTS = {
         "checks/tolerances.py", [("PATH_ABS_TOL = 1e-12", "PATH_ABS_TOL = 1e-10")],
         "control.tolerance.lemmas.PATH_ABS_TOL.*", ["control.tolerance.lemmas.PATH_ABS_TOL.detects"]),
     "solver-stops-a-decade-early": (
-        "solvers/apapc.py",
-        [("    elif err <= eps:\n", "    elif err <= 10 * eps:\n"),
-         ("            hit = hit or err <= eps\n", "            hit = hit or err <= 10 * eps\n"),
-         ("            if err > lvl:\n", "            if err > 10 * lvl:\n")],
+        "solvers/stop_rule.py",
+        [("        if err <= self.eps:\n", "        if err <= 10 * self.eps:\n"),
+         ("        self.hit = self.hit or err <= self.eps\n", "        self.hit = self.hit or err <= 10 * self.eps\n"),
+         ("        if err > self.level:\n", "        if err > 10 * self.level:\n")],
         "audit.convergence.*", ["audit.convergence.stop-rule"]),
     "fit-first-two-points": (
         "checks/sweeps.py",

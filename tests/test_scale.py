@@ -17,7 +17,7 @@ from mixbounds.instances import reference
 from mixbounds.instances.graphs import ER_DENSE_MAX, erdos_renyi_adjacency, laplacian
 from mixbounds.instances.reference import reference_solution
 from mixbounds.solvers import Reformulation, solve
-from mixbounds.solvers.materialize import nodes_dense_is_cheaper
+from mixbounds.solvers.materialize import nodes_dense_is_cheaper, sparse_is_cheaper
 
 #: operator-deflated Lanczos vs dense eigenvalues (ARPACK tolerance 1e-12, relative; margin for rounding)
 DEFLATION_RTOL = 1e-9
@@ -116,6 +116,26 @@ def test_cost_model_keeps_paths_dense_and_sparse_graphs_recurrent():
     assert nodes_dense_is_cheaper(30, 88, 18, 3)
     # 1000 nodes, ≈ 16 neighbours, degree 3, m = 5 columns: the recurrence is cheaper
     assert not nodes_dense_is_cheaper(1000, 17_000, 3, 5)
+
+
+def test_sparse_polynomial_is_materialised_only_where_cheaper():
+    """C' = P_C(CᵀC) as a sparse matrix: kept on the printed C&L construction (its P keeps the sparse pattern of
+    CᵀC: ``test_reformulations.test_sparse_materialized_local_polynomial_same_counts``), refused for Gaussian
+    C_i with few rows (a dense C_iᵀC_i block per node), where it made the mixed 10⁵-variable loop 2× slower."""
+    # the C&L worst case at κ_C = 10: 2 C products per step through dense √W_C blocks, P with the pattern of CᵀC
+    assert sparse_is_cheaper(nnz_P=20_000, products=8, factor_nnz=40_000, size=2_000)
+    # 1000 nodes, C_i Gaussian 2 × 80: P has 80 entries per row (6.4·10⁶), 4 products by 1.6·10⁵ entries
+    assert not sparse_is_cheaper(nnz_P=6_400_000, products=4, factor_nnz=160_000, size=80_000)
+
+
+def test_gaussian_local_constraints_keep_the_recurrence():
+    from mixbounds.instances.families import build
+    from mixbounds.solvers.reformulations import MATERIALIZE_LIMIT
+
+    P = build("random-coupled-local", n=8, d=80, p=2, m=3, seed=0).problem
+    assert P.layout.dx > MATERIALIZE_LIMIT
+    R = Reformulation(P)
+    assert "C" in R.inner and R.info["materialized"]["C'"] is False
 
 
 @pytest.mark.parametrize("name", ["coupled", "coupled_local", "mixed"])

@@ -140,6 +140,18 @@ def unit_rows(K: int, ks) -> sp.csr_matrix:
     return sp.diags(d, format="csr")
 
 
+#: closed-form tolerances (``closed_form(..., rtol=)``); a record that misses its tolerance becomes a finding.
+#: Exact algebra on the built matrices (dense eigenvalues, entries): rounding only
+RTOL_ALGEBRA = 1e-9
+#: an extreme eigenvalue by Lanczos (ARPACK at ``bounds.spectral.LMAX_TOL`` = 1e-8)
+RTOL_EIGEN = 1e-8
+#: read off the reference solution ``x*`` (a KKT solve, ratios of small components) or an iterative λ_min+
+RTOL_ITERATIVE = 1e-6
+#: a formula of the infinite chain compared on the built chain of ``K`` coordinates: the finite chain's λ_min+ and
+#: realized κ differ from the infinite chain's by a correction that vanishes as ``K`` grows
+RTOL_FINITE_CHAIN = 1e-3
+
+
 def closed_form(label: str, printed, computed, *, rtol: float, statement: str, **extra) -> dict:
     """A closed-form comparison record: ``holds`` iff ``|computed − printed| <= rtol·|printed|``.
 

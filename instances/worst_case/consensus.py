@@ -27,7 +27,7 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import chain_length, closed_form, geometric_ratio, k_eps, nesterov_M, pair_block_matrix, rho_from_shift
+from .common import RTOL_ALGEBRA, RTOL_ITERATIVE, chain_length, closed_form, geometric_ratio, k_eps, nesterov_M, pair_block_matrix, rho_from_shift
 
 
 def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "printed", mu_f: float = 1.0,
@@ -65,7 +65,7 @@ def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "
     split[K - 1, K - 1] = 0.0  # the truncated chain's last diagonal entry is covered by one block only
     closed["M1 + M2 = M (Nesterov)"] = {"label": "scaman2017optimal", "statement": "the split sums to Nesterov's matrix",
                                          "max_abs_diff": float(abs(split).max()), "holds": bool(abs(split).max() == 0)}
-    closed["kappa_f = 1 + 2β/α"] = closed_form("scaman2017optimal", kappa_f, realized["kappa_f"], rtol=1e-9,
+    closed["kappa_f = 1 + 2β/α"] = closed_form("scaman2017optimal", kappa_f, realized["kappa_f"], rtol=RTOL_ALGEBRA,
                                                statement="each f_i is α-strongly convex and (α+2β)-smooth")
     params = dict(n=n, a=tp.a, alpha=alpha, beta=beta, rho=rho, chain_length=K, k_eps=k_eps(rho, eps), eps=eps,
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
@@ -87,9 +87,9 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> dict:
     k_eps_ = inst.params["k_eps"]
     ratio = geometric_ratio(theta, skip=1, upto=max(5, 2 * k_eps_))
     return {
-        "theta*_k = rho^k: ratio": closed_form("scaman2017optimal", rho, ratio, rtol=1e-6,
+        "theta*_k = rho^k: ratio": closed_form("scaman2017optimal", rho, ratio, rtol=RTOL_ITERATIVE,
                                                statement="consecutive components of θ* decay by ρ"),
-        "theta*_1 = rho": closed_form("scaman2017optimal", rho, theta[0], rtol=1e-6, statement="first component equals ρ"),
+        "theta*_1 = rho": closed_form("scaman2017optimal", rho, theta[0], rtol=RTOL_ITERATIVE, statement="first component equals ρ"),
     }
 
 

@@ -31,7 +31,7 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import chain_length, closed_form, difference_rows, geometric_ratio, k_eps, nesterov_M, rho_from_shift
+from .common import RTOL_ALGEBRA, RTOL_FINITE_CHAIN, RTOL_ITERATIVE, chain_length, closed_form, difference_rows, geometric_ratio, k_eps, nesterov_M, rho_from_shift
 from .consensus import _reject
 
 
@@ -98,11 +98,11 @@ def build(*, kappa_W: float, kappa_f: float, kappa_AC: float | None = None, kapp
     Msum[K - 1, K - 1] = 0.0
     closed["E1ᵀE1 + E2ᵀE2 = M"] = {"label": "app:mixed_coupled_with_local_lower", "statement": "the two halves sum to Nesterov's M",
                                     "max_abs_diff": float(abs(Msum).max()), "holds": bool(abs(Msum).max() == 0)}
-    closed["max λ_max(A_iA_iᵀ) = 2L' + μ'"] = closed_form("app:mixed_coupled_with_local_lower", 2 * Lp + mup, realized["L_A"], rtol=1e-9,
+    closed["max λ_max(A_iA_iᵀ) = 2L' + μ'"] = closed_form("app:mixed_coupled_with_local_lower", 2 * Lp + mup, realized["L_A"], rtol=RTOL_ALGEBRA,
                                                          statement="σ_max²(Ā_k) = 2L' + μ' (l = 1)")
-    closed["kappa_A (target)"] = closed_form("def:mixed_condition_number", kA, realized["kappa_A"], rtol=1e-3,
+    closed["kappa_A (target)"] = closed_form("def:mixed_condition_number", kA, realized["kappa_A"], rtol=RTOL_FINITE_CHAIN,
                                              statement="κ̂_A realized from the matrices vs target (finite-K correction)")
-    closed["kappa_f"] = closed_form("eq:lower_bound_functions_f", kappa_f, realized["kappa_f"], rtol=1e-9,
+    closed["kappa_f"] = closed_form("eq:lower_bound_functions_f", kappa_f, realized["kappa_f"], rtol=RTOL_ALGEBRA,
                                     statement="f_i is μ_f-strongly convex and L_f-smooth")
     params = dict(n=n, a=tp.a, Lp=Lp, mup=mup, mu_f=mu_f, L_f=L_f, rho=rho, chain_length=K, k_eps=k_eps(rho, eps), eps=eps,
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
@@ -127,4 +127,4 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> dict:
     t = xi[K:]
     ratio = geometric_ratio(t, skip=2, upto=max(6, 2 * inst.params["k_eps"]))
     return {"t*_k decays with the dual ratio rho": closed_form("derived (dual of the coupled instance)", inst.params["rho"], ratio,
-                                                               rtol=1e-6, statement="x*(z*): t* ∝ z*, z*_k ∝ ρ^k")}
+                                                               rtol=RTOL_ITERATIVE, statement="x*(z*): t* ∝ z*, z*_k ∝ ρ^k")}

@@ -52,7 +52,7 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import chain_length, closed_form, finding, geometric_ratio, k_eps
+from .common import RTOL_ALGEBRA, RTOL_EIGEN, RTOL_FINITE_CHAIN, RTOL_ITERATIVE, chain_length, closed_form, finding, geometric_ratio, k_eps
 from .consensus import _reject
 from .coupled import E1_E2, dual_rho
 
@@ -116,31 +116,9 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
         mup, Lp = 9.0, kappa_AC - 4.5
     rho = dual_rho(Lp, mup, mu_f, L_f)  # the chain of the presolved (coupled) problem
     K = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
-    E1, E2 = E1_E2(K)
     IK = sp.identity(K, format="csr")
 
-    def a_block(U, E):
-        if printed:
-            sel = sp.diags(np.isin(np.arange(l), U).astype(float), format="csr")
-        else:
-            sel = sp.csr_matrix(np.isin(np.arange(l), U).astype(float)[None, :])
-        return sp.hstack([sp.kron(sel, np.sqrt(Lp) * E.T), sp.kron(sel, np.sqrt(mup) * IK)], format="csr")
-
-    if variant == "split-rows":  # every node: odd rows from the U1 blocks, even rows from the U3 blocks
-        from .shared import shared_blocks
-
-        R1, R3 = shared_blocks(K, Lp, mup)
-        s1 = sp.csr_matrix(np.isin(np.arange(l), U1).astype(float)[None, :])
-        s3 = sp.csr_matrix(np.isin(np.arange(l), U3).astype(float)[None, :])
-        Ai = sp.hstack([sp.kron(s1, R1[:, :K]) + sp.kron(s3, R3[:, :K]), sp.kron(s1, R1[:, K:]) + sp.kron(s3, R3[:, K:])],
-                       format="csr")
-        m = K
-        A = [Ai] * n
-    else:
-        A1, A3 = a_block(U1, E1), a_block(U3, E2)
-        m = A1.shape[0]
-        Z = sp.csr_matrix((m, 2 * l * K))
-        A = [A1 if i in V1 else A3 if i in V3 else Z for i in range(n)]
+    A, m = _coupling_blocks(variant, tp, tc, K, Lp, mup)
     b = [np.zeros(m)] * n
     S = local_factor(tc.W, K, "incidence" if variant == "split-rows" else variant)
     Ci = sp.block_diag([S, S], format="csr")
@@ -158,32 +136,8 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
                      name=f"coupled-local[{variant}](κ_W={kappa_W:g}, κ_C={kappa_C:g}, κ̃_AC={kappa_AC:g}, κ_f={kappa_f:g})")
     realized = realized_kappas(P)
 
-    lab = "app:mixed_coupled_with_local_lower"
-    closed = dict(("graph W: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
-    closed.update(("graph W_C: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tc.closed_forms().items())
-    closed["σ_max²(C)/σ_min+²(C) = κ(W_C) = κ_C"] = closed_form(lab, kappa_C, realized["kappa_C"], rtol=1e-8,
-                                                               statement="C_i = diag(√(W_C⊗I), √(W_C⊗I)) has κ_C = κ(W_C)",
-                                                               key="kappa_C", role="printed")
-    closed["f_i is μ_f/l-strongly convex, L_f/l-smooth: κ_f"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=1e-9,
-                                                                           statement="κ_f = L_f/μ_f",
-                                                                           key="kappa_f", role="printed")
-    if printed:
-        closed["max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A"] = closed_form(lab, kappa_AC, realized["L_A"], rtol=1e-9,
-                                                                      statement="σ_max²(Ā_k) <= 2L' + μ' = L_A",
-                                                                      key="L_A", role="printed")
-        closed["μ̃_AC = μ'_A/9"] = closed_form(lab, mu_tilde, realized["mu_AC"], rtol=1e-6,
-                                               statement="(1/n)σ_min+²(A'P_C) = (1/9)σ_min+²(Ā_1) = μ'_A/9",
-                                               key="mu_AC", role="printed")
-    elif variant != "split-rows":
-        closed["max λ_max(A_iA_iᵀ) = (l/3)(2L' + μ')"] = closed_form("derived (shared-rows)", l / 3 * (2 * Lp + mup), realized["L_A"],
-                                                                    rtol=1e-9, statement="A_i = δ_Uᵀ ⊗ Ā: σ_max² = |U|σ_max²(Ā)",
-                                                                    key="L_A (shared rows)", role="corrected")
-        closed["μ̃_AC = (2l/27)μ'"] = closed_form("derived (shared-rows)", 2 * l / 27 * mup, realized["mu_AC"], rtol=1e-3,
-                                                  statement="A_iP_iA_iᵀ = (l/9)ĀĀᵀ, λ_min((L'M + 2μ'I)/3) → 2μ'/3",
-                                                  key="mu_AC (shared rows)", role="corrected")
-    closed["kappa_AC (target)"] = closed_form("def:projected_condition_number", kappa_AC, realized["kappa_AC"], rtol=1e-3,
-                                              statement="κ̃_AC realized from the matrices vs target",
-                                              key="kappa_AC", role="printed")
+    closed = _closed_forms(variant, tp, tc, realized, kappa_C=kappa_C, kappa_AC=kappa_AC, kappa_f=kappa_f, Lp=Lp,
+                           mup=mup, mu_tilde=mu_tilde)
     params = dict(n=n, l=l, a=tp.a, a_C=tc.a, Lp=Lp, mup=mup, mu_f=mu_f, L_f=L_f, mu_tilde=mu_tilde, rho=rho, chain_length=K,
                   k_eps=k_eps(rho, eps), eps=eps, m=m,
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
@@ -200,6 +154,75 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
     return Instance(problem=P, family="coupled-local", variant=variant,
                     targets={"kappa_W": kappa_W, "kappa_C": kappa_C, "kappa_AC": kappa_AC, "kappa_f": kappa_f},
                     realized=realized, closed_forms=closed, findings=[], params=params, notes=notes)
+
+
+def _coupling_blocks(variant: str, tp, tc, K: int, Lp: float, mup: float) -> tuple[list, int]:
+    """The blocks ``A_i`` of the variant (``eq:Ai_rear`` when printed) and their row count ``m``.
+
+    Printed: nodes of ``V1`` hold ``δ_{U1}-diag ⊗ (√L'E_1ᵀ, √μ'I)``, nodes of ``V3`` the same with ``E_2`` on ``U3``,
+    the others zero; shared-rows: every block row is the sum over ``U`` (a row vector ``δ_Uᵀ``); split-rows: every
+    node writes odd rows from ``U1`` and even rows from ``U3`` (module docstring)."""
+    (V1, _, V3), (U1, _, U3) = tp.groups, tc.groups
+    n, l = tp.n, tc.n
+    printed = variant == "printed"
+    E1, E2 = E1_E2(K)
+    IK = sp.identity(K, format="csr")
+
+    def a_block(Ug, E):
+        if printed:
+            sel = sp.diags(np.isin(np.arange(l), Ug).astype(float), format="csr")
+        else:
+            sel = sp.csr_matrix(np.isin(np.arange(l), Ug).astype(float)[None, :])
+        return sp.hstack([sp.kron(sel, np.sqrt(Lp) * E.T), sp.kron(sel, np.sqrt(mup) * IK)], format="csr")
+
+    if variant == "split-rows":  # every node: odd rows from the U1 blocks, even rows from the U3 blocks
+        from .shared import shared_blocks
+
+        R1, R3 = shared_blocks(K, Lp, mup)
+        s1 = sp.csr_matrix(np.isin(np.arange(l), U1).astype(float)[None, :])
+        s3 = sp.csr_matrix(np.isin(np.arange(l), U3).astype(float)[None, :])
+        Ai = sp.hstack([sp.kron(s1, R1[:, :K]) + sp.kron(s3, R3[:, :K]), sp.kron(s1, R1[:, K:]) + sp.kron(s3, R3[:, K:])],
+                       format="csr")
+        return [Ai] * n, K
+    A1, A3 = a_block(U1, E1), a_block(U3, E2)
+    m = A1.shape[0]
+    Z = sp.csr_matrix((m, 2 * l * K))
+    return [A1 if i in V1 else A3 if i in V3 else Z for i in range(n)], m
+
+
+def _closed_forms(variant: str, tp, tc, realized: dict, *, kappa_C: float, kappa_AC: float, kappa_f: float, Lp: float,
+                  mup: float, mu_tilde: float) -> dict:
+    """The closed forms of ``app:mixed_coupled_with_local_lower`` (printed) or of the documented variant, with the
+    values realized from the matrices."""
+    printed = variant == "printed"
+    l = tc.n
+    lab = "app:mixed_coupled_with_local_lower"
+    closed = dict(("graph W: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
+    closed.update(("graph W_C: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tc.closed_forms().items())
+    closed["σ_max²(C)/σ_min+²(C) = κ(W_C) = κ_C"] = closed_form(lab, kappa_C, realized["kappa_C"], rtol=RTOL_EIGEN,
+                                                               statement="C_i = diag(√(W_C⊗I), √(W_C⊗I)) has κ_C = κ(W_C)",
+                                                               key="kappa_C", role="printed")
+    closed["f_i is μ_f/l-strongly convex, L_f/l-smooth: κ_f"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=RTOL_ALGEBRA,
+                                                                           statement="κ_f = L_f/μ_f",
+                                                                           key="kappa_f", role="printed")
+    if printed:
+        closed["max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A"] = closed_form(lab, kappa_AC, realized["L_A"], rtol=RTOL_ALGEBRA,
+                                                                      statement="σ_max²(Ā_k) <= 2L' + μ' = L_A",
+                                                                      key="L_A", role="printed")
+        closed["μ̃_AC = μ'_A/9"] = closed_form(lab, mu_tilde, realized["mu_AC"], rtol=RTOL_ITERATIVE,
+                                               statement="(1/n)σ_min+²(A'P_C) = (1/9)σ_min+²(Ā_1) = μ'_A/9",
+                                               key="mu_AC", role="printed")
+    elif variant != "split-rows":
+        closed["max λ_max(A_iA_iᵀ) = (l/3)(2L' + μ')"] = closed_form("derived (shared-rows)", l / 3 * (2 * Lp + mup), realized["L_A"],
+                                                                    rtol=RTOL_ALGEBRA, statement="A_i = δ_Uᵀ ⊗ Ā: σ_max² = |U|σ_max²(Ā)",
+                                                                    key="L_A (shared rows)", role="corrected")
+        closed["μ̃_AC = (2l/27)μ'"] = closed_form("derived (shared-rows)", 2 * l / 27 * mup, realized["mu_AC"], rtol=RTOL_FINITE_CHAIN,
+                                                  statement="A_iP_iA_iᵀ = (l/9)ĀĀᵀ, λ_min((L'M + 2μ'I)/3) → 2μ'/3",
+                                                  key="mu_AC (shared rows)", role="corrected")
+    closed["kappa_AC (target)"] = closed_form("def:projected_condition_number", kappa_AC, realized["kappa_AC"], rtol=RTOL_FINITE_CHAIN,
+                                              statement="κ̃_AC realized from the matrices vs target",
+                                              key="kappa_AC", role="printed")
+    return closed
 
 
 def chain_support(inst: Instance, x_star: np.ndarray, *, rtol: float = 1e-12) -> int:
@@ -233,7 +256,7 @@ def check_solution(inst: Instance, x_star: np.ndarray, coupled_x_star: np.ndarra
     t = X[pr["groups"]["V1"][0], 1, 0]
     closed["t*_k decays with the coupled dual ratio ρ"] = closed_form("derived (presolved coupled chain)", pr["rho"],
                                                                       geometric_ratio(t, skip=2, upto=max(6, 2 * pr["k_eps"])),
-                                                                      rtol=1e-6, statement="t* ∝ z*, z*_k ∝ ρ^k", key="decay",
+                                                                      rtol=RTOL_ITERATIVE, statement="t* ∝ z*, z*_k ∝ ρ^k", key="decay",
                                                                       role="corrected")
     if not closed["support of x* along the chain"]["holds"]:
         findings.append(finding(

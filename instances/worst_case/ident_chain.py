@@ -26,7 +26,7 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import chain_length, closed_form, k_eps
+from .common import RTOL_ALGEBRA, chain_length, closed_form, k_eps
 from .consensus import _reject
 from .shared import derived_rho, shared_blocks
 
@@ -67,7 +67,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     lab = "sub:ident_local (variant of app:nonind_local_lower)"
     closed = {"kappa_Ct_id (target)": closed_form(lab, kappa_Ct, realized.get("kappa_Ct_id", float("nan")), rtol=2e-2,
                                                   statement="κ(C̃) = (4L' + μ')/μ' for the infinite chain"),
-              "kappa_f": closed_form(lab, kappa_f, realized["kappa_f"], rtol=1e-9, statement="∇²f_i = diag(μ_f, 2L_f)")}
+              "kappa_f": closed_form(lab, kappa_f, realized["kappa_f"], rtol=RTOL_ALGEBRA, statement="∇²f_i = diag(μ_f, 2L_f)")}
     params = dict(n=n, Lp=Lp, mup=mup, mu_f=mu_f, L_f_symbol=L_f, rho=rho, chain_length=K, k_eps=k_eps(rho, eps), eps=eps,
                   cut=cut, groups=None, hop_distance=None)
     return Instance(problem=P, family="ident-chain", variant="natural" if cut is None else f"cut-{cut}",

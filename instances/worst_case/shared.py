@@ -45,7 +45,7 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import chain_length, closed_form, difference_rows, finding, geometric_ratio, k_eps, rho_from_shift, unit_rows
+from .common import RTOL_ALGEBRA, RTOL_FINITE_CHAIN, RTOL_ITERATIVE, chain_length, closed_form, difference_rows, finding, geometric_ratio, k_eps, rho_from_shift, unit_rows
 from .consensus import _reject
 
 
@@ -105,15 +105,15 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     closed = dict(("graph: " + k, dict(v, label="app:example_graph", role="graph")) for k, v in tp.closed_forms().items())
     num = group_spectrum([C1, C3], name="C̃").L
     den = interaction_extremes(Ct, transpose=True).lmin_pos
-    closed["numerator max λ_max(C̃_iᵀC̃_i) = L_C"] = closed_form(lab, L_C, num, rtol=1e-9, statement="2L'_C + μ'_C = L_C",
+    closed["numerator max λ_max(C̃_iᵀC̃_i) = L_C"] = closed_form(lab, L_C, num, rtol=RTOL_ALGEBRA, statement="2L'_C + μ'_C = L_C",
                                                                       key="L_C", role="check")
-    closed["denominator λ_min+(S_C̃ᵀ) = μ_C"] = closed_form(lab, mu_C, den, rtol=1e-3,
+    closed["denominator λ_min+(S_C̃ᵀ) = μ_C"] = closed_form(lab, mu_C, den, rtol=RTOL_FINITE_CHAIN,
                                                             statement="(1/3) λ_min(L'M + μ'I) = μ'/3 (infinite chain)",
                                                             key="mu_C", role="check")
-    closed["kappa_Ct (target)"] = closed_form("def:mixed_condition_number", kappa_Ct, realized["kappa_Ct"], rtol=1e-3,
+    closed["kappa_Ct (target)"] = closed_form("def:mixed_condition_number", kappa_Ct, realized["kappa_Ct"], rtol=RTOL_FINITE_CHAIN,
                                               statement="κ̂_{C̃ᵀ} realized vs target (finite-K correction)",
                                               key="kappa_Ct", role="check")
-    closed["kappa_f (with L_f = κ_f μ_f / 2)"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=1e-9,
+    closed["kappa_f (with L_f = κ_f μ_f / 2)"] = closed_form(lab, kappa_f, realized["kappa_f"], rtol=RTOL_ALGEBRA,
                                                              statement="κ_f of the printed f_i is 2L_f/μ_f",
                                                              key="f_smooth", role="corrected")
 
@@ -125,17 +125,34 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
         "The printed f_i is 2L_f-smooth; the builder uses L_f = κ_f μ_f/2 so that the realized κ_f equals the target.",
         key="f_smooth",
     )]
-    # eq:conj_fi at a random point: the exact conjugate vs the printed formula
+    for check in (_conjugate_check(mu_f, L_f, a), _constraints_equivalence(K, Lp, mup)):
+        closed.update(check[0])
+        findings.extend(check[1])
+    params = dict(n=n, a=tp.a, L_C=L_C, mu_C=mu_C, Lp=Lp, mup=mup, mu_f=mu_f, L_f_symbol=L_f, rho=rho,
+                  rho_printed=printed_rho(L_C, mu_C, L_f, mu_f), chain_length=K, k_eps=k_eps(rho, eps), eps=eps,
+                  groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
+                          "V3": [int(V3[0]), int(V3[-1])]},
+                  hop_distance=int(V3[0] - V1[-1]),
+                  chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
+    return Instance(problem=P, family="shared", variant=variant,
+                    targets={"kappa_W": kappa_W, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f}, realized=realized,
+                    closed_forms=closed, findings=findings, params=params,
+                    notes=["Built as printed in app:nonind_local_lower (eq:E1, eq:E2, sec:local_cons_example_funcs)."])
+
+
+def _conjugate_check(mu_f: float, L_f: float, a: float) -> tuple[dict, list]:
+    """``eq:conj_fi`` at a random point: the printed conjugate and the exact one against a numeric evaluation."""
+    closed, findings = {}, []
     rng = np.random.default_rng(0)
     u, v = rng.standard_normal(5), rng.standard_normal(5)
     exact = u @ u / (2 * mu_f) + v @ v / (4 * L_f) - a * v[0]
     printed = u @ u / (2 * mu_f) + v @ v / L_f - a * v[0]
     xstar_t = v / (2 * L_f) - a * np.eye(5)[0]
     numeric = u @ (u / mu_f) + v @ xstar_t - (mu_f / 2 * (u / mu_f) @ (u / mu_f) + L_f * np.sum((xstar_t + a * np.eye(5)[0]) ** 2))
-    closed["eq:conj_fi (printed)"] = closed_form("eq:conj_fi", printed, numeric, rtol=1e-9,
+    closed["eq:conj_fi (printed)"] = closed_form("eq:conj_fi", printed, numeric, rtol=RTOL_ALGEBRA,
                                                  statement="f*(u,v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'/μ_f)v_1",
                                                  key="conj_fi", role="printed")
-    closed["eq:conj_fi (corrected: ‖v‖²/(4L_f))"] = closed_form("eq:conj_fi", exact, numeric, rtol=1e-9,
+    closed["eq:conj_fi (corrected: ‖v‖²/(4L_f))"] = closed_form("eq:conj_fi", exact, numeric, rtol=RTOL_ALGEBRA,
                                                                 statement="f*(u,v) = ‖u‖²/(2μ_f) + ‖v‖²/(4L_f) − (L'/μ_f)v_1",
                                                                 key="conj_fi", role="corrected")
     if not closed["eq:conj_fi (printed)"]["holds"]:
@@ -143,6 +160,12 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
                                 float(printed), float(numeric),
                                 "sup_t ⟨v,t⟩ − L_f‖t + a e_1‖² = ‖v‖²/(4L_f) − a v_1: the ‖v‖² coefficient is 1/(4L_f), not 1/L_f "
                                 f"(value at a random point: printed {printed:.6g}, exact {numeric:.6g}).", key="conj_fi"))
+    return closed, findings
+
+
+def _constraints_equivalence(K: int, Lp: float, mup: float) -> tuple[dict, list]:
+    """``sec:local_cons_example_mats``: are the split local constraints equivalent to ``C̃x = 0`` (same kernel)?"""
+    closed, findings = {}, []
     # the stated equivalence of the local constraints with C̃x = 0
     Ks = min(K, 60)
     C1s, C3s = shared_blocks(Ks, Lp, mup)
@@ -166,16 +189,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
                                 "equivalent", "not equivalent; equivalent to (√L'Eᵀ, √μ'I)x = 0, i.e. after p ↦ −p" if eq_flip else "not equivalent",
                                 "The rows of E₁ᵀ/E₂ᵀ carry +(e_k − e_{k+1}) where C̃ has −√L'Eᵀ. Since f_i is even in p the two problems "
                                 "have the same value and x* differs only in the sign of p*.", key="constraints_equiv"))
-    params = dict(n=n, a=tp.a, L_C=L_C, mu_C=mu_C, Lp=Lp, mup=mup, mu_f=mu_f, L_f_symbol=L_f, rho=rho,
-                  rho_printed=printed_rho(L_C, mu_C, L_f, mu_f), chain_length=K, k_eps=k_eps(rho, eps), eps=eps,
-                  groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
-                          "V3": [int(V3[0]), int(V3[-1])]},
-                  hop_distance=int(V3[0] - V1[-1]),
-                  chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
-    return Instance(problem=P, family="shared", variant=variant,
-                    targets={"kappa_W": kappa_W, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f}, realized=realized,
-                    closed_forms=closed, findings=findings, params=params,
-                    notes=["Built as printed in app:nonind_local_lower (eq:E1, eq:E2, sec:local_cons_example_funcs)."])
+    return closed, findings
 
 
 def check_solution(inst: Instance, x_star: np.ndarray) -> tuple[dict, list]:
@@ -187,11 +201,11 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> tuple[dict, list]:
     p, t = xt[:K], xt[K:]
     measured = geometric_ratio(t, skip=2, upto=max(6, 2 * pr["k_eps"]))
     closed, findings = {}, []
-    closed["lem:nesterovs_worst_rho (printed)"] = closed_form("lem:nesterovs_worst_rho", pr["rho_printed"], measured, rtol=1e-6,
+    closed["lem:nesterovs_worst_rho (printed)"] = closed_form("lem:nesterovs_worst_rho", pr["rho_printed"], measured, rtol=RTOL_ITERATIVE,
                                                               statement="ρ = (√(⅔L_C L_f/(μ_C μ_f)+1) − 1)/(√(…)+1)",
                                                               key="nesterovs_worst_rho", role="printed")
     closed["ρ + 1/ρ = 2 + μ'μ_f/(2L'L_f) (derived)"] = closed_form("derived (exact dual of the instance)", pr["rho"], measured,
-                                                                    rtol=1e-6, statement="ratio of t*_{k+1}/t*_k",
+                                                                    rtol=RTOL_ITERATIVE, statement="ratio of t*_{k+1}/t*_k",
                                                                     key="nesterovs_worst_rho", role="corrected")
     if not closed["lem:nesterovs_worst_rho (printed)"]["holds"]:
         s2 = 1 + 8 * pr["Lp"] * pr["L_f_symbol"] / (pr["mup"] * pr["mu_f"])
@@ -205,15 +219,15 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> tuple[dict, list]:
     rho_m = measured
     t1_printed = math.sqrt(pr["mup"]) / (2 * pr["L_f_symbol"]) * (rho_m - pr["Lp"] / pr["mu_f"])
     t1_derived = pr["mup"] / (2 * pr["L_f_symbol"]) * pr["rho"] - pr["Lp"] / pr["mu_f"]
-    closed["x*(z*): t*_1 (printed)"] = closed_form("sub:bounding_accuracy", t1_printed, t[0], rtol=1e-6,
+    closed["x*(z*): t*_1 (printed)"] = closed_form("sub:bounding_accuracy", t1_printed, t[0], rtol=RTOL_ITERATIVE,
                                                    statement="t* = (√μ'/(2L_f))(z* − (L'/μ_f)e_1), z*_k = ρ^k",
                                                    key="x_star_t1", role="printed")
-    closed["x*(z*): t*_1 (derived)"] = closed_form("derived", t1_derived, t[0], rtol=1e-6,
+    closed["x*(z*): t*_1 (derived)"] = closed_form("derived", t1_derived, t[0], rtol=RTOL_ITERATIVE,
                                                    statement="t* = (μ'/(2L_f))ρ^k − (L'/μ_f)e_1",
                                                    key="x_star_t1", role="corrected")
     ratio_pt = p[3] / t[3] if t[3] != 0 else float("nan")
     ratio_pt_printed = 2 * pr["L_f_symbol"] * math.sqrt(pr["Lp"]) / (pr["mu_f"] * math.sqrt(pr["mup"])) * (1 - 1 / pr["rho"])
-    closed["x*(z*): p*_k / t*_k"] = closed_form("sub:bounding_accuracy", ratio_pt_printed, ratio_pt, rtol=1e-6,
+    closed["x*(z*): p*_k / t*_k"] = closed_form("sub:bounding_accuracy", ratio_pt_printed, ratio_pt, rtol=RTOL_ITERATIVE,
                                                 statement="p* = (√L'/μ_f)E z*, t* ∝ z*: p*_k/t*_k = (2L_f√L'/(μ_f√μ'))(1 − 1/ρ)",
                                                 key="x_star_ratio", role="check")
     if not closed["x*(z*): t*_1 (printed)"]["holds"]:

@@ -25,7 +25,7 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import chain_length, closed_form, k_eps, nesterov_M
+from .common import RTOL_ALGEBRA, chain_length, closed_form, k_eps, nesterov_M
 
 
 def nesterov_block(K: int, L: float, mu: float, scale: float = 1.0) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -88,7 +88,7 @@ def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int |
     P2 = MixedProblem(P.W, obj, lay, edges=P.edges, name=P.name + " + Σ h_i(w_i)", **kw)
     realized = realized_kappas(P2)
     closed = dict(inst.closed_forms)
-    closed["sum-trick keeps κ_f"] = closed_form("app:nonind_local_lower", inst.realized["kappa_f"], realized["kappa_f"], rtol=1e-9,
+    closed["sum-trick keeps κ_f"] = closed_form("app:nonind_local_lower", inst.realized["kappa_f"], realized["kappa_f"], rtol=RTOL_ALGEBRA,
                                                 statement="h_i has ∇²h ∈ [μ_f, L_f]")
     params = dict(inst.params, gradient_chain={"length": Kh, "rho": rho, "k_eps": k_eps(rho, eps), "offset": list(lay0.d),
                                                "scale": scale, "dominance": DOMINANCE})

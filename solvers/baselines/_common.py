@@ -35,9 +35,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..apapc import DIVERGENCE_RATIO
-from ..oracles import ORACLES, CountedOracles, calls_exhausted, check_max_calls
+from ..oracles import ORACLES, CountedOracles
 from ..result import SolveResult
+from ..stop_rule import StopRule
 
 #: default relative reduction of the per-node subproblem gradient (inner stopping rule)
 INNER_REL = 1e-3
@@ -70,13 +70,6 @@ def require(problem, classes: tuple, method: str) -> None:
         raise ValueError(f"{method}: needs n >= 2 nodes")
 
 
-def check_run_args(eps: float, max_iter: int, method: str) -> None:
-    if not (eps > 0):
-        raise ValueError(f"{method}: eps must be positive, got {eps}")
-    if max_iter < 0:
-        raise ValueError(f"{method}: max_iter must be >= 0, got {max_iter}")
-
-
 class Run:
     """History, stopping test and result record of one baseline run.
 
@@ -87,15 +80,7 @@ class Run:
 
     def __init__(self, problem, orc: CountedOracles, u_star: np.ndarray, eps: float, max_iter: int, method: str,
                  settle: float = 0.0, settle_eps: float | None = None, max_calls: int | None = None):
-        check_run_args(eps, max_iter, method)
-        check_max_calls(max_calls, method)
-        self.max_calls = max_calls
-        if not (0.0 <= settle < 1.0):
-            raise ValueError(f"{method}: settle must be in [0, 1), got {settle}")
-        self.settle, self.last_above, self.hit = float(settle), 0, False
-        self.level = float(eps if settle_eps is None else settle_eps)
-        if not (self.level >= eps):
-            raise ValueError(f"{method}: settle_eps must be >= eps, got {settle_eps} < {eps}")
+        self.rule = StopRule(eps, max_iter, method, settle=settle, settle_eps=settle_eps, max_calls=max_calls)
         self.problem, self.orc, self.eps, self.max_iter, self.method = problem, orc, float(eps), int(max_iter), method
         self.u_star = u_star
         self.den = float(u_star @ u_star)  # ‖u_0 − u*‖² with u_0 = 0
@@ -117,23 +102,11 @@ class Run:
         err = self.error(u)
         self.err_hist.append(err)
         self.u_last = np.asarray(u, dtype=float).ravel().copy()
-        if not math.isfinite(err):
-            self.reason = "non-finite"
-            return True
-        k = len(self.err_hist) - 1
-        self.hit = self.hit or err <= self.eps
-        if err > self.level:
-            self.last_above = k
-        elif self.hit and k - self.last_above >= self.settle * k:
-            self.reason, self.converged = "tolerance", True
-            return True
-        if err > DIVERGENCE_RATIO:
-            self.reason = "diverged"
-            return True
-        if len(self.err_hist) - 1 >= self.max_iter or calls_exhausted(self.counts_hist[-1], self.max_calls):
-            self.reason = "budget"
-            return True
-        return False
+        reason = self.rule.after(len(self.err_hist) - 1, err, self.counts_hist[-1])
+        if reason is None:
+            return False
+        self.reason, self.converged = reason, reason == "tolerance"
+        return True
 
     def result(self, params: dict) -> SolveResult:
         hc = np.asarray(self.counts_hist, dtype=np.int64).reshape(-1, len(ORACLES))
