@@ -432,7 +432,7 @@ def _mutate(doc, kind):
     return doc
 
 
-@pytest.mark.parametrize("kind, needle", [("schema", "results schema 99 is not the one"),
+@pytest.mark.parametrize("kind, needle", [("schema", "results schema 99 is not one this mixbounds reads"),
                                           ("renamed", "no point has the fields 'realized' and 'per_accuracy'"),
                                           ("strings", "points[0] is a str, expected an object"),
                                           ("values", "points[0].realized = 'abc' is not a number")])
