@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .framework import Check, Task
-from .result import CheckResult
+from .result import CheckResult, reading
 
 AUDIT_ORACLES = ("grad", "A", "C", "Ct", "comm")
 #: iterations recounted per audit run (the per-iteration counts are constant, the set-up differs)
@@ -237,7 +237,9 @@ def audit_verdict(rid: str, p: dict, *, control: bool = False, instance: dict | 
     detail = "; ".join(why) if why else (
         f"{p['iterations']} iterations (+ set-up): counted = tally = {p['tally']}; "
         f"per iteration {p['per_iteration'][0]} = closed form (degrees {p['degrees']})")
-    return CheckResult(id=rid, status=status, measured=p["tally"], points=[p], detail=detail, **common)
+    # measured: the oracles whose counter differs from the independent tally (0 passes); the tally itself in readings
+    return CheckResult(id=rid, status=status, points=[p], detail=detail,
+                       **reading("oracles differing", {"oracles differing": len(diff), **p["tally"]}), **common)
 
 
 def checks() -> list[Check]:

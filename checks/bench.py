@@ -46,11 +46,11 @@ from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 from mixbounds.instances.classes import WORST_FAMILY
 
 from .framework import Check, Task
-from .lower import bound_comparisons
 from .lower import solver_point_task as _lb_task
 from .result import CheckResult, with_variant
 from .rates import SETTLE
-from .verdict import fit_counts
+from .sweep_point import SweepPoint
+from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, consistency, judge_sweep
 from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, geomspace
 
 #: classes benchmarked (those with a worst-case construction) and their worst-case families (instances.classes)
@@ -216,98 +216,109 @@ def _optimal_exponent(cls: str, oracle: str, param: str):
     return None
 
 
-def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResult:
-    rid = _rid(cls, method, oracle, param, sw, kind)
-    rows, fails, budget, inst_errs = [], [], [], []
-    for v, p in pts:
+#: the fields of a benchmark sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+POINT_FIELDS = ("target", "realized", "per_accuracy", "per_iteration", "iterations_window", "iterations", "count1",
+                "count2", "n", "variables")
+
+
+def screen(param: str):
+    """Why a benchmark point is not measured: an exception (``error``), an instance that could not be built
+    (``instance``), a run stopped at the tier's budget (``budget``), a run that failed otherwise or has no
+    per-accuracy window (``error``)."""
+
+    def rule(v: float, p: dict) -> Unjudged | None:
         if "error" in p:
-            fails.append(f"{param}={v:g}: exception {p['error']}")
-            continue
+            return Unjudged(v, f"{param}={v:g}: exception {p['error']}")
         if "instance_error" in p:
-            inst_errs.append(f"{param}={v:g}: {p['instance_error']}")
-            continue
+            return Unjudged(v, f"{param}={v:g}: {p['instance_error']}", "instance")
         if not p["converged"]:
             most = max(p["counts"], key=p["counts"].get) if p.get("counts") else None
             calls = f", {p['counts'][most]} {most} calls" if most else ""
             msg = (f"{param}={v:g}: {p['reason']} after {p['iterations']} iterations{calls} "
                    f"(final error {p['final_error']:.2e})")
             # a budget-limited run is not measured even if its window was covered
-            (budget if p["reason"] == "budget" else fails).append(msg)
-            continue
+            return Unjudged(v, msg, "budget" if p["reason"] == "budget" else "error")
         if "per_accuracy" not in p:
-            fails.append(f"{param}={v:g}: {p.get('window_error', 'no per-accuracy cost')}")
-            continue
-        rows.append({"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]),
-                     "per_accuracy": p["per_accuracy"][oracle], "per_iteration": p["per_iteration"][oracle],
-                     "iterations_window": p["iterations_window"], "iterations": p["iterations"],
-                     "count1": (p["counts1"] or {}).get(oracle), "count2": (p["counts2"] or {}).get(oracle),
-                     "n": p["n"], "variables": p["variables"]})
+            return Unjudged(v, f"{param}={v:g}: {p.get('window_error', 'no per-accuracy cost')}")
+        return None
+
+    return rule
+
+
+def sweep_point(param: str, oracle: str):
+    """The :class:`SweepPoint` of one measured benchmark point for ``oracle`` along ``param``."""
+
+    def row(v: float, p: dict) -> SweepPoint:
+        return SweepPoint(POINT_FIELDS, target=v, realized=p["realized"].get(PARAM_REALIZED[param]),
+                          per_accuracy=p["per_accuracy"][oracle], per_iteration=p["per_iteration"][oracle],
+                          iterations_window=p["iterations_window"], iterations=p["iterations"],
+                          count1=(p["counts1"] or {}).get(oracle), count2=(p["counts2"] or {}).get(oracle),
+                          n=p["n"], variables=p["variables"])
+
+    return row
+
+
+def measured_or_skipped(tier: str, method: str, calls):
+    """The benchmarks' rule for unmeasured points: an instance that could not be built, or a method that failed
+    where its paper says it converges, is ``error`` (the detail tells a bug, an exception, from a finding); budget
+    points are left out (listed in ``extra["budget_points"]``), and fewer than two measured points is ``skipped``
+    (a budget is not a failure)."""
     t = TIERS[tier]
+
+    def rule(unjudged: list[Unjudged], rows: list) -> Stop | None:
+        inst_errs = [u.why for u in unjudged if u.kind == "instance"]
+        fails = [u.why for u in unjudged if u.kind == "error"]
+        budget = [u.why for u in unjudged if u.kind == "budget"]
+        extra = {"budget_points": budget}
+        if inst_errs:
+            return Stop("error", "instance could not be built (not the method's failure): " + "; ".join(inst_errs),
+                        extra=extra)
+        if fails:
+            what = "bug" if any("exception" in f for f in fails) else "finding"
+            return Stop("error", f"{method} failed where its paper says it converges ({what}): " + "; ".join(fails)
+                        + ("; budget: " + "; ".join(budget) if budget else ""), extra=extra)
+        if len(rows) < 2:
+            return Stop("skipped", f"not measurable in tier {tier}: budget ({t['budget']} iterations"
+                                   + (f" or {calls} calls of one oracle" if calls else "") + ") exhausted — "
+                                   + "; ".join(budget), extra=extra)
+        return None
+
+    return rule
+
+
+def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResult:
+    """A method's slope on one sweep, reported and not judged (``pass`` once measured), by :func:`judge_sweep`."""
+    t = TIERS[tier]
+    opt = _optimal_exponent(cls, oracle, param)
+
+    def judge(f: Fit, sel: Selection, unjudged) -> Judgement:
+        xs, ys = [r.realized for r in sel.rows], [r.per_accuracy for r in sel.rows]
+        budget = [u.why for u in unjudged if u.kind == "budget"]
+        note = f" ({len(budget)} budget point(s) left out: {'; '.join(budget)})" if budget else ""
+        detail = (f"{method}: {oracle} per-accuracy slope {f.slope:.3f} (95% CI {f.ci[0]:.3f}..{f.ci[1]:.3f}, "
+                  f"R² {f.r2:.3f}) in realized {param} over {len(sel.rows)} points; optimal method's exponent "
+                  f"{opt if opt is not None else 'n/a'} (not judged); counts {[round(y, 1) for y in ys]} at "
+                  f"{[round(x, 3) for x in xs]}{note}")
+        return Judgement("pass", detail, {"budget_points": budget})
+
     inst = {"family": sw.family, "kind": kind, "base": sw.base, "param": param, "eps": list(t["eps"]),
             "stop": t["stop"], "budget": t["budget"], "calls": _call_budget(tier, method), "method": method}
-    opt = _optimal_exponent(cls, oracle, param)
-    common = dict(kind="bench", theory=None, label="Table 1 (reference only, not judged)", cell=f"T1.{cls}.{oracle}",
-                  param=param, instance=inst, extra={"method": method, "optimal_exponent": opt, "budget_points": budget},
-                  variant=_variant(sw, kind))
-    if inst_errs:
-        return CheckResult(id=rid, status="error", points=rows,
-                           detail="instance could not be built (not the method's failure): " + "; ".join(inst_errs), **common)
-    if fails:
-        what = "bug" if any("exception" in f for f in fails) else "finding"
-        return CheckResult(id=rid, status="error", points=rows,
-                           detail=f"{method} failed where its paper says it converges ({what}): " + "; ".join(fails)
-                                  + ("; budget: " + "; ".join(budget) if budget else ""), **common)
-    if len(rows) < 2:
-        return CheckResult(id=rid, status="skipped", points=rows,
-                           detail=(f"not measurable in tier {tier}: budget ({t['budget']} iterations"
-                                   + (f" or {inst['calls']} calls of one oracle" if inst["calls"] else "")
-                                   + ") exhausted — "
-                                   + "; ".join(budget)),
-                           **common)
-    xs = [r["realized"] for r in rows]
-    ys = [r["per_accuracy"] for r in rows]
-    f = fit_counts(xs, ys)
-    note = f" ({len(budget)} budget point(s) left out: {'; '.join(budget)})" if budget else ""
-    detail = (f"{method}: {oracle} per-accuracy slope {f['slope']:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, "
-              f"R² {f['r2']:.3f}) in realized {param} over {len(rows)} points; optimal method's exponent "
-              f"{opt if opt is not None else 'n/a'} (not judged); counts {[round(y, 1) for y in ys]} at "
-              f"{[round(x, 3) for x in xs]}{note}")
-    return CheckResult(id=rid, status="pass", measured=f["slope"], ci=tuple(f["ci"]), r2=f["r2"], points=rows,
-                       detail=detail, **common)
+    rules = SweepRules(screen=screen(param), row=sweep_point(param, oracle), judge=judge,
+                       unjudged=measured_or_skipped(tier, method, inst["calls"]))
+    return judge_sweep(_rid(cls, method, oracle, param, sw, kind), pts, rules, kind="bench", theory=None,
+                       extra={"method": method, "optimal_exponent": opt},
+                       label="Table 1 (reference only, not judged)", cell=f"T1.{cls}.{oracle}", param=param,
+                       instance=inst, variant=_variant(sw, kind))
 
 
 def _consistency(tier, cls, param, sw, method_pts: dict, lb_pts) -> CheckResult:
-    """No method's count to ε may be below the engine's lower bound to the same ε."""
-    rid = f"bench.{cls}.consistency.{param}"
-    bad, rows, checked, errs = [], [], 0, []
-    for i, (v, lp) in enumerate(lb_pts):
-        if "error" in lp:
-            errs.append(f"{param}={v:g}: lower bound failed: {lp['error']}")
-            continue
-        for method, pts in method_pts.items():
-            up = pts[i][1]
-            if "error" in up or "instance_error" in up:
-                continue
-            def count_at(o, key_eps, up=up):
-                return ((up.get("abs") or {}).get(key_eps) or {}).get(o)
-
-            for key, eps, sc, lbc in bound_comparisons(lp, count_at):
-                checked += 1
-                rows.append({"target": v, "method": method, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
-                if sc < lbc:
-                    bad.append(f"{method} {param}={v:g} {key} ε={eps:g}: {sc} < bound {lbc}")
-    if bad:
-        status = "fail"
-    elif checked:
-        status = "pass"
-    else:
-        status = "error"
-    detail = (f"{checked} (method, point, oracle, ε) comparisons; "
-              + ("; ".join(bad) if bad else "every method's count >= the engine's bound") if checked
-              else "no comparable points" + (": " + "; ".join(errs) if errs else ""))
-    return CheckResult(id=rid, kind="consistency", status=status, theory=">= lower bound", measured=len(bad), points=rows,
-                       detail=detail, label="lower-bound engine vs every benchmarked method", cell=f"T1.{cls}",
-                       param=param, instance={"family": sw.family, "methods": sorted(method_pts)})
+    """No method's count to ε may be below the engine's lower bound to the same ε (:func:`consistency`)."""
+    return consistency(f"bench.{cls}.consistency.{param}", param, method_pts, lb_pts,
+                       judged=lambda up: "error" not in up and "instance_error" not in up,
+                       count_at=lambda up, o, key_eps: ((up.get("abs") or {}).get(key_eps) or {}).get(o),
+                       what="method, point, oracle, ε", named=True,
+                       label="lower-bound engine vs every benchmarked method", cell=f"T1.{cls}",
+                       instance={"family": sw.family, "methods": sorted(method_pts)})
 
 
 # ----------------------------------------------------------------------------- checks

@@ -20,8 +20,10 @@ from .framework import Check, code_version
 from .result import STATUSES, _clean
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-#: version of the results.json layout (bumped when a field changes meaning)
-SCHEMA = 1
+#: version of the results.json layout (bumped when a field changes meaning).  2: every claim's ``measured`` is a
+#: number or null, several numbers of one result go to its ``readings`` (schema 1 put a dict in ``measured``);
+#: readers take schema 1 too (:func:`mixbounds.plots.data.upgrade`)
+SCHEMA = 2
 
 
 def _versions(cv: str) -> dict:

@@ -40,7 +40,9 @@ from .sweeps import (
     ABS_LEVELS, POINTS, WORST_EPS, WORST_FAMILY, WORST_RANGE, PARAM_REALIZED, Sweep, cells_of, fit_slope, formula_slope,
     geomspace, worst_sweeps,
 )
+from .sweep_point import SweepPoint
 from .verdict import between_ok
+from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
 
 #: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
 #: integer counts and the staircase n(κ_W) = 3m of the tuned path graph (steps of 3 nodes)
@@ -271,79 +273,126 @@ def weaker_bound_finding(cell, rid: str, param: str, sw: Sweep, slope: float, ci
         printed=theory, measured=round(slope, 4),
         detail=(f"Per-accuracy engine lower bound on the {sw.family} construction ({sw.variant or 'printed'}) grows with slope "
                 f"{slope:.3f} (95% CI {ci[0]:.3f}..{ci[1]:.3f}) in realized {param}, not {target:.3f}; counts "
-                f"{[r['per_accuracy'] for r in rows]} at {param} = {[round(x, 3) for x in xs]}."),
+                f"{[r.per_accuracy for r in rows]} at {param} = {[round(x, 3) for x in xs]}."),
         source=rid),)
 
 
+#: the fields of a lower-bound sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+POINT_FIELDS = ("part", "target", "realized", "e0", "count1", "count2", "per_accuracy", "reason", "n", "chain_length",
+                "realized_all")
+
+
+def screen(param: str, oracle: str):
+    """Why an engine point cannot be judged: an exception, or no bound for the oracle."""
+
+    def rule(v: float, p: dict) -> Unjudged | None:
+        if "error" in p:
+            return Unjudged(v, f"{param}={v:g}: {p['error']}")
+        if best_bound(p["bounds"], oracle)[1] is None:
+            return Unjudged(v, f"{param}={v:g}: oracle {oracle} absent")
+        return None
+
+    return rule
+
+
+def sweep_point(param: str, oracle: str):
+    """The :class:`SweepPoint` of one engine point: the largest per-accuracy bound over the whole and its parts."""
+
+    def row(v: float, p: dict) -> SweepPoint:
+        key, b, per = best_bound(p["bounds"], oracle)
+        return SweepPoint(POINT_FIELDS, part="all" if "@" not in key else key.split("@")[1], target=v,
+                          realized=p["realized"].get(PARAM_REALIZED[param]), e0=b["e0"], count1=b["count1"],
+                          count2=b["count2"], per_accuracy=per, reason=b["reason"], n=p["n"],
+                          chain_length=p["chain_length"], realized_all=p["realized"])
+
+    return row
+
+
+def _unjudged_error(unjudged: list, rows: list) -> Stop | None:
+    """An engine point that failed makes the verdict ``error`` (controls included: the engine itself failed)."""
+    return Stop("error", "; ".join(u.why for u in unjudged)) if unjudged else None
+
+
+def _reached(control: bool):
+    """Every point must have reached the window's end; otherwise the construction gives no bound there."""
+
+    def select(rows: list[SweepPoint]) -> Selection | Stop:
+        if any(r.per_accuracy is None for r in rows):
+            why = "; ".join(f"{r.target:g}: {r.reason}" for r in rows if r.per_accuracy is None)
+            return Stop("fail" if control else "finding", f"engine did not reach ε at some points ({why})")
+        return Selection(rows)
+
+    return select
+
+
+def _bound_fit(cell, param: str, sw: Sweep, rid: str, control: bool):
+    """The slope of the per-accuracy bounds: 0 when they are all equal; a zero bound at some point (no lower bound
+    there) has no slope and is a finding about the construction (``fail`` for an absent parameter or a control)."""
+    theory = cell.exponent(param)
+
+    def fit(rows: list[SweepPoint]) -> Fit | Stop:
+        per = [r.per_accuracy for r in rows]
+        xs = [r.realized for r in rows]
+        if all(p == per[0] for p in per):
+            return Fit(0.0, (0.0, 0.0), float("nan"), {})
+        if min(per) <= 0:
+            st = "fail" if (control or theory == 0) else "finding"
+            fnd = () if st == "fail" else (Finding(
+                id=f"finding:{rid}", label=cell.lower_source or cell.source,
+                statement=f"{cell.id}: lower bound grows like {param}^{theory:g} (claimed tight)", printed=theory,
+                measured=f"per-accuracy counts {per}",
+                detail=(f"The {sw.family} construction ({sw.variant or 'printed'}) needs no {cell.oracle} rounds at "
+                        f"some sweep points: per-accuracy engine counts {per} at {param} = "
+                        f"{[round(x, 3) for x in xs]}."),
+                source=rid),)
+            return Stop(st, f"per-accuracy counts {per} contain zeros: no slope", findings=fnd)
+        return Fit.of(fit_slope(xs, [max(p, 1e-12) for p in per]))
+
+    return fit
+
+
 def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckResult:
+    """The lower-bound slope verdict of one sweep, by :func:`judge_sweep` (module docstring): within
+    ``[formula slope − tol, claimed exponent + tol]`` passes, below is the weaker-bound finding, above fails."""
     theory = cell.exponent(param)
     tol = TOL[tier]
     rid = rid or _result_id(cell.id, param, sw.variant)
-    rows, errs = [], []
-    for v, p in pts:
-        if "error" in p:
-            errs.append(f"{param}={v:g}: {p['error']}")
-            continue
-        key, b, per = best_bound(p["bounds"], cell.oracle)
-        if b is None:
-            errs.append(f"{param}={v:g}: oracle {cell.oracle} absent")
-            continue
-        rows.append({"part": "all" if "@" not in key else key.split("@")[1],"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]), "e0": b["e0"], "count1": b["count1"],
-                     "count2": b["count2"], "per_accuracy": per, "reason": b["reason"], "n": p["n"],
-                     "chain_length": p["chain_length"], "realized_all": p["realized"]})
+
+    def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:
+        rows = sel.rows
+        fslope = formula_slope(cell, param, [r.realized_all for r in rows]) if theory > 0 else 0.0
+        target = fslope if theory > 0 else 0.0
+        # The formula slope weights the printed sum's terms with unit constants.  The constants are not
+        # printed: with any positive constants the local slope of a sum of monomials lies between the
+        # exponents of its terms, so a bound may grow up to the claimed exponent `theory` (e.g. a
+        # construction that isolates the √κ̂_C̃ term of T1.mixed.comm: engine slope 0.520 where the
+        # unit-constant formula gives 0.318 over the quick grid).  Below the formula slope is a finding
+        # (a weaker bound than claimed), above `theory` a failure.
+        findings: tuple = ()
+        if between_ok(f.slope, target, max(target, theory), tol):
+            status = "pass"
+        elif control:
+            status = "fail"
+        else:
+            findings = weaker_bound_finding(cell, rid, param, sw, f.slope, f.ci, target, tol, rows,
+                                            [r.realized for r in rows])
+            status = "finding" if findings else "fail"
+        detail = (f"slope {f.slope:.3f} vs claimed {theory:g} (formula slope over the grid {fslope:.3f}), tol {tol}; "
+                  f"per-accuracy counts {[r.per_accuracy for r in rows]}; bounds every method of "
+                  f"{class_bounded(cell.oracle)}")
+        return Judgement(status, detail, {"formula_slope": fslope}, findings)
+
+    rules = SweepRules(screen=screen(param, cell.oracle), row=sweep_point(param, cell.oracle), judge=judge,
+                       unjudged=_unjudged_error, select=_reached(control),
+                       fit=_bound_fit(cell, param, sw, rid, control))
     inst = {"family": sw.family, "variant": sw.variant or "printed", "base": sw.base, "param": param,
             "class": class_bounded(cell.oracle),
             "eps_levels": {"head_cut": EPS1_REL, "window": LB_WINDOW},
             "part": "max(whole, x part, x̃ part)" if sw.cls in _SUM_CLASSES and not sw.family.endswith("-grad") else "all"}
-    common = dict(kind="lower", theory=theory, tolerance=tol, label=cell.lower_source, cell=cell.id, param=param,
-                  instance=inst, control=control, expected="fail" if control else None,
-                  variant=None if sw.variant in (None, "printed") else sw.variant)
-    if errs:
-        return CheckResult(id=rid, status="error", points=rows, detail="; ".join(errs), **common)
-    per = [r["per_accuracy"] for r in rows]
-    if any(p is None for p in per):
-        why = "; ".join(f"{r['target']:g}: {r['reason']}" for r in rows if r["per_accuracy"] is None)
-        st = "fail" if control else "finding"
-        return CheckResult(id=rid, status=st, points=rows, detail=f"engine did not reach ε at some points ({why})", **common)
-    xs = [r["realized"] for r in rows]
-    if all(p == per[0] for p in per):
-        slope, ci, r2 = 0.0, (0.0, 0.0), float("nan")
-    elif min(per) <= 0:
-        # no lower bound at some points (x* reachable without this oracle there): no slope exists
-        counts = [r["per_accuracy"] for r in rows]
-        st = "fail" if (control or theory == 0) else "finding"
-        fnd = () if st == "fail" else (Finding(
-            id=f"finding:{rid}", label=cell.lower_source or cell.source,
-            statement=f"{cell.id}: lower bound grows like {param}^{theory:g} (claimed tight)", printed=theory,
-            measured=f"per-accuracy counts {counts}",
-            detail=(f"The {sw.family} construction ({sw.variant or 'printed'}) needs no {cell.oracle} rounds at some sweep "
-                    f"points: per-accuracy engine counts {counts} at {param} = {[round(x, 3) for x in xs]}."),
-            source=rid),)
-        return CheckResult(id=rid, status=st, points=rows, findings=fnd,
-                           detail=f"per-accuracy counts {counts} contain zeros: no slope", **common)
-    else:
-        f = fit_slope(xs, [max(p, 1e-12) for p in per])
-        slope, ci, r2 = f["slope"], f["ci"], f["r2"]
-    fslope = formula_slope(cell, param, [r["realized_all"] for r in rows]) if theory > 0 else 0.0
-    target = fslope if theory > 0 else 0.0
-    # The formula slope weights the printed sum's terms with unit constants.  The constants are not
-    # printed: with any positive constants the local slope of a sum of monomials lies between the
-    # exponents of its terms, so a bound may grow up to the claimed exponent `theory` (e.g. a
-    # construction that isolates the √κ̂_C̃ term of T1.mixed.comm: engine slope 0.520 where the
-    # unit-constant formula gives 0.318 over the quick grid).  Below the formula slope is a finding
-    # (a weaker bound than claimed), above `theory` a failure.
-    findings: tuple = ()
-    if between_ok(slope, target, max(target, theory), tol):
-        status = "pass"
-    elif control:
-        status = "fail"
-    else:
-        findings = weaker_bound_finding(cell, rid, param, sw, slope, ci, target, tol, rows, xs)
-        status = "finding" if findings else "fail"
-    detail = (f"slope {slope:.3f} vs claimed {theory:g} (formula slope over the grid {fslope:.3f}), tol {tol}; "
-              f"per-accuracy counts {per}; bounds every method of {class_bounded(cell.oracle)}")
-    return CheckResult(id=rid, status=status, measured=slope, ci=ci, r2=r2, points=rows, detail=detail, findings=findings,
-                       extra={"formula_slope": fslope}, **common)
+    return judge_sweep(rid, pts, rules, control=control, kind="lower", theory=theory, tolerance=tol,
+                       label=cell.lower_source, cell=cell.id, param=param, instance=inst,
+                       expected="fail" if control else None,
+                       variant=None if sw.variant in (None, "printed") else sw.variant)
 
 
 #: variants built for some cells only: the oracles they are run for (the others are the base variant's)

@@ -71,8 +71,10 @@ import numpy as np
 
 from mixbounds.bounds.claims import REGISTRY
 from .framework import Check, Task
-from .result import CheckResult, Finding
+from .result import CheckResult, Finding, reading
+from .sweep_point import SweepPoint
 from .verdict import band_ok, upper_ok
+from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, integrity_stop, judge_sweep
 from .sweeps import CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, fit_integrity, fit_slope, formula_slope, geomspace
 
 ACC = {2: "LR2_eps", 3: "MR_eps", 4: "M_mu_eps"}
@@ -273,82 +275,117 @@ def derived_terms_finding(cell, rid: str, param: str, f: dict, dtarget: float, t
                     source=rid),)
 
 
+#: the fields of a Tables 2-4 sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+POINT_FIELDS = ("target", "realized", "per_accuracy", "eps", "R", "M", "iterations", "degrees", "realized_all",
+                "phases", "hit_row")
+
+
+def screen(param: str):
+    """Why a Tables 2-4 point cannot be judged: an exception, or no (ε, δ)-solution within the budget."""
+
+    def rule(v: float, p: dict) -> Unjudged | None:
+        if "error" in p:
+            return Unjudged(v, f"{param}={v:g}: {p['error']}")
+        if not p.get("converged") or p.get("per_accuracy") is None:
+            return Unjudged(v, f"{param}={v:g}: not converged ({p.get('reason')}, {p.get('iterations')} iterations, "
+                               f"final accuracy ratio {p.get('final_ratio')})")
+        return None
+
+    return rule
+
+
+def sweep_point(param: str, oracle: str):
+    """The :class:`SweepPoint` of one judged Tables 2-4 point for ``oracle`` along ``param``."""
+
+    def row(v: float, p: dict) -> SweepPoint:
+        return SweepPoint(POINT_FIELDS, target=v, realized=p["realized"].get(PARAM_REALIZED.get(param, param)),
+                          per_accuracy=p["per_accuracy"][oracle], eps=p["eps"], R=p.get("R"), M=p.get("M"),
+                          iterations=p["iterations"], degrees=p.get("degrees"), realized_all=p["realized"],
+                          phases=p.get("phases"), hit_row=p.get("hit_row"))
+
+    return row
+
+
+def asymptotic_points(table: int, control: bool):
+    """The accuracy sweeps' selection: points whose (ε, δ)-hit came within fewer than :data:`MIN_ROWS` rows are
+    pre-asymptotic and left out (listed); fewer than 3 left is no verdict."""
+
+    def select(rows: list[SweepPoint]) -> Selection | Stop:
+        excluded = [r for r in rows if r.hit_row is not None and r.hit_row < MIN_ROWS[table]]
+        kept = [r for r in rows if r not in excluded]
+        if len(kept) < 3:
+            return Stop("fail" if control else "error",
+                        f"only {len(kept)} points in the asymptotic regime (hit after >= {MIN_ROWS[table]} rows)",
+                        points=kept + excluded)
+        return Selection(kept, excluded)
+
+    return select
+
+
+def positive_fit(oracle: str, control: bool):
+    """:func:`checks.sweeps.fit_slope` of the counts; a zero count is no verdict (``error``)."""
+
+    def fit(rows: list[SweepPoint]) -> Fit | Stop:
+        ys = [r.per_accuracy for r in rows]
+        if min(ys) <= 0:
+            return Stop("fail" if control else "error", f"zero counts of {oracle} at some point: {ys}")
+        return Fit.of(fit_slope([r.realized for r in rows], ys))
+
+    return fit
+
+
 def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, method="apapc", solver=None) -> CheckResult:
-    tol = TOL[tier]
+    """The slope verdict of one Tables 2-4 sweep (module docstring), by :func:`judge_sweep`: ``slope <= target + tol``
+    for a parameter of the cell, ``|slope| <= tol`` for an absent one; Table 2's log tolerance and log-including
+    accuracy target, Table 4's log-factor finding and the derived-terms finding are the special rules."""
     e = cell.exponent(param)
     de = cell.exponent(param, derived=True)
     kind = "upper" if e > 0 else "absent"
     rid = rid or f"{cell.id}.{param}.{kind}"
-    rows, errs = [], []
-    for v, p in zip(grid, pts):
-        if "error" in p:
-            errs.append(f"{param}={v:g}: {p['error']}")
-            continue
-        if not p.get("converged") or p.get("per_accuracy") is None:
-            errs.append(f"{param}={v:g}: not converged ({p.get('reason')}, {p.get('iterations')} iterations, "
-                        f"final accuracy ratio {p.get('final_ratio')})")
-            continue
-        real = p["realized"].get(PARAM_REALIZED.get(param, param))
-        rows.append({"target": v, "realized": real, "per_accuracy": p["per_accuracy"][cell.oracle], "eps": p["eps"],
-                     "R": p.get("R"), "M": p.get("M"), "iterations": p["iterations"], "degrees": p.get("degrees"),
-                     "realized_all": p["realized"], "phases": p.get("phases"), "hit_row": p.get("hit_row")})
+    acc_param = param == ACC[table]
+    tol = table2_log_tolerance(table, acc_param, TOL[tier])
+
+    def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:
+        rows = sel.rows
+        xs, ys = [r.realized for r in rows], [r.per_accuracy for r in rows]
+        slope = f.slope
+        if e > 0:
+            target = e if acc_param else formula_slope(cell, param, [r.realized_all for r in rows])
+        else:
+            target = 0.0
+        log_target = _log_target(e, xs) if (acc_param and e > 0) else None
+        extra = {"exponent": e, "formula_slope": target, "excluded_pre_asymptotic": [r.realized for r in sel.excluded]}
+        findings = ()
+        if table == 2 and acc_param:
+            target = log_target
+            extra["log_factor"] = "target includes the omitted log(1/eps) = ln(L_f R^2/eps)"
+            ok = upper_ok(slope, target, tol)
+        elif e > 0:
+            ok = upper_ok(slope, target, tol)
+            if not ok and table == 4 and acc_param and not control:
+                findings = table4_log_factor_finding(cell, rid, e, f.raw, log_target, tol)
+            extra["log_including_target"] = log_target
+        else:
+            ok = band_ok(slope, 0.0, tol)
+            if not ok and cell.discrepancy and de > 0 and not control:
+                dtarget = de if acc_param else formula_slope(cell, param, [r.realized_all for r in rows], derived=True)
+                findings = derived_terms_finding(cell, rid, param, f.raw, dtarget, tol)
+                if findings:
+                    extra["derived_target"] = dtarget
+        status = "finding" if findings else ("pass" if ok else "fail")
+        cmp = "<=" if e > 0 else "|.| <="
+        detail = (f"slope {slope:.3f} (95% CI {f.ci[0]:.3f}..{f.ci[1]:.3f}, R² {f.r2:.3f}) {cmp} {target:.3f} + {tol} "
+                  f"[exponent {e:g}]; {cell.oracle} counts {ys} at {param} {[round(v, 3) for v in xs]}")
+        return Judgement(status, detail, extra, findings, theory=target)
+
+    rules = SweepRules(screen=screen(param), row=sweep_point(param, cell.oracle), judge=judge,
+                       select=asymptotic_points(table, control) if acc_param else None,
+                       fit=positive_fit(cell.oracle, control), integrity=integrity_stop(fit_integrity, len(grid)))
     inst = {"table": table, "family": pts[0].get("family") if pts and "family" in pts[0] else None,
             "param": param, "method": method, "solver": solver or SOLVER[table]}
-    common = dict(kind=kind, tolerance=tol, label=cell.source, cell=cell.id, param=param, instance=inst,
-                  control=control, expected="fail" if control else None)
-    if errs:
-        return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows, detail="; ".join(errs), **common)
-    acc_param = param == ACC[table]
-    excluded = []
-    if acc_param:
-        excluded = [r for r in rows if r.get("hit_row") is not None and r["hit_row"] < MIN_ROWS[table]]
-        rows = [r for r in rows if r not in excluded]
-        if len(rows) < 3:
-            return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows + excluded,
-                               detail=f"only {len(rows)} points in the asymptotic regime (hit after >= {MIN_ROWS[table]} rows)",
-                               **common)
-    tol = table2_log_tolerance(table, acc_param, tol)
-    common["tolerance"] = tol
-    xs = [r["realized"] for r in rows]
-    ys = [r["per_accuracy"] for r in rows]
-    if min(ys) <= 0:
-        return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows,
-                           detail=f"zero counts of {cell.oracle} at some point: {ys}", **common)
-    f = fit_slope(xs, ys)
-    why = fit_integrity(f, len(grid), stopped=len(excluded))  # pre-asymptotic points are a stated, measured exclusion
-    if why:
-        return CheckResult(id=rid, status="fail" if control else "error", theory=e, points=rows,
-                           detail=f"fit integrity: {why}", **common)
-    slope = f["slope"]
-    if e > 0:
-        target = e if acc_param else formula_slope(cell, param, [r["realized_all"] for r in rows])
-    else:
-        target = 0.0
-    log_target = _log_target(e, xs) if (acc_param and e > 0) else None
-    extra = {"exponent": e, "formula_slope": target, "excluded_pre_asymptotic": [r["realized"] for r in excluded]}
-    findings = ()
-    if table == 2 and acc_param:
-        target = log_target
-        extra["log_factor"] = "target includes the omitted log(1/eps) = ln(L_f R^2/eps)"
-        ok = upper_ok(slope, target, tol)
-    elif e > 0:
-        ok = upper_ok(slope, target, tol)
-        if not ok and table == 4 and acc_param and not control:
-            findings = table4_log_factor_finding(cell, rid, e, f, log_target, tol)
-        extra["log_including_target"] = log_target
-    else:
-        ok = band_ok(slope, 0.0, tol)
-        if not ok and cell.discrepancy and de > 0 and not control:
-            dtarget = de if acc_param else formula_slope(cell, param, [r["realized_all"] for r in rows], derived=True)
-            findings = derived_terms_finding(cell, rid, param, f, dtarget, tol)
-            if findings:
-                extra["derived_target"] = dtarget
-    status = "finding" if findings else ("pass" if ok else "fail")
-    cmp = "<=" if e > 0 else "|.| <="
-    detail = (f"slope {slope:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, R² {f['r2']:.3f}) {cmp} "
-              f"{target:.3f} + {tol} [exponent {e:g}]; {cell.oracle} counts {ys} at {param} {[round(v, 3) for v in xs]}")
-    return CheckResult(id=rid, status=status, theory=target, measured=slope, ci=tuple(f["ci"]), r2=f["r2"], points=rows,
-                       detail=detail, extra=extra, findings=findings, **common)
+    return judge_sweep(rid, list(zip(grid, pts)), rules, control=control, kind=kind, theory=e, tolerance=tol,
+                       label=cell.source, cell=cell.id, param=param, instance=inst,
+                       expected="fail" if control else None)
 
 
 def _class_check(table: int, cls: str) -> Check:
@@ -453,7 +490,10 @@ def _finding_sliding() -> Check:
                            "γ_k ũ^k on which the accelerated analysis rests. solvers.sliding implements Lan's reading. "
                            + detail,
                     source=rid)
-        return [CheckResult(id=rid, kind="finding", status="finding", theory="Lan's GS", measured=p, detail=detail,
+        # measured: the printed reading's best accuracy ratio (<= 1 reaches (ε, δ)); both runs' numbers in readings
+        return [CheckResult(id=rid, kind="finding", status="finding", theory="Lan's GS", detail=detail,
+                            **reading("printed best accuracy ratio",
+                                      {"printed best accuracy ratio": pr["best_ratio"], **p}),
                             label="alg:sliding", findings=(f,), points=[p])]
 
     return Check(id=rid, family="nonsmooth", result_ids=lambda tier: [rid], tasks=lambda tier: [task], finalize=finalize,

@@ -32,10 +32,13 @@ from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
 from .audit_counters import closed_form_mismatch
 from .framework import Check, Task
-from .lower import bound_comparisons
 from .lower import solver_point_task as _lb_task
 from .result import CheckResult, with_variant
-from .verdict import band_ok, finite, fit_counts, upper_ok
+from .sweep_point import SweepPoint
+from .verdict import band_ok, finite, upper_ok
+from .verdict_engine import (
+    Fit, Judgement, Selection, SweepRules, Unjudged, consistency, integrity_stop, judge_sweep,
+)
 from .sweeps import (
     ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_integrity,
     fit_slope, formula_slope, geomspace, worst_sweeps,
@@ -170,86 +173,98 @@ def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER
 
 
 # ----------------------------------------------------------------------------- verdicts
+#: the fields of a Table 1 sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+POINT_FIELDS = ("target", "realized", "per_accuracy", "count1", "count2", "per_iteration", "iterations_window",
+                "iterations", "settle", "n", "chain_length", "variables", "degrees", "realized_all", "target_rel_err")
+
+
+def screen(param: str):
+    """Why a rate point cannot be judged: an exception, the counter audit, the convergence guard, a solver that did
+    not converge, or no per-accuracy window (:func:`upper_point`)."""
+
+    def rule(v: float, p: dict) -> Unjudged | None:
+        if "error" in p:
+            why = p["error"]
+        elif "counter_audit_error" in p:
+            why = f"counter audit: {p['counter_audit_error']}"
+        elif "convergence_error" in p:
+            why = f"convergence guard: {p['convergence_error']}"
+        elif not p["converged"]:
+            why = (f"solver did not converge ({p['reason']}, {p['iterations']} iterations, "
+                   f"final error {p['final_error']:.2e})")
+        elif "per_accuracy" not in p:
+            why = p.get("window_error", "no per-accuracy cost")
+        else:
+            return None
+        return Unjudged(v, f"{param}={v:g}: {why}")
+
+    return rule
+
+
+def sweep_point(param: str, oracle: str):
+    """The :class:`SweepPoint` of one judged rate point for ``oracle`` along ``param``."""
+
+    def row(v: float, p: dict) -> SweepPoint:
+        real = p["realized"].get(PARAM_REALIZED[param])
+        return SweepPoint(POINT_FIELDS, target=v, realized=real, per_accuracy=p["per_accuracy"][oracle],
+                          count1=p["counts1"][oracle], count2=p["counts2"][oracle],
+                          per_iteration=p["per_iteration"][oracle], iterations_window=p["iterations_window"],
+                          iterations=p["iterations"], settle=p["settle"], n=p["n"], chain_length=p.get("chain_length"),
+                          variables=p["variables"], degrees=p["solver"].get("degrees"), realized_all=p["realized"],
+                          target_rel_err=abs(real / v - 1) if real else None)
+
+    return row
+
+
 def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory_shift: float = 0.0,
             control: bool = False, rid: str | None = None, lb_pts=None) -> CheckResult:
-    """The slope verdict of one (cell, parameter) sweep (see module docstring)."""
+    """The slope verdict of one (cell, parameter) sweep (see module docstring), by :func:`judge_sweep`: tight and
+    absent cells ``|slope − target| <= tol``, upper-bound cells and random families ``slope <= target + tol``
+    (target: the formula's slope along the realized points, plus ``theory_shift``); on the worst-case sweeps the
+    tightness ratios against the engine's bound (:func:`tightness_extra`) join ``extra``."""
     theory = cell.exponent(param) + theory_shift
     tol = TOL[tier]
-    if random:
-        kind = "upper"
-    else:
-        kind = "tight" if theory > 0 else "absent"
+    kind = "upper" if random else ("tight" if theory > 0 else "absent")
     variant = sw.family if random else (None if sw.variant in (None, "printed") else sw.variant)
     if rid is None:
         rid = with_variant(f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}",
                            variant)
-    rows, errs = [], []
-    for v, p in pts:
-        if "error" in p:
-            errs.append(f"{param}={v:g}: {p['error']}")
-            continue
-        if "counter_audit_error" in p:
-            errs.append(f"{param}={v:g}: counter audit: {p['counter_audit_error']}")
-            continue
-        if "convergence_error" in p:
-            errs.append(f"{param}={v:g}: convergence guard: {p['convergence_error']}")
-            continue
-        if not p["converged"]:
-            errs.append(f"{param}={v:g}: solver did not converge ({p['reason']}, {p['iterations']} iterations, "
-                        f"final error {p['final_error']:.2e})")
-            continue
-        if "per_accuracy" not in p:
-            errs.append(f"{param}={v:g}: {p.get('window_error', 'no per-accuracy cost')}")
-            continue
-        real = p["realized"].get(PARAM_REALIZED[param])
-        c1, c2 = p["counts1"][cell.oracle], p["counts2"][cell.oracle]
-        rows.append({"target": v, "realized": real, "per_accuracy": p["per_accuracy"][cell.oracle], "count1": c1, "count2": c2,
-                     "per_iteration": p["per_iteration"][cell.oracle], "iterations_window": p["iterations_window"],
-                     "iterations": p["iterations"], "settle": p["settle"], "n": p["n"], "chain_length": p.get("chain_length"),
-                     "variables": p["variables"], "degrees": p["solver"].get("degrees"), "realized_all": p["realized"],
-                     "target_rel_err": abs(real / v - 1) if real else None})
+    upper = kind == "upper" or random
+
+    def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:
+        rows = sel.rows
+        xs, ys = [r.realized for r in rows], [r.per_accuracy for r in rows]
+        if min(ys) <= 0:
+            fit = {"used": 0, "of": len(sw.grid),
+                   "reason": f"no fit: per-accuracy {cell.oracle} counts {ys} contain zeros"}
+        else:
+            fit = {"used": int(f.raw["n"]), "of": len(sw.grid), "reason": None}
+        fslope = theory_shift
+        if cell.exponent(param) > 0:
+            fslope += formula_slope(cell, param, [r.realized_all for r in rows])
+        ok = finite(f.slope) and (upper_ok if upper else band_ok)(f.slope, fslope, tol)
+        extra = {"formula_slope": fslope, "exponent": cell.exponent(param), "fit": fit}
+        if lb_pts is not None:
+            extra.update(tightness_extra(cell, rows, lb_pts))
+        shift = f" + {theory_shift:g}" if theory_shift else ""
+        detail = (f"slope {f.slope:.3f} (95% CI {f.ci[0]:.3f}..{f.ci[1]:.3f}, R² {f.r2:.3f}) {'<=' if upper else '≈'} "
+                  f"{fslope:.3f} ± {tol} [exponent {cell.exponent(param):g}{shift}]; "
+                  f"per-accuracy {cell.oracle} counts {ys} at realized {param} {[round(x, 3) for x in xs]}; "
+                  f"fit on {fit['used']} of {fit['of']} sweep points"
+                  + (f" ({fit['reason']})" if fit["reason"] else ""))
+        return Judgement("pass" if ok else "fail", detail, extra)
+
+    rules = SweepRules(screen=screen(param), row=sweep_point(param, cell.oracle), judge=judge, target_rtol=TARGET_RTOL,
+                       integrity=integrity_stop(fit_integrity, len(sw.grid)))
     inst = {"family": sw.family, "variant": sw.variant or ("printed" if not random else "default"), "base": sw.base,
             "param": param, "eps": [UB_EPS1, UB_EPS2], "method": "apapc"}
-    common = dict(kind=kind, theory=theory, tolerance=tol, label=cell.source, cell=cell.id, param=param,
-                  instance=inst, control=control, expected="fail" if control else None, variant=variant)
-    if errs:
-        return CheckResult(id=rid, status="fail" if control else "error", points=rows, detail="; ".join(errs), **common)
-    bad_target = [r for r in rows if r["target_rel_err"] is None or r["target_rel_err"] > TARGET_RTOL]
-    if bad_target:
-        det = ", ".join(f"target {r['target']:g} realized {r['realized']}" for r in bad_target)
-        return CheckResult(id=rid, status="fail", points=rows,
-                           detail=f"realized {param} misses its target by more than {TARGET_RTOL:g}: {det}", **common)
-    xs = [r["realized"] for r in rows]
-    ys = [r["per_accuracy"] for r in rows]
-    f = fit_counts(xs, ys)
-    if min(ys) <= 0:
-        fit = {"used": 0, "of": len(sw.grid), "reason": f"no fit: per-accuracy {cell.oracle} counts {ys} contain zeros"}
-    else:
-        fit = {"used": int(f["n"]), "of": len(sw.grid), "reason": None}
-        why = fit_integrity(f, len(sw.grid))
-        if why:
-            return CheckResult(id=rid, status="fail" if control else "error", points=rows, measured=f["slope"],
-                               ci=tuple(f["ci"]), detail=f"fit integrity: {why}", extra={"fit": fit}, **common)
-    slope = f["slope"]
-    fslope = formula_slope(cell, param, [r["realized_all"] for r in rows]) + theory_shift if cell.exponent(param) > 0 else theory_shift
-    target = fslope
-    ok = finite(slope) and (upper_ok if (kind == "upper" or random) else band_ok)(slope, target, tol)
-    extra = {"formula_slope": fslope, "exponent": cell.exponent(param), "fit": fit}
-    if lb_pts is not None:
-        extra.update(_tightness(cell, param, rows, lb_pts, sw))
-    status = "pass" if ok else "fail"
-    cmp = "<=" if (kind == "upper" or random) else "≈"
-    detail = (f"slope {slope:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}, R² {f['r2']:.3f}) {cmp} {target:.3f} ± {tol} "
-              f"[exponent {cell.exponent(param):g}{'' if not theory_shift else f' + {theory_shift:g}'}]; per-accuracy {cell.oracle} "
-              f"counts {ys} at realized {param} {[round(x, 3) for x in xs]}; "
-              f"fit on {fit['used']} of {fit['of']} sweep points"
-              + (f" ({fit['reason']})" if fit["reason"] else ""))
-    return CheckResult(id=rid, status=status, measured=slope, ci=tuple(f["ci"]), r2=f["r2"], points=rows, detail=detail,
-                       extra=extra, **common)
+    return judge_sweep(rid, pts, rules, control=control, kind=kind, theory=theory, tolerance=tol, label=cell.source,
+                       cell=cell.id, param=param, instance=inst, expected="fail" if control else None, variant=variant)
 
 
-def _tightness(cell, param, rows, lb_pts, sw) -> dict:
-    """Solver / lower bound, both per decade of accuracy, at each point; and its slope."""
+def tightness_extra(cell, rows: list[SweepPoint], lb_pts) -> dict:
+    """Table 1's tightness rule: solver / lower bound, both per decade of accuracy, at each point, and its slope
+    (the ``extra`` of a worst-case verdict; the certificates read it)."""
     from .lower import LB_DECADES, best_bound
 
     ratios, xs = [], []
@@ -258,10 +273,10 @@ def _tightness(cell, param, rows, lb_pts, sw) -> dict:
         if not b or b["count1"] is None or b["count2"] is None or b["count2"] - b["count1"] <= 0:
             ratios.append(None)
             continue
-        ub = r["per_accuracy"] / math.log10(UB_EPS1 / UB_EPS2)
+        ub = r.per_accuracy / math.log10(UB_EPS1 / UB_EPS2)
         lb = (b["count2"] - b["count1"]) / LB_DECADES
         ratios.append(ub / lb)
-        xs.append(r["realized"])
+        xs.append(r.realized)
     ok = [q for q in ratios if q is not None]
     if len(ok) < 2:
         return {"tightness": ratios, "tightness_slope": None,
@@ -300,29 +315,19 @@ def _guarded(p: dict) -> str | None:
     return p.get("convergence_error") or p.get("counter_audit_error")
 
 
-def _consistency(tier, cls, param, sw, ub_pts, lb_pts) -> CheckResult:
-    """No solver count to ε may be below the engine's lower bound to the same ε."""
-    rid = f"T1.{cls}.consistency.{param}"
-    bad, checked = [], 0
-    rows = []
-    for (v, up), (_, lp) in zip(ub_pts, lb_pts):
-        if "error" in up or "error" in lp or not up.get("converged") or _guarded(up):
-            continue
-        def count_at(o, key_eps, up=up):
-            eps = float(key_eps)
-            return up["counts1" if eps == UB_EPS1 else "counts2"].get(o) if eps in ABS_LEVELS else None
+def _rate_count_at(up: dict, oracle: str, key_eps: str):
+    """A rate run's first-hit count of ``oracle`` to a level of :data:`ABS_LEVELS` (it records ε₁ and ε₂)."""
+    eps = float(key_eps)
+    return up["counts1" if eps == UB_EPS1 else "counts2"].get(oracle) if eps in ABS_LEVELS else None
 
-        for key, eps, sc, lbc in bound_comparisons(lp, count_at):
-            checked += 1
-            rows.append({"target": v, "oracle": key, "eps": eps, "solver": sc, "lower_bound": lbc})
-            if sc < lbc:
-                bad.append(f"{param}={v:g} {key.split('@')[0]} ε={eps:g}: solver {sc} < bound {lbc}")
-    status = "fail" if bad else ("pass" if checked else "error")
-    detail = (f"{checked} (point, oracle, ε) comparisons; " + ("; ".join(bad) if bad else "every solver count >= the engine's bound")
-              if checked else "no comparable points")
-    return CheckResult(id=rid, kind="consistency", status=status, theory=">= lower bound", measured=len(bad), points=rows,
-                       detail=detail, label="lower-bound engine vs solver", cell=f"T1.{cls}", param=param,
-                       instance={"family": sw.family, "variant": sw.variant or "printed"})
+
+def _consistency(tier, cls, param, sw, ub_pts, lb_pts) -> CheckResult:
+    """No solver count to ε may be below the engine's lower bound to the same ε (:func:`consistency`)."""
+    return consistency(f"T1.{cls}.consistency.{param}", param, {"apapc": ub_pts}, lb_pts,
+                       judged=lambda up: "error" not in up and bool(up.get("converged")) and not _guarded(up),
+                       count_at=_rate_count_at, what="point, oracle, ε", named=False,
+                       label="lower-bound engine vs solver",
+                       cell=f"T1.{cls}", instance={"family": sw.family, "variant": sw.variant or "printed"})
 
 
 # ----------------------------------------------------------------------------- checks

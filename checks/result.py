@@ -19,6 +19,7 @@ family cannot fail, and fails the run.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field
 
 STATUSES = ("pass", "fail", "finding", "error", "skipped")
@@ -64,6 +65,17 @@ def with_variant(base_id: str, variant: str | None) -> str:
     return base_id if variant in (None, "printed") else f"{base_id}@{variant}"
 
 
+def reading(key: str, readings: dict) -> dict:
+    """``measured`` and ``readings`` of a result with several numbers: ``measured = readings[key]``, the one the
+    verdict compares (named by ``key``), and all of them by name.
+
+    Use as ``CheckResult(..., **reading(key, {...}))``."""
+    value = readings[key]
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"reading {key!r} is {value!r}, not a number")
+    return {"measured": value, "readings": dict(readings)}
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """One verdict.
@@ -72,7 +84,9 @@ class CheckResult:
     ``control.…``); ``kind``: ``upper`` / ``tight`` / ``absent`` (slope checks against a
     table cell), ``lower`` (lower-bound engine), ``lemma``, ``closed-form``, ``bench``,
     ``tightness``; ``theory``: the claimed exponent or value; ``measured``: the
-    measured one; ``ci``: its 95% confidence interval; ``tolerance``: what was
+    measured one, always a number or ``None`` (the one number the verdict compares: a slope, a worst
+    ratio of the two sides of a lemma, a count of violating cases); ``readings``: every number behind it
+    by name when there are several (:func:`reading`); ``ci``: its 95% confidence interval; ``tolerance``: what was
     allowed and why it is that number lives in the module that produced it;
     ``points``: the raw sweep points (realized κ's, counts, seeds) so anyone can
     re-fit; ``findings``: the findings this check produced; ``variant``: the series a sweep result
@@ -101,10 +115,15 @@ class CheckResult:
     findings: tuple = ()
     extra: dict = field(default_factory=dict)
     variant: str | None = None
+    readings: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"CheckResult {self.id}: unknown status {self.status!r}")
+        m = self.measured
+        if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Real)):
+            raise ValueError(f"CheckResult {self.id}: measured must be a number or None, got "
+                             f"{type(self.measured).__name__} (several numbers go to readings)")
 
     @property
     def caught(self) -> bool | None:
@@ -121,8 +140,18 @@ class CheckResult:
 
     @classmethod
     def from_json(cls, d: dict) -> "CheckResult":
+        """The record of a ``results.json`` claim (schema 2; a schema-1 claim whose ``measured`` is not a number
+        reads as ``measured=None`` with that value in ``readings``)."""
         d = dict(d)
         d.pop("caught", None)
+        m = d.get("measured")
+        if isinstance(m, str):
+            try:
+                d["measured"] = m = float(m)  # "nan"/"inf" as _clean writes them
+            except ValueError:
+                pass
+        if m is not None and (isinstance(m, bool) or not isinstance(m, (int, float))):
+            d["readings"], d["measured"] = (m if isinstance(m, dict) else {"measured": m}), None
         fs = tuple(Finding(**f) for f in d.get("findings", ()))
         d["findings"] = fs
         if d.get("ci") is not None:

@@ -168,7 +168,7 @@ ABS_LEVELS = (UB_EPS1, UB_EPS2)
 
 def worst_sweeps(tier: str, cls: str, variant: str | None = None, *, grad: bool = False) -> list[Sweep]:
     """One sweep per parameter of the class on its worst-case construction."""
-    fam = WORST_FAMILY[cls] + ("-grad" if grad and cls != "consensus" else "")
+    fam = WORST_FAMILY[cls] + ("-grad" if grad and CLASSES[cls].sum_trick else "")
     out = []
     for p in CLASS_FAMILIES[cls][2]:
         lo, hi = WORST_RANGE_CLASS.get((tier, cls, p), WORST_RANGE[tier][p])

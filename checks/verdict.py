@@ -10,9 +10,11 @@ along the realized points) under a tolerance ``tol``:
 * :func:`between_ok` — a lower bound whose unit-constant formula slope and claimed exponent differ
   (a sum of monomials): ``lo − tol <= slope <= hi + tol``.
 
-Each table's special rule is a small named function in the module of its checks
-(:func:`checks.nonsmooth.table2_log_tolerance`, :func:`checks.nonsmooth.table4_log_factor_finding`,
-:func:`checks.nonsmooth.derived_terms_finding`, :func:`checks.lower.weaker_bound_finding`).
+The stages around them (screens, target check, fit integrity, …) are the engine's
+(:func:`checks.verdict_engine.judge_sweep`); each table's special rule is a small named function in
+the module of its checks, passed to the engine (:func:`checks.nonsmooth.table2_log_tolerance`,
+:func:`checks.nonsmooth.table4_log_factor_finding`, :func:`checks.nonsmooth.derived_terms_finding`,
+:func:`checks.lower.weaker_bound_finding`, :func:`checks.rates.tightness_extra`).
 """
 
 from __future__ import annotations

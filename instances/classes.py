@@ -28,7 +28,9 @@ class ProblemClass:
     (``None`` for the classes without one); ``random_family``: the random family's name;
     ``worst_base`` / ``random_base``: the sweeps' base point on each (registry names → value);
     ``engine_variants``: the variants of the worst-case construction the lower-bound engine sweeps
-    (``None``: the family's default, the construction as printed).
+    (``None``: the family's default, the construction as printed); ``sum_trick``: the gradient bound needs the
+    construction's sum-trick twin ``<worst_family>-grad`` (:mod:`instances.worst_case.sum_trick`); ``False`` when
+    the construction is itself a gradient lower bound (Scaman et al.'s consensus chain).
     """
 
     name: str
@@ -40,6 +42,7 @@ class ProblemClass:
     worst_module: str | None = None
     worst_base: dict = field(default_factory=dict)
     engine_variants: tuple = (None,)
+    sum_trick: bool = True
 
 
 #: the classes in report order.  Base points keep the swept term dominant; the mixed worst case keeps κ̂_C̃
@@ -48,7 +51,7 @@ class ProblemClass:
 CLASSES: dict[str, ProblemClass] = {c.name: c for c in (
     ProblemClass("consensus", ("kappa_f", "kappa_W"), ("grad", "comm"),
                  "random-consensus", {"kappa_f": 30.0, "kappa_W": 30.0},
-                 "consensus", "consensus", {"kappa_f": 100.0, "kappa_W": 100.0}),
+                 "consensus", "consensus", {"kappa_f": 100.0, "kappa_W": 100.0}, sum_trick=False),
     ProblemClass("coupled", ("kappa_f", "kappa_A", "kappa_W"), ("grad", "A", "comm"),
                  "random-coupled", {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
                  "coupled", "coupled", {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0}),

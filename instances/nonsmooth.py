@@ -206,42 +206,56 @@ def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kap
             targets["kappa_C"] = kappa_C
         params["tuning"]["kappa_C"] = "singular values in [1, sqrt(kappa_C)]" if kappa_C else "none (Gaussian)"
     if st["A"]:
-        rA = _rng(seed, "coupled-A")
-        B0 = frame_base(m, [d - p] * n, rA)
-        X0 = [B0[i] @ kernels[i].T for i in range(n)] if st["C"] else B0
-        XG = [rA.standard_normal((m, d)) / np.sqrt(d) for _ in range(n)]
-        projs = [N @ N.T for N in kernels] if st["C"] else None
-        tuned = tune_group(X0, XG, projs, kappa_AC, rA, label="kappa_AC")
-        A = tuned.blocks
-        blocks.update(A=A, b=[A[i] @ x0[i] for i in range(n)])
-        if kappa_AC is not None:
-            targets["kappa_AC"] = kappa_AC
-            if not st["C"]:
-                targets["kappa_A"] = kappa_AC
-        params["tuning"]["kappa_AC"] = tuned.info
+        _add_coupled(blocks, targets, params, seed=seed, n=n, d=d, p=p, m=m, kernels=kernels, x0=x0,
+                     kappa_AC=kappa_AC, with_C=st["C"])
     if st["Ct"]:
-        rC = _rng(seed, "shared-Ct")
-        if st["ident"]:
-            Ct0 = identical_shared_block(dt, pt, kappa_Ct, rC)
-            Ct, ct = [Ct0] * n, [Ct0 @ xt0] * n
-            if kappa_Ct is not None:
-                targets["kappa_Ct_id"] = kappa_Ct
-                targets["kappa_Ct"] = kappa_Ct
-        else:
-            B0 = frame_base(dt, [pt] * n, rC)
-            XG = [rC.standard_normal((dt, pt)) / np.sqrt(pt) for _ in range(n)]
-            tuned = tune_group(B0, XG, None, kappa_Ct, rC, label="kappa_Ct")
-            Ct = [X.T.copy() for X in tuned.blocks]
-            ct = [Ci @ xt0 for Ci in Ct]
-            if kappa_Ct is not None:
-                targets["kappa_Ct"] = kappa_Ct
-            params["tuning"]["kappa_Ct"] = tuned.info
-        blocks.update(Ct=Ct, ct=ct)
-        params["free_shared_dims"] = int(dt - np.linalg.matrix_rank(np.vstack([np.asarray(Ci) for Ci in Ct])))
+        _add_shared(blocks, targets, params, seed=seed, n=n, dt=dt, pt=pt, xt0=xt0, kappa_Ct=kappa_Ct,
+                    identical=st["ident"])
     if kappa_W is not None:
         params["tuning"]["kappa_W"] = gs.info.get("tuning")
     u_feas = lay.join(np.concatenate(x0) if x0 else np.zeros(0), np.tile(xt0, (n, 1)) if dt else np.zeros((n, 0)))
     return {"gossip": gs, "layout": lay, "blocks": blocks, "targets": targets, "params": params, "feasible_u": u_feas}
+
+
+def _add_coupled(blocks: dict, targets: dict, params: dict, *, seed: int, n: int, d: int, p: int, m: int, kernels,
+                 x0: list, kappa_AC, with_C: bool) -> None:
+    """``A_i`` tuned to ``κ̃_AC`` (``κ̂_A`` without local constraints) and ``b_i = A_i x0_i`` (feasible)."""
+    rA = _rng(seed, "coupled-A")
+    B0 = frame_base(m, [d - p] * n, rA)
+    X0 = [B0[i] @ kernels[i].T for i in range(n)] if with_C else B0
+    XG = [rA.standard_normal((m, d)) / np.sqrt(d) for _ in range(n)]
+    projs = [N @ N.T for N in kernels] if with_C else None
+    tuned = tune_group(X0, XG, projs, kappa_AC, rA, label="kappa_AC")
+    A = tuned.blocks
+    blocks.update(A=A, b=[A[i] @ x0[i] for i in range(n)])
+    if kappa_AC is not None:
+        targets["kappa_AC"] = kappa_AC
+        if not with_C:
+            targets["kappa_A"] = kappa_AC
+    params["tuning"]["kappa_AC"] = tuned.info
+
+
+def _add_shared(blocks: dict, targets: dict, params: dict, *, seed: int, n: int, dt: int, pt: int, xt0, kappa_Ct,
+                identical: bool) -> None:
+    """``C̃_i`` (identical, or tuned to ``κ̂_{C̃ᵀ}``) and ``c̃_i = C̃_i x̃0`` (feasible)."""
+    rC = _rng(seed, "shared-Ct")
+    if identical:
+        Ct0 = identical_shared_block(dt, pt, kappa_Ct, rC)
+        Ct, ct = [Ct0] * n, [Ct0 @ xt0] * n
+        if kappa_Ct is not None:
+            targets["kappa_Ct_id"] = kappa_Ct
+            targets["kappa_Ct"] = kappa_Ct
+    else:
+        B0 = frame_base(dt, [pt] * n, rC)
+        XG = [rC.standard_normal((dt, pt)) / np.sqrt(pt) for _ in range(n)]
+        tuned = tune_group(B0, XG, None, kappa_Ct, rC, label="kappa_Ct")
+        Ct = [X.T.copy() for X in tuned.blocks]
+        ct = [Ci @ xt0 for Ci in Ct]
+        if kappa_Ct is not None:
+            targets["kappa_Ct"] = kappa_Ct
+        params["tuning"]["kappa_Ct"] = tuned.info
+    blocks.update(Ct=Ct, ct=ct)
+    params["free_shared_dims"] = int(dt - np.linalg.matrix_rank(np.vstack([np.asarray(Ci) for Ci in Ct])))
 
 
 def skeleton_problem(layout: Layout, gossip, blocks: dict) -> MixedProblem:

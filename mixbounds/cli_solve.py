@@ -193,7 +193,10 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
         return spread, f"the nodes' copies of the shared variable x̃ differ (relative spread {spread:.1e})"
     G, h = constraint_system(P)
     if G.shape[0]:
-        feas = float(np.linalg.norm(G @ v - h) / (np.linalg.norm(G @ v) + np.linalg.norm(h) + 1e-300))
+        # relative to the size of the terms summed (|G||v| and h), not to ‖Gv‖: with h = 0 (every printed worst case)
+        # ‖Gv‖ is itself the rounding residual, and ‖Gv − h‖/‖Gv‖ = 1 for any exact solution
+        scale = np.linalg.norm(abs(G) @ np.abs(v)) + np.linalg.norm(h)
+        feas = float(np.linalg.norm(G @ v - h) / (scale + 1e-300))
         if feas > XSTAR_RTOL:
             return feas, f"it violates the constraints (relative residual {feas:.1e})"
     if not P.objective.smooth:

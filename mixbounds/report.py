@@ -58,6 +58,14 @@ def _slope(c: dict) -> str:
     return fmt_slope(c, 3)
 
 
+def _measured(c: dict, limit: int) -> str:
+    """The Measured cell of a result: its ``readings`` by name when it has several numbers (lemma checks, closed
+    forms, audits), else the number (± CI)."""
+    if c.get("readings"):
+        return _val(c["readings"], limit)
+    return _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), limit)
+
+
 def _val(v, limit: int | None = None) -> str:
     if v is None:
         return "—"
@@ -248,7 +256,7 @@ def _certificates_section(doc: dict) -> list[Block]:
 
 # ----------------------------------------------------------------------------- sweeps
 def _result_row(c: dict, tier: str) -> Row:
-    fit = _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 80)
+    fit = _measured(c, 80)
     r2 = _num(c.get("r2"))
     if r2 is not None:
         fit += f" (R² {r2:.3f})"
@@ -405,7 +413,7 @@ def _labels_section(doc: dict, manifest: dict) -> list[Block]:
                            + (link(f"Table {t}", anchor_id("table", t)) if t else "the tables") + "."))
         elif e.results:
             rows = [Row([link(c["id"], cid(c)), V(c["status"]),
-                         _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 80),
+                         _measured(c, 80),
                          _fig_link(c, manifest)], None, _filter_data(c)) for c in e.results]
             inner.append(T(["Result (its row: rule, instance, reproduce command)", "Verdict", "Measured", "Figure"],
                            rows))
@@ -430,7 +438,7 @@ def _fig_link(c: dict, manifest: dict) -> str:
 # ----------------------------------------------------------------------------- other sections
 def _result_table(claims: list[dict], tier: str) -> Block:
     rows = [Row([f"`{c['id']}`", _label_links(c.get("label")) if c.get("label") else "—", _val(c.get("theory"), 200),
-                 _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 200),
+                 _measured(c, 200),
                  _val(c.get("tolerance")), V(c["status"]), _val(c.get("detail"), 600),
                  f"`{reproduce_command(c, tier)}`"], cid(c), _filter_data(c)) for c in claims]
     return T(["Check", "Label", "Statement / theory", "Measured", "Tolerance", "Verdict", "Detail", "Reproduce"], rows)
@@ -449,7 +457,7 @@ def _lemma_section(doc: dict) -> list[Block]:
 
 def _bench_section(doc: dict, manifest: dict) -> list[Block]:
     """Per class: method × oracle rows, one column per (parameter, family) with the fitted slope ± CI."""
-    from mixbounds.plots.bench import parse_bench_id
+    from mixbounds.plots.bench import bench_series
 
     bench = [c for c in doc["claims"] if c["id"].startswith("bench.") and not c.get("control")]
     if not bench:
@@ -462,7 +470,7 @@ def _bench_section(doc: dict, manifest: dict) -> list[Block]:
                 f"result in {link('other results', 'other')}.")]
     by_cls: dict = {}
     for c in bench:
-        b = parse_bench_id(c["id"])
+        b = bench_series(c)
         if b is None:
             by_cls.setdefault(c["id"].split(".")[1], {}).setdefault("_consistency", []).append(c)
             continue
@@ -500,7 +508,7 @@ def _controls_section(doc: dict) -> list[Block]:
     for it in items:
         c = by_id.get(it["id"], {"id": it["id"], "status": it["status"]})
         rows.append(Row([f"`{it['id']}`", it.get("kind", ""), _val(c.get("theory")),
-                         _slope(c) if _num(c.get("measured")) is not None else _val(c.get("measured"), 120),
+                         _measured(c, 120),
                          it["status"],
                          V("pass" if it["caught"] else "not caught", "caught" if it["caught"] else "not caught"),
                          _val(it.get("detail"), 600), f"`{reproduce_command(c, tier)}`"], cid(c), _filter_data(c)))

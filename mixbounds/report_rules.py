@@ -110,7 +110,8 @@ def _rule_rows(tier: str, doc: dict) -> list:
         ["Consistency (`T1.<class>.consistency.<param>`)",
          "no solver count to ε is below the engine's bound to the same ε", "", "", ""],
         ["Lemma checks (`lemma.*`)",
-         f"`measured` is the worst ratio of the two sides over all cases (≥ 1 holds); inequalities to a relative "
+         f"`measured` is the worst ratio of the two sides over all cases (≥ 1 holds; a control: the cases violating), "
+         f"every number of the check is in `readings`; inequalities to a relative "
          f"{lemmas.INEQ_RTOL:g}, equalities {lemmas.EQ_RTOL:g}, exact closed forms {lemmas.EXACT_RTOL:g}, "
          f"order statements: slope ≤ 1 + {lemmas.ORDER_SLOPE_TOL:g}", "", "", ""],
         ["Benchmarks (`bench.*`)", "slopes reported, not judged; `consistency`: no method below the engine",

@@ -201,6 +201,8 @@ def _short(v, n: int = 34) -> str:
 def measured_text(c: dict, digits: int = 3) -> str:
     from mixbounds.plots.data import finite, fmt_slope
 
+    if c.get("readings"):  # several numbers (lemma checks, closed forms, audits): all of them by name
+        return _short(c["readings"])
     if finite(c.get("measured")) is not None:
         return fmt_slope(c, digits)
     return _short(c.get("measured"))

@@ -16,22 +16,27 @@ from .style import PARAM_TEX, new_figure, oracle_tex, param_tex, style_context
 METHOD_COLORS = ["#1f5fa8", "#c0392b", "#27ae60", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d", "#d4ac0d"]
 
 
-def parse_bench_id(rid: str) -> dict | None:
-    """``bench.<class>.<method>.<oracle>.<param>[@family]`` → its parts (``None`` for other ids)."""
-    head, _, family = rid.partition("@")
-    parts = head.split(".")
-    if len(parts) != 5 or parts[0] != "bench" or parts[2] == "consistency":
+def bench_series(res: dict) -> dict | None:
+    """The series of a benchmark slope result, read from its fields (``None`` for other results, e.g. the
+    consistency records): class and oracle from ``cell`` (``T1.<class>.<oracle>``), ``param``, the method from
+    ``extra["method"]``, and the family from ``variant`` (the random family; ``"worst"`` on the worst-case
+    construction, whose ``variant`` is ``None``).  The id (``bench.<class>.<method>.<oracle>.<param>[@family]``)
+    is not parsed."""
+    if res.get("kind") != "bench":
         return None
-    return {"class": parts[1], "method": parts[2], "oracle": parts[3], "param": parts[4], "family": family or "worst"}
+    cell = str(res.get("cell") or "").split(".")
+    method = (res.get("extra") or {}).get("method")
+    if len(cell) != 3 or not method or not res.get("param"):
+        return None
+    return {"class": cell[1], "method": method, "oracle": cell[2], "param": res["param"],
+            "family": res.get("variant") or "worst"}
 
 
 def bench_groups(doc: dict) -> dict[tuple[str, str], list[dict]]:
     """(class, oracle) → the bench results of that pair (document order)."""
     out: dict[tuple[str, str], list[dict]] = {}
     for r in doc.get("claims", []):
-        if r.get("kind") != "bench":
-            continue
-        p = parse_bench_id(r.get("id", ""))
+        p = bench_series(r)
         if p is None:
             continue
         out.setdefault((p["class"], p["oracle"]), []).append(dict(r, _bench=p))

@@ -46,7 +46,28 @@ def load_results(path) -> dict:
     except OSError as exc:
         raise ResultsFileError(f"{path}: cannot read ({exc.strerror})") from None
     validate(doc, str(path))
-    return doc
+    return upgrade(doc)
+
+
+#: results layouts this version reads (:data:`checks.document.SCHEMA` and the older ones :func:`upgrade` converts)
+READABLE_SCHEMAS = (1, 2)
+
+
+def upgrade(doc: dict) -> dict:
+    """A validated document in the current layout (schema 2).  Schema 1 put several numbers of a result in its
+    ``measured`` (a dict, a list or text): they move to ``readings`` and ``measured`` becomes ``null``
+    (schema 1 did not say which one the verdict compared).  ``upgraded_from`` records the original schema."""
+    from mixbounds.checks.document import SCHEMA
+
+    if doc.get("schema") == SCHEMA:
+        return doc
+    claims = []
+    for c in doc["claims"]:
+        m = c.get("measured")
+        if m is not None and not isinstance(m, bool) and num(m) is None:
+            c = dict(c, measured=None, readings=m if isinstance(m, dict) else {"measured": m})
+        claims.append(c)
+    return dict(doc, schema=SCHEMA, upgraded_from=doc.get("schema"), claims=claims)
 
 
 def _is_value(v, *, obj_ok: bool = False) -> bool:
@@ -77,19 +98,20 @@ def validate(doc, where: str = "results") -> None:
     if "schema" not in doc:
         raise ResultsFileError(f"{where}: not a mixbounds results document (no 'schema' field; "
                                f"expected schema {SCHEMA})")
-    if doc["schema"] != SCHEMA:
-        raise ResultsFileError(f"{where}: results schema {doc['schema']!r} is not the one this mixbounds reads "
-                               f"(schema {SCHEMA}); rerun 'mixbounds verify' or use the matching mixbounds version")
+    if doc["schema"] not in READABLE_SCHEMAS or isinstance(doc["schema"], bool):
+        schemas = ", ".join(map(str, READABLE_SCHEMAS))
+        raise ResultsFileError(f"{where}: results schema {doc['schema']!r} is not one this mixbounds reads "
+                               f"(schemas {schemas}); rerun 'mixbounds verify' or use the matching mixbounds version")
     if "version" in doc and not isinstance(doc["version"], str):
         raise ResultsFileError(f"{where}: 'version' is a {type(doc['version']).__name__}, expected a string")
     claims = doc.get("claims")
     if not isinstance(claims, list):
         raise ResultsFileError(f"{where}: not a results document (no 'claims' list)")
     for i, c in enumerate(claims):
-        _validate_claim(c, f"{where}: claims[{i}]")
+        _validate_claim(c, f"{where}: claims[{i}]", doc["schema"])
 
 
-def _validate_claim(c, where: str) -> None:
+def _validate_claim(c, where: str, schema: int) -> None:
     if not isinstance(c, dict):
         raise ResultsFileError(f"{where} is not an object")
     missing = [k for k in ("id", "kind", "status") if k not in c]
@@ -99,6 +121,12 @@ def _validate_claim(c, where: str) -> None:
     if bad:
         raise ResultsFileError(f"{where}: {', '.join(bad)} must be strings")
     where = f"{where} ({c['id']})"
+    if schema >= 2:  # schema 1 may hold a dict or text in measured (upgrade moves it to readings)
+        m = c.get("measured")
+        if m is not None and (isinstance(m, bool) or num(m) is None):
+            raise ResultsFileError(f"{where}: 'measured' = {str(m)[:40]!r} is not a number (schema {schema})")
+        if not isinstance(c.get("readings", {}), dict):
+            raise ResultsFileError(f"{where}: 'readings' is a {type(c['readings']).__name__}, expected an object")
     pts = c.get("points", [])
     if pts is None:
         pts = []

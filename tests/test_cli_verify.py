@@ -238,7 +238,9 @@ def test_plot_redraws_from_results(suite, tmp_path, capsys):
     ("{not json", "not valid JSON"),
     ("[1, 2]", "not a results document"),
     ('{"claims": []}', "no 'schema' field"),
-    ('{"schema": 2, "claims": []}', "results schema 2 is not the one"),
+    ('{"schema": 3, "claims": []}', "results schema 3 is not one this mixbounds reads"),
+    ('{"schema": 2, "claims": [{"id": "x", "kind": "lemma", "status": "pass", "measured": {"a": 1}}]}',
+     "'measured' = \"{'a': 1}\" is not a number (schema 2)"),
     ('{"schema": 1, "claims": 3}', "no 'claims' list"),
     ('{"schema": 1, "claims": [{"id": "x"}]}', "lacks kind, status"),
 ])

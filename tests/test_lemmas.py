@@ -5,6 +5,7 @@ each lemma's *checked* form on them: the printed statement where it holds, the c
 the suite reports a finding.
 """
 
+import json
 import math
 
 import numpy as np
@@ -40,8 +41,13 @@ def _check_verdicts(results: list[CheckResult]):
                 assert r.findings, r.id
                 for f in r.findings:
                     assert f.label and f.printed is not None and f.measured is not None and f.detail
+        # measured is one number, and one of the named readings (results.json schema 2)
+        assert r.measured is None or isinstance(r.measured, (int, float)), (r.id, r.measured)
+        if r.readings:
+            assert r.measured in r.readings.values() or math.isnan(r.measured), (r.id, r.readings)
         back = CheckResult.from_json(r.to_json())
         assert back.id == r.id and back.status == r.status and len(back.findings) == len(r.findings)
+        assert back.readings == json.loads(json.dumps(r.to_json()["readings"]))
 
 
 # ----------------------------------------------------------------------------- registry

@@ -151,22 +151,48 @@ def test_load_results_errors(tmp_path):
     (tmp_path / "bad.json").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ResultsFileError, match="not"):
         load_results(tmp_path / "bad.json")
-    (tmp_path / "ok.json").write_text('{"schema": 1, "claims": []}')
-    assert load_results(tmp_path / "ok.json") == {"schema": 1, "claims": []}
+    (tmp_path / "ok.json").write_text('{"schema": 2, "claims": []}')
+    assert load_results(tmp_path / "ok.json") == {"schema": 2, "claims": []}
+    (tmp_path / "old.json").write_text('{"schema": 1, "claims": []}')
+    assert load_results(tmp_path / "old.json") == {"schema": 2, "claims": [], "upgraded_from": 1}
     with pytest.raises(ResultsFileError, match="without results.json"):
         load_results(tmp_path)
 
 
+def test_schema_1_measured_dict_read_as_readings(tmp_path):
+    """A schema-1 results.json (a lemma's several numbers in ``measured``) still loads: the dict moves to
+    ``readings``, ``measured`` becomes null, numeric ``measured`` values stay; the report shows the readings."""
+    import json
+
+    from mixbounds.report import _measured
+
+    old = {"schema": 1, "claims": [
+        {"id": "lemma.x", "kind": "lemma", "status": "pass", "measured": {"worst ratio": 1.5, "cases": 3}},
+        {"id": "T1.coupled.comm.kappa_W.tight", "kind": "tight", "status": "pass", "measured": 0.5, "ci": [0.4, 0.6]}]}
+    (tmp_path / "r.json").write_text(json.dumps(old))
+    doc = load_results(tmp_path / "r.json")
+    lem, slope = doc["claims"]
+    assert doc["schema"] == 2 and doc["upgraded_from"] == 1
+    assert lem["measured"] is None and lem["readings"] == {"worst ratio": 1.5, "cases": 3}
+    assert slope["measured"] == 0.5 and "readings" not in slope
+    assert _measured(lem, 80) == "worst ratio: 1.5; cases: 3" and _measured(slope, 80) == "0.500 ± 0.100"
+
+
 def _bench_doc():
     def res(rid, pts, slope, status="pass"):
+        # the series fields as checks.bench writes them (plots.bench reads these, not the id)
+        head, _, family = rid.partition("@")
+        _, cls, method, oracle, param = head.split(".")
         return {"id": rid, "kind": "bench", "status": status, "measured": slope, "ci": None if slope is None else [slope - 0.1, slope + 0.1],
+                "cell": f"T1.{cls}.{oracle}", "param": param, "extra": {"method": method}, "variant": family or None,
                 "points": [{"target": x, "realized": x, "per_accuracy": y} for x, y in pts]}
     claims = [res("bench.coupled.apapc.comm.kappa_W", [(10, 100), (100, 316)], 0.5),
               res("bench.coupled.dpmm.comm.kappa_W", [(10, 50), (100, 500)], 1.0),
               res("bench.coupled.apapc.comm.kappa_W@random-coupled", [(10, 80), (100, 250)], 0.49),
               res("bench.coupled.apapc.grad.kappa_f", [(10, 30), (100, 95)], 0.5),
               res("bench.coupled.dpmm.comm.kappa_f", [], None, "skipped"),
-              {"id": "bench.coupled.consistency.kappa_W", "kind": "bench", "status": "pass", "detail": "ok"}]
+              {"id": "bench.coupled.consistency.kappa_W", "kind": "consistency", "status": "pass", "detail": "ok",
+               "cell": "T1.coupled", "param": "kappa_W"}]
     return {"claims": claims}
 
 
@@ -186,6 +212,20 @@ def test_bench_figures_one_per_class_and_oracle(tmp_path):
     for paths in m["bench"].values():
         png = [p for p in paths if str(p).endswith(".png")][0]
         assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_series_from_fields_not_id():
+    """The series of a bench result comes from its fields (variant, cell, param, extra.method): a result whose
+    fields say random family is dashed even if its id had no ``@`` suffix; results without a method are not slopes."""
+    from mixbounds.plots.bench import bench_series
+
+    r = {"id": "bench.coupled.apapc.comm.kappa_W", "kind": "bench", "cell": "T1.coupled.comm", "param": "kappa_W",
+         "extra": {"method": "apapc"}, "variant": "random-coupled"}
+    assert bench_series(r) == {"class": "coupled", "method": "apapc", "oracle": "comm", "param": "kappa_W",
+                               "family": "random-coupled"}
+    assert bench_series(dict(r, variant=None))["family"] == "worst"
+    assert bench_series(dict(r, extra={})) is None
+    assert bench_series(dict(r, kind="consistency")) is None
 
 
 def test_points_with_per_oracle_counts_are_read(tmp_path):

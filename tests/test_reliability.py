@@ -433,7 +433,7 @@ def _mutate(doc, kind):
     return doc
 
 
-@pytest.mark.parametrize("kind, needle", [("schema", "results schema 99 is not the one"),
+@pytest.mark.parametrize("kind, needle", [("schema", "results schema 99 is not one this mixbounds reads"),
                                           ("renamed", "no point has the fields 'realized' and 'per_accuracy'"),
                                           ("strings", "points[0] is a str, expected an object"),
                                           ("values", "points[0].realized = 'abc' is not a number")])
@@ -604,3 +604,22 @@ def test_1_output_directory_of_an_earlier_version_is_adopted(suite, tmp_path):
     (d / outdir.MANIFEST).unlink()
     (d / "mine.txt").write_text("mine")
     assert _verify(d) == EXIT_USAGE and (d / "mine.txt").read_text() == "mine"
+
+
+def test_7_homogeneous_constraints_accept_their_solution_and_refuse_a_wrong_one(tmp_path, capsys):
+    """Every printed worst case has b = 0: the feasibility residual must be relative to the terms (|G||v|), not to
+    ‖Gv‖, which is itself rounding there (the ratio was 1.0 for the exact solution and solve refused it)."""
+    from mixbounds.cli import main
+    from mixbounds.cli_solve import XSTAR_RTOL, xstar_residual
+    from mixbounds.instances.io import load_instance
+
+    d = tmp_path / "coupled"
+    assert main(["instance", "coupled", "--kappa-W", "10", "--kappa-A", "10", "--kappa-f", "10", "--out", str(d)]) == 0
+    inst = load_instance(d)
+    assert not np.any(inst.problem.b_stacked)
+    res, why = xstar_residual(inst.problem, inst.x_star)
+    assert res <= XSTAR_RTOL, why
+    capsys.readouterr()
+    assert main(["solve", str(d)]) == 0
+    np.save(d / "x_star.npy", np.load(d / "x_star.npy") + 1.0)  # control: an infeasible x_star is still refused
+    _solve_refused(d, tmp_path / "w", capsys, [], "x_star.npy is not the solution", "violates the constraints")

@@ -13,10 +13,13 @@ small worst-case constructions), and reports
 * ``fail``    neither holds (a bug in the suite, or a false claim we cannot name);
 * ``error``   a point could not be computed.
 
-``measured`` is the *worst observed ratio of the two sides* over all cases (oriented so that
-``>= 1`` means "holds"), ``points`` keeps the per-case numbers.  Every check ships a negative
-control (``….control``, ``control=True``, ``expected="fail"``): the same comparison with a
-constant or exponent made wrong; it must come out ``fail``.
+``measured`` is one number, the one the verdict compares: the *worst observed ratio of the two sides* over
+all cases (oriented so that ``>= 1`` means "holds"), or a count where the statement has no ratio (a
+control's cases violating, a closed form's printed records failing); ``readings`` holds every number of
+the check by name (:func:`checks.result.reading` names the chosen one), ``points`` the per-case
+numbers.  Every check ships a negative control (``….control``, ``control=True``,
+``expected="fail"``): the same comparison with a constant or exponent made wrong; it must come out
+``fail``.
 
 Adding a lemma check: a module here defining ``LEMMA = LemmaCheck(...)``, and its name in
 ``MODULES`` below.  Its expected findings (``Result(..., finding=reason)``) reach

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..result import CheckResult
+from ..result import CheckResult, reading
 from .base import (
     CHEB_ALG_RTOL,
     CHEB_EIG_TOL,
@@ -137,8 +137,10 @@ def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
     res = [CheckResult(
         id=ids[0], kind="lemma", status="pass" if grid["all_inside"] and agree else "fail", label=label,
         theory="K = ⌈√κ⌉ ⇒ spectrum of P(BᵀB) in [1 − 1/T_K, 1 + 1/T_K] ⊂ [11/15, 19/15] (Salim et al. 2022, §6.3.2)",
-        measured={"max 1/T_K over the grid": worst["inv_T"], "at κ": worst["kappa"], "4/15": 4 / 15, "1/cosh(2) (κ → ∞ limit)": sup,
-                  "interval at worst κ": [worst["lo"], worst["hi"]]},
+        **reading("max 1/T_K over the grid", {
+            "max 1/T_K over the grid": worst["inv_T"], "at κ": worst["kappa"], "4/15": 4 / 15,
+            "1/cosh(2) (κ → ∞ limit)": sup,
+            "interval at worst κ": [worst["lo"], worst["hi"]]}),
         tolerance=0.0, instance={"kappas": len(grid["rows"]), "range": [min(r["kappa"] for r in grid["rows"]), max(r["kappa"] for r in grid["rows"])]},
         points=[{k: r[k] for k in ("kappa", "K", "inv_T")} for r in grid["rows"][:: max(1, len(grid["rows"]) // 40)]],
         detail=(f"1/T_K computed as 1/cosh(K·arccosh θ), θ = (κ+1)/(κ−1), on {len(grid['rows'])} values of κ ∈ [1, 1e6] including "
@@ -153,8 +155,8 @@ def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
     res.append(CheckResult(
         id=ids[1], kind="lemma", status="pass" if ok and sol_ok else "fail", label="app:Chebyshev_iteration",
         theory="eigenvalues of P(M) on range(M) in [1 − 1/T_K, 1 + 1/T_K], ends attained; P(M) = 0 on ker M",
-        measured={"min eig": min(r["own_min"] for r in dd), "max eig": max(r["own_max"] for r in dd),
-                  "max |P_alg − P_own|/|P|": max((r["solver_vs_own"] for r in sol), default=None)},
+        **reading("max eig", {"min eig": min(r["own_min"] for r in dd), "max eig": max(r["own_max"] for r in dd),
+                  "max |P_alg − P_own|/|P|": max((r["solver_vs_own"] for r in sol), default=None)}),
         tolerance=CHEB_EIG_TOL, instance={"kappas": [r["kappa"] for r in dd], "N": 40, "rank": 30},
         points=dd,
         detail=("P(M) = U diag(1 − T_K((L+μ−2λ)/(L−μ))/T_K(θ)) Uᵀ evaluated here (cos form) on random rank-30 PSD 40×40 M "
@@ -165,7 +167,8 @@ def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
     res.append(CheckResult(
         id=ids[2], kind="lemma", status="pass" if ctrl["all_inside"] else "fail", label=label, control=True, expected="fail",
         theory="K = ⌈κ^{1/4}⌉ (wrong exponent) keeps the spectrum in [11/15, 19/15]", tolerance=0.0,
-        measured={"max 1/T_K": ctrl["max_inv_T"], "kappas outside": sum(not r["inside"] for r in ctrl["rows"])},
+        **reading("kappas outside", {
+            "max 1/T_K": ctrl["max_inv_T"], "kappas outside": sum(not r["inside"] for r in ctrl["rows"])}),
         instance={"kappas": len(ctrl["rows"])}, detail="degree κ^{1/4} leaves [11/15, 19/15] for large κ (a control must fail)."))
     return res
 

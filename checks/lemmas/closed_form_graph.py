@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..result import CheckResult
+from ..result import CheckResult, reading
 from .base import (
     PATH_ABS_TOL,
     LemmaCheck,
@@ -67,7 +67,8 @@ def _finalize_closed_graph(tier: str, pts: list[dict], ids: tuple) -> list[Check
     res = [CheckResult(
         id=ids[0], kind="closed-form", status="pass" if not bad else "fail", label="app:example_graph",
         theory="λ_max(W) = 2(1 + cos(π/n)), λ_min+(W) = 2(1 − cos(π/n)) (unweighted path Laplacian)",
-        measured={"max |λ_min+/closed − 1|": max(r["rel_err_min"] for r in rows), "n range": [rows[0]["n"], rows[-1]["n"]]},
+        **reading("max |λ_min+/closed − 1|", {
+            "max |λ_min+/closed − 1|": max(r["rel_err_min"] for r in rows), "n range": [rows[0]["n"], rows[-1]["n"]]}),
         tolerance=PATH_ABS_TOL, instance={"n": len(rows)}, points=rows[:: max(1, len(rows) // 30)],
         detail=f"eigenvalues of the path Laplacian (LAPACK tridiagonal) for n = {rows[0]['n']}…{rows[-1]['n']}, absolute error <= {PATH_ABS_TOL:g}; "
                f"the builders' tuned-path records are checked in lemma.closed_form.worst_case_graphs."
@@ -75,14 +76,16 @@ def _finalize_closed_graph(tier: str, pts: list[dict], ids: tuple) -> list[Check
     caught = [r["n"] for r in rows if not r["control_holds"]]
     res.append(CheckResult(
         id=ids[1], kind="closed-form", status="fail" if caught else "pass", label="app:example_graph", control=True, expected="fail",
-        theory="2(1 ± cos(π/(n+1))) (the Dirichlet path's eigenvalues)", measured={"n violating": len(caught)}, tolerance=PATH_ABS_TOL,
+        theory="2(1 ± cos(π/(n+1))) (the Dirichlet path's eigenvalues)",
+        **reading("n violating", {"n violating": len(caught)}), tolerance=PATH_ABS_TOL,
         detail=f"the wrong closed form fails for {len(caught)} of {len(rows)} n."))
     bad = [r["kappa_W"] for r in nc["rows"] if not r["holds"]]
     res.append(CheckResult(
         id=ids[2], kind="closed-form", status="pass" if not bad and nc["one_minus_cos"] and nc["tuned_ok"] else "fail",
         label="eq:n_chi_relation",
         theory="κ_W <= β_{n+3} <= 72(n+3)²/π² <= 288n²/π² <= 32n²  ⇒  √κ_W <= 4√2 n",
-        measured={"max √κ_W/n": max(r["sqrt_kappa_over_n"] for r in nc["rows"]), "4√2": 4 * math.sqrt(2)},
+        **reading("max √κ_W/n", {
+            "max √κ_W/n": max(r["sqrt_kappa_over_n"] for r in nc["rows"]), "4√2": 4 * math.sqrt(2)}),
         tolerance=1e-12, instance={"kappas": len(nc["rows"])},
         points=[{k: r[k] for k in ("kappa_W", "n", "sqrt_kappa_over_n")} for r in nc["rows"][:: max(1, len(nc["rows"]) // 30)]],
         detail=(f"every link of the chain on {len(nc['rows'])} values of κ_W ∈ [3, 1e{5 if tier != 'full' else 6}], with n from "
@@ -92,7 +95,8 @@ def _finalize_closed_graph(tier: str, pts: list[dict], ids: tuple) -> list[Check
     caught = [r["kappa_W"] for r in nc["rows"] if not r["control_holds"]]
     res.append(CheckResult(
         id=ids[3], kind="closed-form", status="fail" if caught else "pass", label="eq:n_chi_relation", control=True, expected="fail",
-        theory="√κ_W <= n/2 (constant 4√2 replaced by 1/2)", measured={"κ_W violating": len(caught)}, tolerance=0.0,
+        theory="√κ_W <= n/2 (constant 4√2 replaced by 1/2)",
+        **reading("κ_W violating", {"κ_W violating": len(caught)}), tolerance=0.0,
         detail=f"the perturbed constant fails for {len(caught)} of {len(nc['rows'])} κ_W."))
     return res
 

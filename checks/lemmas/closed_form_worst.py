@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..result import CheckResult, Finding, _clean
+from ..result import CheckResult, Finding, _clean, reading
 from .base import (
     LemmaCheck,
     Point,
@@ -172,16 +172,26 @@ def _closed_result(rid: str, label: str, theory: str, printed: list, corrected: 
     worst = max(num, key=lambda r: r.get("rel_diff", 0.0), default=None)
     return CheckResult(
         id=rid, kind="closed-form", status=status, label=label, theory=theory,
-        measured={**({"worst printed record (printed, computed)": [worst["printed"], worst["computed"]]} if worst else {}),
+        # measured: the printed records that fail (0 for pass; a finding needs every corrected record to hold)
+        **reading("printed records failing", {
+            **({"worst printed record (printed, computed)": [worst["printed"], worst["computed"]]} if worst else {}),
+                  "printed records failing": len(p_bad),
                   "printed records holding": f"{len(printed) - len(p_bad)}/{len(printed)}",
                   "corrected records holding": f"{len(corrected) - len(c_bad)}/{len(corrected)}",
-                  "other records holding": f"{len(extra_ok) - len(e_bad)}/{len(extra_ok)}"},
+                  "other records holding": f"{len(extra_ok) - len(e_bad)}/{len(extra_ok)}"}),
         points=[{k: r[k] for k in keys if k in r} for r in printed + corrected + extra_ok], findings=fnds,
         instance={"records": len(printed) + len(corrected) + len(extra_ok)},
         detail=("printed: " + "; ".join(f"{r['name']} @ {r['instance']}: {'holds' if r.get('holds') else 'FAILS'}"
                                         + (f" (printed {r['printed']:.6g}, computed {r['computed']:.6g})" if isinstance(r.get("printed"), (int, float)) and isinstance(r.get("computed"), (int, float)) else "")
                                         for r in printed[:4])
                 + (f". Corrected: {corrected_text}" if corrected else "")))
+
+
+def _control_reading(ctrl: list) -> dict:
+    """A closed-form control's ``measured``: how many of its (deliberately wrong) records do not hold; the readings
+    add each record's (printed, computed) pair by instance."""
+    return reading("records violating", {"records violating": sum(not r["holds"] for r in ctrl),
+                                         **{r["instance"]: [r["printed"], r["computed"]] for r in ctrl}})
 
 
 def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
@@ -207,7 +217,7 @@ def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[Check
     res.append(CheckResult(
         id=rho_ctrl, kind="closed-form", control=True, expected="fail",
         status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label="lem:nesterovs_worst_rho",
-        theory="ρ from the shift 2·μ'μ_f/(2L'L_f) (factor 2 wrong)", measured={r["instance"]: [r["printed"], r["computed"]] for r in ctrl},
+        theory="ρ from the shift 2·μ'μ_f/(2L'L_f) (factor 2 wrong)", **_control_reading(ctrl),
         tolerance=1e-6, detail="the derived ρ with a doubled shift vs the measured ratio of t*."))
     res.append(_closed_result(
         conj, "eq:conj_fi", "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'_C/μ_f)v_1",
@@ -248,7 +258,7 @@ def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[Check
     res.append(CheckResult(
         id=cl_mats_ctrl, kind="closed-form", control=True, expected="fail",
         status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label="app:mixed_coupled_with_local_lower",
-        theory="μ̃_AC = μ'_A/3 (constant 9 → 3)", measured={r["instance"]: [r["printed"], r["computed"]] for r in ctrl},
+        theory="μ̃_AC = μ'_A/3 (constant 9 → 3)", **_control_reading(ctrl),
         tolerance=1e-6, detail="wrong constant vs the realized μ̃_AC of the printed construction."))
     pre_printed = [r for k in ("presolved", "support") for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant="printed")]
     pre_corr = [r for v in ("shared-rows", "shared-rows-incidence") for k in ("presolved", "support", "decay")

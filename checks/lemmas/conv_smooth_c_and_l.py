@@ -7,7 +7,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..result import CheckResult, Finding
+from ..result import CheckResult, Finding, reading
 from .base import (
     EQ_RTOL,
     INEQ_RTOL,
@@ -120,7 +120,8 @@ def _finalize_conv(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
     res = [CheckResult(
         id=ids[0], kind="lemma", status="pass" if not bad_mu and not bad_L and proof_ok else "fail", label=label,
         theory="G is μ_f/4-strongly convex on R^d × L_m^⊥ and 2L_fκ_W²-smooth",
-        measured={"worst λ_min(∇²G on R^d×L_m^⊥)/μ_f (claim 1/4)": wmu, "worst 2L_fκ_W²/λ_max(∇²G)": wL},
+        **reading("worst λ_min(∇²G on R^d×L_m^⊥)/μ_f (claim 1/4)", {
+            "worst λ_min(∇²G on R^d×L_m^⊥)/μ_f (claim 1/4)": wmu, "worst 2L_fκ_W²/λ_max(∇²G)": wL}),
         tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)},
         detail=(f"{len(pts)} cases (quadratic f_i with κ_f ∈ {{2, 10, 100}}, m ∈ 1..4, μ̃ > 0 and μ̃ = 0, scales 1e±3; families; "
                 f"worst-case coupled). Statement vs proof: the proof ends with D_G >= (μ_f/8)‖h‖², i.e. modulus μ_f/4 under "
@@ -153,15 +154,17 @@ def _finalize_conv(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
         findings = ()
     res.append(CheckResult(
         id=ids[1], kind="lemma", status=status, label=label, theory="strongly convex on R^d × {⟨y, 1_{mn}⟩ = 0} (as printed)",
-        measured={"max λ_min/μ_f on printed 𝒴, m >= 2": max((p["printed_over_mu_f"] for p in multi), default=float("nan")),
-                  "cases m >= 2": len(multi), "cases m = 1 (coincide)": len(single)},
+        **reading("max λ_min/μ_f on printed 𝒴, m >= 2", {
+            "max λ_min/μ_f on printed 𝒴, m >= 2": max((p["printed_over_mu_f"] for p in multi), default=float("nan")),
+            "cases m >= 2": len(multi), "cases m = 1 (coincide)": len(single)}),
         tolerance=NOT_SC_TOL, findings=findings, instance={"cases": len(pts)},
         points=[_compact(p, ("m", "mu_f", "mu_G_printed_space", "mu_G_true")) for p in pts],
         detail=f"printed subspace: not strongly convex on {len(not_sc)} of {len(multi)} cases with m >= 2; m = 1 agrees: {same1}."))
     caught = [p for p in pts if not _ge(p["mu_G_true"], p["mu_f"])]
     res.append(CheckResult(
         id=ids[2], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
-        theory="μ_G = μ_f (the lemma's 1/4 replaced by 1)", tolerance=INEQ_RTOL, measured={"cases violating": len(caught)},
+        theory="μ_G = μ_f (the lemma's 1/4 replaced by 1)", tolerance=INEQ_RTOL,
+        **reading("cases violating", {"cases violating": len(caught)}),
         instance={"cases": len(pts)}, detail=f"perturbed modulus violated on {len(caught)} of {len(pts)} cases."))
     return res
 

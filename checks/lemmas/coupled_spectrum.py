@@ -6,7 +6,7 @@ import math
 
 import scipy.sparse as sp
 
-from ..result import CheckResult
+from ..result import CheckResult, reading
 from .base import (
     INEQ_RTOL,
     LemmaCheck,
@@ -104,7 +104,8 @@ def _finalize_coupled(tier: str, pts: list[dict], ids: tuple) -> list[CheckResul
     main = CheckResult(
         id=ids[0], kind="lemma", status=status, label=label,
         theory="σ_max²(B) <= σ_max²(A) + (σ_max²(A) + λ_min+(S_A))κ_W²;  σ_min+²(B) >= λ_min+(S_A)/2",
-        measured={"worst σ_min+²(B)/(λ_min+(S_A)/2)": wmin, "worst bound/σ_max²(B)": wmax},
+        **reading("worst σ_min+²(B)/(λ_min+(S_A)/2)", {
+            "worst σ_min+²(B)/(λ_min+(S_A)/2)": wmin, "worst bound/σ_max²(B)": wmax}),
         tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts],
         instance={"cases": len(pts)},
         detail=(f"{len(pts)} cases (raw Gaussian with scales 1e±3, rank-deficient and zero blocks, m > rank; random-coupled "
@@ -119,7 +120,8 @@ def _finalize_coupled(tier: str, pts: list[dict], ids: tuple) -> list[CheckResul
     ctrl = CheckResult(
         id=ids[1], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="σ_min+²(B) >= 2 λ_min+(S_A)  (the lemma's constant 1/2 replaced by 2)",
-        measured={"worst σ_min+²(B)/(2λ_min+(S_A))": min(p["smin2_B"] / (2 * p["lambda_min_pos_S_A"]) for p in pts)},
+        **reading("worst σ_min+²(B)/(2λ_min+(S_A))", {
+            "worst σ_min+²(B)/(2λ_min+(S_A))": min(p["smin2_B"] / (2 * p["lambda_min_pos_S_A"]) for p in pts)}),
         tolerance=INEQ_RTOL, instance={"cases": len(pts)},
         detail=f"perturbed lower bound violated on {len(caught)} of {len(pts)} cases (a control must fail).")
     return [main, ctrl]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..result import CheckResult, Finding
+from ..result import CheckResult, Finding, reading
 from .base import (
     EQ_RTOL,
     LemmaCheck,
@@ -117,10 +117,11 @@ def _finalize_local(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]
     main = CheckResult(
         id=ids[0], kind="lemma", status=status, label=label,
         theory="σ_max²(B) = σ_max²(C) + γ²σ_max²(W);  σ_min+²(B) = min{σ_min+²(C), γ²σ_min+²(W)}",
-        measured={"worst σ_min+²(B)/printed min": max((p["smin2_B"] / p["printed_min"] for p in pts), default=1.0),
-                  "worst |σ_max²(B)/printed − 1|": max(abs(p["smax2_B"] / p["printed_max"] - 1) for p in pts),
-                  "printed σ_min+² formula fails on": len(pmin_bad), "corrected fails on": len(cmin_bad),
-                  "lower bound σ_min+²(B) >= min{…} holds everywhere": lower_ok},
+        **reading("worst σ_min+²(B)/printed min", {
+            "worst σ_min+²(B)/printed min": max((p["smin2_B"] / p["printed_min"] for p in pts), default=1.0),
+            "worst |σ_max²(B)/printed − 1|": max(abs(p["smax2_B"] / p["printed_max"] - 1) for p in pts),
+            "printed σ_min+² formula fails on": len(pmin_bad), "corrected fails on": len(cmin_bad),
+            "lower bound σ_min+²(B) >= min{…} holds everywhere": lower_ok}),
         tolerance=EQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)}, findings=findings,
         detail=(f"{len(pts)} cases (identical C̃ with ker C = 0 and ≠ 0, rank-deficient C, γ² = f·σ_min+²(C)/σ_min+²(W) with "
                 f"f ∈ {{0.01 … 10}}, scales 1e±3). Explicit B vs Kronecker-sum eigenvalues agree: {consistent}. σ_max² formula "
@@ -129,7 +130,7 @@ def _finalize_local(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]
     ctrl = CheckResult(
         id=ids[1], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="σ_max²(B) = σ_max²(C) + γ·σ_max²(W)  (γ² replaced by γ)", tolerance=EQ_RTOL, instance={"cases": len(pts)},
-        measured={"cases violating": len(caught)},
+        **reading("cases violating", {"cases violating": len(caught)}),
         detail=f"perturbed σ_max² formula violated on {len(caught)} of {len(pts)} cases.")
     return [main, ctrl]
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..result import CheckResult, Finding
+from ..result import CheckResult, Finding, reading
 from .base import (
     INEQ_RTOL,
     ORDER_CONST_MAX,
@@ -158,7 +158,9 @@ def _finalize_mixed_cl(tier: str, pts: list[dict], ids: tuple) -> list[CheckResu
     res = [CheckResult(
         id=ids[0], kind="lemma", status="pass" if not bad and not badL else "fail", label=label,
         theory="σ_min+²(B) >= μ̃/4 (μ̃ > 0), >= L_A (μ̃ = 0), with α, β of eq:block_scaling",
-        measured={"worst σ_min+²(B)/(μ̃/4), μ̃ > 0": worst(pos, "ratio_min"), "worst σ_min+²(B)/L_A, μ̃ = 0": worst(zero, "ratio_min")},
+        **reading("worst σ_min+²(B)/(μ̃/4), μ̃ > 0", {
+            "worst σ_min+²(B)/(μ̃/4), μ̃ > 0": worst(pos, "ratio_min"),
+            "worst σ_min+²(B)/L_A, μ̃ = 0": worst(zero, "ratio_min")}),
         tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts],
         instance={"cases": len(pts), "mu_tilde_positive": len(pos), "mu_tilde_zero": len(zero)},
         detail=(f"{len(pos)} cases with μ̃ > 0 and {len(zero)} with μ̃ = 0 (A_i = R_i C_i), raw (scales 1e±3, rank-deficient A and "
@@ -169,7 +171,9 @@ def _finalize_mixed_cl(tier: str, pts: list[dict], ids: tuple) -> list[CheckResu
     res.append(CheckResult(
         id=ids[1], kind="lemma", status="pass" if not badk else "fail", label=label,
         theory="κ_B <= 4L_A/μ̃ + (4L_A+μ̃)/μ̃·L_W/μ_W + (4L_S+2μ̃)/μ̃·L_C/μ_C (μ̃ > 0); 1 + 2L_W/μ_W + (L_S+2L_A)/L_A·L_C/μ_C (μ̃ = 0)",
-        measured={"worst bound/κ_B, μ̃ > 0": worst(pos, "ratio_kappa"), "worst bound/κ_B, μ̃ = 0": worst(zero, "ratio_kappa")},
+        **reading("worst bound/κ_B, μ̃ > 0", {
+            "worst bound/κ_B, μ̃ > 0": worst(pos, "ratio_kappa"),
+            "worst bound/κ_B, μ̃ = 0": worst(zero, "ratio_kappa")}),
         tolerance=INEQ_RTOL, instance={"cases": len(pts)},
         detail="explicit κ_B bound at the end of app:mixed_coupled_with_local_spectrum, both cases"
                + ("" if not badk else f"; VIOLATED on {[p['case'] for p in badk[:3]]}") + "."))
@@ -215,7 +219,7 @@ def _finalize_mixed_cl(tier: str, pts: list[dict], ids: tuple) -> list[CheckResu
     res.append(CheckResult(
         id=ids[-1], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="σ_min+²(B) >= μ̃ (μ̃ > 0), >= 4L_A (μ̃ = 0)  (the lemma's constants multiplied by 4)", tolerance=INEQ_RTOL,
-        measured={"cases violating": len(caught)}, instance={"cases": len(pts)},
+        **reading("cases violating", {"cases violating": len(caught)}), instance={"cases": len(pts)},
         detail=f"perturbed lower bound violated on {len(caught)} of {len(pts)} cases."))
     return res
 

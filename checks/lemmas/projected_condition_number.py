@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..result import CheckResult, Finding
+from ..result import CheckResult, Finding, reading
 from .base import (
     INEQ_RTOL,
     SAME_RTOL,
@@ -150,8 +150,9 @@ def _finalize_remark(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult
         st, fnd = ("pass" if not viol else "fail"), ()
     res.append(CheckResult(
         id=ids[0], kind="lemma", status=st, label=label, theory="κ̃_BD <= κ̂_B when μ̃_BD > 0",
-        measured={"worst κ̃/κ̂": worst["ratio_tilde_over_hat"], "worst κ̃/κ̂ over random seeds": worst_rand,
-                  "cases violating": len(viol), "cases with D": len(withD)},
+        **reading("worst κ̃/κ̂", {
+            "worst κ̃/κ̂": worst["ratio_tilde_over_hat"], "worst κ̃/κ̂ over random seeds": worst_rand,
+            "cases violating": len(viol), "cases with D": len(withD)}),
         tolerance=INEQ_RTOL, findings=fnd, instance={"cases": len(withD)},
         points=[_compact(p, ("kappa_hat", "kappa_tilde", "mu_tilde", "ratio_tilde_over_hat", "rank_M", "rank_MP")) for p in withD],
         detail=f"κ̃ from the dense projected interaction matrix; agrees with bounds.condition.projected_kappa: {suite_ok}."))
@@ -159,7 +160,8 @@ def _finalize_remark(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult
                                        and _eq(p["kappa_hat_suite"], p["kappa_hat"], SUITE_RTOL))]
     res.append(CheckResult(
         id=ids[1], kind="lemma", status="pass" if not eq_bad else "fail", label=label, theory="κ̃_BD = κ̂_B when D = 0",
-        measured={"max |κ̃_B0/κ̂_B − 1|": max(abs(p["kappa_tilde_D0_suite"] / p["kappa_hat_suite"] - 1) for p in pts)},
+        **reading("max |κ̃_B0/κ̂_B − 1|", {
+            "max |κ̃_B0/κ̂_B − 1|": max(abs(p["kappa_tilde_D0_suite"] / p["kappa_hat_suite"] - 1) for p in pts)}),
         tolerance=SAME_RTOL, instance={"cases": len(pts)},
         detail=f"projected_kappa(B, None) vs mixed_kappa(B) (and the dense κ̂) on {len(pts)} cases."))
     id_bad_p = [p for p in withD if not p["identity_printed"]]
@@ -178,22 +180,25 @@ def _finalize_remark(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult
         st, fnd = ("pass" if not id_bad_p else "fail"), ()
     res.append(CheckResult(
         id=ids[2], kind="lemma", status=st, label=label, theory="ker^⊥(M P_L) = ker^⊥M ∩ L", findings=fnd,
-        measured={"printed fails on": len(id_bad_p), "corrected fails on": len(id_bad_c), "cases": len(withD)},
+        **reading("printed fails on", {
+            "printed fails on": len(id_bad_p), "corrected fails on": len(id_bad_c), "cases": len(withD)}),
         tolerance=SUBSPACE_TOL, instance={"cases": len(withD)},
         points=[_compact(p, ("dim_row_MP", "dim_printed", "dim_corrected", "sin_printed", "sin_corrected")) for p in withD],
         detail="subspaces compared by principal angles (max sine <= 1e-8)."))
     res.append(CheckResult(
         id=ids[3], kind="lemma", status="pass" if not corr_bad else "fail", label=label,
         theory="κ̃_BD >= κ̂_B whenever rank(B'P_kerD) = rank(B') (derived here)",
-        measured={"worst κ̃/κ̂ on equal-rank cases": min((p["ratio_tilde_over_hat"] for p in same_rank), default=float("nan")),
-                  "cases": len(same_rank)},
+        **reading("worst κ̃/κ̂ on equal-rank cases", {
+            "worst κ̃/κ̂ on equal-rank cases": min((p["ratio_tilde_over_hat"] for p in same_rank),
+                                                  default=float("nan")),
+            "cases": len(same_rank)}),
         tolerance=INEQ_RTOL, instance={"cases": len(same_rank)},
         detail="B'PB'ᵀ ≼ B'B'ᵀ with equal ranges gives λ_min+(B'PB'ᵀ) <= λ_min+(B'B'ᵀ) (Courant–Fischer on the common range)."))
     caught = [p for p in pts if p["kappa_hat_T_suite"] is not None and not _eq(p["kappa_tilde_D0_suite"], p["kappa_hat_T_suite"], SAME_RTOL)]
     res.append(CheckResult(
         id=ids[4], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="κ̃_BD = κ̂_{Bᵀ} when D = 0 (transposition order swapped)", tolerance=SAME_RTOL,
-        measured={"cases violating": len(caught)}, instance={"cases": len(pts)},
+        **reading("cases violating", {"cases violating": len(caught)}), instance={"cases": len(pts)},
         detail=f"the swapped equality fails on {len(caught)} of {len(pts)} cases (B_i = e_i gives κ̂_B = n, κ̂_Bᵀ = 1)."))
     return res
 

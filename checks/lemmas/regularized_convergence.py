@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..result import CheckResult, Finding
+from ..result import CheckResult, Finding, reading
 from .base import (
     FEAS_RTOL,
     INEQ_RTOL,
@@ -174,7 +174,9 @@ def _finalize_reg(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
     res = [CheckResult(
         id=ids[0], kind="lemma", status="pass" if not bad and not badf and sane else "fail", label=label,
         theory="‖u − u*_ν‖² <= δ  ⇒  G(u) − G(u*) <= ε  and  ‖Bu − b‖² <= δσ_max²(B)",
-        measured={"worst (G(u) − G(u*))/ε": w, "worst ‖Bu − b‖²/(δσ_max²(B))": max(p["feas_max"] / p["feas_bound"] for p in pts)},
+        **reading("worst (G(u) − G(u*))/ε", {
+            "worst (G(u) − G(u*))/ε": w,
+            "worst ‖Bu − b‖²/(δσ_max²(B))": max(p["feas_max"] / p["feas_bound"] for p in pts)}),
         tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)},
         detail=(f"{len(pts)} convex quadratics (rank-deficient Q, μ = 0; rank-deficient B; ε/(LR²) from 1e-1 to 1e-6; R² = ‖u⁰−u*‖² "
                 f"and 4× that; scales 1e±3). The worst u on the sphere ‖u − u*_ν‖² = δ is computed exactly (secular equation), "
@@ -209,16 +211,18 @@ def _finalize_reg(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
         st, fnd = "fail", ()
     res.append(CheckResult(
         id=ids[1], kind="lemma", status=st, label=label, theory="printed chain: ε/64 + ε/4 + ε/2", findings=fnd,
-        measured={"T1/ε": [min(t1), max(t1)], "max T2/ε": t2, "max T3/ε": max(p["T3_over_eps"] for p in pts),
-                  "max (T1+T2+T3)/ε": chain_max, "printed sum": 49 / 64,
-                  "gap <= T1+T2+T3 everywhere": chain_ok},
+        **reading("max (T1+T2+T3)/ε", {
+            "T1/ε": [min(t1), max(t1)], "max T2/ε": t2, "max T3/ε": max(p["T3_over_eps"] for p in pts),
+            "max (T1+T2+T3)/ε": chain_max, "printed sum": 49 / 64,
+            "gap <= T1+T2+T3 everywhere": chain_ok}),
         tolerance=SAME_RTOL, instance={"cases": len(pts)},
         detail="the three terms of the proof's step (g)/(h) evaluated with the case's L, ν, D, R, δ."))
     caught = [p for p in pts if p["control_gap_over_eps"] > 1.0]
     res.append(CheckResult(
         id=ids[2], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="δ = 8ε/(L+ν) (accuracy O(ε) instead of O(ε²)) suffices for G(u) − G(u*) <= ε", tolerance=INEQ_RTOL,
-        measured={"worst (G(u) − G(u*))/ε": max(p["control_gap_over_eps"] for p in pts), "cases violating": len(caught)},
+        **reading("cases violating", {
+            "worst (G(u) − G(u*))/ε": max(p["control_gap_over_eps"] for p in pts), "cases violating": len(caught)}),
         instance={"cases": len(pts)}, detail=f"the wrong-exponent radius violates the conclusion on {len(caught)} of {len(pts)} cases."))
     return res
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..result import CheckResult
+from ..result import CheckResult, reading
 from .base import (
     INEQ_RTOL,
     PSD_MARGIN,
@@ -156,8 +156,9 @@ def _finalize_penal(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]
     main = CheckResult(
         id=ids[0], kind="lemma", status="pass" if not bad and proof_ok else "fail", label=label,
         theory="F + (r²/ε)‖Kz − v‖² is μ_f/2-strongly convex on X × L_m^⊥ × X̃ (α² = (μ_A+L_A)/μ_W, ε <= 4r²μ_A/μ_f)",
-        measured={"worst modulus/μ_f": w, "worst modulus/(μ_f/2)": min(p["ratio_half"] for p in pts),
-                  "worst modulus/(μ_f/4)": min(p["ratio_quarter"] for p in pts)},
+        **reading("worst modulus/(μ_f/2)", {
+            "worst modulus/μ_f": w, "worst modulus/(μ_f/2)": min(p["ratio_half"] for p in pts),
+            "worst modulus/(μ_f/4)": min(p["ratio_quarter"] for p in pts)}),
         tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)},
         detail=(f"{len(pts)} cases (quadratic F on (x_i, x̃_i), with/without C and C̃ (identical or not), ε = 4r²μ_A/μ_f·{{1, 0.1, "
                 f"0.01}}, paper β, γ and β = γ = 0; scales 1e±3; random-mixed families). Worst modulus {w:.4g}·μ_f. Statement vs "
@@ -171,7 +172,8 @@ def _finalize_penal(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]
     ctrl = CheckResult(
         id=ids[1], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="μ_f/2-strong convexity with ε = 400r²(μ_A + L_A)/μ_f (the hypothesis ε <= 4r²μ_A/μ_f violated)",
-        tolerance=INEQ_RTOL, measured={"cases violating": len(caught)}, instance={"cases": len(pts)},
+        tolerance=INEQ_RTOL,
+        **reading("cases violating", {"cases violating": len(caught)}), instance={"cases": len(pts)},
         detail=f"with the penalty weakened, the modulus falls below μ_f/2 on {len(caught)} of {len(pts)} cases.")
     return [main, ctrl]
 

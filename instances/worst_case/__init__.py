@@ -40,5 +40,5 @@ _BASE = {c.worst_family: import_module(f"{__name__}.{c.worst_module}").build for
 _BASE.update({"shared-ident": ident.build_shared, "mixed-ident": ident.build_mixed})
 
 FAMILIES: dict = {name: _check_n(b) for name, b in _BASE.items()}
-FAMILIES.update({f"{name}-grad": _check_n(_grad(b)) for name, b in _BASE.items()
-                 if name not in ("consensus", "shared-ident", "mixed-ident")})
+FAMILIES.update({f"{c.worst_family}-grad": _check_n(_grad(_BASE[c.worst_family])) for c in CLASSES.values()
+                 if c.worst_family and c.sum_trick})
