@@ -34,9 +34,12 @@ import numpy as np
 from mixbounds.outdir import atomic_write, atomic_write_text
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-#: APAPC's constants of the reformulated objective: "spectral" (exact, by Lanczos, at any size) rather than
-#: the lemma's bounds μ_f/4, 2L_f·κ_W'², which the rate checks keep as printed (solvers.constants)
+#: APAPC's constants of the reformulated objective (``--constants``): "spectral" (exact, by Lanczos, at any size;
+#: the default) or "lemma" (the lemma's bounds μ_f/4, 2L_f·κ_W'², which the rate checks keep as printed). Lanczos
+#: applies the Chebyshev-accelerated operator hundreds of times: cheap at 10⁵ variables, not at 10⁷ on a long path
+#: (solvers.constants), where the lemma's constants cost no set-up and some more iterations
 SOLVE_CONSTANTS = "spectral"
+CONSTANTS_CHOICES = ("spectral", "lemma")
 #: relative KKT residual above which a supplied x_star.npy is not the solution (saved ones have ~1e-12;
 #: the reference solve guarantees 1e-9, and the least-squares multipliers add rounding on top)
 XSTAR_RTOL = 1e-6
@@ -270,7 +273,7 @@ def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:
             from mixbounds.solvers import solve
 
             res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter,
-                        constants=SOLVE_CONSTANTS)
+                        constants=args.constants)
         else:
             res = methods[args.method][0](P, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
     except ValueError as exc:
@@ -284,7 +287,8 @@ def _report(args, inst, d, res, ref_note, secs, out_json, x_path) -> int:
     summary = strict({"method": res.method, "eps": args.eps, "converged": bool(res.converged), "reason": res.reason,
                       "iterations": int(res.iterations), "counts": {k: int(v) for k, v in res.counts.items()},
                       "final_relative_error": res.final_error(), "x": None if x_path is None else str(x_path),
-                      "reference": ref_note, "instance": str(d), "family": inst.family, "seconds": secs})
+                      "reference": ref_note, "instance": str(d), "family": inst.family, "seconds": secs,
+                      "constants": args.constants if res.method.startswith("apapc") else None})
     print(f"{inst.family} ({P.problem_class}, n = {P.n}, {P.layout.size} variables): {res.method}, eps = {args.eps:g}")
     print(f"  {'converged' if res.converged else 'NOT converged'} ({res.reason}) after {res.iterations} iterations, "
           f"final relative error {res.final_error():.3e}")
@@ -317,4 +321,7 @@ def register(sub) -> None:
     s.add_argument("--json", default=None, metavar="FILE", help="write a JSON summary here (x goes to <stem>.x.npy)")
     s.add_argument("--x", default=None, metavar="FILE", help="write the final iterate here (z-layout .npy)")
     s.add_argument("--max-iter", type=int, default=100_000, help="iteration budget")
+    s.add_argument("--constants", choices=CONSTANTS_CHOICES, default=SOLVE_CONSTANTS,
+                   help="APAPC's constants: 'spectral' (exact, by Lanczos; default) or 'lemma' (the lemma's bounds, no "
+                        "set-up cost, more iterations: for the largest instances)")
     s.set_defaults(func=_cmd_solve)
