@@ -194,6 +194,34 @@ def _control_reading(ctrl: list) -> dict:
                                          **{r["instance"]: [r["printed"], r["computed"]] for r in ctrl}})
 
 
+def _coupled_local_results(pts: list[dict], cl_mats: str, cl_mats_ctrl: str, presolve: str) -> list[CheckResult]:
+    """The C&L construction's closed forms (app:mixed_coupled_with_local_lower), its control, and the presolve
+    statement (printed construction against the documented shared-rows variants)."""
+    res = []
+    cl_printed = [r for k in ("L_A", "mu_AC", "L_A (shared rows)", "mu_AC (shared rows)", "kappa_C", "kappa_AC", "kappa_f")
+                  for r in _recs(pts, "coupled-local", "closed", (k,))]
+    res.append(_closed_result(
+        cl_mats, "app:mixed_coupled_with_local_lower",
+        "eq:tkappaAap/eq:Ai_rear: max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A, μ̃_AC = μ'_A/9, κ_C = κ(W_C) (and the shared-rows variant's derived forms)",
+        cl_printed, [], [], ""))
+    ctrl = _recs(pts, "coupled-local", "extra_closed", ("mu_AC",), "control")
+    res.append(CheckResult(
+        id=cl_mats_ctrl, kind="closed-form", control=True, expected="fail",
+        status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label="app:mixed_coupled_with_local_lower",
+        theory="μ̃_AC = μ'_A/3 (constant 9 → 3)", **_control_reading(ctrl),
+        tolerance=1e-6, detail="wrong constant vs the realized μ̃_AC of the printed construction."))
+    pre_printed = [r for k in ("presolved", "support") for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant="printed")]
+    pre_corr = [r for v in ("shared-rows", "shared-rows-incidence") for k in ("presolved", "support", "decay")
+                for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant=v)]
+    res.append(_closed_result(
+        presolve, "app:mixed_coupled_with_local_lower",
+        "presolving the local consensus gives exactly App. C.3's problem; its solution is App. C's copied l times (x* has a long chain)",
+        pre_printed, pre_corr, _finds(pts, "coupled-local", ("support", "presolved"), variant="printed"),
+        "A_i = (δ_Uᵀ ⊗ √L'E₁ᵀ, δ_Uᵀ ⊗ √μ'I) (all nodes write the same rows R^K; variant 'shared-rows'): presolving gives the l = 1 "
+        "coupled instance scaled by l/3 exactly (x*_ij = x*_i(coupled) to 1e-6), with μ̃ = (2l/27)μ', κ̃ = (9/2)(2L'+μ')/μ'."))
+    return res
+
+
 def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
     (graphs, rho, rho_ctrl, conj, xstar, funcs, mats, cl_mats, cl_mats_ctrl, presolve, cc_id) = ids
     res = []
@@ -248,27 +276,7 @@ def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[Check
         "the rows of E₁ᵀ, E₂ᵀ (eq:E1, eq:E2) are +(e_k − e_{k+1}), so the split constraints are equivalent to (√L'Eᵀ, √μ'I)x = 0, "
         "i.e. to C̃x = 0 after p ↦ −p (f_i is even in p: same value, p* flips sign). Numerator and denominator closed forms hold.",
         extra_ok=mats_extra))
-    cl_printed = [r for k in ("L_A", "mu_AC", "L_A (shared rows)", "mu_AC (shared rows)", "kappa_C", "kappa_AC", "kappa_f")
-                  for r in _recs(pts, "coupled-local", "closed", (k,))]
-    res.append(_closed_result(
-        cl_mats, "app:mixed_coupled_with_local_lower",
-        "eq:tkappaAap/eq:Ai_rear: max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A, μ̃_AC = μ'_A/9, κ_C = κ(W_C) (and the shared-rows variant's derived forms)",
-        cl_printed, [], [], ""))
-    ctrl = _recs(pts, "coupled-local", "extra_closed", ("mu_AC",), "control")
-    res.append(CheckResult(
-        id=cl_mats_ctrl, kind="closed-form", control=True, expected="fail",
-        status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label="app:mixed_coupled_with_local_lower",
-        theory="μ̃_AC = μ'_A/3 (constant 9 → 3)", **_control_reading(ctrl),
-        tolerance=1e-6, detail="wrong constant vs the realized μ̃_AC of the printed construction."))
-    pre_printed = [r for k in ("presolved", "support") for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant="printed")]
-    pre_corr = [r for v in ("shared-rows", "shared-rows-incidence") for k in ("presolved", "support", "decay")
-                for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant=v)]
-    res.append(_closed_result(
-        presolve, "app:mixed_coupled_with_local_lower",
-        "presolving the local consensus gives exactly App. C.3's problem; its solution is App. C's copied l times (x* has a long chain)",
-        pre_printed, pre_corr, _finds(pts, "coupled-local", ("support", "presolved"), variant="printed"),
-        "A_i = (δ_Uᵀ ⊗ √L'E₁ᵀ, δ_Uᵀ ⊗ √μ'I) (all nodes write the same rows R^K; variant 'shared-rows'): presolving gives the l = 1 "
-        "coupled instance scaled by l/3 exactly (x*_ij = x*_i(coupled) to 1e-6), with μ̃ = (2l/27)μ', κ̃ = (9/2)(2L'+μ')/μ'."))
+    res.extend(_coupled_local_results(pts, cl_mats, cl_mats_ctrl, presolve))
     cc = [r for fam in ("consensus", "coupled") for where in ("closed", "solution_closed") for r in _recs(pts, fam, where)
           if r.get("role") != "graph"]
     res.append(_closed_result(
