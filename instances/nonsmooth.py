@@ -50,7 +50,8 @@ from .instance import Instance
 from .layout import Layout
 from .objectives import Objective, block_diag_u
 from .problem import MixedProblem
-from .random import frame_base, identical_shared_block, local_blocks, make_gossip, tune_group
+from .random import local_blocks, make_gossip
+from .random.constraint_groups import coupled_group, shared_group
 from .random.common import (
     COMMON_KW, _check_int, _check_kappa, _check_seed, _check_variant, _reject_targets, _reject_unknown, _rng,
 )
@@ -220,40 +221,20 @@ def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kap
 def _add_coupled(blocks: dict, targets: dict, params: dict, *, seed: int, n: int, d: int, p: int, m: int, kernels,
                  x0: list, kappa_AC, with_C: bool) -> None:
     """``A_i`` tuned to ``κ̃_AC`` (``κ̂_A`` without local constraints) and ``b_i = A_i x0_i`` (feasible)."""
-    rA = _rng(seed, "coupled-A")
-    B0 = frame_base(m, [d - p] * n, rA)
-    X0 = [B0[i] @ kernels[i].T for i in range(n)] if with_C else B0
-    XG = [rA.standard_normal((m, d)) / np.sqrt(d) for _ in range(n)]
-    projs = [N @ N.T for N in kernels] if with_C else None
-    tuned = tune_group(X0, XG, projs, kappa_AC, rA, label="kappa_AC")
-    A = tuned.blocks
-    blocks.update(A=A, b=[A[i] @ x0[i] for i in range(n)])
-    if kappa_AC is not None:
-        targets["kappa_AC"] = kappa_AC
-        if not with_C:
-            targets["kappa_A"] = kappa_AC
-    params["tuning"]["kappa_AC"] = tuned.info
+    A, b, t, info = coupled_group(seed=seed, n=n, d=d, p=p, m=m, kernels=kernels, x0=x0, kappa_AC=kappa_AC,
+                                  with_C=with_C)
+    blocks.update(A=A, b=b)
+    targets.update(t)
+    params["tuning"]["kappa_AC"] = info
 
 
 def _add_shared(blocks: dict, targets: dict, params: dict, *, seed: int, n: int, dt: int, pt: int, xt0, kappa_Ct,
                 identical: bool) -> None:
     """``C̃_i`` (identical, or tuned to ``κ̂_{C̃ᵀ}``) and ``c̃_i = C̃_i x̃0`` (feasible)."""
-    rC = _rng(seed, "shared-Ct")
-    if identical:
-        Ct0 = identical_shared_block(dt, pt, kappa_Ct, rC)
-        Ct, ct = [Ct0] * n, [Ct0 @ xt0] * n
-        if kappa_Ct is not None:
-            targets["kappa_Ct_id"] = kappa_Ct
-            targets["kappa_Ct"] = kappa_Ct
-    else:
-        B0 = frame_base(dt, [pt] * n, rC)
-        XG = [rC.standard_normal((dt, pt)) / np.sqrt(pt) for _ in range(n)]
-        tuned = tune_group(B0, XG, None, kappa_Ct, rC, label="kappa_Ct")
-        Ct = [X.T.copy() for X in tuned.blocks]
-        ct = [Ci @ xt0 for Ci in Ct]
-        if kappa_Ct is not None:
-            targets["kappa_Ct"] = kappa_Ct
-        params["tuning"]["kappa_Ct"] = tuned.info
+    Ct, ct, t, info = shared_group(seed=seed, n=n, dt=dt, pt=pt, xt0=xt0, kappa_Ct=kappa_Ct, identical=identical)
+    targets.update(t)
+    if not identical:
+        params["tuning"]["kappa_Ct"] = info
     blocks.update(Ct=Ct, ct=ct)
     params["free_shared_dims"] = int(dt - np.linalg.matrix_rank(np.vstack([np.asarray(Ci) for Ci in Ct])))
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from ..instance import Instance
 from ..layout import Layout
@@ -20,11 +19,11 @@ from .common import (
     COMMON_KW, OBJECTIVES, _check_int, _check_kappa, _check_seed, _check_variant, _reject_targets, _reject_unknown,
     _rng,
 )
-from .constraint_blocks import identical_shared_block, local_blocks
+from .constraint_blocks import local_blocks
+from .constraint_groups import coupled_group, shared_group
 from .finish import _finish
 from .gossip import make_gossip
 from .objectives import logistic_objective, quadratic_objective
-from .tuning import frame_base, tune_group
 
 
 @dataclass(frozen=True)
@@ -120,49 +119,23 @@ def _local_group(n: int, sz: dict, tg: _Targets, seed: int, x0, kw_p: dict, targ
 
 def _coupled_group(st: _Structure, n: int, sz: dict, tg: _Targets, seed: int, x0, kernels, kw_p: dict, targets: dict,
                    tuning: dict) -> None:
-    """``A_i``, ``b_i`` with κ̃_AC (or κ̂_A) tuned by :func:`.tuning.tune_group`."""
-    d, m, p = sz["d"], sz["m"], sz["p"]
-    rA = _rng(seed, "coupled-A")
-    ranks = [d - p] * n
-    B0 = frame_base(m, ranks, rA)
-    X0 = [B0[i] @ kernels[i].T for i in range(n)] if st.C else B0
-    XG = [rA.standard_normal((m, d)) / np.sqrt(d) for _ in range(n)]
-    projs = [N @ N.T for N in kernels] if st.C else None
-    tuned = tune_group(X0, XG, projs, tg.kappa_AC, rA, label="kappa_AC")
-    A = tuned.blocks
-    kw_p.update(A=A, b=[A[i] @ x0[i] for i in range(n)])
-    if tg.kappa_AC is not None:
-        targets["kappa_AC"] = tg.kappa_AC
-        if not st.C:
-            targets["kappa_A"] = tg.kappa_AC
-    tuning["kappa_AC"] = tuned.info
+    """``A_i``, ``b_i`` with κ̃_AC (or κ̂_A) tuned (:func:`.constraint_groups.coupled_group`)."""
+    A, b, t, info = coupled_group(seed=seed, n=n, d=sz["d"], p=sz["p"], m=sz["m"], kernels=kernels, x0=x0,
+                                  kappa_AC=tg.kappa_AC, with_C=st.C)
+    kw_p.update(A=A, b=b)
+    targets.update(t)
+    tuning["kappa_AC"] = info
 
 
 def _shared_group(st: _Structure, n: int, sz: dict, tg: _Targets, seed: int, xt0, kw_p: dict, targets: dict,
                   tuning: dict) -> None:
-    """``C̃_i``, ``c̃_i``: identical (κ_C̃ exact by singular values) or tuned κ̂_{C̃ᵀ}."""
-    dt, pt, kappa_Ct = sz["dt"], sz["pt"], tg.kappa_Ct
-    rC = _rng(seed, "shared-Ct")
-    if st.ident:
-        Ct0 = identical_shared_block(dt, pt, kappa_Ct, rC)
-        Ct = [Ct0] * n
-        ct0 = Ct0 @ xt0
-        ct = [ct0] * n
-        if kappa_Ct is not None:
-            targets["kappa_Ct_id"] = kappa_Ct
-            targets["kappa_Ct"] = kappa_Ct
-        tuning["kappa_Ct"] = ("identical C̃: singular values in [1, sqrt(kappa_Ct)]; "
-                              "kappa_Ct targets κ_C̃ (= κ̂_{C̃ᵀ} for identical blocks)") if kappa_Ct else "none"
-    else:
-        B0 = frame_base(dt, [pt] * n, rC)
-        XG = [rC.standard_normal((dt, pt)) / np.sqrt(pt) for _ in range(n)]
-        tuned = tune_group(B0, XG, None, kappa_Ct, rC, label="kappa_Ct")
-        Ct = [X.T.copy() for X in tuned.blocks]
-        ct = [Ci @ xt0 for Ci in Ct]
-        if kappa_Ct is not None:
-            targets["kappa_Ct"] = kappa_Ct
-        tuning["kappa_Ct"] = tuned.info
+    """``C̃_i``, ``c̃_i``: identical (κ_C̃ exact by singular values) or tuned κ̂_{C̃ᵀ}
+    (:func:`.constraint_groups.shared_group`)."""
+    Ct, ct, t, info = shared_group(seed=seed, n=n, dt=sz["dt"], pt=sz["pt"], xt0=xt0, kappa_Ct=tg.kappa_Ct,
+                                   identical=st.ident)
     kw_p.update(Ct=Ct, ct=ct)
+    targets.update(t)
+    tuning["kappa_Ct"] = info
 
 
 def _build_random(family: str, *, n=None, seed=0, kappa_W=None, kappa_f=10.0, kappa_AC=None, kappa_C=None,
