@@ -38,7 +38,9 @@ from .layout import Layout
 from .nonsmooth import SIZE_KW, STRUCTURES, build_constraints
 from .objectives import LogisticObjective, QuadraticObjective
 from .problem import MixedProblem
-from .random.common import COMMON_KW, _check_int, _check_seed, _check_variant, _orthogonal, _reject_unknown, _rng
+from .random.common import (
+    COMMON_KW, _check_int, _check_seed, _check_variant, _kappa_A_alias, _orthogonal, _reject_unknown, _rng,
+)
 from .random.finish import _finish
 from .reference import constraint_system, copy_map, reference_solution
 
@@ -106,11 +108,7 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
     if st["A"] and not st["C"]:
         allowed.append("kappa_A")
     _reject_unknown(family, kw, allowed)
-    if "kappa_A" in kw:
-        ka = kw.pop("kappa_A")
-        if kappa_AC is not None and ka is not None and float(ka) != float(kappa_AC):
-            raise ValueError(f"{family}: kappa_A = {ka} and kappa_AC = {kappa_AC} disagree")
-        kappa_AC = ka if kappa_AC is None else kappa_AC
+    kappa_AC = _kappa_A_alias(family, kw, kappa_AC)
     if kappa_f is not None:
         raise ValueError(f"{family}: cannot target kappa_f = {kappa_f}: μ_f = 0 in Table 2 (κ_f is infinite); "
                          "the accuracy parameter is L_f R²/ε")

@@ -53,7 +53,8 @@ from .problem import MixedProblem
 from .random import local_blocks, make_gossip
 from .random.constraint_groups import coupled_group, shared_group
 from .random.common import (
-    COMMON_KW, _check_int, _check_kappa, _check_seed, _check_variant, _reject_targets, _reject_unknown, _rng,
+    COMMON_KW, _check_int, _check_kappa, _check_seed, _check_variant, _kappa_A_alias, _reject_targets, _reject_unknown,
+    _rng,
 )
 from .random.finish import _finish
 from .reference import constraint_system, copy_map
@@ -402,11 +403,7 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
     if st["A"] and not st["C"]:
         allowed.append("kappa_A")
     _reject_unknown(family, kw, allowed)
-    if "kappa_A" in kw:
-        ka = kw.pop("kappa_A")
-        if kappa_AC is not None and ka is not None and float(ka) != float(kappa_AC):
-            raise ValueError(f"{family}: kappa_A = {ka} and kappa_AC = {kappa_AC} disagree")
-        kappa_AC = ka if kappa_AC is None else kappa_AC
+    kappa_AC = _kappa_A_alias(family, kw, kappa_AC)
     if kappa_f is not None:
         raise ValueError(f"{family}: cannot target kappa_f = {kappa_f}: a nonsmooth objective has no smoothness constant "
                          "(Tables 3-4 are parametrised by M_f, mu_f and R)")

@@ -94,3 +94,14 @@ def _check_variant(family: str, variant: str, known: Sequence[str]) -> str:
 
 def _rel(a: float, b: float) -> float:
     return abs(a / b - 1.0)
+
+
+def _kappa_A_alias(family: str, kw: dict, kappa_AC):
+    """``kappa_A`` (popped from ``kw``) is an alias of ``kappa_AC`` for coupled structures without local constraints;
+    both given must agree.  Returns the target ``κ̃_AC``."""
+    if "kappa_A" not in kw:
+        return kappa_AC
+    ka = kw.pop("kappa_A")
+    if kappa_AC is not None and ka is not None and float(ka) != float(kappa_AC):
+        raise ValueError(f"{family}: kappa_A = {ka} and kappa_AC = {kappa_AC} disagree (kappa_A is an alias of kappa_AC here)")
+    return ka if kappa_AC is None else kappa_AC

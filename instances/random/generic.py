@@ -16,7 +16,8 @@ from ..instance import Instance
 from ..layout import Layout
 from ..problem import MixedProblem
 from .common import (
-    COMMON_KW, OBJECTIVES, _check_int, _check_kappa, _check_seed, _check_variant, _reject_targets, _reject_unknown,
+    COMMON_KW, OBJECTIVES, _check_int, _check_kappa, _check_seed, _check_variant, _kappa_A_alias, _reject_targets,
+    _reject_unknown,
     _rng,
 )
 from .constraint_blocks import local_blocks
@@ -71,11 +72,7 @@ def _parse_targets(family: str, st: _Structure, kw: dict, kappa_f, kappa_W, kapp
     if st.A and not st.C:
         allowed.append("kappa_A")
     _reject_unknown(family, kw, allowed)
-    if "kappa_A" in kw:
-        ka = kw.pop("kappa_A")
-        if kappa_AC is not None and ka is not None and float(ka) != float(kappa_AC):
-            raise ValueError(f"{family}: kappa_A = {ka} and kappa_AC = {kappa_AC} disagree (kappa_A is an alias of kappa_AC here)")
-        kappa_AC = ka if kappa_AC is None else kappa_AC
+    kappa_AC = _kappa_A_alias(family, kw, kappa_AC)
     objective = st.objective or kw.get("objective", "quadratic")
     if objective not in OBJECTIVES:
         raise ValueError(f"{family}: unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
