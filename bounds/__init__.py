@@ -1,12 +1,12 @@
 """Theory side: condition numbers and the registry of the paper's complexity claims."""
 
 from .condition import (
+    L_S,
     GroupSpectrum,
     Projected,
-    L_S,
     gossip_spectrum,
-    group_L,
     group_kappa,
+    group_L,
     group_spectrum,
     interaction_matrix,
     kappa_f,

@@ -116,8 +116,8 @@ def fake_checks(*, failing: bool = False, uncaught_control: bool = False, findin
 
 def fake_document(tier: str = "tiny", checks: list[Check] | None = None, **kw) -> dict:
     """The results document (as written to ``results.json``) of a serial, uncached run of :func:`fake_checks`."""
-    from .framework import run_checks
     from .document import build_document
+    from .framework import run_checks
 
     checks = fake_checks(**kw) if checks is None else checks
     results, stats = run_checks(checks, tier, jobs=1, cache_dir=None)

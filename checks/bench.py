@@ -41,17 +41,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 from mixbounds.instances.classes import WORST_FAMILY
 
 from .framework import Check, Task
 from .lower import solver_point_task as _lb_task
-from .result import CheckResult, with_variant
 from .rates import SETTLE
+from .result import CheckResult, with_variant
 from .sweep_point import SweepPoint
-from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, consistency, judge_sweep
 from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, geomspace
+from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, consistency, judge_sweep
 
 #: classes benchmarked (those with a worst-case construction) and their worst-case families (instances.classes)
 WORST = WORST_FAMILY

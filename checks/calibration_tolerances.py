@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import math
 
-
 from .framework import Check, Task
 from .result import CheckResult
 from .tolerances import TOLERANCES, Tolerance
-
 
 
 def _rid(t: Tolerance) -> str:
@@ -56,9 +54,8 @@ def _accepts_eq(delta: float) -> bool:
 
 
 def _accepts_path(delta: float) -> bool:
-    from scipy.linalg import eigvalsh_tridiagonal
-
     from mixbounds.instances.graphs import laplacian, path_adjacency
+    from scipy.linalg import eigvalsh_tridiagonal
 
     from .lemmas import base as lemmas
 

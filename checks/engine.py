@@ -46,9 +46,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
-
 from mixbounds.instances.problem import MixedProblem
+from scipy.sparse.csgraph import connected_components
 
 ORACLES = ("grad", "A", "C", "Ct", "comm")
 

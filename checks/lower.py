@@ -36,11 +36,21 @@ from mixbounds.instances.classes import CLASSES
 
 from .framework import Check, Task
 from .result import CheckResult, Finding, with_variant
-from .sweeps import (
-    ABS_LEVELS, POINTS, WORST_EPS, WORST_FAMILY, WORST_RANGE, PARAM_REALIZED, Sweep, cells_of, fit_slope, formula_slope,
-    geomspace, worst_sweeps,
-)
 from .sweep_point import SweepPoint
+from .sweeps import (
+    ABS_LEVELS,
+    PARAM_REALIZED,
+    POINTS,
+    WORST_EPS,
+    WORST_FAMILY,
+    WORST_RANGE,
+    Sweep,
+    cells_of,
+    fit_slope,
+    formula_slope,
+    geomspace,
+    worst_sweeps,
+)
 from .verdict import between_ok
 from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
 from .audit_counters import closed_form_mismatch
@@ -35,13 +34,32 @@ from .framework import Check, Task
 from .lower import solver_point_task as _lb_task
 from .result import CheckResult, with_variant
 from .sweep_point import SweepPoint
+from .sweeps import (
+    ABS_LEVELS,
+    CLASS_FAMILIES,
+    PARAM_KW,
+    PARAM_REALIZED,
+    POINTS,
+    UB_EPS1,
+    UB_EPS2,
+    Sweep,
+    cells_of,
+    fit_integrity,
+    fit_slope,
+    formula_slope,
+    geomspace,
+    worst_sweeps,
+)
 from .verdict import band_ok, finite, upper_ok
 from .verdict_engine import (
-    Fit, Judgement, Selection, SweepRules, Unjudged, consistency, integrity_stop, judge_sweep,
-)
-from .sweeps import (
-    ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, POINTS, UB_EPS1, UB_EPS2, Sweep, cells_of, fit_integrity,
-    fit_slope, formula_slope, geomspace, worst_sweeps,
+    Fit,
+    Judgement,
+    Selection,
+    SweepRules,
+    Unjudged,
+    consistency,
+    integrity_stop,
+    judge_sweep,
 )
 
 #: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks.

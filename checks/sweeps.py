@@ -17,10 +17,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
-
 from mixbounds.bounds.claims import REGISTRY, Cell
 from mixbounds.instances.classes import CLASSES, WORST_FAMILY
+from scipy import stats
 
 #: class → (worst-case family, random family, parameters of the class's Table 1 row), read from instances.classes
 CLASS_FAMILIES = {c.name: (c.worst_family, c.random_family, c.params) for c in CLASSES.values()}

@@ -39,7 +39,14 @@ from .nonsmooth import SIZE_KW, STRUCTURES, build_constraints
 from .objectives import LogisticObjective, QuadraticObjective
 from .problem import MixedProblem
 from .random.common import (
-    COMMON_KW, _check_int, _check_seed, _check_variant, _kappa_A_alias, _orthogonal, _reject_unknown, _rng,
+    COMMON_KW,
+    _check_int,
+    _check_seed,
+    _check_variant,
+    _kappa_A_alias,
+    _orthogonal,
+    _reject_unknown,
+    _rng,
 )
 from .random.finish import _finish
 from .reference import constraint_system, copy_map, reference_solution

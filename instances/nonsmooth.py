@@ -51,11 +51,18 @@ from .layout import Layout
 from .objectives import Objective, block_diag_u
 from .problem import MixedProblem
 from .random import local_blocks, make_gossip
-from .random.constraint_groups import coupled_group, shared_group
 from .random.common import (
-    COMMON_KW, _check_int, _check_kappa, _check_seed, _check_variant, _kappa_A_alias, _reject_targets, _reject_unknown,
+    COMMON_KW,
+    _check_int,
+    _check_kappa,
+    _check_seed,
+    _check_variant,
+    _kappa_A_alias,
+    _reject_targets,
+    _reject_unknown,
     _rng,
 )
+from .random.constraint_groups import coupled_group, shared_group
 from .random.finish import _finish
 from .reference import constraint_system, copy_map
 

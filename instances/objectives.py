@@ -16,7 +16,6 @@ from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
-
 from mixbounds.bounds.spectral import smallest_eigenvalue, sym_extremes
 
 from .layout import Layout

@@ -22,7 +22,6 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
-
 from mixbounds.bounds.spectral import DENSE_LIMIT, ZERO_RTOL
 
 from .layout import Layout

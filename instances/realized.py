@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from mixbounds.bounds import gossip_spectrum, group_spectrum, mixed_kappa, projected_kappa, sv_extremes
 from mixbounds.bounds.condition import interaction_extremes
 

@@ -34,9 +34,19 @@ from dataclasses import dataclass
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
 from mixbounds.checks.framework import Check, Task, instance_and_reference, run_checks
 from mixbounds.checks.lower import solver_point_task
-from mixbounds.checks.rates import MAX_ITER, SETTLE, TOL, _task as apapc_task, random_sweeps
+from mixbounds.checks.rates import MAX_ITER, SETTLE, TOL, random_sweeps
+from mixbounds.checks.rates import _task as apapc_task
 from mixbounds.checks.sweeps import (
-    ABS_LEVELS, PARAM_REALIZED, UB_EPS1, UB_EPS2, WORST_EPS, WORST_FAMILY, Sweep, cells_of, fit_slope, formula_slope,
+    ABS_LEVELS,
+    PARAM_REALIZED,
+    UB_EPS1,
+    UB_EPS2,
+    WORST_EPS,
+    WORST_FAMILY,
+    Sweep,
+    cells_of,
+    fit_slope,
+    formula_slope,
     worst_sweeps,
 )
 

@@ -119,7 +119,7 @@ def draw(doc: dict, plot_dir: Path) -> dict:
 
 
 def blocks(doc: dict, figs: dict) -> list:
-    from .report import H, IMG, LIST, P, T, V
+    from .report import IMG, LIST, H, P, T, V
 
     counts = {s: sum(r["status"] == s for r in doc["results"]) for s in _V_CLASS}
     b = [H(1, f"mixbounds bench — `{doc['method']}`"),

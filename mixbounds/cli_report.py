@@ -37,8 +37,8 @@ def _unusable(out: Path) -> str | None:
 
 def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int = 1) -> int:
     from mixbounds import report
-    from mixbounds.plots import ResultsFileError, draw_all, existing_manifest, load_results
     from mixbounds.outdir import atomic_write_text
+    from mixbounds.plots import ResultsFileError, draw_all, existing_manifest, load_results
 
     from .report_browser import find_chromium
 

@@ -30,8 +30,27 @@ from pathlib import Path
 from mixbounds.bounds.claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, TABLES
 from mixbounds.bounds.render import format_terms, table_rows
 
-from .report_blocks import (CSS, DETAILS, ERROR_HOOK, GROUP, H, HTML_ONLY, IMG, LIST, P, SCRIPT, T, Block, Row, V,
-                            anchor_id, controls_html, link, render_html_blocks, render_md)
+from .report_blocks import (
+    CSS,
+    DETAILS,
+    ERROR_HOOK,
+    GROUP,
+    HTML_ONLY,
+    IMG,
+    LIST,
+    SCRIPT,
+    Block,
+    H,
+    P,
+    Row,
+    T,
+    V,
+    anchor_id,
+    controls_html,
+    link,
+    render_html_blocks,
+    render_md,
+)
 from .report_index import instance_text, label_index, reproduce_command, result_labels
 from .report_problems import group_findings
 from .report_rules import how_to_read

@@ -11,7 +11,7 @@ results document carries them (``summary.lower_bound_certificates`` and per-resu
 
 from __future__ import annotations
 
-from .report_blocks import DETAILS, H, LIST, P, T, V, anchor_id, link
+from .report_blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (DESIGN.md, "Certificates"); unknown kinds are shown as they come
 CERTIFICATE_KINDS = {

@@ -44,11 +44,23 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI and tests)
-    EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, SCHEMA, build_document, csv_text, seeds_of, summarize,
+    EXIT_FAIL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    SCHEMA,
+    build_document,
+    csv_text,
+    seeds_of,
+    summarize,
 )
 from mixbounds.checks.executors import DaskExecutor, SchedulerError, parse_scheduler
 from mixbounds.checks.framework import (  # noqa: F401  (code_version: patched by the tests)
-    TIERS, Check, all_checks, code_version, run_checks,
+    TIERS,
+    Check,
+    all_checks,
+    code_version,
+    run_checks,
 )
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 
@@ -112,8 +124,15 @@ class ProgressReporter:
 
     def __enter__(self):
         if self.live:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self.bar = Progress(SpinnerColumn(), TextColumn("sweep points"), BarColumn(), MofNCompleteColumn(),
                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),

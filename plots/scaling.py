@@ -18,13 +18,21 @@ import math
 
 import numpy as np
 from matplotlib.lines import Line2D
-
 from mixbounds.bounds.claims import CLASS_LABELS, get
 from mixbounds.bounds.render import format_terms
 
 from .data import SweepGroup, finite, fmt_slope, variant_of, xy
-from .style import (LOWER_STYLES, THEORY_STYLE, UPPER_EXTRA_STYLES, new_figure, oracle_tex, param_tex, style_context,
-                    x_label, y_label)
+from .style import (
+    LOWER_STYLES,
+    THEORY_STYLE,
+    UPPER_EXTRA_STYLES,
+    new_figure,
+    oracle_tex,
+    param_tex,
+    style_context,
+    x_label,
+    y_label,
+)
 
 ORACLE_ORDER = ("grad", "A", "C", "Ct", "comm")
 PARAM_ORDER = ("kappa_f", "kappa_A", "kappa_Ct", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W", "LR2_eps", "MR_eps", "M_mu_eps")

@@ -19,7 +19,6 @@ matplotlib.use("Agg", force=False)  # no display; a no-op if pyplot already chos
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-
 from mixbounds.bounds.claims import PARAMS  # noqa: E402
 
 #: mathtext of each registry parameter (the LaTeX symbols of bounds.claims.PARAMS)

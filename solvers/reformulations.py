@@ -81,7 +81,6 @@ from typing import Callable
 
 import numpy as np
 import scipy.linalg as sla
-
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
 
@@ -90,10 +89,16 @@ from .constants import spectral_constants
 from .materialize import (
     MATERIALIZE_LIMIT,
     MATERIALIZE_NODES,
-    MaterializedDense as _Materialized,
-    MaterializedNodes as _MaterializedNodes,
-    MaterializedSparse as _MaterializedSparse,
     nodes_dense_is_cheaper,
+)
+from .materialize import (
+    MaterializedDense as _Materialized,
+)
+from .materialize import (
+    MaterializedNodes as _MaterializedNodes,
+)
+from .materialize import (
+    MaterializedSparse as _MaterializedSparse,
 )
 from .oracles import CountedOracles
 

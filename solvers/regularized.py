@@ -54,7 +54,6 @@ import math
 
 import numpy as np
 import scipy.linalg as sla
-
 from mixbounds.instances.objectives import Objective
 
 from .apapc import APAPCParameters, apapc

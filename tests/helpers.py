@@ -2,7 +2,6 @@
 
 import numpy as np
 import scipy.sparse as sp
-
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 
 

@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-
 from mixbounds.solvers.apapc import APAPCParameters, apapc
 from mixbounds.solvers.oracles import ORACLES
 

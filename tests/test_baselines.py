@@ -3,7 +3,6 @@ independent count, honest non-convergence, and the method-specific building bloc
 
 import numpy as np
 import pytest
-
 from helpers import path_laplacian, random_problem, ring_laplacian, wrap_oracles
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 from mixbounds.instances.reference import reference_solution

@@ -17,7 +17,6 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 from mixbounds.instances.graphs import erdos_renyi_adjacency, grid_adjacency, laplacian
 from mixbounds.solvers import ORACLES, APAPCParameters, Reformulation, apapc

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mixbounds.checks.framework import instance_and_reference
 
 from mixbounds.bench_method import judge, plans
-from mixbounds.checks.framework import instance_and_reference
 from mixbounds.cli import main
 from mixbounds.methods import MethodError, ProblemView, resolve, run_method
 from mixbounds.testing import assert_optimal, measure

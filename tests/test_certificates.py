@@ -1,7 +1,6 @@
 """Lower-bound certificates (checks/certificates.py), the constructions they rest on and the def:foda class."""
 
 import pytest
-
 from mixbounds.bounds.claims import get
 from mixbounds.checks.certificates import certify, certify_param, statements
 from mixbounds.checks.lower import lower_point

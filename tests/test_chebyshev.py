@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, inverse_chebyshev_T
 
 #: agreement of the fast recurrence with the line-by-line transcription, per step of the

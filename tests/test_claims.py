@@ -1,7 +1,6 @@
 """The claims registry reproduces every cell of the paper's four tables."""
 
 import pytest
-
 from mixbounds.bounds.claims import PARAMS, REGISTRY, TEXT_DISCREPANCIES, cells, discrepancies, get
 from mixbounds.bounds.render import format_terms, render_markdown, render_text
 from mixbounds.bounds.texparse import find_paper, parse_complexity, parse_tables

@@ -6,12 +6,12 @@ import sys
 
 import numpy as np
 import pytest
+from mixbounds.instances.io import load_instance
+from mixbounds.instances.reference import KKT_RTOL
 
 from mixbounds import instances
 from mixbounds.cli import _Parser
 from mixbounds.cli_instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
-from mixbounds.instances.io import load_instance
-from mixbounds.instances.reference import KKT_RTOL
 
 
 def parser():

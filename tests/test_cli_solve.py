@@ -4,11 +4,11 @@ import json
 
 import numpy as np
 import pytest
-
-from mixbounds.cli import main
 from mixbounds.instances.families import build
 from mixbounds.instances.io import save_instance
 from mixbounds.instances.reference import reference_solution
+
+from mixbounds.cli import main
 
 
 @pytest.fixture(scope="module")

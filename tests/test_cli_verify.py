@@ -8,11 +8,11 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 import mixbounds.checks.framework as framework
-from mixbounds import verify
+import pytest
 from mixbounds.checks import _selftest
+
+from mixbounds import verify
 from mixbounds.cli import main
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

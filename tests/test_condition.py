@@ -3,14 +3,19 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import path_laplacian
 from hypothesis import given
 from hypothesis import strategies as st
-
 from mixbounds.bounds import (
-    L_S, group_kappa, interaction_matrix, kappa_f, kappa_W, kernel_basis_is_complete, mixed_kappa,
+    L_S,
+    group_kappa,
+    interaction_matrix,
+    kappa_f,
+    kappa_W,
+    kernel_basis_is_complete,
+    mixed_kappa,
     projected_kappa,
 )
-from helpers import path_laplacian
 
 #: relative tolerance for comparisons against closed forms computed in floating point
 CLOSED_FORM_RTOL = 1e-8

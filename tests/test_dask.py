@@ -6,10 +6,10 @@ import json
 import sys
 
 import pytest
-
 from mixbounds.checks import executors
 from mixbounds.checks.executors import SchedulerError, parse_scheduler, run_group_on_worker
 from mixbounds.checks.framework import code_version
+
 from mixbounds.verify import EXIT_OK, EXIT_USAGE, Options, run
 
 #: a tiny subset of the registry: several task groups (so both workers get work), rates, lower bound and a lemma,

@@ -3,11 +3,10 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from mixbounds.checks.engine import Engine
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 from mixbounds.instances.families import build
-from mixbounds.instances.graphs import path_adjacency, laplacian
+from mixbounds.instances.graphs import laplacian, path_adjacency
 from mixbounds.instances.reference import reference_solution
 
 

@@ -2,11 +2,19 @@
 
 import numpy as np
 import pytest
-
 from mixbounds.bounds import kappa_W
 from mixbounds.instances.graphs import (
-    KAPPA_W_RTOL, beta, complete_adjacency, erdos_renyi_adjacency, grid_adjacency, laplacian, metropolis,
-    path_size_for, ring_adjacency, star_adjacency, tuned_path,
+    KAPPA_W_RTOL,
+    beta,
+    complete_adjacency,
+    erdos_renyi_adjacency,
+    grid_adjacency,
+    laplacian,
+    metropolis,
+    path_size_for,
+    ring_adjacency,
+    star_adjacency,
+    tuned_path,
 )
 
 

@@ -3,14 +3,13 @@
 import json
 import os
 
+import mixbounds.instances.io as iio
 import numpy as np
 import pytest
 import scipy.io as sio
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import mixbounds.instances.io as iio
 from mixbounds.instances.families import build
 from mixbounds.instances.io import load_instance, save_instance
 from mixbounds.instances.reference import reference_solution

@@ -9,12 +9,10 @@ import sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from mixbounds.instances import io_npz
 from mixbounds.instances.families import build
 from mixbounds.instances.io import load_instance, save_instance
 from mixbounds.instances.reference import reference_solution
-
 from test_io import ROUND_TRIP, assert_identical
 
 

@@ -3,7 +3,6 @@
 import math
 
 import pytest
-
 from mixbounds.bounds.claims import REGISTRY, get
 from mixbounds.checks import nonsmooth as ns
 from mixbounds.checks.framework import all_checks

@@ -6,7 +6,6 @@ count every product actually performed; it does not use the oracle's counters.
 
 import numpy as np
 import pytest
-
 from helpers import random_problem, wrap_oracles
 from mixbounds.solvers import CountedOracles
 

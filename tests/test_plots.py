@@ -6,9 +6,16 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from matplotlib.collections import PathCollection
-
 from mixbounds.checks._selftest import fake_document
-from mixbounds.plots import ResultsFileError, draw_all, figure_cell_param, figure_class_panel, figure_heatmap, load_results, sweep_groups
+from mixbounds.plots import (
+    ResultsFileError,
+    draw_all,
+    figure_cell_param,
+    figure_class_panel,
+    figure_heatmap,
+    load_results,
+    sweep_groups,
+)
 from mixbounds.plots.style import save
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from helpers import path_laplacian, random_problem, ring_laplacian
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 

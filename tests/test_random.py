@@ -5,7 +5,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from mixbounds.bounds import mixed_kappa, projected_kappa
 from mixbounds.instances.families import build, families
 from mixbounds.instances.random import (

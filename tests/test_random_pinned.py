@@ -16,7 +16,6 @@ import json
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from mixbounds.instances.families import build
 
 #: (family, parameters, fingerprint): hex SHA-256 of :func:`fingerprint` on main at 9c2c72a

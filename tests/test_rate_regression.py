@@ -17,7 +17,6 @@ import os
 from fnmatch import fnmatchcase
 
 import pytest
-
 from mixbounds.bounds.claims import cells
 from mixbounds.checks.expected import expected
 from mixbounds.checks.framework import all_checks, run_checks

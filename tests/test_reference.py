@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from helpers import random_problem, ring_laplacian
 from mixbounds.instances import Layout, LogisticObjective, MixedProblem, QuadraticObjective
 from mixbounds.instances.reference import KKT_RTOL, reference_solution

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from mixbounds.instances.families import build
 from mixbounds.instances.reference import constraint_system, copy_map
 from mixbounds.solvers import CountedOracles

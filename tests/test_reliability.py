@@ -19,12 +19,12 @@ import sys
 import time
 from pathlib import Path
 
+import mixbounds.checks.framework as framework
 import numpy as np
 import pytest
-
-import mixbounds.checks.framework as framework
-from mixbounds import outdir, verify
 from mixbounds.checks import _selftest
+
+from mixbounds import outdir, verify
 from mixbounds.cli import join_negative_numbers, main
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -474,10 +474,10 @@ def test_7_wrong_x_star_is_named(inst_dir, tmp_path, capsys):
 
 def test_7_feasible_but_not_stationary_x_star(inst_dir):
     import scipy.linalg as sla
-
-    from mixbounds.cli_solve import XSTAR_RTOL, xstar_residual
     from mixbounds.instances.io import load_instance
     from mixbounds.instances.reference import constraint_system, copy_map
+
+    from mixbounds.cli_solve import XSTAR_RTOL, xstar_residual
 
     inst = load_instance(inst_dir)
     P = inst.problem
@@ -492,8 +492,9 @@ def test_7_feasible_but_not_stationary_x_star(inst_dir):
 
 
 def test_7_jointly_infeasible_groups_are_named(inst_dir, tmp_path, capsys):
-    from mixbounds.cli_solve import constraint_consistency
     from mixbounds.instances.io import load_instance
+
+    from mixbounds.cli_solve import constraint_consistency
 
     assert constraint_consistency(load_instance(inst_dir).problem) is None  # control
     d = _copy(inst_dir, tmp_path)
@@ -609,9 +610,10 @@ def test_1_output_directory_of_an_earlier_version_is_adopted(suite, tmp_path):
 def test_7_homogeneous_constraints_accept_their_solution_and_refuse_a_wrong_one(tmp_path, capsys):
     """Every printed worst case has b = 0: the feasibility residual must be relative to the terms (|G||v|), not to
     ‖Gv‖, which is itself rounding there (the ratio was 1.0 for the exact solution and solve refused it)."""
+    from mixbounds.instances.io import load_instance
+
     from mixbounds.cli import main
     from mixbounds.cli_solve import XSTAR_RTOL, xstar_residual
-    from mixbounds.instances.io import load_instance
 
     d = tmp_path / "coupled"
     assert main(["instance", "coupled", "--kappa-W", "10", "--kappa-A", "10", "--kappa-f", "10", "--out", str(d)]) == 0

@@ -7,9 +7,9 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from mixbounds.checks._selftest import fake_checks, fake_document, sweep_check
 
 from mixbounds import report
-from mixbounds.checks._selftest import fake_checks, fake_document, sweep_check
 from mixbounds.verify import csv_text
 
 #: report.html of the quick tier must stay below this (issue 22: figures linked, not embedded); the fixture's page
@@ -100,6 +100,7 @@ def test_problems_group_findings_and_include_text_discrepancies(doc):
 
 def test_index_by_label_lists_every_registry_theorem_and_links_each_result(doc):
     from mixbounds.bounds.claims import REGISTRY
+
     from mixbounds.report_index import labels_in
 
     md = report.render_markdown(doc)
@@ -203,7 +204,8 @@ def test_html_links_figures_lazily_and_every_internal_link_resolves(rendered):
 
 
 def test_dangling_links_become_text_and_the_link_check_can_fail():
-    from mixbounds.report_blocks import P as Para, render_html_blocks
+    from mixbounds.report_blocks import P as Para
+    from mixbounds.report_blocks import render_html_blocks
 
     blocks = [Para("see [there](#nowhere) and [here](#x)"), report.H(2, "X", "x")]
     report._prune_links(blocks, {"x"})

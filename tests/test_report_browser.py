@@ -9,9 +9,9 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from mixbounds.checks._selftest import fake_document
 
 from mixbounds import report
-from mixbounds.checks._selftest import fake_document
 from mixbounds.report_browser import find_chromium, load_page, screenshot
 
 pytestmark = pytest.mark.skipif(find_chromium() is None,

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
-
 from helpers import random_problem
 from mixbounds.bounds import spectral
 from mixbounds.bounds.condition import gossip_spectrum

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-
+from helpers import random_problem
 from mixbounds.checks import audit_counters as AC
 from mixbounds.checks import calibration_engine as CE
 from mixbounds.checks import calibration_tolerances as CT
@@ -10,8 +10,6 @@ from mixbounds.checks.rates import convergence_guard, recomputed_error
 from mixbounds.checks.sweeps import fit_integrity, fit_slope
 from mixbounds.checks.tolerances import TOLERANCES
 from mixbounds.solvers import CountedOracles, solve
-
-from helpers import random_problem
 
 #: a recomputed error and the solver's own agree to rounding (same formula, different summation order)
 ERR_RTOL = 1e-9

@@ -4,11 +4,14 @@ import math
 
 import numpy as np
 import pytest
-
 from mixbounds.instances.families import build
 from mixbounds.solvers import CountedOracles
 from mixbounds.solvers.sliding import (
-    PenalizedProblem, _gs_params, gradient_sliding, reformulated_solution, restarted_gradient_sliding,
+    PenalizedProblem,
+    _gs_params,
+    gradient_sliding,
+    reformulated_solution,
+    restarted_gradient_sliding,
 )
 from mixbounds.solvers.subgradient import projected_subgradient
 

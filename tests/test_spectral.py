@@ -3,11 +3,17 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import path_laplacian
 from hypothesis import given
 from hypothesis import strategies as st
-
-from mixbounds.bounds.spectral import ZERO_RTOL, largest_eigenvalue, smallest_eigenvalue, sv_extremes, sv_max_sq, sym_extremes
-from helpers import path_laplacian
+from mixbounds.bounds.spectral import (
+    ZERO_RTOL,
+    largest_eigenvalue,
+    smallest_eigenvalue,
+    sv_extremes,
+    sv_max_sq,
+    sym_extremes,
+)
 
 #: agreement required between the dense and the iterative path
 PATH_AGREEMENT = 1e-7

@@ -3,7 +3,6 @@
 import math
 
 import pytest
-
 from mixbounds.solvers.stop_rule import DIVERGENCE_RATIO, StopRule
 
 

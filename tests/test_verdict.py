@@ -3,7 +3,6 @@
 import math
 
 import pytest
-
 from mixbounds.checks.verdict import band_ok, between_ok, fit_counts, upper_ok
 
 #: a tolerance of the size the tiers use (checks.rates.TOL["quick"])

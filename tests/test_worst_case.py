@@ -7,7 +7,6 @@ which do not.  Small sizes (eps = 1e-5) keep the module fast.
 
 import numpy as np
 import pytest
-
 from mixbounds.instances.families import build, families
 from mixbounds.instances.reference import KKT_RTOL, reference_solution
 from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
@@ -91,7 +90,6 @@ def test_coupled_local_printed_has_no_chain():
 @pytest.mark.parametrize("variant", ["shared-rows", "shared-rows-incidence"])
 def test_coupled_local_shared_rows_presolves_to_coupled(variant):
     import scipy.sparse as sp
-
     from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
     from mixbounds.instances.worst_case.coupled import coupled_blocks
 

@@ -22,10 +22,11 @@ import scipy.sparse as sp
 
 from ..framework import TIERS, Check, Task
 from ..result import CheckResult
-from .cases import describe, orth_kernel, psd_spectrum
 
 #: INEQ_RTOL (``a <= b`` holds if ``a <= b (1 + INEQ_RTOL)``) and PATH_ABS_TOL live in checks/tolerances.py
 from ..tolerances import INEQ_RTOL, PATH_ABS_TOL  # noqa: E402, F401
+from .cases import describe, orth_kernel, psd_spectrum
+
 #: an equality of two spectral quantities holds to this relative accuracy (same reason).
 EQ_RTOL = 1e-7
 #: closed forms of exact constructions (exact 1/T_K, …): rounding only.

@@ -11,7 +11,6 @@ import zlib
 from typing import Sequence
 
 import numpy as np
-
 from mixbounds.bounds.spectral import ZERO_RTOL
 
 #: relative tolerance to which realized κ's match their targets (dense spectral path)

@@ -11,12 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 from ..instance import Instance
 from ..layout import Layout
 from ..problem import MixedProblem
 from .common import (
-    COMMON_KW, OBJECTIVES, _check_int, _check_kappa, _check_seed, _check_variant, _kappa_A_alias, _reject_targets,
+    COMMON_KW,
+    OBJECTIVES,
+    _check_int,
+    _check_kappa,
+    _check_seed,
+    _check_variant,
+    _kappa_A_alias,
+    _reject_targets,
     _reject_unknown,
     _rng,
 )

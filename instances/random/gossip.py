@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import brentq
-
 from mixbounds.bounds.spectral import DENSE_LIMIT, ZERO_RTOL
+from scipy.optimize import brentq
 
 from ..graphs import (
     complete_adjacency,

@@ -12,8 +12,17 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from .common import (
-    COMMON_KW, ROOT_RTOL, _check_int, _check_kappa, _check_seed, _check_variant, _orthogonal, _reject_targets,
-    _reject_unknown, _rel, _rng,
+    COMMON_KW,
+    ROOT_RTOL,
+    _check_int,
+    _check_kappa,
+    _check_seed,
+    _check_variant,
+    _orthogonal,
+    _reject_targets,
+    _reject_unknown,
+    _rel,
+    _rng,
 )
 from .finish import _finish
 from .gossip import make_gossip

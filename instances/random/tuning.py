@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import brentq
-
 from mixbounds.bounds.spectral import ZERO_RTOL
+from scipy.optimize import brentq
 
 from .common import ROOT_RTOL, _orthogonal, _rel
 

@@ -13,9 +13,20 @@ from ..instance import Instance
 from ..layout import Layout
 from ..objectives import LogisticObjective, QuadraticObjective
 from ..problem import MixedProblem
-from .common import COMMON_KW, _check_int, _check_kappa, _check_seed, _check_variant, _reject_targets, _reject_unknown, _rel, _rng
+from .common import (
+    COMMON_KW,
+    _check_int,
+    _check_kappa,
+    _check_seed,
+    _check_variant,
+    _reject_targets,
+    _reject_unknown,
+    _rel,
+    _rng,
+)
 from .finish import _finish
 from .gossip import make_gossip
+
 
 def vertical_fl(*, n=None, seed=0, kappa_W=None, kappa_f=10.0, kappa_AC=None, kappa_C=None, kappa_Ct=None, eps=None,
                 variant="default", graph=None, **kw) -> Instance:

@@ -27,7 +27,17 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import RTOL_ALGEBRA, RTOL_ITERATIVE, chain_length, closed_form, geometric_ratio, k_eps, nesterov_M, pair_block_matrix, rho_from_shift
+from .common import (
+    RTOL_ALGEBRA,
+    RTOL_ITERATIVE,
+    chain_length,
+    closed_form,
+    geometric_ratio,
+    k_eps,
+    nesterov_M,
+    pair_block_matrix,
+    rho_from_shift,
+)
 
 
 def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "printed", mu_f: float = 1.0,

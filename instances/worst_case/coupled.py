@@ -31,7 +31,18 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import RTOL_ALGEBRA, RTOL_FINITE_CHAIN, RTOL_ITERATIVE, chain_length, closed_form, difference_rows, geometric_ratio, k_eps, nesterov_M, rho_from_shift
+from .common import (
+    RTOL_ALGEBRA,
+    RTOL_FINITE_CHAIN,
+    RTOL_ITERATIVE,
+    chain_length,
+    closed_form,
+    difference_rows,
+    geometric_ratio,
+    k_eps,
+    nesterov_M,
+    rho_from_shift,
+)
 from .consensus import _reject
 
 

@@ -52,7 +52,17 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import RTOL_ALGEBRA, RTOL_EIGEN, RTOL_FINITE_CHAIN, RTOL_ITERATIVE, chain_length, closed_form, finding, geometric_ratio, k_eps
+from .common import (
+    RTOL_ALGEBRA,
+    RTOL_EIGEN,
+    RTOL_FINITE_CHAIN,
+    RTOL_ITERATIVE,
+    chain_length,
+    closed_form,
+    finding,
+    geometric_ratio,
+    k_eps,
+)
 from .consensus import _reject
 from .coupled import E1_E2, dual_rho
 

@@ -27,8 +27,8 @@ from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
 from . import coupled, coupled_local, shared
-from .direct_sum import direct_sum
 from .consensus import _reject
+from .direct_sum import direct_sum
 
 
 def build(*, kappa_W: float, kappa_AC: float, kappa_Ct: float, kappa_f: float, kappa_C: float | None = None,

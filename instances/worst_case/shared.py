@@ -35,7 +35,6 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-
 from mixbounds.bounds import group_spectrum
 from mixbounds.bounds.condition import interaction_extremes
 
@@ -45,7 +44,19 @@ from ..layout import Layout
 from ..objectives import QuadraticObjective
 from ..problem import MixedProblem
 from ..realized import realized_kappas
-from .common import RTOL_ALGEBRA, RTOL_FINITE_CHAIN, RTOL_ITERATIVE, chain_length, closed_form, difference_rows, finding, geometric_ratio, k_eps, rho_from_shift, unit_rows
+from .common import (
+    RTOL_ALGEBRA,
+    RTOL_FINITE_CHAIN,
+    RTOL_ITERATIVE,
+    chain_length,
+    closed_form,
+    difference_rows,
+    finding,
+    geometric_ratio,
+    k_eps,
+    rho_from_shift,
+    unit_rows,
+)
 from .consensus import _reject
 
 

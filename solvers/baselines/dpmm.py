@@ -50,7 +50,7 @@ import numpy as np
 
 from ..oracles import CountedOracles
 from ..result import SolveResult
-from ._common import INNER_REL, Run, coupled_facts, gossip_facts, InnerSolver, reference_u, require, x_node_index
+from ._common import INNER_REL, InnerSolver, Run, coupled_facts, gossip_facts, reference_u, require, x_node_index
 from .tracking_admm import balanced_penalty
 
 CLASSES = ("coupled",)

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..oracles import CountedOracles
 from ..result import SolveResult
-from ._common import INNER_REL, Run, coupled_facts, gossip_facts, InnerSolver, reference_u, require
+from ._common import INNER_REL, InnerSolver, Run, coupled_facts, gossip_facts, reference_u, require
 
 CLASSES = ("coupled", "coupled_local", "mixed")
 CITATION = ("Necoara & Nedelcu (2014), IEEE TAC 59(5):1232-1243; (2015), Automatica 55:209-216, "

@@ -38,7 +38,7 @@ import numpy as np
 from ..chebyshev import Chebyshev, chebyshev_interval
 from ..oracles import CountedOracles
 from ..result import SolveResult
-from ._common import INNER_REL, Run, gossip_facts, InnerSolver, reference_u, require
+from ._common import INNER_REL, InnerSolver, Run, gossip_facts, reference_u, require
 
 CLASSES = ("consensus",)
 CITATION = "Scaman, Bach, Bubeck, Lee, Massoulié (2017), ICML, MSDA (Algorithm 2)"
