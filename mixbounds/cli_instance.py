@@ -44,6 +44,9 @@ NODES_MAX_NOTE = "27 s at n = 1000, 192 s at n = 3000 for random-mixed"
 NODES_MAX_FAMILY = {
     "random-consensus": (10_000, "random-consensus n = 10⁴, dt = 100 (10⁶ variables): build 25 s, reference 6 s, "
                                  "peak RSS 5.9 GB; mixbounds solve 40 iterations in 42 s, 4.4 GB"),
+    "random-coupled-local": (10_000, "random-coupled-local n = 10⁴, d = 100, m = 5, p = 2 (10⁶ variables): build "
+                                     "65 s, reference 84 s, peak RSS 9.1 GB; mixbounds solve 76 iterations in 4.5 min, "
+                                     "5.2 GB"),
     "random-coupled": (10_000, "random-coupled n = 10⁴, d = 100, m = 5 (10⁶ variables): build 56 s, reference "
                                "40 s, peak RSS 8.1 GB; mixbounds solve 74 iterations in 4.5 min, 4.3 GB"),
 }
