@@ -173,3 +173,11 @@ class DaskExecutor:
                                          f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
         finally:
             self.client.cancel(futures)
+
+
+def open_executor(spec: SchedulerSpec | None) -> DaskExecutor | None:
+    """The executor of a ``--scheduler`` spec, opened (the scheduler reached, the local cluster started) so that a
+    wrong address fails before any work or output; ``None`` without a spec.  ``SchedulerError`` says why."""
+    if spec is None:
+        return None
+    return DaskExecutor(spec).open()

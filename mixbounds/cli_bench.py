@@ -81,13 +81,11 @@ def _cmd_bench(args) -> int:
     if isinstance(v, str):
         return _usage(v)
     fn, classes, out, jp, scheduler = v
-    from mixbounds.checks.executors import DaskExecutor, SchedulerError
+    from mixbounds.checks.executors import SchedulerError, open_executor
     from mixbounds.outdir import OutputDir, OutputError
 
-    executor = None if scheduler is None else DaskExecutor(scheduler)
     try:
-        if executor is not None:
-            executor.open()  # reach the scheduler (or start the local cluster) before any work or output
+        executor = open_executor(scheduler)
     except SchedulerError as exc:
         return _usage(str(exc))
     try:

@@ -54,7 +54,7 @@ from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI 
     seeds_of,
     summarize,
 )
-from mixbounds.checks.executors import DaskExecutor, SchedulerError, parse_scheduler
+from mixbounds.checks.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.framework import (  # noqa: F401  (code_version: patched by the tests)
     TIERS,
     Check,
@@ -349,10 +349,8 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     keys = {t.key for ts in plan.values() for t in ts}
     cache_dir = (out / ".cache") if opts.cache else None
     n_res = sum(1 for c in selected for r in c.result_ids(opts.tier) if matches(r, globs))
-    executor = None if opts.scheduler is None else DaskExecutor(parse_scheduler(opts.scheduler))
     try:
-        if executor is not None:
-            executor.open()  # reach the scheduler (or start the local cluster) before any work or output
+        executor = open_executor(None if opts.scheduler is None else parse_scheduler(opts.scheduler))
     except SchedulerError as exc:
         return _usage(str(exc))
     try:

@@ -22,6 +22,23 @@ def rng():
     return np.random.default_rng(SEED)
 
 
+@pytest.fixture
+def local_cluster_workers(monkeypatch) -> list:
+    """The workers of every ``distributed.LocalCluster`` the code under test starts (``--scheduler local:N``),
+    recorded when the cluster closes: a test can check it ran on real worker processes."""
+    import distributed
+
+    seen: list = []
+
+    class Spy(distributed.LocalCluster):
+        def close(self, *a, **kw):
+            seen.extend(self.scheduler_info["workers"].values())
+            return super().close(*a, **kw)
+
+    monkeypatch.setattr(distributed, "LocalCluster", Spy)
+    return seen
+
+
 def pytest_report_header(config):
     """numpy, scipy and the BLAS in use, so a platform-dependent failure can be read from the CI log."""
     import scipy

@@ -89,19 +89,10 @@ def test_legacy_bench_directory_is_adopted(tmp_path):
 
 
 @needs_dask
-def test_local_cluster_equals_serial_bench_result_for_result(tmp_path, monkeypatch, at_root):
+def test_local_cluster_equals_serial_bench_result_for_result(tmp_path, at_root, local_cluster_workers):
     """A real LocalCluster (2 worker processes) against the serial run: same ids, statuses, measured, counts; the
     output directory is an owned one (manifest, lock released, no staging left) and a rerun replaces the set."""
-    import distributed
-
-    seen = []
-
-    class Spy(distributed.LocalCluster):  # the cluster --scheduler local:2 starts, its workers seen before it closes
-        def close(self, *a, **kw):
-            seen.extend(self.scheduler_info["workers"].values())
-            return super().close(*a, **kw)
-
-    monkeypatch.setattr(distributed, "LocalCluster", Spy)
+    seen = local_cluster_workers  # the cluster --scheduler local:2 starts, its workers seen before it closes
     serial, dask = tmp_path / "serial", tmp_path / "dask"
     assert main([*BENCH, "--out", str(serial)]) == 0
     assert main([*BENCH, "--out", str(dask), "--scheduler", "local:2"]) == 0

@@ -93,18 +93,9 @@ def test_unreachable_scheduler_exits_2_before_any_work(tmp_path, capsys, monkeyp
 
 
 @needs_dask
-def test_local_cluster_equals_serial_run_result_for_result(tmp_path, monkeypatch):
+def test_local_cluster_equals_serial_run_result_for_result(tmp_path, local_cluster_workers):
     """A real LocalCluster (2 worker processes, 1 thread each) against the serial run: same results and cache."""
-    import distributed
-
-    seen = []
-
-    class Spy(distributed.LocalCluster):  # the cluster --scheduler local:2 starts, its workers seen before it closes
-        def close(self, *a, **kw):
-            seen.extend(self.scheduler_info["workers"].values())
-            return super().close(*a, **kw)
-
-    monkeypatch.setattr(distributed, "LocalCluster", Spy)
+    seen = local_cluster_workers  # the cluster --scheduler local:2 starts, its workers seen before it closes
     serial, dask = tmp_path / "serial", tmp_path / "dask"
     assert _verify(serial) == EXIT_OK
     assert _verify(dask, scheduler="local:2") == EXIT_OK
