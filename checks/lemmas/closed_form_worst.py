@@ -187,6 +187,13 @@ def _closed_result(rid: str, label: str, theory: str, printed: list, corrected: 
                 + (f". Corrected: {corrected_text}" if corrected else "")))
 
 
+def _control_result(rid: str, label: str, theory: str, ctrl: list, detail: str) -> CheckResult:
+    """A closed-form negative control: it must come out ``fail`` (some of its deliberately wrong records fail)."""
+    return CheckResult(id=rid, kind="closed-form", control=True, expected="fail",
+                       status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label=label,
+                       theory=theory, **_control_reading(ctrl), tolerance=1e-6, detail=detail)
+
+
 def _control_reading(ctrl: list) -> dict:
     """A closed-form control's ``measured``: how many of its (deliberately wrong) records do not hold; the readings
     add each record's (printed, computed) pair by instance."""
@@ -205,11 +212,8 @@ def _coupled_local_results(pts: list[dict], cl_mats: str, cl_mats_ctrl: str, pre
         "eq:tkappaAap/eq:Ai_rear: max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A, μ̃_AC = μ'_A/9, κ_C = κ(W_C) (and the shared-rows variant's derived forms)",
         cl_printed, [], [], ""))
     ctrl = _recs(pts, "coupled-local", "extra_closed", ("mu_AC",), "control")
-    res.append(CheckResult(
-        id=cl_mats_ctrl, kind="closed-form", control=True, expected="fail",
-        status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label="app:mixed_coupled_with_local_lower",
-        theory="μ̃_AC = μ'_A/3 (constant 9 → 3)", **_control_reading(ctrl),
-        tolerance=1e-6, detail="wrong constant vs the realized μ̃_AC of the printed construction."))
+    res.append(_control_result(cl_mats_ctrl, "app:mixed_coupled_with_local_lower", "μ̃_AC = μ'_A/3 (constant 9 → 3)",
+                               ctrl, "wrong constant vs the realized μ̃_AC of the printed construction."))
     pre_printed = [r for k in ("presolved", "support") for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant="printed")]
     pre_corr = [r for v in ("shared-rows", "shared-rows-incidence") for k in ("presolved", "support", "decay")
                 for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant=v)]
@@ -242,11 +246,8 @@ def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[Check
         "ρ + 1/ρ = 2 + μ'_Cμ_f/(2L'_C L_f), i.e. ρ = (s − 1)/(s + 1) with s² = 1 + 8L'_C L_f/(μ'_C μ_f) "
         "(L'_C = L_C/2 − 3μ_C/2, μ'_C = 3μ_C, L_f the printed symbol), from the exact conjugate (eq:conj_fi corrected)."))
     ctrl = _recs(pts, "shared", "solution_closed", ("nesterovs_worst_rho",), "control")
-    res.append(CheckResult(
-        id=rho_ctrl, kind="closed-form", control=True, expected="fail",
-        status="fail" if ctrl and not all(r["holds"] for r in ctrl) else "pass", label="lem:nesterovs_worst_rho",
-        theory="ρ from the shift 2·μ'μ_f/(2L'L_f) (factor 2 wrong)", **_control_reading(ctrl),
-        tolerance=1e-6, detail="the derived ρ with a doubled shift vs the measured ratio of t*."))
+    res.append(_control_result(rho_ctrl, "lem:nesterovs_worst_rho", "ρ from the shift 2·μ'μ_f/(2L'L_f) (factor 2 wrong)",
+                               ctrl, "the derived ρ with a doubled shift vs the measured ratio of t*."))
     res.append(_closed_result(
         conj, "eq:conj_fi", "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'_C/μ_f)v_1",
         _recs(pts, "shared", "closed", ("conj_fi",), "printed"), _recs(pts, "shared", "closed", ("conj_fi",), "corrected"),
