@@ -213,3 +213,14 @@ def test_build_and_reference_run_with_one_blas_thread(tmp_path, monkeypatch):
         monkeypatch.setattr(cli_instance, "BLAS_THREADS", 2)
         assert run(["instance", "random-coupled", "--n", "4", "--out", str(tmp_path / "o2")]) == EXIT_OK
         assert seen["build"] == {2}
+
+
+def test_summary_line_sizes_are_summarised():
+    """Per-node sizes print as one value when all nodes agree, else as a range (10⁴ nodes printed 10⁴ entries)."""
+    from mixbounds.instances.families import build
+
+    from mixbounds.cli_instance import _size_text, summary_lines
+
+    assert _size_text([1] * 10_000) == "1" and _size_text([1, 3, 2]) == "1…3 (per node)" and _size_text(7) == "7"
+    line = summary_lines(build("random-mixed", n=50, seed=0), None)[1]
+    assert "pt = 1" in line and "[" not in line, line
