@@ -288,7 +288,7 @@ def _report(args, inst, d, res, ref_note, secs, out_json, x_path) -> int:
                       "iterations": int(res.iterations), "counts": {k: int(v) for k, v in res.counts.items()},
                       "final_relative_error": res.final_error(), "x": None if x_path is None else str(x_path),
                       "reference": ref_note, "instance": str(d), "family": inst.family, "seconds": secs,
-                      "constants": args.constants if res.method.startswith("apapc") else None})
+                      "constants": res.params.get("constants")})
     print(f"{inst.family} ({P.problem_class}, n = {P.n}, {P.layout.size} variables): {res.method}, eps = {args.eps:g}")
     print(f"  {'converged' if res.converged else 'NOT converged'} ({res.reason}) after {res.iterations} iterations, "
           f"final relative error {res.final_error():.3e}")

@@ -282,7 +282,23 @@ ERROR_HOOK = ("window.addEventListener('error',function(e){var h=document.docume
               "window.addEventListener('load',function(){document.documentElement.setAttribute('data-load-ms',"
               "Math.round(performance.now()));});")
 
-#: the filter (status / class / oracle), opening of collapsed sections around a link target, and print expansion
+#: the figure loader: a figure's file is fetched when it nears the viewport, every figure before printing
+SCRIPT_LAZY = """
+(function(){
+function show(i){if(!i.getAttribute('src')){i.setAttribute('src',i.dataset.src);}}
+var lz=document.querySelectorAll('img.lz');
+if('IntersectionObserver' in window){
+  var io=new IntersectionObserver(function(es){es.forEach(function(e){
+    if(e.isIntersecting){show(e.target);io.unobserve(e.target);}});},{rootMargin:'600px'});
+  lz.forEach(function(i){io.observe(i);});
+}else{lz.forEach(show);}
+window.addEventListener('beforeprint',function(){lz.forEach(show);});
+})();
+"""
+
+
+#: the filter (status / class / oracle), opening of collapsed sections around a link target, print expansion; then
+#: the figure loader
 SCRIPT = """
 (function(){
 var $=function(i){return document.getElementById(i);};
@@ -306,35 +322,14 @@ function reveal(){
   t.scrollIntoView();
 }
 ['flt-s','flt-c','flt-o'].forEach(function(k){$(k).addEventListener('change',filter);});
-function show(i){if(!i.getAttribute('src')){i.setAttribute('src',i.dataset.src);}}
-var lz=document.querySelectorAll('img.lz');
-if('IntersectionObserver' in window){
-  var io=new IntersectionObserver(function(es){es.forEach(function(e){
-    if(e.isIntersecting){show(e.target);io.unobserve(e.target);}});},{rootMargin:'600px'});
-  lz.forEach(function(i){io.observe(i);});
-}else{lz.forEach(show);}
 window.addEventListener('hashchange',reveal);
 window.addEventListener('beforeprint',function(){
-  document.querySelectorAll('details').forEach(function(d){d.open=true;}); lz.forEach(show);
+  document.querySelectorAll('details').forEach(function(d){d.open=true;});
 });
 if(location.hash){reveal();}
 })();
-"""
+""" + SCRIPT_LAZY
 
-
-#: the figure loader alone (pages without the filter bar, e.g. ``mixbounds bench``'s report)
-SCRIPT_LAZY = """
-(function(){
-function show(i){if(!i.getAttribute('src')){i.setAttribute('src',i.dataset.src);}}
-var lz=document.querySelectorAll('img.lz');
-if('IntersectionObserver' in window){
-  var io=new IntersectionObserver(function(es){es.forEach(function(e){
-    if(e.isIntersecting){show(e.target);io.unobserve(e.target);}});},{rootMargin:'600px'});
-  lz.forEach(function(i){io.observe(i);});
-}else{lz.forEach(show);}
-window.addEventListener('beforeprint',function(){lz.forEach(show);});
-})();
-"""
 
 
 def controls_html(statuses, classes, oracles) -> str:
