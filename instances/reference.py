@@ -14,11 +14,11 @@ with a tiny negative ``(2,2)`` block ``−δI`` and the unregularised system is
 then solved by iterative refinement on top of that factorisation.  Above
 :data:`KKT_DIRECT_MAX_NNZ` stored entries only ``H`` is factored and the
 multipliers come from the Schur complement ``G H⁻¹ Gᵀ`` (:class:`_SchurKKT`),
-refined the same way; the residual check below is the same for both.  Quadratic
-objectives need one solve; other smooth objectives use equality-constrained
-Newton steps.  The result carries its relative KKT residual; anything above
-``tol`` is an error, never a silently returned point.  An ``H`` that is block diagonal up to a permutation
-(no shared variable) is factored block by block (:class:`_BlockCholesky`).
+refined the same way; the residual check below is the same for both.  ``H`` itself is
+factored by its structure (:mod:`instances.hessian_factor`: block diagonal without a shared
+variable, arrow-shaped with one), SuperLU otherwise.  Quadratic objectives need one solve;
+other smooth objectives use equality-constrained Newton steps.  The result carries its
+relative KKT residual; anything above ``tol`` is an error, never a silently returned point.
 """
 
 from __future__ import annotations
@@ -26,11 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 
+from .hessian_factor import SOLVE_CHUNK_ENTRIES, factor_hessian
 from .objectives import QuadraticObjective
 from .problem import MixedProblem
 
@@ -40,6 +39,8 @@ KKT_RTOL = 1e-9
 KKT_DELTA = 1e-10
 #: iterative refinement steps on the unregularised KKT system
 REFINE_STEPS = 60
+#: a Schur-complement refinement step must shrink the KKT residual at least by this factor, else refinement stops
+REFINE_STALL = 0.5
 #: KKT matrices with more stored entries than this are not factored whole (``splu`` of the saddle-point
 #: matrix ran out of memory near 10⁸ entries): :class:`_SchurKKT` factors only H.  Every instance of the
 #: quick tier and every test is far below it and keeps the direct path.
@@ -49,9 +50,6 @@ SCHUR_DENSE_MAX = 2000
 #: MINRES tolerance and iteration cap on the Schur system when it is applied as an operator
 SCHUR_RTOL = 1e-14
 SCHUR_MAXITER = 10_000
-#: an H whose connected blocks (up to a permutation) all have at most this many rows is factored block by
-#: block, a dense Cholesky each (:class:`_BlockCholesky`), instead of by SuperLU
-BLOCK_CHOL_MAX = 2000
 
 
 @dataclass(frozen=True)
@@ -98,6 +96,28 @@ def constraint_system(problem: MixedProblem) -> tuple[sp.csr_matrix, np.ndarray]
     return sp.csr_matrix(sp.vstack(rows)), np.concatenate(rhs)
 
 
+def _refine(once, K0: sp.csr_matrix, rhs: np.ndarray, *, stall: float | None) -> np.ndarray:
+    """Iterative refinement of ``K0 sol = rhs`` with the approximate solve ``once``: at most
+    :data:`REFINE_STEPS` corrections, until the residual is 1e-15 of ``rhs``; with ``stall``, also
+    until a correction shrinks the residual by less than that factor (the better iterate is kept)."""
+    floor = 1e-15 * max(np.linalg.norm(rhs), 1e-300)
+    sol = once(rhs)
+    r = rhs - K0 @ sol
+    nr = np.linalg.norm(r)
+    for _ in range(REFINE_STEPS):
+        if nr <= floor:
+            break
+        cand = sol + once(r)
+        r_c = rhs - K0 @ cand
+        nr_c = np.linalg.norm(r_c)
+        if stall is not None and not nr_c <= stall * nr:
+            if nr_c < nr:
+                sol = cand
+            break
+        sol, r, nr = cand, r_c, nr_c
+    return sol
+
+
 class _KKT:
     """Factorisation of ``[[H, Gᵀ], [G, −δI]]`` and refined solves of the δ = 0 system."""
 
@@ -117,53 +137,10 @@ class _KKT:
         self.K0 = sp.bmat([[H, G.T], [G, None]], format="csr") if nc else sp.csr_matrix(H)
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
-        sol = self.lu.solve(rhs)
-        for _ in range(REFINE_STEPS):
-            r = rhs - self.K0 @ sol
-            if np.linalg.norm(r) <= 1e-15 * max(np.linalg.norm(rhs), 1e-300):
-                break
-            sol = sol + self.lu.solve(r)
+        sol = _refine(self.lu.solve, self.K0, rhs, stall=None)
         if not np.all(np.isfinite(sol)):
             raise ValueError("reference solution: the KKT solve produced non-finite values")
         return sol
-
-
-class _BlockCholesky:
-    """Solves with a positive definite ``H`` that is block diagonal up to a permutation: a dense Cholesky per block.
-
-    The Hessian of a problem without a shared variable is ``diag(Q_1, …, Q_n)``: SuperLU, which stores its
-    factors with 32-bit indices, refused it ("Not enough memory to perform factorization") for a random-coupled
-    instance of 10⁶ variables (10⁴ dense 100 × 100 node blocks, 10⁸ nonzeros); block by block the factors
-    take the space of ``H``.  :meth:`parts` finds the blocks (connected components of the pattern of ``H``).
-    """
-
-    @staticmethod
-    def parts(H: sp.csr_matrix) -> list[np.ndarray] | None:
-        """Index sets of the diagonal blocks of ``H``, or ``None`` if it has one block or one above BLOCK_CHOL_MAX."""
-        ncomp, labels = csgraph.connected_components(H, directed=False)
-        if ncomp < 2:
-            return None
-        order = np.argsort(labels, kind="stable")
-        edges = np.searchsorted(labels[order], np.arange(ncomp + 1))
-        if np.diff(edges).max() > BLOCK_CHOL_MAX:
-            return None
-        return [order[edges[k]:edges[k + 1]] for k in range(ncomp)]
-
-    def __init__(self, H: sp.csr_matrix, parts: list[np.ndarray]):
-        Hc = sp.csr_matrix(H)
-        self.parts, self.factors = parts, []
-        for idx in parts:
-            try:
-                self.factors.append(sla.cho_factor(Hc[idx][:, idx].toarray(), lower=True, check_finite=False))
-            except np.linalg.LinAlgError as exc:
-                raise ValueError(f"reference solution: the Hessian block of rows {idx[0]}…{idx[-1]} is not positive "
-                                 f"definite ({exc}); is the objective strongly convex?") from exc
-
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
-        out = np.empty(rhs.shape)
-        for idx, f in zip(self.parts, self.factors):
-            out[idx] = sla.cho_solve(f, rhs[idx], check_finite=False)
-        return out
 
 
 class _SchurKKT:
@@ -174,25 +151,36 @@ class _SchurKKT:
     convexity, ``E`` injective) and as sparse as the node blocks, so its LU stays within them.
     The multipliers solve the Schur system ``S λ = G H⁻¹ r₁ − r₂`` with ``S = G H⁻¹ Gᵀ`` (symmetric
     PSD, singular when constraints are redundant; consistent, so MINRES converges in its range):
-    ``S`` is formed densely when it has at most :data:`SCHUR_DENSE_MAX` rows (a least-squares solve),
-    else applied as an operator.  The same residual-driven refinement as :class:`_KKT` follows;
-    :func:`reference_solution` then checks the KKT residual, so an inaccurate solve is an error.
+    ``S`` is formed densely when it has at most :data:`SCHUR_DENSE_MAX` rows (its pseudo-inverse from
+    one eigendecomposition, eigenvalues below the rank cut-off of ``lstsq`` dropped), else applied as an
+    operator.  The same residual-driven refinement as :class:`_KKT` follows, stopped once a step no
+    longer shrinks the residual by :data:`REFINE_STALL` (each step is a full Schur solve; a 2·10⁵-variable
+    random-mixed reference ran all 60 steps at the rounding floor); :func:`reference_solution` then
+    checks the KKT residual, so an inaccurate solve is an error.
     """
 
-    def __init__(self, H: sp.csr_matrix, G: sp.csr_matrix):
+    def __init__(self, H: sp.csr_matrix, G: sp.csr_matrix, border: int = 0):
         self.H, self.G = H, G
         self.nv, self.nc = H.shape[0], G.shape[0]
-        parts = _BlockCholesky.parts(H)
-        self.factor = "splu" if parts is None else "block Cholesky"
-        try:
-            self.lu = spla.splu(sp.csc_matrix(H), permc_spec="COLAMD") if parts is None else _BlockCholesky(H, parts)
-        except RuntimeError as exc:
-            raise ValueError(f"reference solution: the Hessian is singular ({exc}); is the objective strongly convex?") from exc
+        self.lu = factor_hessian(H, border)
+        self.factor = "splu" if self.lu is None else self.lu.name
+        if self.lu is None:
+            try:
+                self.lu = spla.splu(sp.csc_matrix(H), permc_spec="COLAMD")
+            except RuntimeError as exc:
+                raise ValueError(f"reference solution: the Hessian is singular ({exc}); is the objective strongly "
+                                 f"convex?") from exc
         self.K0 = sp.bmat([[H, G.T], [G, None]], format="csr") if self.nc else sp.csr_matrix(H)
-        self.S = None
+        self.S_pinv = None
         if 0 < self.nc <= SCHUR_DENSE_MAX:
-            HiGt = self.lu.solve(np.asarray(G.T.toarray(), dtype=float))
-            self.S = np.asarray(G @ HiGt)
+            Gt = sp.csc_matrix(G.T)
+            step = max(1, SOLVE_CHUNK_ENTRIES // max(self.nv, 1))
+            S = np.empty((self.nc, self.nc))
+            for j in range(0, self.nc, step):
+                S[:, j:j + step] = G @ self.lu.solve(Gt[:, j:j + step].toarray())
+            w, V = np.linalg.eigh(0.5 * (S + S.T))
+            keep = w > np.finfo(float).eps * self.nc * max(w.max(), 0.0)
+            self.S_pinv = (V[:, keep] / w[keep], V[:, keep])
 
     def _once(self, rhs: np.ndarray) -> np.ndarray:
         r1, r2 = rhs[: self.nv], rhs[self.nv:]
@@ -200,8 +188,9 @@ class _SchurKKT:
         if self.nc == 0:
             return Hr1
         t = self.G @ Hr1 - r2
-        if self.S is not None:
-            lam = np.linalg.lstsq(self.S, t, rcond=None)[0]
+        if self.S_pinv is not None:
+            VW, V = self.S_pinv
+            lam = VW @ (V.T @ t)
         else:
             op = spla.LinearOperator((self.nc, self.nc), matvec=lambda y: self.G @ self.lu.solve(self.G.T @ y),
                                      dtype=float)
@@ -210,21 +199,17 @@ class _SchurKKT:
         return np.concatenate([v, lam])
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
-        sol = self._once(rhs)
-        for _ in range(REFINE_STEPS):
-            r = rhs - self.K0 @ sol
-            if np.linalg.norm(r) <= 1e-15 * max(np.linalg.norm(rhs), 1e-300):
-                break
-            sol = sol + self._once(r)
+        sol = _refine(self._once, self.K0, rhs, stall=REFINE_STALL)
         if not np.all(np.isfinite(sol)):
             raise ValueError("reference solution: the Schur-complement KKT solve produced non-finite values")
         return sol
 
 
-def _kkt_solver(H: sp.csr_matrix, G: sp.csr_matrix):
-    """The direct factorisation of the KKT matrix while it is small enough, else :class:`_SchurKKT`."""
+def _kkt_solver(H: sp.csr_matrix, G: sp.csr_matrix, border: int = 0):
+    """The direct factorisation of the KKT matrix while it is small enough, else :class:`_SchurKKT`
+    (``border``: the shared variable's trailing rows of ``H``)."""
     nnz = H.nnz + 2 * G.nnz + G.shape[0]
-    return _KKT(H, G) if nnz <= KKT_DIRECT_MAX_NNZ else _SchurKKT(H, G)
+    return _KKT(H, G) if nnz <= KKT_DIRECT_MAX_NNZ else _SchurKKT(H, G, border)
 
 
 def _residual(grad_v: np.ndarray, grad_0: np.ndarray, G, lam: np.ndarray, v: np.ndarray, h: np.ndarray) -> float:
@@ -257,7 +242,7 @@ def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newt
 
     if isinstance(obj, QuadraticObjective):
         H = sp.csr_matrix(E.T @ obj.Q @ E)
-        kkt = _kkt_solver(H, G)
+        kkt = _kkt_solver(H, G, lay.dt)
         sol = kkt.solve(np.concatenate([E.T @ obj.q, h]))
         v, lam = sol[:nv], sol[nv:]
         method = "kkt-direct" if isinstance(kkt, _KKT) else f"kkt-schur ({kkt.factor})"
@@ -269,7 +254,7 @@ def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newt
         for it in range(max_newton):
             g = grad_v(v)
             H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
-            kkt = _kkt_solver(H, G)
+            kkt = _kkt_solver(H, G, lay.dt)
             sol = kkt.solve(np.concatenate([-g, np.zeros(nc)]))
             dv, lam = sol[:nv], sol[nv:]
             t, f0 = 1.0, obj.value(E @ v)
@@ -285,7 +270,7 @@ def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newt
         # multipliers at the final point
         g = grad_v(v)
         H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
-        lam = _kkt_solver(H, G).solve(np.concatenate([-g, np.zeros(nc)]))[nv:]
+        lam = _kkt_solver(H, G, lay.dt).solve(np.concatenate([-g, np.zeros(nc)]))[nv:]
         method = f"newton-kkt ({it + 1} steps)"
     res = _residual(grad_v(v), grad_v(np.zeros(nv)), G, lam, v, h)
     if not np.isfinite(res) or res > tol:

@@ -12,7 +12,7 @@ import scipy.sparse.csgraph as csgraph
 from helpers import random_problem
 from mixbounds.bounds import spectral
 from mixbounds.bounds.condition import gossip_spectrum
-from mixbounds.instances import reference
+from mixbounds.instances import hessian_factor, reference
 from mixbounds.instances.graphs import ER_DENSE_MAX, erdos_renyi_adjacency, laplacian
 from mixbounds.instances.reference import reference_solution
 from mixbounds.solvers import Reformulation, solve
@@ -94,10 +94,10 @@ def test_schur_reference_matches_direct(monkeypatch, kind, dense_schur, block_ch
     if not dense_schur:
         monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
     if not block_cholesky:
-        monkeypatch.setattr(reference, "BLOCK_CHOL_MAX", 0)
+        monkeypatch.setattr(hessian_factor, "BLOCK_CHOL_MAX", 0)
     schur = reference_solution(P)
-    # without a shared variable H = diag(Q_i) splits into the node blocks; x̃ couples every node (one block)
-    factor = "block Cholesky" if kind == "coupled" and block_cholesky else "splu"
+    # without a shared variable H = diag(Q_i) splits into the node blocks; x̃ couples every node (an arrow)
+    factor = ("block Cholesky" if kind == "coupled" else "arrow Cholesky") if block_cholesky else "splu"
     assert direct.method == "kkt-direct" and schur.method == f"kkt-schur ({factor})"
     assert schur.kkt_residual <= reference.KKT_RTOL
     assert np.linalg.norm(schur.u - direct.u) <= SCHUR_RTOL * np.linalg.norm(direct.u)
@@ -106,10 +106,58 @@ def test_schur_reference_matches_direct(monkeypatch, kind, dense_schur, block_ch
 def test_block_cholesky_refuses_an_indefinite_block():
     """Negative control: a block that is not positive definite is an error naming its rows, not a solve."""
     H = sp.block_diag([np.eye(2), np.array([[1.0, 2.0], [2.0, 1.0]])], format="csr")
-    parts = reference._BlockCholesky.parts(H)
+    parts = hessian_factor.BlockCholesky.parts(H)
     assert [list(p) for p in parts] == [[0, 1], [2, 3]]
     with pytest.raises(ValueError, match="rows 2…3 is not positive definite"):
-        reference._BlockCholesky(H, parts)
+        hessian_factor.BlockCholesky(H, parts)
+
+
+def _arrow(rng, n=5, d=3, dt=2, shift=0.0):
+    """An arrow-shaped H (n node blocks of size d, a border of dt rows), positive definite unless shifted."""
+    M = np.zeros((n * d + dt, n * d + dt))
+    for i in range(n):
+        cols = np.r_[np.arange(i * d, (i + 1) * d), np.arange(n * d, n * d + dt)]
+        Zi = rng.standard_normal((d + dt + 2, d + dt))
+        M[np.ix_(cols, cols)] += Zi.T @ Zi
+    M[n * d:, n * d:] -= shift * np.eye(dt)
+    return sp.csr_matrix(M)
+
+
+def test_arrow_cholesky_solves_like_a_dense_solve():
+    """The shared variable's border is eliminated exactly: the same solution as a dense solve of H."""
+    rng = np.random.default_rng(3)
+    H = _arrow(rng)
+    f = hessian_factor.factor_hessian(H, border=2)
+    assert isinstance(f, hessian_factor.ArrowCholesky)
+    rhs = rng.standard_normal((H.shape[0], 3))
+    exact = np.linalg.solve(H.toarray(), rhs)
+    assert np.linalg.norm(f.solve(rhs) - exact) <= SCHUR_RTOL * np.linalg.norm(exact)
+    # without the border the node blocks are not separable: no structured factorisation
+    assert hessian_factor.factor_hessian(H, border=0) is None
+
+
+def test_block_cholesky_stacks_blocks_of_mixed_sizes_in_any_order():
+    """Blocks of sizes 1, 3 and 2, interleaved by a permutation, batched per size: the dense solve's answer."""
+    rng = np.random.default_rng(4)
+    blocks = []
+    for size in (1, 3, 2, 3, 1):
+        Z = rng.standard_normal((size + 1, size))
+        blocks.append(Z.T @ Z + 0.1 * np.eye(size))
+    perm = rng.permutation(10)
+    H = sp.csr_matrix(sp.block_diag(blocks).toarray()[np.ix_(perm, perm)])
+    f = hessian_factor.factor_hessian(H)
+    assert isinstance(f, hessian_factor.BlockCholesky) and len(f.groups) == 3
+    rhs = rng.standard_normal(10)
+    exact = np.linalg.solve(H.toarray(), rhs)
+    assert np.linalg.norm(f.solve(rhs) - exact) <= SCHUR_RTOL * np.linalg.norm(exact)
+
+
+def test_arrow_cholesky_refuses_an_indefinite_schur_complement():
+    """Negative control: node blocks positive definite, H not (the border shifted down): an error, not a solve."""
+    rng = np.random.default_rng(3)
+    H = _arrow(rng, shift=1e4)
+    with pytest.raises(ValueError, match="Schur complement .* not positive definite"):
+        hessian_factor.factor_hessian(H, border=2)
 
 
 def test_schur_reference_that_did_not_converge_is_an_error(monkeypatch):
