@@ -141,7 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
     args.argv = argv
-    return args.func(args)
+    try:
+        return args.func(args)
+    except MemoryError as exc:
+        # one line, not a traceback: an instance too large for this machine is an outcome, not a crash
+        detail = f" ({exc})" if str(exc) else ""
+        print(f"mixbounds {args.cmd}: out of memory{detail}; try a smaller instance or a machine with more memory",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

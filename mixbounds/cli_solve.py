@@ -123,16 +123,17 @@ def _group_rows(P) -> list[tuple[str, str, list[int]]]:
 
 
 def _consistent(G, h) -> tuple[bool, float]:
-    """Whether ``G v = h`` has a solution: min-norm solve by a sparse factorisation (reference._KKT), then its
-    relative residual (above :data:`FEAS_RTOL`: no solution)."""
+    """Whether ``G v = h`` has a solution: min-norm solve by the reference's KKT solver (the whole KKT matrix
+    factored while small, else its Schur complement: a 10⁶-variable vertical-fl instance ran SuperLU out of
+    memory here), then its relative residual (above :data:`FEAS_RTOL`: no solution)."""
     import scipy.sparse as sp
 
-    from mixbounds.instances.reference import _KKT
+    from mixbounds.instances.reference import _kkt_solver
 
     if G.shape[0] == 0:
         return True, 0.0
     nv = G.shape[1]
-    v = _KKT(sp.eye(nv, format="csr"), G).solve(np.concatenate([np.zeros(nv), h]))[:nv]
+    v = _kkt_solver(sp.eye(nv, format="csr"), G).solve(np.concatenate([np.zeros(nv), h]))[:nv]
     gmax = abs(G).max() if G.nnz else 1.0
     rel = float(np.linalg.norm(G @ v - h) / (gmax * np.linalg.norm(v) + np.linalg.norm(h) + 1e-300))
     return rel <= FEAS_RTOL, rel
