@@ -115,3 +115,49 @@ def test_local_cluster_equals_serial_run_result_for_result(tmp_path, local_clust
     again = _doc(dask)
     assert again["stats"]["computed"] == 0 and again["stats"]["cached"] == a["stats"]["tasks"]
     assert _strip_timing(again["claims"]) == _strip_timing(a["claims"])
+
+
+#: a loop of vector updates on 150 000 floats page-faults at least this many times more with Dask's worker malloc
+#: setting than after tune_worker_malloc (measured: 17.6 million against 900 faults for 20 000 iterations)
+MALLOC_FAULT_RATIO = 20
+
+_FAULT_LOOP = """
+import resource, sys
+import numpy as np
+from mixbounds.checks.executors import tune_worker_malloc
+tuned = tune_worker_malloc() if sys.argv[1] == "tune" else None
+x = np.random.rand(150_000); y = np.random.rand(150_000)
+f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(2000):
+    x = (x + 0.5 * y) - 0.1 * x
+print(tuned, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+"""
+
+
+def _faults(mode: str) -> tuple[str, int]:
+    import os
+    import subprocess
+
+    env = dict(os.environ, MALLOC_TRIM_THRESHOLD_="65536")  # what Dask's nanny gives every worker
+    out = subprocess.run([sys.executable, "-c", _FAULT_LOOP, mode], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    return out[0], int(out[1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc mallopt")
+def test_worker_malloc_tuning_stops_the_page_faults_of_dasks_trim_threshold():
+    """Negative control first: with MALLOC_TRIM_THRESHOLD_=65536 every temporary array is mmap'ed and
+    faulted in again; tune_worker_malloc (run by every worker before its first group) stops that."""
+    _, untuned = _faults("plain")
+    tuned_ok, tuned = _faults("tune")
+    assert tuned_ok == "True"
+    assert untuned >= MALLOC_FAULT_RATIO * max(tuned, 1), (untuned, tuned)
+
+
+def test_worker_runs_the_malloc_tuning_once(monkeypatch):
+    calls = []
+    monkeypatch.setattr(executors, "_MALLOC_TUNED", None)
+    monkeypatch.setattr(executors, "tune_worker_malloc", lambda: calls.append(1) or True)
+    for _ in range(2):
+        assert run_group_on_worker(code_version(), []) == []
+    assert calls == [1] and executors._MALLOC_TUNED is True

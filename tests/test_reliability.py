@@ -369,7 +369,8 @@ def test_3_solve_overwrites_its_own_outputs_and_never_the_instance(inst_dir, tmp
     ("consensus", ["--kappa-f", "30", "--kappa-W", "1e30"], "κ_W = 1e+30 exceeds the bound 1e+06"),
     ("coupled-local", ["--kappa-W", "30", "--kappa-AC", "30", "--kappa-f", "30", "--kappa-C", "1e30"], "κ_C = 1e+30"),
     ("consensus", ["--kappa-f", "30", "--kappa-W", "1e8"], "κ_W = 1e+08 exceeds the bound 1e+06"),
-    ("random-mixed", ["--n", "100000000"], "--n 100000000: must be in [1, 2000] for random-mixed (measured: 27 s"),
+    ("random-mixed", ["--n", "100000000"], "--n 100000000: must be in [1, 10000] for random-mixed (measured: random-mixed n"),
+    ("nonsmooth-mixed", ["--n", "2001"], "--n 2001: must be in [1, 2000] for nonsmooth-mixed (measured: not measured beyond"),
     ("random-coupled", ["--n", "10001"], "--n 10001: must be in [1, 10000] for random-coupled (measured: random-coupled n"),
 ])
 def test_4_kappa_and_size_bounds(tmp_path, capsys, family, params, needle):
