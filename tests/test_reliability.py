@@ -492,7 +492,8 @@ def test_7_feasible_but_not_stationary_x_star(inst_dir):
     assert res > XSTAR_RTOL and "not stationary" in why
 
 
-def test_7_jointly_infeasible_groups_are_named(inst_dir, tmp_path, capsys):
+def _contradicting_shared_groups_are_named(inst_dir, tmp_path, capsys):
+    """The saved instance is consistent (control); node 1 given node 0's C̃ with another right-hand side is not."""
     from mixbounds.instances.io import load_instance
 
     from mixbounds.cli_solve import constraint_consistency
@@ -503,6 +504,10 @@ def test_7_jointly_infeasible_groups_are_named(inst_dir, tmp_path, capsys):
     np.save(d / "ct_1.npy", np.load(d / "ct_0.npy") + 1.0)
     (d / "x_star.npy").unlink()
     _solve_refused(d, tmp_path / "w", capsys, [], "shared constraints", "(C̃)", "contradict each other")
+
+
+def test_7_jointly_infeasible_groups_are_named(inst_dir, tmp_path, capsys):
+    _contradicting_shared_groups_are_named(inst_dir, tmp_path, capsys)
     # one node's own block infeasible: a repeated row with another right-hand side
     d2 = _copy(inst_dir, tmp_path / "b")
     import scipy.io as sio
@@ -520,17 +525,9 @@ def test_7_consistency_check_on_the_schur_path(inst_dir, tmp_path, capsys, monke
     """Above KKT_DIRECT_MAX_NNZ the check goes through the Schur complement (the whole KKT matrix of a
     10⁶-variable vertical-fl instance ran SuperLU out of memory): same answers, both ways."""
     from mixbounds.instances import reference
-    from mixbounds.instances.io import load_instance
-
-    from mixbounds.cli_solve import constraint_consistency
 
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
-    assert constraint_consistency(load_instance(inst_dir).problem) is None  # control
-    d = _copy(inst_dir, tmp_path)
-    shutil.copy(d / "Ct_0.mtx", d / "Ct_1.mtx")
-    np.save(d / "ct_1.npy", np.load(d / "ct_0.npy") + 1.0)
-    (d / "x_star.npy").unlink()
-    _solve_refused(d, tmp_path / "w", capsys, [], "shared constraints", "(C̃)", "contradict each other")
+    _contradicting_shared_groups_are_named(inst_dir, tmp_path, capsys)
 
 
 def test_7_summary_is_strict_json(inst_dir, tmp_path):
