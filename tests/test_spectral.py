@@ -116,6 +116,37 @@ def test_smallest_eigenvalue_sparse_and_dense():
     assert smallest_eigenvalue(M) == pytest.approx(0.25, rel=1e-8)
 
 
+def test_smallest_eigenvalue_of_a_diagonal_block_is_its_smallest_entry_exactly():
+    """The printed coupled worst case's Q_i = diag(μ_f·1_K, L_f·1_K): ARPACK's shift-invert gave μ_f
+    to the last bit only, and which last bit depended on earlier allocations in the process."""
+    K = 12068
+    Q = sp.diags(np.concatenate([np.full(K, 1.0), np.full(K, 1e4)]), format="csr")
+    assert smallest_eigenvalue(Q) == 1.0
+    Z = sp.diags(np.concatenate([np.zeros(3), np.full(2000, 2.0)]), format="csr")
+    assert smallest_eigenvalue(Z) == 0.0
+
+
+#: agreement of LAPACK's tridiagonal bisection with the dense eigen-solver (both exact up to rounding)
+TRIDIAG_REL = 1e-12
+
+
+def test_smallest_eigenvalue_tridiagonal_matches_dense_after_a_permutation():
+    rng = np.random.default_rng(5)
+    n = 1700
+    T = path_laplacian(n) + sp.diags(rng.uniform(0.1, 2.0, n))
+    perm = rng.permutation(n)  # RCM must recover the band
+    Tp = sp.csr_matrix(T)[perm][:, perm]
+    dense = smallest_eigenvalue(Tp, method="dense")
+    assert smallest_eigenvalue(Tp) == pytest.approx(dense, rel=TRIDIAG_REL)
+
+
+def test_smallest_eigenvalue_wider_band_still_uses_shift_invert():
+    L = path_laplacian(1700)
+    D = sp.diags(np.random.default_rng(6).uniform(0.1, 2.0, 1700))
+    M = sp.csr_matrix(L @ L + D)  # bandwidth 2: not tridiagonal
+    assert smallest_eigenvalue(M) == pytest.approx(smallest_eigenvalue(M, method="dense"), rel=PATH_AGREEMENT)
+
+
 #: relative accuracy of the Lanczos λ_max (bounds.spectral.LMAX_TOL is 1e-8 on the residual)
 LMAX_REL = 1e-7
 
