@@ -14,7 +14,9 @@ with a tiny negative ``(2,2)`` block ``−δI`` and the unregularised system is
 then solved by iterative refinement on top of that factorisation.  Above
 :data:`KKT_DIRECT_MAX_NNZ` stored entries only ``H`` is factored and the
 multipliers come from the Schur complement ``G H⁻¹ Gᵀ`` (:class:`_SchurKKT`),
-refined the same way; the residual check below is the same for both.  ``H`` itself is
+refined the same way, unless that complement is too large to form and the whole KKT matrix is still below
+:data:`KKT_DIRECT_BEFORE_MINRES_NNZ` (then SuperLU is tried first: MINRES on a Schur complement of millions of
+rows is far slower); the residual check below is the same for both.  ``H`` itself is
 factored by its structure (:mod:`instances.hessian_factor`: block diagonal without a shared
 variable, arrow-shaped with one), SuperLU otherwise.  Quadratic objectives need one solve;
 other smooth objectives use equality-constrained Newton steps.  The result carries its
@@ -45,6 +47,13 @@ REFINE_STALL = 0.5
 #: matrix ran out of memory near 10⁸ entries): :class:`_SchurKKT` factors only H.  Every instance of the
 #: quick tier and every test is far below it and keeps the direct path.
 KKT_DIRECT_MAX_NNZ = 20_000_000
+#: between KKT_DIRECT_MAX_NNZ and this, a KKT system whose Schur complement would go to MINRES (more than
+#: SCHUR_DENSE_MAX rows) is still tried whole first, and only SuperLU's MemoryError sends it to the Schur path.
+#: Measured at 10⁷ variables: printed mixed-ident (2.9·10⁷ entries) factored whole in 95 s, 7.0 GB, where MINRES on
+#: its 2.5·10⁶-row Schur complement had not finished in 20 min; printed coupled (2.3·10⁷) 115 s, 9.1 GB, against
+#: 172 s through MINRES; SuperLU refused printed mixed (6.7·10⁷) and coupled-local (8.5·10⁷) at once ("Not
+#: enough memory"), so the cap stays below both.
+KKT_DIRECT_BEFORE_MINRES_NNZ = 50_000_000
 #: the Schur complement G H⁻¹ Gᵀ is formed densely up to this many constraint rows
 SCHUR_DENSE_MAX = 2000
 #: MINRES tolerance and iteration cap on the Schur system when it is applied as an operator
@@ -207,9 +216,17 @@ class _SchurKKT:
 
 def _kkt_solver(H: sp.csr_matrix, G: sp.csr_matrix, border: int = 0):
     """The direct factorisation of the KKT matrix while it is small enough, else :class:`_SchurKKT`
-    (``border``: the shared variable's trailing rows of ``H``)."""
+    (``border``: the shared variable's trailing rows of ``H``).  A Schur complement too large to form
+    (MINRES) is avoided while the whole KKT matrix may still factor (:data:`KKT_DIRECT_BEFORE_MINRES_NNZ`)."""
     nnz = H.nnz + 2 * G.nnz + G.shape[0]
-    return _KKT(H, G) if nnz <= KKT_DIRECT_MAX_NNZ else _SchurKKT(H, G, border)
+    if nnz <= KKT_DIRECT_MAX_NNZ:
+        return _KKT(H, G)
+    if G.shape[0] > SCHUR_DENSE_MAX and nnz <= KKT_DIRECT_BEFORE_MINRES_NNZ:
+        try:
+            return _KKT(H, G)
+        except MemoryError:
+            pass  # SuperLU: "Not enough memory to perform factorization"
+    return _SchurKKT(H, G, border)
 
 
 def _residual(grad_v: np.ndarray, grad_0: np.ndarray, G, lam: np.ndarray, v: np.ndarray, h: np.ndarray) -> float:

@@ -527,6 +527,7 @@ def test_7_consistency_check_on_the_schur_path(inst_dir, tmp_path, capsys, monke
     from mixbounds.instances import reference
 
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
     _contradicting_shared_groups_are_named(inst_dir, tmp_path, capsys)
 
 

@@ -91,6 +91,7 @@ def test_schur_reference_matches_direct(monkeypatch, kind, dense_schur, block_ch
     P = random_problem(rng, n=6, shared=kind == "mixed", local=kind == "mixed", dt=2 if kind == "mixed" else 0)
     direct = reference_solution(P)
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
     if not dense_schur:
         monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
     if not block_cholesky:
@@ -101,6 +102,31 @@ def test_schur_reference_matches_direct(monkeypatch, kind, dense_schur, block_ch
     assert direct.method == "kkt-direct" and schur.method == f"kkt-schur ({factor})"
     assert schur.kkt_residual <= reference.KKT_RTOL
     assert np.linalg.norm(schur.u - direct.u) <= SCHUR_RTOL * np.linalg.norm(direct.u)
+
+
+@pytest.mark.parametrize("superlu_fails", [False, True])
+def test_kkt_too_large_for_a_dense_schur_complement_is_factored_whole_first(monkeypatch, superlu_fails):
+    """Between KKT_DIRECT_MAX_NNZ and KKT_DIRECT_BEFORE_MINRES_NNZ a Schur complement that would go to MINRES
+    is avoided: the whole KKT matrix is factored, and only SuperLU's MemoryError sends it to the Schur path."""
+    rng = np.random.default_rng(5)
+    P = random_problem(rng, n=6, shared=True, local=True, dt=2)
+    direct = reference_solution(P)
+    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
+    if superlu_fails:
+        splu = reference.spla.splu
+
+        def refuse_saddle_point(A, *args, **kwargs):
+            if A.shape[0] > P.layout.size:  # the KKT matrix, not H
+                raise MemoryError("Not enough memory to perform factorization.")
+            return splu(A, *args, **kwargs)
+
+        monkeypatch.setattr(reference.spla, "splu", refuse_saddle_point)
+    ref = reference_solution(P)
+    assert ref.method == ("kkt-schur (arrow Cholesky)" if superlu_fails else "kkt-direct")
+    assert np.linalg.norm(ref.u - direct.u) <= SCHUR_RTOL * np.linalg.norm(direct.u)
+    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)  # above the cap: the Schur path at once
+    assert reference_solution(P).method == "kkt-schur (arrow Cholesky)"
 
 
 def test_block_cholesky_refuses_an_indefinite_block():
@@ -165,6 +191,7 @@ def test_schur_reference_that_did_not_converge_is_an_error(monkeypatch):
     rng = np.random.default_rng(5)
     P = random_problem(rng, n=6, dt=2)
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
     monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
     monkeypatch.setattr(reference, "SCHUR_MAXITER", 1)
     monkeypatch.setattr(reference, "REFINE_STEPS", 0)
