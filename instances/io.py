@@ -74,6 +74,8 @@ FORMAT_VERSION = 2  # 2: the binary "npz" matrix format; a Matrix Market directo
 MATRIX_FORMATS = ("mtx", "npz")
 OBJECTIVE_TYPES = ("quadratic", "logistic")
 
+#: a kernel basis ``Nker_i`` is read as a dense array up to this many entries, else kept sparse as stored
+KERNEL_DENSE_MAX = 10_000_000
 _NONFINITE = {"Infinity": float("inf"), "-Infinity": float("-inf"), "NaN": float("nan")}
 
 
@@ -581,7 +583,9 @@ def _read_constraints(d: Path, gr: "_Groups", lay: Layout, blocks: dict) -> dict
     if blocks.get("C_kernels"):
         if not blocks.get("C"):
             raise ValueError(f"{jpath}: 'C_kernels' present without local constraints C")
-        Nk = gr.blocks("Nker", dense=True)
+        # dense as written for ordinary sizes; a basis whose dense form would exceed KERNEL_DENSE_MAX entries stays
+        # sparse (the printed coupled-local case at 10⁷ variables: 64200 × 21400 per node, 10.2 GiB each)
+        Nk = [B.toarray() if B.shape[0] * B.shape[1] <= KERNEL_DENSE_MAX else sp.csr_matrix(B) for B in gr.blocks("Nker")]
         for i in range(n):
             _expect_shape(d, gr.label("Nker", i), Nk[i], lay.d[i], None, f"node {i}: d_{i} rows")
         kw["C_kernels"] = Nk

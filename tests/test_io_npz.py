@@ -183,3 +183,26 @@ def test_cli_format_npz_and_solve(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "mixbounds", "instance", "random-coupled", "--format", "hdf5",
                           "--out", str(tmp_path / "x")], capture_output=True, text=True)
     assert bad.returncode == 2 and "--format" in bad.stderr and not (tmp_path / "x").exists()
+
+
+#: the realized κ's of an instance read with sparse kernel bases against the dense ones
+KERNEL_FORM_RTOL = 1e-9
+
+
+def test_large_kernel_bases_are_read_sparse_with_the_same_kappas(tmp_path, monkeypatch):
+    """A kernel basis above KERNEL_DENSE_MAX entries stays sparse on reading (the printed coupled-local case at
+    10⁷ variables ran `mixbounds solve` out of memory densifying 64200 × 21400 bases); the κ's are unchanged."""
+    import mixbounds.instances.io as iio
+    from mixbounds.instances.realized import realized_kappas
+
+    inst = build("coupled-local", kappa_W=10, kappa_C=10, kappa_AC=20, kappa_f=10)
+    save_instance(inst, tmp_path / "i", matrix_format="npz")
+    dense = load_instance(tmp_path / "i")
+    monkeypatch.setattr(iio, "KERNEL_DENSE_MAX", 0)
+    sparse = load_instance(tmp_path / "i")
+    assert all(isinstance(N, np.ndarray) for N in dense.problem.C_kernels)
+    assert all(sp.issparse(N) for N in sparse.problem.C_kernels)
+    kd, ks = realized_kappas(dense.problem), realized_kappas(sparse.problem)
+    assert kd.keys() == ks.keys()
+    for k in kd:
+        assert ks[k] == pytest.approx(kd[k], rel=KERNEL_FORM_RTOL), k
