@@ -17,9 +17,10 @@ Constraints and κ's: :func:`instances.nonsmooth.build_constraints` (the generat
 Reference solution (``x_star``): the minimiser **nearest to the start** ``u⁰ = 0`` in the
 u-layout norm (the one the regularised method of ``thm:smooth_objectives_apapc_convergence``
 converges to as ν → 0, and the ``u*`` that makes ``R = ‖u⁰ − u*‖`` smallest).
-Quadratic: one solution of the singular KKT system by dense least squares, then the
-component along the solution set ``v₀ + (ker H ∩ ker G)`` removed in the u-layout
-metric; the KKT residual is reported.  Logistic: equality-constrained Newton
+Quadratic, up to :data:`DENSE_REFERENCE_MAX` unknowns and multipliers: one solution of the singular KKT
+system by dense least squares, then the component along the solution set ``v₀ + (ker H ∩ ker G)`` removed
+in the u-layout metric; above it, proximal-point steps on one sparse factorisation with a certificate that
+the point is the nearest minimiser (:mod:`instances.min_norm_reference`).  The KKT residual is reported.  Logistic: equality-constrained Newton
 (:func:`instances.reference.reference_solution`), strictly convex on the feasible set
 for these data (checked by its KKT solve).  ``params`` report ``R_u``, ``L_f``, ``F*``,
 ``D = F(u*) − inf F`` (Lemma ``lem:regularized_convergence``; quadratic only) and
@@ -35,6 +36,7 @@ import scipy.linalg as sla
 
 from .instance import Instance
 from .layout import Layout
+from .min_norm_reference import proximal_min_norm_solution
 from .nonsmooth import SIZE_KW, STRUCTURES, build_constraints
 from .objectives import LogisticObjective, QuadraticObjective
 from .problem import MixedProblem
@@ -53,6 +55,10 @@ from .reference import constraint_system, copy_map, reference_solution
 
 #: required relative KKT residual of the reference
 KKT_RTOL = 1e-9
+#: the dense least-squares reference (cubic in nv + nc) is used up to this many unknowns plus multipliers, the
+#: sparse proximal one above: every instance of the verify tiers and of the tests (n = 4 ring, ≤ 60 unknowns)
+#: stays on the dense route, which the sparse one is tested against (tests/test_min_norm_reference.py)
+DENSE_REFERENCE_MAX = 2000
 
 
 def rank_deficient_quadratic(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray, rank: int | None):
@@ -78,9 +84,13 @@ def min_norm_quadratic_solution(problem: MixedProblem) -> dict:
     """Minimiser of a convex quadratic (P) nearest to 0 in the u-layout norm (module docstring)."""
     obj = problem.objective
     E = copy_map(problem)
+    G, h = constraint_system(problem)
+    if E.shape[1] + G.shape[0] > DENSE_REFERENCE_MAX:
+        ref = proximal_min_norm_solution(problem)
+        return {"u": ref["u"], "kkt_residual": ref["kkt_residual"], "min_norm_residual": ref["min_norm_residual"],
+                "solution_set_dim": None, "method": ref["method"]}
     H = (E.T @ obj.Q @ E).toarray()
     g = E.T @ obj.q
-    G, h = constraint_system(problem)
     G = G.toarray()
     nv, nc = H.shape[0], G.shape[0]
     K = np.block([[H, G.T], [G, np.zeros((nc, nc))]])
@@ -151,7 +161,7 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
         u_star = ref["u"]
         F_inf = -0.5 * sum(float(q @ np.linalg.lstsq(Q.toarray(), q, rcond=None)[0]) for Q, q in zip(obj.Q_blocks, obj.q_blocks))
         D = obj.value(u_star) - F_inf
-        rinfo = {k: ref[k] for k in ("kkt_residual", "solution_set_dim", "method")}
+        rinfo = {k: ref[k] for k in ("kkt_residual", "solution_set_dim", "method", "min_norm_residual") if k in ref}
     else:
         r = reference_solution(problem)
         u_star = r.u
