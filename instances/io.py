@@ -17,7 +17,10 @@ file                content
 ``Nker_{i}.mtx``    orthonormal basis of ker C_i (d_i × r_i; only if the problem carries ``C_kernels``)
 ``Q_{i}.mtx``       quadratic objective ``f_i(z) = ½ zᵀQ_i z − q_iᵀz`` with ``q_{i}.npy``, ``z = (x_i, x̃)``
 ``F_{i}.mtx``       logistic objective: features ``F_i`` (N_i × (d_i + d̃)) and labels ``y_{i}.npy`` (±1);
-                    ``f_i(z) = (1/N_i) Σ_j log(1 + exp(−y_ij F_i[j]·z)) + reg/2 ‖z‖²``, ``reg`` in instance.json
+                    ``f_i(z) = (1/N_i) Σ_j log(1 + exp(−y_ij F_i[j]·z)) + reg/2 ‖z‖²``, ``reg`` in instance.json;
+                    or the nonsmooth absolute-deviation objective (``instances.nonsmooth``): features ``F_i``
+                    and real targets ``y_{i}.npy``, ``f_i(z) = (1/N_i) Σ_j |F_i[j]·z − y_ij| + mu/2 ‖z‖²`` on
+                    the box ``[−rho, rho]`` of every coordinate, ``mu`` and ``rho`` in instance.json
 ``x_star.npy``      reference solution in the z-layout: node blocks in node order, each ``x_i`` then its copy of x̃
 ==================  ==============================================================
 
@@ -34,7 +37,7 @@ Market stays the portable default.  ``instance.json`` holds ``format`` (``"mixbo
 ``format_version``, ``family``, ``variant``, ``name``, ``seed``, ``n``,
 ``layout`` (``{"d": [d_0, …], "dt": d̃}``), ``sizes`` (``MixedProblem.summary()``),
 ``blocks`` (which groups are present), ``objective`` (``type``, ``form``,
-``L_f``, ``mu_f`` and, for logistic, ``reg``), ``x_star`` (file and layout, or
+``L_f``, ``mu_f`` and, for logistic, ``reg``; for abs-deviation ``mu``, ``rho``, ``M_f``), ``x_star`` (file and layout, or
 ``null``), ``targets``, ``realized``, ``closed_forms``, ``findings``, ``params``,
 ``notes``, ``meta`` and ``files`` (every data file of the directory).  Without
 ``layout`` (a hand-written directory) the sizes are inferred from the blocks'
@@ -66,13 +69,14 @@ import scipy.sparse as sp
 from . import io_npz
 from .instance import Instance
 from .layout import Layout
+from .nonsmooth import AbsDeviationObjective
 from .objectives import LogisticObjective, QuadraticObjective
 from .problem import MixedProblem
 
 FORMAT = "mixbounds-instance"
 FORMAT_VERSION = 2  # 2: the binary "npz" matrix format; a Matrix Market directory is still written as version 1
 MATRIX_FORMATS = ("mtx", "npz")
-OBJECTIVE_TYPES = ("quadratic", "logistic")
+OBJECTIVE_TYPES = ("quadratic", "logistic", "abs-deviation")
 
 #: a kernel basis ``Nker_i`` is read as a dense array up to this many entries, else kept sparse as stored
 KERNEL_DENSE_MAX = 10_000_000
@@ -143,7 +147,12 @@ def _objective_files(obj) -> tuple[dict, list]:
     if isinstance(obj, LogisticObjective):
         return {"type": "logistic", "form": "f_i(z) = mean_j log(1 + exp(-y_ij F_i[j] z)) + reg/2 |z|^2, z = (x_i, x~)",
                 "files": ["F_{i}.mtx", "y_{i}.npy"], "reg": obj.reg, "L_f": obj.L, "mu_f": obj.mu}, []
-    raise ValueError(f"save_instance: cannot export an objective of type {type(obj).__name__} (known: quadratic, logistic)")
+    if isinstance(obj, AbsDeviationObjective):
+        return {"type": "abs-deviation", "form": "f_i(z) = mean_j |F_i[j] z - y_ij| + mu/2 |z|^2 on the box [-rho, rho], "
+                "z = (x_i, x~)", "files": ["F_{i}.mtx", "y_{i}.npy"], "mu": obj.mu, "rho": obj.rho, "L_f": None,
+                "mu_f": obj.mu, "M_f": obj.M}, []
+    raise ValueError(f"save_instance: cannot export an objective of type {type(obj).__name__} "
+                     f"(known: {', '.join(OBJECTIVE_TYPES)})")
 
 
 class _Writer:
@@ -199,8 +208,11 @@ def _write_problem(P, w: _Writer) -> dict:
     odesc, _ = _objective_files(obj)
     if odesc["type"] == "quadratic":
         w.group("Q", obj.Q_blocks, "Q_{i}: f_{i}(z) = 1/2 z^T Q_{i} z - q_{i}^T z, z = (x_{i}, x~)", "q", obj.q_blocks)
-    else:
+    elif odesc["type"] == "logistic":
         w.group("F", obj.features, "F_{i}: logistic features of node {i} (N_{i} x (d_{i} + dt))", "y", obj.labels)
+    else:
+        w.group("F", obj.features, "F_{i}: absolute-deviation features of node {i} (N_{i} x (d_{i} + dt))", "y",
+                obj.targets)
     if w.npz:
         odesc = dict(odesc, files=[f.replace("_{i}.mtx", ".npz").replace("_{i}.npy", ".npz") for f in odesc["files"]])
     return odesc
@@ -429,7 +441,7 @@ def infer_layout(d: Path, doc: dict, blocks: dict) -> Layout:
     if n < 1:
         raise ValueError(f"{d / 'W.mtx'}: empty gossip matrix, cannot infer the layout")
     otype = (doc.get("objective") or {}).get("type") if isinstance(doc.get("objective"), dict) else None
-    obj_file = {"quadratic": "Q_{i}.mtx", "logistic": "F_{i}.mtx"}.get(otype)
+    obj_file = {"quadratic": "Q_{i}.mtx", "logistic": "F_{i}.mtx", "abs-deviation": "F_{i}.mtx"}.get(otype)
     dt = cols("Ct_0.mtx") if blocks.get("Ct") else None
     ds: list[int] = []
     for i in range(n):
@@ -593,7 +605,7 @@ def _read_constraints(d: Path, gr: "_Groups", lay: Layout, blocks: dict) -> dict
 
 
 def _read_objective(d: Path, gr: "_Groups", lay: Layout, doc: dict):
-    """The objective named by ``instance.json`` (quadratic or logistic) with its per-node blocks."""
+    """The objective named by ``instance.json`` (quadratic, logistic or abs-deviation) with its per-node blocks."""
     jpath, n = d / "instance.json", lay.n
     odoc = doc.get("objective")
     if not isinstance(odoc, dict) or "type" not in odoc:
@@ -615,6 +627,15 @@ def _read_objective(d: Path, gr: "_Groups", lay: Layout, doc: dict):
                 _expect_shape(d, gr.label("F", i), F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
             y = gr.vectors("y", [B.shape[0] for B in F], [f"node {i}: one label per row of F_{i}" for i in range(n)])
             obj = LogisticObjective(F, y, float(odoc["reg"]), lay)
+        elif otype == "abs-deviation":
+            for key in ("mu", "rho"):
+                if not isinstance(odoc.get(key), (int, float)) or isinstance(odoc.get(key), bool):
+                    raise ValueError(f"{jpath}: abs-deviation objective without a number {key!r}")
+            F = gr.blocks("F", dense=True)
+            for i in range(n):
+                _expect_shape(d, gr.label("F", i), F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
+            y = gr.vectors("y", [B.shape[0] for B in F], [f"node {i}: one target per row of F_{i}" for i in range(n)])
+            obj = AbsDeviationObjective(F, y, lay, mu=float(odoc["mu"]), box=float(odoc["rho"]))
         else:
             raise ValueError(f"{jpath}: unknown objective type {otype!r} (known: {', '.join(OBJECTIVE_TYPES)})")
     except ValueError as exc:

@@ -26,11 +26,15 @@ ROUND_TRIP = [
     ("vertical-fl", dict(out_dim=2, n=3)),
     ("local-global", dict(kappa_f=50.0, n=5)),
     ("random-coupled", dict(kappa_A=20.0, kappa_W=12.0)),
+    ("nonsmooth-mixed", dict(variant="strongly-convex")),
+    ("nonsmooth-coupled-local", dict(kappa_W=12.0)),
+    ("convex-coupled", dict(rank=1)),
 ]
 
 
 def _with_reference(inst):
-    return inst.with_reference(reference_solution(inst.problem).u)
+    """The instance with its reference: the family's own (convex, nonsmooth), else the sparse KKT solve."""
+    return inst if inst.x_star is not None else inst.with_reference(reference_solution(inst.problem).u)
 
 
 def _same_matrix(a, b):
@@ -60,10 +64,14 @@ def assert_identical(a, b):
     if hasattr(fo, "Q_blocks"):
         assert all(_same_matrix(x, y) for x, y in zip(fo.Q_blocks, go.Q_blocks))
         assert all(np.array_equal(x, y) for x, y in zip(fo.q_blocks, go.q_blocks))
-    else:
+    elif hasattr(fo, "labels"):
         assert fo.reg == go.reg
         assert all(np.array_equal(x, y) for x, y in zip(fo.features, go.features))
         assert all(np.array_equal(x, y) for x, y in zip(fo.labels, go.labels))
+    else:  # absolute deviations (nonsmooth families): features, targets, μ_f and the box
+        assert (fo.mu, fo.rho, fo.M, fo.M_total) == (go.mu, go.rho, go.M, go.M_total)
+        assert all(np.array_equal(x, y) for x, y in zip(fo.features, go.features))
+        assert all(np.array_equal(x, y) for x, y in zip(fo.targets, go.targets))
     assert (a.x_star is None) == (b.x_star is None)
     if a.x_star is not None:
         assert np.array_equal(a.x_star, b.x_star)
@@ -263,6 +271,13 @@ def test_shape_mismatches(saved):
     sio.mmwrite(saved / "Q_2.mtx", sp.identity(16, format="csr"))
     np.save(saved / "x_star.npy", np.zeros(7))
     _one_line_error(saved, r"x_star.npy: length 7")
+
+
+def test_abs_deviation_objective_needs_mu_and_rho(tmp_path):
+    out = save_instance(build("nonsmooth-shared", variant="strongly-convex"), tmp_path / "ns")
+    assert load_instance(out).problem.objective.rho > 0
+    _edit_json(out, lambda doc: doc["objective"].pop("rho"))
+    _one_line_error(out, "abs-deviation objective without a number 'rho'")
 
 
 def test_unknown_objective_and_invalid_problem(saved):

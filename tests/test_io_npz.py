@@ -12,14 +12,12 @@ import scipy.sparse as sp
 from mixbounds.instances import io_npz
 from mixbounds.instances.families import build
 from mixbounds.instances.io import load_instance, save_instance
-from mixbounds.instances.reference import reference_solution
-from test_io import ROUND_TRIP, assert_identical
+from test_io import ROUND_TRIP, _with_reference, assert_identical
 
 
 @pytest.mark.parametrize("family,params", ROUND_TRIP, ids=[f"{f}-{i}" for i, (f, _) in enumerate(ROUND_TRIP)])
 def test_npz_round_trip_is_exact_and_equals_the_mtx_form(tmp_path, family, params):
-    inst = build(family, **params)
-    inst = inst.with_reference(reference_solution(inst.problem).u)
+    inst = _with_reference(build(family, **params))
     b = save_instance(inst, tmp_path / "b", matrix_format="npz")
     back = load_instance(b)
     assert_identical(inst, back)
