@@ -2,7 +2,9 @@
 
 Builds ``instances.families.build(FAMILY, **params)`` with only the parameters
 the user gave, computes the reference solution ``x*`` (exact sparse KKT,
-:func:`instances.reference.reference_solution`) unless ``--no-reference``,
+:func:`instances.reference.reference_solution`) unless ``--no-reference`` — except for the families that
+compute their own as part of the construction (convex: the minimiser nearest to the start; nonsmooth: the LP/QP
+optimum that sizes the box), whose reference is kept and reported as built,
 writes the instance directory atomically (:func:`instances.io.save_instance`; ``--format npz`` for
 the binary form, one archive per block group)
 and prints a short summary (family, n, sizes, targets vs realized κ's, KKT
@@ -179,8 +181,13 @@ def summary_lines(inst, path: Path | None, ref=None) -> list[str]:
             rel = abs(r / t - 1) if (r is not None and t) else None
             tol_txt = f", tolerance {tol[k]:.0e}" if k in tol else ""
             lines.append(f"    {k:<12} realized {_fmt(r):>16}   target {_fmt(t)} (relative error {_fmt(rel)}{tol_txt})")
+    fam_ref = inst.params.get("reference") if isinstance(inst.params, dict) else None
     if ref is not None:
         lines.append(f"  reference solution: KKT residual {ref.kkt_residual:.2e} ({ref.method})")
+    elif inst.x_star is not None and isinstance(fam_ref, dict):
+        res = ", ".join(f"{k.replace('_', ' ')} {v:.2e}" for k, v in fam_ref.items()
+                        if k.endswith(("residual", "gap", "complementarity")) and isinstance(v, float))
+        lines.append(f"  reference solution (the family's own, part of its construction): {res} ({fam_ref.get('method')})")
     else:
         lines.append("  reference solution: not computed (--no-reference)")
     lines.append(f"  findings: {len(inst.findings)}" + "".join(f"\n    - {f.get('label', '?')}: {f.get('statement', '')}" for f in inst.findings))
@@ -246,7 +253,10 @@ def cmd_instance(args) -> int:
                     f"{args.family} has local constraints: give --kappa-AC (κ̃_AC) instead")
     t_build = time.perf_counter() - t0
     ref = None
-    if not args.no_reference:
+    # convex and nonsmooth families compute their reference themselves (the minimiser nearest to the start; the
+    # box of the nonsmooth ones is sized from it): the generic KKT solve would replace it by another minimiser
+    # of a convex objective and cannot solve a nonsmooth one
+    if inst.x_star is None and not args.no_reference:
         try:
             with _progress("computing the reference solution"), threadpool_limits(limits=BLAS_THREADS):
                 ref = reference_solution(inst.problem)

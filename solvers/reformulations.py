@@ -166,8 +166,12 @@ class Reformulation:
         if cls not in SUPPORTED_CLASSES:
             raise ValueError(f"Reformulation: no method for problem class {cls!r} (supported: {SUPPORTED_CLASSES})")
         obj = problem.objective
-        if not obj.smooth or not (obj.mu > 0):
-            raise ValueError(f"Reformulation: APAPC needs a smooth, strongly convex objective (μ_f > 0), got μ_f={obj.mu}")
+        if not obj.smooth:
+            raise ValueError(f"Reformulation: APAPC needs a smooth, strongly convex objective; {type(obj).__name__} is "
+                             "nonsmooth (Tables 3-4: Gradient Sliding, mixbounds verify --claims 'T3.*' / 'T4.*')")
+        if not (obj.mu > 0):
+            raise ValueError(f"Reformulation: APAPC needs a smooth, strongly convex objective (μ_f > 0), got μ_f={obj.mu}"
+                             " (Table 2: the regularised method, mixbounds verify --claims 'T2.*')")
         if problem.n < 2:
             raise ValueError("Reformulation: need n >= 2 nodes (W must have a positive eigenvalue)")
         self.problem = problem

@@ -224,3 +224,30 @@ def test_summary_line_sizes_are_summarised():
     assert _size_text([1] * 10_000) == "1" and _size_text([1, 3, 2]) == "1…3 (per node)" and _size_text(7) == "7"
     line = summary_lines(build("random-mixed", n=50, seed=0), None)[1]
     assert "pt = 1" in line and "[" not in line, line
+
+
+#: the written reference equals the family's own to this relative distance (the same computation, BLAS threads aside)
+FAMILY_REF_RTOL = 1e-12
+
+
+@pytest.mark.parametrize("family,argv", [("convex-coupled", []),
+                                         ("nonsmooth-mixed", ["--variant", "strongly-convex"]),
+                                         ("nonsmooth-coupled", [])])
+def test_families_with_their_own_reference_keep_it(tmp_path, capsys, family, argv):
+    """Convex families' x* is the minimiser nearest to the start, nonsmooth ones' the LP/QP optimum that sizes their
+    box: the CLI writes it as built (it used to replace the convex one by the generic KKT solve's minimiser, and
+    failed on every nonsmooth family)."""
+    from mixbounds.instances.families import build
+
+    out = tmp_path / family
+    assert run(["instance", family, *argv, "--format", "npz", "--out", str(out)]) == EXIT_OK
+    assert "the family's own" in capsys.readouterr().out
+    built = build(family, **({"variant": "strongly-convex"} if "--variant" in argv else {}))
+    got = load_instance(out).x_star
+    assert np.linalg.norm(got - built.x_star) <= FAMILY_REF_RTOL * np.linalg.norm(built.x_star)
+    if family.startswith("convex"):  # the control: the generic KKT solve picks another minimiser here (‖u‖ 11.4, not 4.0)
+        from mixbounds.instances.reference import reference_solution
+
+        other = reference_solution(built.problem).u
+        assert np.linalg.norm(other - built.x_star) > 1e-6 * np.linalg.norm(built.x_star)
+        assert np.linalg.norm(built.x_star) < np.linalg.norm(other)
