@@ -145,8 +145,10 @@ class _KKT:
         self.nv, self.nc = nv, nc
         self.K0 = sp.bmat([[H, G.T], [G, None]], format="csr") if nc else sp.csr_matrix(H)
 
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
-        sol = _refine(self.lu.solve, self.K0, rhs, stall=None)
+    def solve(self, rhs: np.ndarray, stall: float | None = None, guess: np.ndarray | None = None) -> np.ndarray:
+        """Refined solve; ``stall`` as in :func:`_refine` (default: refine to the floor or the step cap);
+        ``guess`` is accepted for the interface of :class:`_SchurKKT` (a factorisation needs none)."""
+        sol = _refine(self.lu.solve, self.K0, rhs, stall=stall)
         if not np.all(np.isfinite(sol)):
             raise ValueError("reference solution: the KKT solve produced non-finite values")
         return sol
@@ -191,7 +193,7 @@ class _SchurKKT:
             keep = w > np.finfo(float).eps * self.nc * max(w.max(), 0.0)
             self.S_pinv = (V[:, keep] / w[keep], V[:, keep])
 
-    def _once(self, rhs: np.ndarray) -> np.ndarray:
+    def _once(self, rhs: np.ndarray, lam0: np.ndarray | None = None) -> np.ndarray:
         r1, r2 = rhs[: self.nv], rhs[self.nv:]
         Hr1 = self.lu.solve(r1)
         if self.nc == 0:
@@ -203,12 +205,20 @@ class _SchurKKT:
         else:
             op = spla.LinearOperator((self.nc, self.nc), matvec=lambda y: self.G @ self.lu.solve(self.G.T @ y),
                                      dtype=float)
-            lam = spla.minres(op, t, rtol=SCHUR_RTOL, maxiter=SCHUR_MAXITER)[0]
+            lam = spla.minres(op, t, x0=lam0, rtol=SCHUR_RTOL, maxiter=SCHUR_MAXITER)[0]
         v = self.lu.solve(r1 - self.G.T @ lam)
         return np.concatenate([v, lam])
 
-    def solve(self, rhs: np.ndarray) -> np.ndarray:
-        sol = _refine(self._once, self.K0, rhs, stall=REFINE_STALL)
+    def solve(self, rhs: np.ndarray, stall: float | None = REFINE_STALL, guess: np.ndarray | None = None) -> np.ndarray:
+        """Refined solve; ``guess`` (multipliers) starts the first MINRES on the Schur complement (a sequence of
+        nearby systems, as the proximal steps of :mod:`instances.min_norm_reference`, then needs fewer iterations)."""
+        pending = [guess]
+
+        def once(r):
+            lam0, pending[0] = pending[0], None
+            return self._once(r, lam0)
+
+        sol = _refine(once, self.K0, rhs, stall=stall)
         if not np.all(np.isfinite(sol)):
             raise ValueError("reference solution: the Schur-complement KKT solve produced non-finite values")
         return sol

@@ -58,3 +58,20 @@ def test_family_build_above_the_dense_limit_uses_the_proximal_route(monkeypatch)
     assert ref["method"].startswith("proximal-point")
     assert ref["min_norm_residual"] <= MIN_NORM_RTOL
     assert np.linalg.norm(sparse.x_star - default.x_star) <= U_RTOL * np.linalg.norm(default.x_star)
+
+
+@pytest.mark.parametrize("structure", ["mixed-ident", "coupled-local"])
+def test_proximal_through_the_schur_complement_and_minres(monkeypatch, structure):
+    """The route of the 10⁶-variable instances (H factored alone, MINRES on G H⁻¹ Gᵀ warm-started from the previous
+    step's multipliers) gives the same point as the dense reference."""
+    from mixbounds.instances import reference
+
+    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
+    monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
+    P = build(f"convex-{structure}", rank=2).problem
+    dense = min_norm_quadratic_solution(P)
+    prox = proximal_min_norm_solution(P)
+    assert "kkt-schur" in prox["method"]
+    assert prox["min_norm_residual"] <= MIN_NORM_RTOL
+    assert np.linalg.norm(prox["u"] - dense["u"]) <= U_RTOL * np.linalg.norm(dense["u"])
