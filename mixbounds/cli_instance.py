@@ -77,6 +77,15 @@ NODES_MAX_FAMILY = {
                                      "with its reference 286 s, peak RSS 11.0 GB"),
     "convex-shared-ident": (10_000, "convex-shared-ident n = 10⁴, dt = 100, p̃ = 3 (10⁶ variables): build with its "
                                     "reference 32 s, peak RSS 5.9 GB"),
+    "convex-mixed-ident": (10_000, "convex-mixed-ident n = 10⁴, d = 100, dt = 10, m = 5, p = 2, p̃ = 3 (1.1·10⁶ "
+                                   "variables): build with its reference 870 s (35 proximal steps, MINRES on the "
+                                   "Schur complement), peak RSS 12.8 GB"),
+    # n·p̃ < d̃ (x̃ must stay free) makes the dense node objectives hold n·(d + d̃)² > n³ entries: 10⁶ variables
+    # would need about 50 GB; the largest measured:
+    "convex-shared": (500, "convex-shared n = 500, dt = 501, p̃ = 1 (2.5·10⁵ variables; n·p̃ < d̃ makes the node "
+                           "objectives hold n·d̃² entries): build with its reference 37 s, peak RSS 6.5 GB"),
+    "convex-mixed": (500, "convex-mixed n = 500, d = 100, dt = 501, m = 5, p = 2, p̃ = 1 (3·10⁵ variables; n·p̃ < d̃): "
+                          "build with its reference 109 s, peak RSS 9.3 GB"),
     "convex-consensus": (10_000, "convex-consensus n = 10⁴, dt = 100 (10⁶ variables): build with its reference 26 s, "
                                  "peak RSS 5.9 GB"),
 }
