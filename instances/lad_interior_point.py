@@ -68,18 +68,20 @@ STEP_FRACTION = 0.99
 #: the mean absolute data residual (at least 1): strictly interior, primal data rows feasible
 START_SHIFT = 1.0
 
-#: primal regularisation levels, tried in turn when the factorisation fails or is too inaccurate to refine (and
-#: kept from then on: Θ only spreads further): every node block ``μI + F_iᵀΘ_iF_i`` gets the level times its
-#: largest diagonal entry added to its diagonal (less what μ already provides).  Late iterations spread Θ over
-#: ~24 decades (Θ → ∞ on rows fitted exactly, → 0 on the others); a node with fewer exactly fitted rows than
-#: columns then has a numerically singular block: the block Cholesky of the Schur path refused one
-#: (nonsmooth-coupled, n = 10⁴, d = 100, m = 5), and the arrow Cholesky's Schur complement on x̃ (formed by
-#: cancellation, error ~ eps/level of its entries) needs about 1e-6.  It is a proximal term at the current
-#: iterate: the KKT solves are refined on the unregularised system, and the stopping rule measures the
-#: unregularised residuals.  Not applied while the unregularised factorisation works: it slowed the iterations
-#: of a small consensus instance down to non-convergence (dual residual held at level·Θ_max·‖dv‖).
+#: primal regularisation levels, tried in turn when a factorisation of the KKT system is refused (not positive
+#: definite) or, on the Schur path, yields solves that even GMRES cannot bring below SOLVE_RTOL, and kept from then
+#: on (Θ only spreads further): every node block ``μI + F_iᵀΘ_iF_i`` gets the level times its largest diagonal entry
+#: added to its diagonal (less what μ already provides).  Late iterations spread Θ over ~24 decades (Θ → ∞ on rows
+#: fitted exactly, → 0 on the others); a node with fewer exactly fitted rows than columns then has a numerically
+#: singular block: the block Cholesky of the Schur path refused one (nonsmooth-coupled, n = 10⁴, d = 100, m = 5),
+#: and the arrow Cholesky's Schur complement on x̃ (formed by cancellation against those blocks) needed 1e-8 on small
+#: mixed instances.  It is a proximal term at the current iterate: the solves are refined (and GMRES-corrected) on
+#: the unregularised system, and the stopping rule measures the unregularised residuals.  Never applied while the
+#: factorisation works, nor on the direct path for inaccuracy (SuperLU pivots; there the residual floor comes from
+#: dependent rows of G, and regularising a small mixed instance stalled it at a dual residual of 6e-8).
 PRIMAL_REG = (1e-12, 1e-10, 1e-8, 1e-6)
-#: a refined KKT solve with a larger relative residual than this switches the regularisation on (and is redone)
+#: a refined KKT solve with a larger relative residual than this goes on with GMRES (preconditioned by the
+#: factorisation) from the refined solution
 SOLVE_RTOL = 1e-8
 #: the centring target σ·mean(p∘s) is kept above this fraction of the complementarity the stopping rule asks for:
 #: driving it further only spreads Θ (and the condition of H) without bringing the stop closer; without it an
@@ -233,7 +235,8 @@ class _Scaled:
         self.kkt = _kkt_solver(Hs if self.GS is None else sp.csr_matrix(Hs + self.GS.T @ self.GS), Gs, border)
         self.shift_s = shift_s
         self.nv = Hs.shape[0]
-        self.name = "kkt-direct" if isinstance(self.kkt, _KKT) else f"kkt-schur ({self.kkt.factor})"
+        self.direct = isinstance(self.kkt, _KKT)
+        self.name = "kkt-direct" if self.direct else f"kkt-schur ({self.kkt.factor})"
 
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
         """The scaled KKT matrix without the primal regularisation, applied to ``x``."""
@@ -352,7 +355,7 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
     hist = {}
     factor = None
     levels = (0.0, *PRIMAL_REG)
-    lvl = 0  # index into levels: raised when a factorisation fails or cannot be refined, never lowered
+    lvl = 0  # index into levels: raised when a factorisation is refused or (Schur path) useless, never lowered
     trace = []
     t0 = time.perf_counter()
     for it in range(max_iter + 1):
@@ -396,11 +399,10 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
 
             # predictor (affine scaling): complementarity targets 0
             d = _direction(nodes, solve, theta, st, res, -p * s_p, -q * s_q)
-            if solve_res[-1] <= SOLVE_RTOL or lvl + 1 == len(levels):
+            if kkt.direct or solve_res[-1] <= SOLVE_RTOL or lvl + 1 == len(levels):
                 break
-            lvl += 1  # the factorisation was too inaccurate to refine
-        factor = kkt.name + (
-            f", regularised {levels[lvl]:g}" if lvl else "")
+            lvl += 1  # Schur path: the factorisation went through but is too inaccurate even for GMRES
+        factor = kkt.name + (f", regularised {levels[lvl]:g}" if lvl else "")
         ap, ad = _steps(st, d, mu)
         mean = comp / (2 * nr)
         mean_aff = float((p + ap * d["p"]) @ (s_p + ad * d["sp"]) + (q + ap * d["q"]) @ (s_q + ad * d["sq"])) / (2 * nr)
@@ -415,6 +417,7 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
                          solve_residual=float(f"{max(solve_res):.2e}"), factor=factor)
         v, p, q = v + ap * d["v"], p + ap * d["p"], q + ap * d["q"]
         z, lam, s_p, s_q = z + ad * d["z"], lam + ad * d["lam"], s_p + ad * d["sp"], s_q + ad * d["sq"]
+        del kkt, solve, d  # free the factorisation before the next one is formed (GBs at 10⁶ variables)
     info = {"method": METHOD, "iterations": it, "tolerance": tol, "factor": factor,
             "primal_residual": max(hist["primal_residual_data"], hist["primal_residual_constraints"]), **hist,
             "objective": primal, "trace": trace}
