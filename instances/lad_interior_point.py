@@ -18,25 +18,27 @@ never forms a dense ``D``, ``G`` or any ``n × n`` matrix, so the families build
 u-layout variables.
 
 How (Mehrotra predictor–corrector, infeasible start): duals ``z`` of ``Dv − p + q = y`` and ``λ``
-of ``Gv = h``; the slacks of ``p, q >= 0`` are ``s_p = w + z`` and ``s_q = w − z`` (so the iterates
-keep ``|z| < w``).  With ``r_d = μEᵀEv − Dᵀz − Gᵀλ``, ``r_1 = Dv − p + q − y``, ``r_2 = Gv − h`` and
-complementarity targets ``p∘s_p → c_p``, ``q∘s_q → c_q``, eliminating ``dp, dq`` from the Newton
-system leaves
+of ``Gv = h``; the slacks ``s_p, s_q`` of ``p, q >= 0`` satisfy ``s_p = w + z``, ``s_q = w − z`` (so
+``|z| < w``); they are kept as iterates of their own (recomputing ``w − z`` lost them to cancellation:
+an exact 0 on a 4-node instance).  With ``r_d = μEᵀEv − Dᵀz − Gᵀλ``, ``r_1 = Dv − p + q − y``,
+``r_2 = Gv − h`` and complementarity right-hand sides ``c_p, c_q`` (of ``s_p∘dp + p∘ds_p = c_p``, …),
+eliminating ``dp, dq, ds_p, ds_q`` from the Newton system leaves (:func:`_direction`, exact form there)
 
-    dz = Θ(ρ − D dv),   ρ = −r_1 + (c_p − p∘s_p)/s_p − (c_q − q∘s_q)/s_q,   Θ = diag(1/(p/s_p + q/s_q)),
+    dz = Θ(ρ − D dv),   ρ = −r_1 + c_p/s_p − c_q/s_q (+ slack residual terms),   Θ = diag(1/(p/s_p + q/s_q)),
 
     [[H, Gᵀ], [G, 0]] [dv; −dλ] = [−r_d + DᵀΘρ; −r_2],      H = μEᵀE + DᵀΘD,
 
-then ``dp = (c_p − p∘s_p − p∘dz)/s_p``, ``dq = (c_q − q∘s_q + q∘dz)/s_q``.  ``H`` equals
-``Eᵀ·blockdiag_i(μI + F_iᵀΘ_iF_i)·E``: the node blocks are one batched product when all ``F_i`` have
-one shape and are written straight into the CSR arrays of ``H`` in ``v``, whose index structure is fixed
-(``x_i``-rows: the block of node ``i`` and the ``x̃`` columns; ``x̃``-rows: every column, the ``x̃x̃``
-part summed over the nodes); otherwise a loop over nodes and ``Eᵀ(·)E`` of the u-layout matrix.  When that factorisation fails or cannot be refined, every node block gets a primal
-regularisation (:data:`PRIMAL_REG`, a proximal term at the current iterate; the solves are refined on the
-unregularised system and the residuals of the stopping rule are the unregularised ones).  The
-saddle-point matrix is factored once per iteration by :func:`instances.reference._kkt_solver`
-(direct SuperLU, or a Schur complement over the block/arrow Cholesky of ``H``; redundant rows of ``G``
-are handled there) and the factorisation serves both the predictor and the corrector.
+then ``dp = (c_p − p∘dz)/s_p``, ``dq = (c_q + q∘dz)/s_q``.  ``H`` equals ``Eᵀ·blockdiag_i(μI + F_iᵀΘ_iF_i)·E``:
+the node blocks are one batched product when all ``F_i`` have one shape and are written straight into the CSR
+arrays of ``H`` in ``v``, whose index structure is fixed (``x_i``-rows: the block of node ``i`` and the ``x̃``
+columns; ``x̃``-rows: every column, the ``x̃x̃`` part summed over the nodes); otherwise a loop over nodes and
+``Eᵀ(·)E`` of the u-layout matrix.  The saddle-point matrix is factored once per iteration by
+:func:`instances.reference._kkt_solver` (direct SuperLU, or a Schur complement over the block/arrow Cholesky of
+``H``; redundant rows of ``G`` are handled there) and the factorisation serves the predictor and the corrector
+(:class:`_Scaled`).  Late iterations spread Θ over ~24 decades, so the system is given to it Jacobi-scaled, with
+the rows of ``G`` that act on one node or on ``x̃`` alone added to ``H`` as ``G_SᵀG_S`` (same solution), and, only
+when a factorisation is refused, a primal regularisation (:data:`PRIMAL_REG`); every solve is refined on the
+plain system (and continued by GMRES when refinement stalls).
 
 Stopping rule: the relative primal residuals ``‖r_1‖/(1 + ‖y‖)`` and ``‖r_2‖/(1 + ‖h‖)``, the relative
 dual residual ``‖r_d‖/(1 + ‖c‖)`` (``c = (0, w, w)``, the linear cost), the relative duality gap
