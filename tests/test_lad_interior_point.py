@@ -1,0 +1,201 @@
+"""instances.lad_interior_point: the sparse IPM against the dense reference path of instances.nonsmooth on
+small instances of the 7 nonsmooth families (both variants), its Newton system, non-convergence as an error,
+the Schur-complement path of _kkt_solver (forced) and the switch in reference_nonsmooth."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from mixbounds.instances import lad_interior_point as lad
+from mixbounds.instances import nonsmooth as ns
+from mixbounds.instances import reference
+from mixbounds.instances.families import build
+from mixbounds.instances.objectives import block_diag_u
+from mixbounds.instances.reference import constraint_system, copy_map
+
+#: optimal values F* of the two paths (HiGHS / the dense QP IPM at 1e-11 vs the sparse IPM at 1e-10)
+F_RTOL = 1e-8
+#: solutions u* (LAD optima of these continuous random data are unique; measured ≤ 2e-8 for μ_f = 0)
+U_RTOL = 1e-6
+#: the reduced Newton solve against a dense solve of the full (unreduced) Newton system
+NEWTON_RTOL = 1e-8
+
+#: small sizes (a few hundred u-variables), every structure's size rules respected
+SIZES = {"consensus": dict(n=12, dt=8), "coupled": dict(n=10, d=6, m=3), "shared": dict(n=6, dt=20, pt=2),
+         "shared-ident": dict(n=8, dt=8, pt=3), "coupled-local": dict(n=10, d=6, m=3, p=2),
+         "mixed": dict(n=8, d=5, dt=12, m=3, p=2, pt=1), "mixed-ident": dict(n=8, d=5, dt=6, m=3, p=2, pt=2)}
+
+
+def _data(inst):
+    P = inst.problem
+    obj = P.objective
+    return P, obj.features, obj.targets, obj.mu
+
+
+def _agree(F, u_dense, u_sparse, mu):
+    """Same optimum: F* to F_RTOL; for μ_f = 0 the points to U_RTOL.  For μ_f > 0 the dense QP interior point
+    (tolerance 1e-11 on its mean complementarity) is only accurate to ~1e-5 in u (measured: 7e-6 on
+    nonsmooth-coupled n = 4, where F(u_dense) − F(u_sparse) = (μ/2)‖u_dense − u_sparse‖² to three digits), so there
+    the distance is checked against what strong convexity allows: with F* >= F_lo = min(F_d, F_s) − LAD_TOL·(1 + |F_s|)
+    (the sparse method's duality gap), ‖u − u*‖ <= √(2(F(u) − F_lo)/μ) for both points."""
+    Fd, Fs = F(u_dense), F(u_sparse)
+    assert abs(Fs - Fd) <= F_RTOL * abs(Fd), (Fd, Fs)
+    dist = np.linalg.norm(u_dense - u_sparse)
+    scale = np.linalg.norm(u_dense)
+    if mu == 0:
+        assert dist <= U_RTOL * scale, dist / scale
+    else:
+        lo = min(Fd, Fs) - lad.LAD_TOL * (1 + abs(Fs))
+        bound = np.sqrt(2 * (Fd - lo) / mu) + np.sqrt(2 * (Fs - lo) / mu)
+        assert dist <= bound, (dist / scale, bound / scale)
+
+
+@pytest.mark.parametrize("structure", list(ns.STRUCTURES))
+@pytest.mark.parametrize("variant", ["default", "strongly-convex"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_sparse_ipm_matches_dense_path(structure, variant, seed):
+    inst = build(f"nonsmooth-{structure}", variant=variant, seed=seed, **SIZES[structure])
+    assert "sparse" not in inst.params["reference"]["method"]  # small: the dense path built it
+    P, feats, ys, mu = _data(inst)
+    out = lad.lad_interior_point(P, feats, ys, mu)
+    info = out["info"]
+    assert info["method"] == lad.METHOD and info["iterations"] < lad.LAD_MAX_ITER
+    for k in ("primal_residual_data", "primal_residual_constraints", "dual_residual", "duality_gap",
+              "complementarity"):
+        assert info[k] <= lad.LAD_TOL, k
+    G, h = constraint_system(P)
+    assert np.linalg.norm(G @ out["v"] - h) <= 1e-9 * (1 + np.linalg.norm(h))
+    assert np.allclose(copy_map(P) @ out["v"], out["u"])
+    _agree(P.objective.value, inst.x_star, out["u"], mu)
+
+
+#: tolerance of both interior points in the tight comparison of strongly convex optima
+TIGHT_TOL = 1e-13
+
+
+@pytest.mark.parametrize("structure", list(ns.STRUCTURES))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_strongly_convex_optima_agree_at_tight_tolerance(structure, seed):
+    """μ_f > 0: with both interior points run to 1e-13 (dense qp_interior_point on the lifted problem, the sparse
+    one) the unique optimum agrees to U_RTOL (measured <= 4.4e-7, nonsmooth-coupled-local seed 1)."""
+    inst = build(f"nonsmooth-{structure}", variant="strongly-convex", seed=seed, **SIZES[structure])
+    P, feats, ys, mu = _data(inst)
+    H, c, A, b, nonneg, E, nv = ns._lifted(P, (feats, ys, P.layout), mu)
+    dense = ns.qp_interior_point(H, c, A, b, nonneg, tol=TIGHT_TOL)
+    assert dense["converged"]
+    u_dense = E @ dense["x"][:nv]
+    u_sparse = lad.lad_interior_point(P, feats, ys, mu, tol=TIGHT_TOL)["u"]
+    assert np.linalg.norm(u_sparse - u_dense) <= U_RTOL * np.linalg.norm(u_dense)
+
+
+@pytest.mark.parametrize("structure,mu", [("coupled-local", 0.0), ("mixed", 0.0), ("mixed-ident", 1.0)])
+def test_schur_path_of_the_kkt_solver(monkeypatch, structure, mu):
+    """The path large instances take (block / arrow Cholesky of H and a Schur complement on G), forced."""
+    variant = "strongly-convex" if mu else "default"
+    inst = build(f"nonsmooth-{structure}", variant=variant, **SIZES[structure])
+    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
+    P, feats, ys, mu = _data(inst)
+    out = lad.lad_interior_point(P, feats, ys, mu)
+    assert out["info"]["factor"].startswith("kkt-schur")
+    _agree(P.objective.value, inst.x_star, out["u"], mu)
+
+
+def test_unequal_sample_counts_use_the_node_loop():
+    """F_i of different shapes: the per-node loop and Eᵀ(·)E instead of the batched blocks, same optimum."""
+    inst = build("nonsmooth-mixed", **SIZES["mixed"])
+    P, feats, ys, mu = _data(inst)
+    feats = [F[: F.shape[0] - i % 3] for i, F in enumerate(feats)]
+    ys = [y[: y.size - i % 3] for i, y in enumerate(ys)]
+    dense = ns.reference_nonsmooth(P, feats, ys, 0.0)
+    out = lad.lad_interior_point(P, feats, ys, 0.0)
+    assert not lad._Nodes(feats, P.layout, copy_map(P)).stacked
+
+    def F(u):
+        lay = P.layout
+        return sum(np.mean(np.abs(feats[i] @ u[lay.node_u_indices(i)] - ys[i])) for i in range(lay.n))
+
+    _agree(F, dense["u"], out["u"], 0.0)
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.7])
+def test_batched_hessian_is_Et_blockdiag_E(mu):
+    """The CSR assembly of the batched path equals Eᵀ·blockdiag_i(μI + F_iᵀΘ_iF_i)·E (then Jacobi-scaled)."""
+    inst = build("nonsmooth-mixed", **SIZES["mixed"])
+    P, feats, _, _ = _data(inst)
+    E = copy_map(P)
+    nodes = lad._Nodes(feats, P.layout, E)
+    assert nodes.stacked
+    theta = np.random.default_rng(0).uniform(0.01, 5.0, sum(F.shape[0] for F in feats))
+    Hs, shift, s = nodes.hessian(theta, mu, 0.0)
+    rows = np.cumsum([0] + [F.shape[0] for F in feats])
+    blocks = [F.T @ (F * theta[rows[i]:rows[i + 1], None]) + mu * np.eye(F.shape[1]) for i, F in enumerate(feats)]
+    H = (E.T @ block_diag_u(blocks, P.layout, square=True) @ E).toarray()
+    assert np.allclose(s, 1 / np.sqrt(np.diag(H)))
+    assert np.allclose(Hs.toarray(), H * np.outer(s, s), rtol=1e-12, atol=1e-14)
+    assert not np.any(shift)
+
+
+def test_reduced_newton_step_solves_the_full_system():
+    """Signs of the elimination: the direction from the reduced KKT solve (scaled, local rows augmented) solves the
+    unreduced Newton system in (v, p, q, z, λ, s_p, s_q), checked by a dense solve."""
+    inst = build("nonsmooth-mixed", variant="strongly-convex", **SIZES["mixed"])
+    P, feats, ys, mu = _data(inst)
+    lay = P.layout
+    E = copy_map(P)
+    G, h = constraint_system(P)
+    G = sp.csr_matrix(G)
+    assert np.linalg.matrix_rank(G.toarray()) == G.shape[0]
+    D = (block_diag_u(feats, lay) @ E).toarray()
+    nodes = lad._Nodes(feats, lay, E)
+    y = np.concatenate(ys)
+    w = np.concatenate([np.full(F.shape[0], 1.0 / F.shape[0]) for F in feats])
+    nr, nv, ng = y.size, E.shape[1], G.shape[0]
+    rng = np.random.default_rng(3)
+    v, lam = rng.standard_normal(nv), rng.standard_normal(ng)
+    p, q = rng.uniform(0.1, 2, nr), rng.uniform(0.1, 2, nr)
+    z = w * rng.uniform(-0.9, 0.9, nr)
+    s_p, s_q = (w + z) * rng.uniform(0.5, 1.5, nr), (w - z) * rng.uniform(0.5, 1.5, nr)
+    Qd = np.concatenate([np.ones(lay.dx), np.full(lay.dt, float(lay.n))])
+    res = {"r1": D @ v - p + q - y, "r2": G @ v - h, "rd": mu * Qd * v - D.T @ z - G.T @ lam,
+           "rp": w + z - s_p, "rq": w - z - s_q}
+    cp, cq = rng.standard_normal(nr), rng.standard_normal(nr)
+    theta = 1 / (p / s_p + q / s_q)
+    kkt = lad._Scaled(*nodes.hessian(theta, mu, 0.0), G, lay.dt, lad._local_rows(G, lay))
+    d = lad._direction(nodes, lambda rhs: kkt.solve(rhs)[0], theta, (p, q, s_p, s_q), res, cp, cq)
+    Z, I = np.zeros, np.eye(nr)
+    # unknowns (dv, dp, dq, dz, dλ, ds_p, ds_q)
+    K = np.block([
+        [mu * np.diag(Qd), Z((nv, nr)), Z((nv, nr)), -D.T, -G.T.toarray(), Z((nv, nr)), Z((nv, nr))],
+        [Z((nr, nv)), Z((nr, nr)), Z((nr, nr)), I, Z((nr, ng)), -I, Z((nr, nr))],
+        [Z((nr, nv)), Z((nr, nr)), Z((nr, nr)), -I, Z((nr, ng)), Z((nr, nr)), -I],
+        [D, -I, I, Z((nr, nr)), Z((nr, ng)), Z((nr, nr)), Z((nr, nr))],
+        [G.toarray(), Z((ng, 3 * nr + ng + 2 * nr))],
+        [Z((nr, nv)), np.diag(s_p), Z((nr, nr)), Z((nr, nr)), Z((nr, ng)), np.diag(p), Z((nr, nr))],
+        [Z((nr, nv)), Z((nr, nr)), np.diag(s_q), Z((nr, nr)), Z((nr, ng)), Z((nr, nr)), np.diag(q)],
+    ])
+    rhs = np.concatenate([-res["rd"], -res["rp"], -res["rq"], -res["r1"], -res["r2"], cp, cq])
+    full = np.linalg.solve(K, rhs)
+    mine = np.concatenate([d["v"], d["p"], d["q"], d["z"], d["lam"], d["sp"], d["sq"]])
+    assert np.linalg.norm(mine - full) <= NEWTON_RTOL * np.linalg.norm(full)
+
+
+def test_not_converging_is_an_error():
+    inst = build("nonsmooth-coupled", **SIZES["coupled"])
+    P, feats, ys, mu = _data(inst)
+    with pytest.raises(ValueError, match=r"did not converge in 3 iterations: relative residuals primal"):
+        lad.lad_interior_point(P, feats, ys, mu, max_iter=3)
+
+
+@pytest.mark.parametrize("structure,variant", [("mixed-ident", "default"), ("coupled", "strongly-convex")])
+def test_family_build_switches_to_the_sparse_path(monkeypatch, structure, variant):
+    kw = dict(variant=variant, kappa_W=12.0, **SIZES[structure])
+    dense = build(f"nonsmooth-{structure}", **kw)
+    assert "sparse" not in dense.params["reference"]["method"]
+    assert ns.lifted_entries(dense.problem, dense.problem.objective.features) <= ns.DENSE_LIFTED_MAX
+    monkeypatch.setattr(ns, "DENSE_LIFTED_MAX", 0)
+    sparse = build(f"nonsmooth-{structure}", **kw)
+    ref = sparse.params["reference"]
+    assert ref["method"] == lad.METHOD and ref["primal_residual"] <= ns.REF_RTOL and ref["iterations"] > 0
+    assert "trace" not in ref
+    _agree(dense.problem.objective.value, dense.x_star, sparse.x_star, dense.problem.objective.mu)
+    assert sparse.realized == dense.realized
