@@ -604,6 +604,15 @@ def _read_constraints(d: Path, gr: "_Groups", lay: Layout, blocks: dict) -> dict
     return kw
 
 
+def _features(d: Path, gr: "_Groups", k: list[int], what: str) -> tuple[list, list]:
+    """The dense feature blocks ``F_i`` (``k[i]`` columns each) and their vectors ``y_i`` (one ``what`` per row)."""
+    F = gr.blocks("F", dense=True)
+    for i in range(len(k)):
+        _expect_shape(d, gr.label("F", i), F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
+    y = gr.vectors("y", [B.shape[0] for B in F], [f"node {i}: one {what} per row of F_{i}" for i in range(len(k))])
+    return F, y
+
+
 def _read_objective(d: Path, gr: "_Groups", lay: Layout, doc: dict):
     """The objective named by ``instance.json`` (quadratic, logistic or abs-deviation) with its per-node blocks."""
     jpath, n = d / "instance.json", lay.n
@@ -622,19 +631,13 @@ def _read_objective(d: Path, gr: "_Groups", lay: Layout, doc: dict):
         elif otype == "logistic":
             if "reg" not in odoc:
                 raise ValueError(f"{jpath}: logistic objective without 'reg'")
-            F = gr.blocks("F", dense=True)
-            for i in range(n):
-                _expect_shape(d, gr.label("F", i), F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
-            y = gr.vectors("y", [B.shape[0] for B in F], [f"node {i}: one label per row of F_{i}" for i in range(n)])
+            F, y = _features(d, gr, k, "label")
             obj = LogisticObjective(F, y, float(odoc["reg"]), lay)
         elif otype == "abs-deviation":
             for key in ("mu", "rho"):
                 if not isinstance(odoc.get(key), (int, float)) or isinstance(odoc.get(key), bool):
                     raise ValueError(f"{jpath}: abs-deviation objective without a number {key!r}")
-            F = gr.blocks("F", dense=True)
-            for i in range(n):
-                _expect_shape(d, gr.label("F", i), F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
-            y = gr.vectors("y", [B.shape[0] for B in F], [f"node {i}: one target per row of F_{i}" for i in range(n)])
+            F, y = _features(d, gr, k, "target")
             obj = AbsDeviationObjective(F, y, lay, mu=float(odoc["mu"]), box=float(odoc["rho"]))
         else:
             raise ValueError(f"{jpath}: unknown objective type {otype!r} (known: {', '.join(OBJECTIVE_TYPES)})")

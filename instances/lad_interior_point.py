@@ -56,9 +56,10 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .layout import Layout
+from .nonsmooth import _max_step
 from .objectives import block_diag_u
 from .problem import MixedProblem
-from .reference import _KKT, REFINE_STALL, _kkt_solver, _refine, constraint_system, copy_map
+from .reference import _KKT, REFINE_STALL, _kkt_solver, _refine, constraint_system, copy_map, copy_weights
 
 #: default stopping tolerance (every relative residual, the gap and the complementarity)
 LAD_TOL = 1e-10
@@ -238,7 +239,7 @@ class _Scaled:
         self.shift_s = shift_s
         self.nv = Hs.shape[0]
         self.direct = isinstance(self.kkt, _KKT)
-        self.name = "kkt-direct" if self.direct else f"kkt-schur ({self.kkt.factor})"
+        self.name = self.kkt.name
 
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
         """The scaled KKT matrix without the primal regularisation, applied to ``x``."""
@@ -276,12 +277,6 @@ class _Scaled:
         if not np.all(np.isfinite(xs)):
             raise ValueError("sparse LAD interior point: the KKT solve produced non-finite values")
         return np.concatenate([self.s * xs[:nv], self.r * xs[nv:]]), rr
-
-
-def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
-    """Largest ``a <= 1`` with ``x + a·dx >= 0`` (``x > 0``)."""
-    neg = dx < 0
-    return min(1.0, float(np.min(-x[neg] / dx[neg]))) if np.any(neg) else 1.0
 
 
 class _NotConverged(ValueError):
@@ -343,7 +338,7 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
     y = np.concatenate([np.asarray(t, dtype=float).ravel() for t in ys])
     w = np.concatenate([np.full(np.shape(F)[0], 1.0 / np.shape(F)[0]) for F in feats])
     nv, nr = nodes.nv, y.size
-    q_diag = np.concatenate([np.ones(lay.dx), np.full(lay.dt, float(lay.n))])  # EᵀE (diagonal)
+    q_diag = copy_weights(lay)  # EᵀE (diagonal)
     ny, nh, nc = 1.0 + np.linalg.norm(y), 1.0 + np.linalg.norm(h), 1.0 + np.sqrt(2.0) * np.linalg.norm(w)
 
     v = np.zeros(nv)

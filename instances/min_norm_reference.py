@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .problem import MixedProblem
-from .reference import KKT_RTOL, REFINE_STALL, _kkt_solver, _residual, constraint_system, copy_map
+from .reference import KKT_RTOL, REFINE_STALL, _kkt_solver, _residual, constraint_system, copy_map, copy_weights
 
 #: proximal weight ν relative to L_f: each step contracts the complement of N by ν/(ν + λ); smaller ν converges
 #: in fewer steps but makes H + νD closer to singular (its smallest eigenvalue is ν·min D = ν)
@@ -63,7 +63,7 @@ def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None
     g = E.T @ obj.q
     G, h = constraint_system(problem)
     nv, nc = H.shape[0], G.shape[0]
-    Dm = np.asarray(E.multiply(E).sum(axis=0)).ravel()  # diag(EᵀE): 1 for x, n for x̃
+    Dm = copy_weights(lay)
     nu = PROX_NU * float(obj.L) if nu is None else float(nu)
     kkt = _kkt_solver(sp.csr_matrix(H + sp.diags(nu * Dm)), G, lay.dt)
     w = np.zeros(nv) if start is None else np.asarray(start, dtype=float).copy()
@@ -108,7 +108,6 @@ def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None
     if not cert <= MIN_NORM_RTOL:
         raise ValueError(f"convex reference: the point is not the minimiser nearest to 0: residual {cert:.2e} of "
                          f"D v ∈ range H + range Gᵀ exceeds {MIN_NORM_RTOL:g} ({steps} proximal steps)")
-    factor = "kkt-direct" if not hasattr(kkt, "factor") else f"kkt-schur ({kkt.factor})"
     return {"u": E @ w, "kkt_residual": kkt_res, "min_norm_residual": cert, "steps": steps,
-            "method": f"proximal-point steps (ν = {nu:g}, {steps} steps) on one {factor} factorisation; "
+            "method": f"proximal-point steps (ν = {nu:g}, {steps} steps) on one {kkt.name} factorisation; "
                       "certificate D v ∈ range H + range Gᵀ"}

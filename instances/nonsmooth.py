@@ -282,6 +282,12 @@ def _independent_rows(G: np.ndarray, h: np.ndarray, tol: float = 1e-10) -> tuple
     return G[keep], h[keep]
 
 
+def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
+    """Largest ``a <= 1`` with ``x + a·dx >= 0`` (``x > 0``): the step to the boundary of both interior points."""
+    neg = dx < 0
+    return min(1.0, float(np.min(-x[neg] / dx[neg]))) if np.any(neg) else 1.0
+
+
 def qp_interior_point(H: np.ndarray, c: np.ndarray, A: np.ndarray, b: np.ndarray, nonneg: np.ndarray, *,
                       tol: float = 1e-11, max_iter: int = 200) -> dict:
     """Dense primal–dual interior-point method (Mehrotra predictor–corrector) for
@@ -326,16 +332,12 @@ def qp_interior_point(H: np.ndarray, c: np.ndarray, A: np.ndarray, b: np.ndarray
             ds = (comp - x[P] * s - s * dx[P]) / x[P]
             return dx, dl, ds
 
-        def step(v, dv):
-            neg = dv < 0
-            return min(1.0, float(np.min(-v[neg] / dv[neg]))) if np.any(neg) else 1.0
-
         dx, dl, ds = direction(np.zeros(P.size))
-        ap, ad = step(x[P], dx[P]), step(s, ds)
+        ap, ad = _max_step(x[P], dx[P]), _max_step(s, ds)
         mu_aff = float((x[P] + ap * dx[P]) @ (s + ad * ds)) / max(P.size, 1)
         sigma = (mu_aff / mu) ** 3 if mu > 0 else 0.0
         dx, dl, ds = direction(sigma * mu - dx[P] * ds)
-        a = 0.99 * min(step(x[P], dx[P]), step(s, ds))
+        a = 0.99 * min(_max_step(x[P], dx[P]), _max_step(s, ds))
         x += a * dx
         lam += a * dl
         s += a * ds

@@ -127,8 +127,15 @@ def _refine(once, K0: sp.csr_matrix, rhs: np.ndarray, *, stall: float | None) ->
     return sol
 
 
+def copy_weights(layout) -> np.ndarray:
+    """``diag(EᵀE)`` of :func:`copy_map`: 1 on ``x``, ``n`` on ``x̃`` (the u-layout norm in the original variables)."""
+    return np.concatenate([np.ones(layout.dx), np.full(layout.dt, float(layout.n))])
+
+
 class _KKT:
     """Factorisation of ``[[H, Gᵀ], [G, −δI]]`` and refined solves of the δ = 0 system."""
+
+    name = "kkt-direct"
 
     def __init__(self, H: sp.csr_matrix, G: sp.csr_matrix):
         self.H, self.G = H, G
@@ -175,6 +182,7 @@ class _SchurKKT:
         self.nv, self.nc = H.shape[0], G.shape[0]
         self.lu = factor_hessian(H, border)
         self.factor = "splu" if self.lu is None else self.lu.name
+        self.name = f"kkt-schur ({self.factor})"
         if self.lu is None:
             try:
                 self.lu = spla.splu(sp.csc_matrix(H), permc_spec="COLAMD")
@@ -272,7 +280,7 @@ def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newt
         kkt = _kkt_solver(H, G, lay.dt)
         sol = kkt.solve(np.concatenate([E.T @ obj.q, h]))
         v, lam = sol[:nv], sol[nv:]
-        method = "kkt-direct" if isinstance(kkt, _KKT) else f"kkt-schur ({kkt.factor})"
+        method = kkt.name
     else:
         # feasible start (min-norm), then Newton steps that keep G v = h
         kkt0 = _kkt_solver(sp.eye(nv, format="csr"), G)
