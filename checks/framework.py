@@ -317,7 +317,8 @@ def all_checks() -> list[Check]:
     out: list[Check] = []
     for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
                 "mixbounds.checks.audit_counters", "mixbounds.checks.calibration_engine",
-                "mixbounds.checks.calibration_tolerances", "mixbounds.checks.audit_guards"):
+                "mixbounds.checks.calibration_tolerances", "mixbounds.checks.audit_guards",
+                "mixbounds.checks.audit_reference"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

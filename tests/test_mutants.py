@@ -54,6 +54,10 @@ MUTANTS = {
          ("        self.hit = self.hit or err <= self.eps\n", "        self.hit = self.hit or err <= 10 * self.eps\n"),
          ("        if err > self.level:\n", "        if err > 10 * self.level:\n")],
         "audit.convergence.*", ["audit.convergence.stop-rule"]),
+    "convex-reference-other-minimiser": (
+        "instances/convex.py",
+        [("    else:\n        v = v0\n", "    else:\n        v = v0\n    if N.shape[1]:\n        v = v + 2.0 * N[:, 0]\n")],
+        "audit.reference.*", ["audit.reference.T2.coupled"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
