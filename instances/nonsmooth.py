@@ -210,6 +210,9 @@ def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kap
     m = _check_int("m", kw.get("m", dflt.get("m")), 2) if st["A"] else 0
     p = _check_int("p", kw.get("p", dflt.get("p")), 1, d - 1) if st["C"] else 0
     pt = _check_int("pt", kw.get("pt", dflt.get("pt")), 1, dt - 1) if st["Ct"] else 0
+    if st["Ct"] and not st["ident"] and n * pt >= dt:
+        raise ValueError(f"{family}: n·pt = {n}·{pt} = {n * pt} rows of C̃_i >= dt = {dt} would fix x̃ (no free shared "
+                         f"direction left for the objective); take dt > n·pt, e.g. dt = {n * pt + 1}")
     if st["ident"] and kappa_Ct is not None and kappa_Ct > 1 and pt < 2:
         raise ValueError(f"{family}: kappa_Ct = {kappa_Ct:g} > 1 needs pt >= 2 rows in C̃")
     lay = Layout((d,) * n, dt)

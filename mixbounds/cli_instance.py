@@ -267,7 +267,8 @@ def cmd_instance(args) -> int:
         with _progress(f"building {args.family}"), threadpool_limits(limits=BLAS_THREADS):
             inst = build(args.family, **params)
     except (ValueError, TypeError) as exc:
-        return _err(f"{args.family}: {exc}")
+        msg = str(exc)  # the family's own messages already name it
+        return _err(msg if msg.startswith(f"{args.family}:") else f"{args.family}: {msg}")
     if args.kappa_A is not None and inst.problem.C is not None:
         return _err(f"--kappa-A is the alias of --kappa-AC for coupled families without local constraints; "
                     f"{args.family} has local constraints: give --kappa-AC (κ̃_AC) instead")

@@ -108,12 +108,15 @@ def _nothing_written(tmp_path, keep=()):
     (["instance", "random-coupled", "--param", "bad key=1"], "expected KEY=VALUE"),
     (["instance", "random-coupled", "--m", "3", "--param", "m=4"], "disagrees"),
     (["instance", "random-coupled", "--d", "0"], "d must be >= 1"),
+    (["instance", "nonsmooth-shared", "--n", "10", "--dt", "10", "--pt", "1"], "would fix x̃"),
+    (["instance", "convex-mixed", "--n", "10", "--dt", "12", "--pt", "2"], "n·pt = 10·2 = 20"),
 ])
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, argv, match):
     out = tmp_path / "out"
     assert run(argv + ["--out", str(out)]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert match in err and err.count("\n") == 1  # one line
+    assert err.count(f"{argv[1]}:") <= 1  # the family named once
     _nothing_written(tmp_path)
 
 

@@ -57,6 +57,14 @@ def test_nonsmooth_family(structure, variant):
         assert inst.params["free_shared_dims"] > 0
 
 
+@pytest.mark.parametrize("family", ["nonsmooth-shared", "nonsmooth-mixed", "convex-shared", "convex-mixed"])
+def test_shared_constraints_that_fix_x_tilde_are_refused(family):
+    """n·p̃ < d̃ (STRUCTURES' note): at n·p̃ = d̃ the C̃_i fix x̃; one more column leaves one free direction."""
+    with pytest.raises(ValueError, match="would fix x̃"):
+        build(family, n=5, dt=10, pt=2)
+    assert build(family, n=5, dt=11, pt=2).params["free_shared_dims"] == 1
+
+
 def test_reference_is_optimal_against_feasible_perturbations():
     inst = build("nonsmooth-coupled", kappa_W=12.0, kappa_AC=15.0)
     P = inst.problem
