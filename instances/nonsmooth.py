@@ -82,6 +82,11 @@ REF_RTOL = 1e-8
 #: dense QP out of memory (a 4.65 GiB matrix).  The dense QP grows as (nv + 3N)³ per iteration: 10⁶ keeps it
 #: within seconds.
 DENSE_LIFTED_MAX = 1_000_000
+#: stopping tolerance of the dense QP reference (μ_f > 0, Table 4).  At 1e-11 (the solver's default) its mean
+#: complementarity stopped at 2.6e-11, so F(u*) was 2.6e-11 above the optimum and u* 6.9e-6 (relative) off the
+#: sparse interior point's (nonsmooth-coupled strongly-convex, quick tier): F is only μ-strongly convex, so an error
+#: δ in F is one of √(2δ/μ) in u.  At 1e-13 (one more iteration) the two agree to 2.6e-8, F to 3e-15.
+QP_TOL = 1e-13
 
 
 # ============================================================== objective
@@ -409,7 +414,7 @@ def reference_nonsmooth(problem_sk: MixedProblem, feats, ys, mu: float) -> dict:
             info["dual_residual"] = float(max(np.abs(rd[:nv]).max(initial=0.0), -min(rd[nv:].min(initial=0.0), 0.0)) / (1 + np.linalg.norm(c)))
             info["duality_gap"] = float(abs(c @ z - b @ lam) / (1 + abs(c @ z)))
     else:
-        out = qp_interior_point(H, c, A, b, P)
+        out = qp_interior_point(H, c, A, b, P, tol=QP_TOL)
         if not out["converged"]:
             raise ValueError(f"reference QP (interior point) did not converge: {out['iterations']} iterations, "
                              f"residuals {out['primal_residual']:.1e}/{out['dual_residual']:.1e}/{out['complementarity']:.1e}")
