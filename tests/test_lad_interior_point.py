@@ -211,3 +211,17 @@ def test_family_build_switches_to_the_sparse_path(monkeypatch, structure, varian
     assert "trace" not in ref
     _agree(dense.problem.objective.value, dense.x_star, sparse.x_star, dense.problem.objective.mu)
     assert sparse.realized == dense.realized
+
+
+@pytest.mark.parametrize("structure", ["mixed", "mixed-ident", "coupled-local", "shared"])
+def test_local_rows_and_their_gram(structure):
+    """The rows of G on one node or on x̃ alone (C_i, C̃_i; not the coupled A), and G_SᵀG_S with the x̃ rows formed
+    densely."""
+    inst = build(f"nonsmooth-{structure}", **SIZES[structure])
+    P = inst.problem
+    G = sp.csr_matrix(constraint_system(P)[0])
+    local = lad._local_rows(G, P.layout)
+    m = 0 if P.A is None else P.m
+    assert np.array_equal(local, np.arange(m, G.shape[0]))
+    GS = sp.csr_matrix(G[local])
+    assert np.allclose(lad._gram(GS, P.layout.dt).toarray(), (GS.T @ GS).toarray(), rtol=1e-13, atol=1e-13)
