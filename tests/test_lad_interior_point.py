@@ -127,22 +127,34 @@ def test_unequal_sample_counts_use_the_node_loop():
     _agree(F, dense["u"], out["u"], 0.0)
 
 
-@pytest.mark.parametrize("mu", [0.0, 0.7])
-def test_batched_hessian_is_Et_blockdiag_E(mu):
-    """The CSR assembly of the batched path equals Eᵀ·blockdiag_i(μI + F_iᵀΘ_iF_i)·E (then Jacobi-scaled)."""
-    inst = build("nonsmooth-mixed", **SIZES["mixed"])
+@pytest.mark.parametrize("structure", ["mixed", "coupled", "consensus"])
+@pytest.mark.parametrize("mu,level", [(0.0, 0.0), (0.7, 0.0), (0.0, 1e-3), (0.7, 1e-3)])
+@pytest.mark.parametrize("ragged", [False, True])
+def test_hessian_is_Et_blockdiag_E(structure, mu, level, ragged):
+    """The assembly of H (batched CSR path; node loop when the F_i differ in shape) equals
+    Eᵀ·blockdiag_i(μI + F_iᵀΘ_iF_i + δ_iI)·E, Jacobi-scaled, with δ_i = max(level·(largest diagonal entry of the
+    node block) − μ, 0), and its scaled diagonal is returned."""
+    inst = build(f"nonsmooth-{structure}", **SIZES[structure])
     P, feats, _, _ = _data(inst)
+    if ragged:
+        feats = [F[: F.shape[0] - i % 2] for i, F in enumerate(feats)]
     E = copy_map(P)
     nodes = lad._Nodes(feats, P.layout, E)
-    assert nodes.stacked
+    assert nodes.stacked != ragged
     theta = np.random.default_rng(0).uniform(0.01, 5.0, sum(F.shape[0] for F in feats))
-    Hs, shift, s = nodes.hessian(theta, mu, 0.0)
+    Hs, shift, s = nodes.hessian(theta, mu, level)
     rows = np.cumsum([0] + [F.shape[0] for F in feats])
-    blocks = [F.T @ (F * theta[rows[i]:rows[i + 1], None]) + mu * np.eye(F.shape[1]) for i, F in enumerate(feats)]
+    blocks, deltas = [], []
+    for i, F in enumerate(feats):
+        B = F.T @ (F * theta[rows[i]:rows[i + 1], None]) + mu * np.eye(F.shape[1])
+        deltas.append(np.full(F.shape[1], max(level * B.diagonal().max() - mu, 0.0)))
+        blocks.append(B + np.diag(deltas[-1]))
     H = (E.T @ block_diag_u(blocks, P.layout, square=True) @ E).toarray()
     assert np.allclose(s, 1 / np.sqrt(np.diag(H)))
     assert np.allclose(Hs.toarray(), H * np.outer(s, s), rtol=1e-12, atol=1e-14)
-    assert not np.any(shift)
+    delta_v = E.T @ np.concatenate(deltas)[P.layout.z_to_u]
+    assert np.allclose(shift, delta_v * s * s, rtol=1e-12, atol=0)
+    assert np.any(shift) == np.any(np.concatenate(deltas) > 0)
 
 
 def test_reduced_newton_step_solves_the_full_system():
@@ -209,3 +221,17 @@ def test_family_build_switches_to_the_sparse_path(monkeypatch, structure, varian
     assert "trace" not in ref
     _agree(dense.problem.objective.value, dense.x_star, sparse.x_star, dense.problem.objective.mu)
     assert sparse.realized == dense.realized
+
+
+@pytest.mark.parametrize("structure", ["mixed", "mixed-ident", "coupled-local", "shared"])
+def test_local_rows_and_their_gram(structure):
+    """The rows of G on one node or on x̃ alone (C_i, C̃_i; not the coupled A), and G_SᵀG_S with the x̃ rows formed
+    densely."""
+    inst = build(f"nonsmooth-{structure}", **SIZES[structure])
+    P = inst.problem
+    G = sp.csr_matrix(constraint_system(P)[0])
+    local = lad._local_rows(G, P.layout)
+    m = 0 if P.A is None else P.m
+    assert np.array_equal(local, np.arange(m, G.shape[0]))
+    GS = sp.csr_matrix(G[local])
+    assert np.allclose(lad._gram(GS, P.layout.dt).toarray(), (GS.T @ GS).toarray(), rtol=1e-13, atol=1e-13)
