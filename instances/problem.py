@@ -22,7 +22,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
-from mixbounds.bounds.spectral import DENSE_LIMIT, ZERO_RTOL
+from mixbounds.bounds.spectral import DENSE_LIMIT, LMAX_TOL, ZERO_RTOL
 
 from .layout import Layout
 from .objectives import Objective
@@ -78,12 +78,14 @@ def _range_residual(M: sp.csr_matrix, v: np.ndarray) -> float:
     return float(np.linalg.norm(M @ sol[0] - v) / nv)
 
 
-def _two_smallest_large(W: sp.csr_matrix, lmax: float) -> tuple[float, float]:
-    """The two smallest eigenvalues of a large ``W`` with ``W·1 = 0`` (for the checks of Assumption ``ass:W``).
+def _extremes_large(W: sp.csr_matrix) -> tuple[float, float, float]:
+    """``(λ_1, λ_2, λ_max)`` of a large ``W`` with ``W·1 = 0`` (for the checks of Assumption ``ass:W``).
 
-    Narrow band after reverse Cuthill–McKee (paths, grids): LAPACK's banded solver, exact and O(n·band²).
-    Otherwise (shift-invert's sparse LU of a random graph fills in: a 10⁴-node Erdős–Rényi W did not factor in
-    minutes) the smallest eigenvalue ``μ`` of ``W`` on ``1⊥`` comes from Lanczos on ``W + λ_max·11ᵀ/n`` applied
+    Narrow band after reverse Cuthill–McKee (paths, rings, grids): LAPACK's banded solver, exact and O(n·band²),
+    for all three (ARPACK's λ_max of a 10⁴-node ring took 59 s: its top eigenvalues cluster within O(1/n²)).
+    Otherwise λ_max by Lanczos to :data:`~bounds.spectral.LMAX_TOL` (it only scales the thresholds), and
+    (shift-invert's sparse LU of a random graph fills in: a 10⁴-node Erdős–Rényi W did not factor in
+    minutes) the smallest eigenvalue ``μ`` of ``W`` on ``1⊥`` from Lanczos on ``W + λ_max·11ᵀ/n`` applied
     as an operator (the consensus direction, an eigenvector of eigenvalue 0, moved to ``λ_max``): the two
     smallest are then ``min(0, μ)`` and ``max(0, μ)``.
     """
@@ -96,11 +98,15 @@ def _two_smallest_large(W: sp.csr_matrix, lmax: float) -> tuple[float, float]:
         ab = np.zeros((bw + 1, n))
         ab[Wp.row[low] - Wp.col[low], Wp.col[low]] += Wp.data[low]
         ev = sla.eigvals_banded(ab, lower=True, select="i", select_range=(0, 1), check_finite=False)
-        return float(ev[0]), float(ev[1])
+        top = sla.eigvals_banded(ab, lower=True, select="i", select_range=(n - 1, n - 1), check_finite=False)
+        return float(ev[0]), float(ev[1]), float(top[0])
+    # a fixed start vector: ARPACK's own draws continue from earlier calls in the process
+    lmax = float(spla.eigsh(W, k=1, which="LA", tol=LMAX_TOL, v0=np.random.default_rng(0).standard_normal(n),
+                            return_eigenvectors=False)[0])
     op = spla.LinearOperator((n, n), matvec=lambda x: W @ np.ravel(x) + lmax * np.mean(x), dtype=float)
     mu = float(spla.eigsh(op, k=1, which="SA", tol=W_LANCZOS_TOL, v0=np.random.default_rng(1).standard_normal(n),
                           return_eigenvectors=False)[0])
-    return min(0.0, mu), max(0.0, mu)
+    return min(0.0, mu), max(0.0, mu), lmax
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -265,10 +271,7 @@ class MixedProblem:
             ev = np.linalg.eigvalsh(W.toarray())
             lmin, l2, lmax = ev[0], ev[1], ev[-1]
         else:
-            # a fixed start vector: ARPACK's own draws continue from earlier calls in the process
-            lmax = float(spla.eigsh(W, k=1, which="LA", v0=np.random.default_rng(0).standard_normal(n),
-                                    return_eigenvectors=False)[0])
-            lmin, l2 = _two_smallest_large(W, lmax)
+            lmin, l2, lmax = _extremes_large(W)
         if lmin < -ZERO_RTOL * lmax * 10:
             raise ValueError(f"W (gossip matrix): not positive semidefinite (λ_min = {lmin:.3e}) (Assumption ass:W, item 1)")
         if l2 <= ZERO_RTOL * lmax:
