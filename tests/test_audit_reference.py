@@ -65,3 +65,38 @@ def test_unknown_plant_and_large_instance_are_refused(monkeypatch):
     monkeypatch.setattr(ar, "DENSE_MAX", 5)
     with pytest.raises(ValueError, match="exceed the dense audit"):
         ar._systems(build("convex-coupled"))
+
+
+@pytest.mark.parametrize("table", ar.NONSMOOTH_TABLES)
+@pytest.mark.parametrize("cls", ar._classes(3))
+def test_nonsmooth_references_pass(table, cls):
+    fam, plist = ar.tier_params("tiny", cls, table)
+    p = ar.lad_reference_audit(fam, plist)
+    r = ar.judge("t", p, table=table)
+    assert r.status == "pass", r.detail
+    assert all(row["box_margin"] > 0 and row["stationarity"] <= ar.LAD_STAT_RTOL for row in p["instances"])
+
+
+@pytest.mark.parametrize("table", ar.NONSMOOTH_TABLES)
+def test_nonsmooth_control_fails_on_stationarity(table):
+    """A feasible point 1e-4·‖u*‖ away is not optimal: the certificate fails while feasibility holds."""
+    fam, plist = ar.tier_params("quick", "coupled", table)
+    p = ar.lad_reference_audit(fam, plist, plant="not-a-minimiser")
+    row = p["instances"][0]
+    assert ar.judge("c", p, control=True, table=table).status == "fail"
+    assert row["stationarity"] > 100 * ar.LAD_STAT_RTOL and row["feasibility"] <= ar.KKT_RTOL
+
+
+def test_t4_reference_at_the_old_qp_tolerance_fails(monkeypatch):
+    """The dense QP reference stopped at 1e-11 (its default, used before QP_TOL) is caught: stationarity 2.6e-6."""
+    from mixbounds.instances import nonsmooth as nsm
+
+    monkeypatch.setattr(nsm, "QP_TOL", 1e-11)
+    fam, plist = ar.tier_params("quick", "coupled", 4)
+    r = ar.judge("t", ar.lad_reference_audit(fam, plist[:1]), table=4)
+    assert r.status == "fail" and r.measured > 10 * ar.LAD_STAT_RTOL
+
+
+def test_nonsmooth_unknown_plant_is_refused():
+    with pytest.raises(ValueError, match="unknown plant"):
+        ar.lad_reference_audit("nonsmooth-coupled", [{}], plant="other-minimiser")

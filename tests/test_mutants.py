@@ -58,6 +58,9 @@ MUTANTS = {
         "instances/convex.py",
         [("    else:\n        v = v0\n", "    else:\n        v = v0\n    if N.shape[1]:\n        v = v + 2.0 * N[:, 0]\n")],
         "audit.reference.*", ["audit.reference.T2.coupled"]),
+    "t4-reference-loose": (
+        "instances/nonsmooth.py", [("QP_TOL = 1e-13", "QP_TOL = 1e-11")],
+        "audit.reference.T4.*", ["audit.reference.T4.coupled"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
