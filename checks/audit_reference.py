@@ -89,20 +89,25 @@ LAD_CONTROL_OFFSET = 1e-4
 NONSMOOTH_TABLES = (3, 4)
 
 
-def _systems(inst):
+def _constraints(inst):
+    """``(E sparse, E, G, h)`` dense, refused above :data:`DENSE_MAX` unknowns plus multipliers."""
     from mixbounds.instances.reference import constraint_system, copy_map
 
     P = inst.problem
-    E = copy_map(P)
+    Es = copy_map(P)
     G, h = constraint_system(P)
-    if E.shape[1] + G.shape[0] > DENSE_MAX:
-        raise ValueError(f"reference audit: {E.shape[1]} unknowns + {G.shape[0]} multipliers exceed the dense "
+    if Es.shape[1] + G.shape[0] > DENSE_MAX:
+        raise ValueError(f"reference audit: {Es.shape[1]} unknowns + {G.shape[0]} multipliers exceed the dense "
                          f"audit's {DENSE_MAX}")
-    obj = P.objective
-    E = E.toarray()
+    return Es, Es.toarray(), G.toarray(), np.asarray(h, dtype=float)
+
+
+def _systems(inst):
+    """``(E, H, g, G, h)`` of a convex quadratic instance, dense."""
+    _, E, G, h = _constraints(inst)
+    obj = inst.problem.objective
     H = E.T @ obj.Q.toarray() @ E
-    g = E.T @ obj.q
-    return E, H, g, G.toarray(), np.asarray(h, dtype=float)
+    return E, H, E.T @ obj.q, G, h
 
 
 def measure(E, H, g, G, h, u: np.ndarray) -> dict:
@@ -160,17 +165,10 @@ def lad_measure(inst, u: np.ndarray) -> dict:
     """Copies, feasibility, box margin and the subgradient certificate (module docstring) of ``u`` for a
     ``nonsmooth-*`` instance."""
     import scipy.sparse as sp
-    from mixbounds.instances.reference import constraint_system, copy_map
     from scipy.optimize import lsq_linear
 
-    P = inst.problem
-    obj = P.objective
-    Es = copy_map(P)
-    G, h = constraint_system(P)
-    if Es.shape[1] + G.shape[0] > DENSE_MAX:
-        raise ValueError(f"reference audit: {Es.shape[1]} unknowns + {G.shape[0]} multipliers exceed the dense "
-                         f"audit's {DENSE_MAX}")
-    E, G, h = Es.toarray(), G.toarray(), np.asarray(h, dtype=float)
+    obj = inst.problem.objective
+    Es, E, G, h = _constraints(inst)
     D = (sp.csr_matrix(obj.F) @ Es).toarray()
     y, w, mu = np.asarray(obj.y), np.asarray(obj.w), float(obj.mu)
     nu = float(np.linalg.norm(u)) or 1.0
