@@ -110,11 +110,21 @@ def _systems(inst):
     return E, H, E.T @ obj.q, G, h
 
 
+def _preimage(E: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, float]:
+    """``v`` with ``E v ≈ u`` (least squares) and ``‖E v − u‖ / ‖u‖`` (0 when the copies of x̃ are equal)."""
+    v = np.linalg.lstsq(E, u, rcond=None)[0]
+    return v, float(np.linalg.norm(E @ v - u)) / (float(np.linalg.norm(u)) or 1.0)
+
+
+def _moved(u: np.ndarray, d: np.ndarray, factor: float) -> np.ndarray:
+    """``u + factor·‖u‖·d/‖d‖``: a planted reference."""
+    return u + factor * np.linalg.norm(u) * d / np.linalg.norm(d)
+
+
 def measure(E, H, g, G, h, u: np.ndarray) -> dict:
     """The three relative residuals of the module docstring for the candidate ``u``."""
     nu = float(np.linalg.norm(u)) or 1.0
-    v = np.linalg.lstsq(E, u, rcond=None)[0]
-    copies = float(np.linalg.norm(E @ v - u)) / nu
+    v, copies = _preimage(E, u)
     r = H @ v - g
     lam = np.linalg.lstsq(G.T, -r, rcond=None)[0]
     stat = r + G.T @ lam
@@ -150,11 +160,9 @@ def reference_audit(family: str, params_list: list, plant: str = "") -> dict:
             if not N.shape[1]:
                 raise ValueError(f"{family} {params}: the minimiser is unique, the control has no direction to move "
                                  "the reference along")
-            d = E @ N[:, 0]
-            u = u + CONTROL_SHIFT * np.linalg.norm(u) * d / np.linalg.norm(d)
+            u = _moved(u, E @ N[:, 0], CONTROL_SHIFT)
         elif plant == "not-a-minimiser":
-            d = E @ np.random.default_rng(0).standard_normal(E.shape[1])
-            u = u + CONTROL_OFFSET * np.linalg.norm(u) * d / np.linalg.norm(d)
+            u = _moved(u, E @ np.random.default_rng(0).standard_normal(E.shape[1]), CONTROL_OFFSET)
         row["plant"] = plant or None
         row.update(measure(E, H, g, G, h, u))
         rows.append(row)
@@ -171,21 +179,21 @@ def lad_measure(inst, u: np.ndarray) -> dict:
     Es, E, G, h = _constraints(inst)
     D = (sp.csr_matrix(obj.F) @ Es).toarray()
     y, w, mu = np.asarray(obj.y), np.asarray(obj.w), float(obj.mu)
-    nu = float(np.linalg.norm(u)) or 1.0
-    v = np.linalg.lstsq(E, u, rcond=None)[0]
+    v, copies = _preimage(E, u)
     r = D @ v - y
     tau = ACTIVE_RTOL * (1.0 + float(np.abs(y).max()))
     fixed = np.abs(r) > tau
-    b0 = D[fixed].T @ (w[fixed] * np.sign(r[fixed])) + mu * (E.T @ (E @ v))
+    mu_term = mu * (E.T @ (E @ v))  # ∇ of (μ/2)‖Ev‖²
+    b0 = D[fixed].T @ (w[fixed] * np.sign(r[fixed])) + mu_term
     A = np.hstack([D[~fixed].T * w[~fixed], G.T])
     nf = int((~fixed).sum())
     lo = np.r_[np.full(nf, -1.0), np.full(G.shape[0], -np.inf)]
     hi = np.r_[np.full(nf, 1.0), np.full(G.shape[0], np.inf)]
     sol = lsq_linear(A, -b0, bounds=(lo, hi), method="bvls", tol=1e-14) if A.shape[1] else None
     resid = (A @ sol.x + b0) if sol is not None else b0
-    scale = float(np.linalg.norm(np.abs(D).T @ w) + mu * np.linalg.norm(E.T @ (E @ v))) or 1.0
+    scale = float(np.linalg.norm(np.abs(D).T @ w) + np.linalg.norm(mu_term)) or 1.0
     rho = obj.rho
-    return {"copies": float(np.linalg.norm(E @ v - u)) / nu,
+    return {"copies": copies,
             "feasibility": float(np.linalg.norm(G @ v - h)) / (1.0 + float(np.linalg.norm(h))),
             "box_margin": (1.0 if rho is None else float(rho - np.abs(u).max()) / rho),
             "stationarity": float(np.linalg.norm(resid)) / scale, "interpolated_rows": nf, "rows": int(y.size),
@@ -197,7 +205,6 @@ def lad_reference_audit(family: str, params_list: list, plant: str = "") -> dict
     """Tables 3-4: audit every instance of ``params_list``; with ``plant="not-a-minimiser"`` (the control) only the
     first, its reference moved by ``LAD_CONTROL_OFFSET·‖u*‖`` along a random direction of ``E·ker G``."""
     from mixbounds.instances.families import build
-    from mixbounds.instances.reference import constraint_system, copy_map
 
     if plant not in ("", "not-a-minimiser"):
         raise ValueError(f"reference audit: unknown plant {plant!r} for Tables 3-4; only 'not-a-minimiser'")
@@ -206,10 +213,9 @@ def lad_reference_audit(family: str, params_list: list, plant: str = "") -> dict
         inst = build(family, **params)
         u = np.asarray(inst.x_star, dtype=float).copy()
         if plant:
-            E = copy_map(inst.problem).toarray()
-            N = sla.null_space(constraint_system(inst.problem)[0].toarray())
-            d = E @ (N @ np.random.default_rng(0).standard_normal(N.shape[1]))
-            u = u + LAD_CONTROL_OFFSET * np.linalg.norm(u) * d / np.linalg.norm(d)
+            _, E, G, _ = _constraints(inst)
+            N = sla.null_space(G)
+            u = _moved(u, E @ (N @ np.random.default_rng(0).standard_normal(N.shape[1])), LAD_CONTROL_OFFSET)
         rows.append({"params": params, "variables": int(u.size), "plant": plant or None, **lad_measure(inst, u)})
     return {"family": family, "instances": rows}
 

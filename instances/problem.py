@@ -22,6 +22,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
+from mixbounds.bounds import spectral
 from mixbounds.bounds.spectral import DENSE_LIMIT, LMAX_TOL, ZERO_RTOL
 
 from .layout import Layout
@@ -29,10 +30,6 @@ from .objectives import Objective
 
 #: relative tolerance for symmetry of W and for W·1 = 0.
 W_RTOL = 1e-10
-#: largest bandwidth (after reverse Cuthill–McKee) of a large W checked by the banded eigen-solver, and its
-#: largest band storage (entries; 240 MB)
-W_BAND_MAX = 256
-W_BAND_MAX_ENTRIES = 30_000_000
 #: Lanczos tolerance for the smallest eigenvalue of a large W off the consensus line (relative; the checks
 #: compare it with ZERO_RTOL·λ_max = 1e-9·λ_max only through its sign and size, far above this)
 W_LANCZOS_TOL = 1e-10
@@ -90,13 +87,9 @@ def _extremes_large(W: sp.csr_matrix) -> tuple[float, float, float]:
     smallest are then ``min(0, μ)`` and ``max(0, μ)``.
     """
     n = W.shape[0]
-    perm = csgraph.reverse_cuthill_mckee(sp.csr_matrix(W), symmetric_mode=True)
-    Wp = sp.coo_matrix(W[perm][:, perm])
-    bw = int(np.max(np.abs(Wp.row - Wp.col)))
-    if bw <= W_BAND_MAX and (bw + 1) * n <= W_BAND_MAX_ENTRIES:
-        low = Wp.row >= Wp.col
-        ab = np.zeros((bw + 1, n))
-        ab[Wp.row[low] - Wp.col[low], Wp.col[low]] += Wp.data[low]
+    band = spectral._banded_form(W)  # None when wider than spectral.BANDED_LIMIT (or too many entries)
+    if band is not None:
+        ab = band[0]
         ev = sla.eigvals_banded(ab, lower=True, select="i", select_range=(0, 1), check_finite=False)
         top = sla.eigvals_banded(ab, lower=True, select="i", select_range=(n - 1, n - 1), check_finite=False)
         return float(ev[0]), float(ev[1]), float(top[0])

@@ -257,7 +257,7 @@ def test_large_W_checks_without_dense_eigenvalues(monkeypatch, band):
     from mixbounds.instances.objectives import QuadraticObjective
 
     monkeypatch.setattr(problem_mod, "DENSE_LIMIT", 4)
-    monkeypatch.setattr(problem_mod, "W_BAND_MAX", band)
+    monkeypatch.setattr(spectral, "BANDED_LIMIT", band)
     n = 30
     obj = QuadraticObjective([np.eye(2)] * n, [np.ones(2)] * n, Layout((0,) * n, 2))
 
