@@ -79,7 +79,11 @@ class Reference:
 
 def copy_map(problem: MixedProblem) -> sp.csr_matrix:
     """``E``: ``(x, x̃) ↦ u = (x, x̃, …, x̃)``."""
-    lay = problem.layout
+    return layout_copy_map(problem.layout)
+
+
+def layout_copy_map(lay) -> sp.csr_matrix:
+    """:func:`copy_map` of a :class:`~instances.layout.Layout`."""
     Ex = sp.eye(lay.dx, format="csr")
     Et = sp.kron(np.ones((lay.n, 1)), sp.eye(lay.dt), format="csr")
     return sp.csr_matrix(sp.block_diag([Ex, Et], format="csr")) if lay.dt else sp.csr_matrix(Ex)

@@ -5,6 +5,7 @@ the Schur-complement path of _kkt_solver (forced) and the switch in reference_no
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from mixbounds.instances import block_elimination as elim
 from mixbounds.instances import lad_interior_point as lad
 from mixbounds.instances import nonsmooth as ns
 from mixbounds.instances import reference
@@ -97,15 +98,17 @@ def test_family_strongly_convex_reference_is_accurate(structure):
     assert np.linalg.norm(inst.x_star - u_sparse) <= U_RTOL * np.linalg.norm(u_sparse)
 
 
+@pytest.mark.parametrize("eliminate", [True, False])
 @pytest.mark.parametrize("structure,mu", [("coupled-local", 0.0), ("mixed", 0.0), ("mixed-ident", 1.0)])
-def test_schur_path_of_the_kkt_solver(monkeypatch, structure, mu):
-    """The path large instances take (block / arrow Cholesky of H and a Schur complement on G), forced."""
+def test_schur_path_of_the_kkt_solver(monkeypatch, structure, mu, eliminate):
+    """The path large instances take (block / arrow Cholesky of H and a Schur complement on G), forced; with the
+    block rows eliminated and (the path of the G_SᵀG_S term) without."""
     variant = "strongly-convex" if mu else "default"
     inst = build(f"nonsmooth-{structure}", variant=variant, **SIZES[structure])
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
     monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
     P, feats, ys, mu = _data(inst)
-    out = lad.lad_interior_point(P, feats, ys, mu)
+    out = lad.lad_interior_point(P, feats, ys, mu, eliminate=eliminate)
     assert out["info"]["factor"].startswith("kkt-schur")
     _agree(P.objective.value, inst.x_star, out["u"], mu)
 
@@ -235,3 +238,61 @@ def test_local_rows_and_their_gram(structure):
     assert np.array_equal(local, np.arange(m, G.shape[0]))
     GS = sp.csr_matrix(G[local])
     assert np.allclose(lad._gram(GS, P.layout.dt).toarray(), (GS.T @ GS).toarray(), rtol=1e-13, atol=1e-13)
+
+
+# ------------------------------------------------------------------ instances.block_elimination
+#: exactness of the parametrisation x_i = x_i⁰ + N_i z_i (block rows, data residuals, the μ-norm)
+ELIM_ATOL = 1e-12
+
+
+@pytest.mark.parametrize("structure", ["shared", "shared-ident", "coupled-local", "mixed", "mixed-ident"])
+def test_elimination_parametrises_the_block_solution_sets(structure):
+    """For any ẑ, v = v⁰ + N ẑ satisfies every row of G on one block, the reduced data rows equal the original ones,
+    ‖E v‖² = ‖E v⁰‖² + ‖Ê ẑ‖², and the kept rows are the coupled ones with G_g N ẑ − ĥ = G_g v − h_g."""
+    inst = build(f"nonsmooth-{structure}", **SIZES[structure])
+    P, feats, ys, _ = _data(inst)
+    lay = P.layout
+    G, h = constraint_system(P)
+    red = elim.eliminate(lay, G, h, feats, ys)
+    m = 0 if P.A is None else P.m
+    rank_t = 0 if P.Ct is None else np.linalg.matrix_rank(sp.vstack(P.Ct).toarray())
+    assert red.stats["kept_rows"] == m and red.stats["eliminated_rows"] == G.shape[0] - m
+    assert red.stats["eliminated_rank"] == (0 if P.C is None else lay.n * inst.params["p"]) + rank_t
+    assert red.layout.dt == lay.dt - rank_t
+    z = np.random.default_rng(3).standard_normal(red.stats["reduced_variables"])
+    v = red.lift(z)
+    r = G @ v - h
+    assert np.abs(r[m:]).max() <= ELIM_ATOL * (1 + np.abs(h).max())
+    assert np.allclose(red.G @ z - red.h, r[:m], rtol=0, atol=ELIM_ATOL * (1 + np.abs(h).max()))
+    u, zu = copy_map(P) @ v, reference.layout_copy_map(red.layout) @ z
+    for i in range(lay.n):
+        zi = zu[red.layout.node_u_indices(i)]
+        assert np.allclose(red.feats[i] @ zi - red.ys[i], feats[i] @ u[lay.node_u_indices(i)] - ys[i], rtol=0,
+                           atol=ELIM_ATOL * (1 + np.abs(ys[i]).max()))
+    w = reference.copy_weights(lay)
+    assert v @ (w * v) == pytest.approx(red.v0 @ (w * red.v0) + zu @ zu, rel=ELIM_ATOL)
+
+
+@pytest.mark.parametrize("structure", ["coupled-local", "mixed-ident"])
+@pytest.mark.parametrize("variant", ["default", "strongly-convex"])
+def test_elimination_gives_the_same_optimum(structure, variant):
+    """The interior point on the reduced problem and on the original one: the same optimum and objective."""
+    inst = build(f"nonsmooth-{structure}", variant=variant, **SIZES[structure])
+    P, feats, ys, mu = _data(inst)
+    a = lad.lad_interior_point(P, feats, ys, mu)
+    b = lad.lad_interior_point(P, feats, ys, mu, eliminate=False)
+    assert a["info"]["elimination"]["kept_rows"] == P.m and b["info"]["elimination"] is None
+    assert a["info"]["objective"] == pytest.approx(b["info"]["objective"], rel=F_RTOL)
+    _agree(P.objective.value, b["u"], a["u"], mu)
+
+
+def test_inconsistent_block_rows_are_an_error():
+    """Negative control: one node's copy of the identical C̃ given another right-hand side (the n·p̃ rows of rank p̃
+    then have no common solution): an error naming x̃, never a projected point."""
+    inst = build("nonsmooth-mixed-ident", **SIZES["mixed-ident"])
+    P, feats, ys, _ = _data(inst)
+    G, h = constraint_system(P)
+    h = h.copy()
+    h[-1] += 1e-3
+    with pytest.raises(ValueError, match=r"x̃ \(shared-variable constraints\): its constraint rows are inconsistent"):
+        elim.eliminate(P.layout, G, h, feats, ys)
