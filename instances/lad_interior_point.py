@@ -59,11 +59,11 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .block_elimination import eliminate as eliminate_blocks
 from .layout import Layout
 from .nonsmooth import _max_step
 from .objectives import block_diag_u
 from .problem import MixedProblem
-from .block_elimination import eliminate as eliminate_blocks
 from .reference import _KKT, REFINE_STALL, _kkt_solver, _refine, constraint_system, copy_weights, layout_copy_map
 
 #: default stopping tolerance (every relative residual, the gap and the complementarity)
