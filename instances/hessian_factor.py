@@ -73,8 +73,19 @@ class BlockCholesky:
 
     @staticmethod
     def _blocks(Hc: sp.csr_matrix, idx: np.ndarray) -> np.ndarray:
-        """The ``k`` diagonal blocks ``H[idx_j, idx_j]`` of one size ``s`` as a dense ``(k, s, s)`` stack."""
+        """The ``k`` diagonal blocks ``H[idx_j, idx_j]`` of one size ``s`` as a dense ``(k, s, s)`` stack.
+
+        When the blocks are consecutive rows stored densely in order (the node blocks the interior point of
+        :mod:`instances.lad_interior_point` writes), the CSR data already is that stack: it is read in place,
+        after checking every column index (1.3 s of fancy indexing at 2·10⁷ entries otherwise, per factorisation)."""
         k, size = idx.shape
+        r0 = int(idx[0, 0]) if idx.size else 0
+        a = int(Hc.indptr[r0]) if idx.size else 0
+        if (idx.size and np.array_equal(idx.ravel(), np.arange(r0, r0 + idx.size))
+                and np.all(np.diff(Hc.indptr[r0:r0 + idx.size + 1]) == size)
+                and (Hc.indices[a:a + idx.size * size].reshape(k, size, size)
+                     == idx[:, None, :]).all()):
+            return np.array(Hc.data[a:a + idx.size * size].reshape(k, size, size))
         sub = Hc[idx.ravel()][:, idx.ravel()].tocoo()
         blocks = np.zeros((k, size, size))
         blocks[sub.row // size, sub.row % size, sub.col % size] = sub.data

@@ -178,6 +178,27 @@ def test_block_cholesky_stacks_blocks_of_mixed_sizes_in_any_order():
     assert np.linalg.norm(f.solve(rhs) - exact) <= SCHUR_RTOL * np.linalg.norm(exact)
 
 
+def test_block_extraction_in_place_and_by_indexing_agree():
+    """``BlockCholesky._blocks`` reads consecutive, densely stored, sorted blocks straight from the CSR data; rows
+    stored out of order, with an entry missing, or blocks not consecutive go through indexing: the same stack."""
+    rng = np.random.default_rng(5)
+    k, size = 6, 4
+    B = rng.standard_normal((k, size, size))
+    H = sp.csr_matrix(sp.block_diag(list(B)))
+    idx = np.arange(k * size).reshape(k, size)
+    assert np.array_equal(hessian_factor.BlockCholesky._blocks(H, idx), B)
+    shuffled = H.copy()
+    for r in range(H.shape[0]):  # every row's entries stored in reverse order
+        a, b = shuffled.indptr[r], shuffled.indptr[r + 1]
+        shuffled.indices[a:b], shuffled.data[a:b] = shuffled.indices[a:b][::-1].copy(), shuffled.data[a:b][::-1].copy()
+    assert np.array_equal(hessian_factor.BlockCholesky._blocks(shuffled, idx), B)
+    B2 = B.copy()
+    B2[2, 1, 3] = 0.0
+    sparse = sp.csr_matrix(sp.block_diag(list(B2)))  # one entry not stored
+    assert np.array_equal(hessian_factor.BlockCholesky._blocks(sparse, idx), B2)
+    assert np.array_equal(hessian_factor.BlockCholesky._blocks(H, idx[::-1].copy()), B[::-1])
+
+
 def test_arrow_cholesky_refuses_an_indefinite_schur_complement():
     """Negative control: node blocks positive definite, H not (the border shifted down): an error, not a solve."""
     rng = np.random.default_rng(3)
