@@ -291,7 +291,7 @@ class _Scaled:
         """Solution of ``[[H, Gᵀ], [G, 0]] x = rhs`` (unscaled) and the relative residual of the scaled system."""
         nv = self.nv
         b = np.concatenate([self.s * rhs[:nv], self.r * rhs[nv:]])
-        base = self.kkt.lu.solve if isinstance(self.kkt, _KKT) else self.kkt._once
+        base = self.kkt.once
 
         def once(r):
             if self.GS is None:

@@ -136,8 +136,26 @@ def copy_weights(layout) -> np.ndarray:
     return np.concatenate([np.ones(layout.dx), np.full(layout.dt, float(layout.n))])
 
 
+class _Saddle:
+    """``K0 = [[H, Gᵀ], [G, 0]]`` applied block by block (``K0 @ x``), never assembled: at 10⁶ variables the
+    assembled copy (sp.bmat) took 126 s of a reference's 604 s and as much memory as ``H``."""
+
+    def __init__(self, H: sp.csr_matrix, G: sp.csr_matrix):
+        self.H, self.G, self.Gt = H, G, sp.csr_matrix(G.T)
+        self.nv = H.shape[0]
+        self.shape = (H.shape[0] + G.shape[0],) * 2
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        v, lam = x[: self.nv], x[self.nv:]
+        return np.concatenate([self.H @ v + self.Gt @ lam, self.G @ v])
+
+
 class _KKT:
-    """Factorisation of ``[[H, Gᵀ], [G, −δI]]`` and refined solves of the δ = 0 system."""
+    """Factorisation of ``[[H, Gᵀ], [G, −δI]]`` and refined solves of the δ = 0 system.
+
+    Interface shared with :class:`_SchurKKT` (and used by :mod:`instances.lad_interior_point`): ``K0`` (the
+    δ = 0 matrix, anything with ``@``), ``once`` (one unrefined solve), ``solve`` (refined), ``name``.
+    """
 
     name = "kkt-direct"
 
@@ -155,6 +173,7 @@ class _KKT:
             ) from exc
         self.nv, self.nc = nv, nc
         self.K0 = sp.bmat([[H, G.T], [G, None]], format="csr") if nc else sp.csr_matrix(H)
+        self.once = self.lu.solve
 
     def solve(self, rhs: np.ndarray, stall: float | None = None, guess: np.ndarray | None = None) -> np.ndarray:
         """Refined solve; ``stall`` as in :func:`_refine` (default: refine to the floor or the step cap);
@@ -193,7 +212,7 @@ class _SchurKKT:
             except RuntimeError as exc:
                 raise ValueError(f"reference solution: the Hessian is singular ({exc}); is the objective strongly "
                                  f"convex?") from exc
-        self.K0 = sp.bmat([[H, G.T], [G, None]], format="csr") if self.nc else sp.csr_matrix(H)
+        self.K0 = _Saddle(H, G) if self.nc else sp.csr_matrix(H)
         self.S_pinv = None
         if 0 < self.nc <= SCHUR_DENSE_MAX:
             Gt = sp.csc_matrix(G.T)
@@ -205,7 +224,8 @@ class _SchurKKT:
             keep = w > np.finfo(float).eps * self.nc * max(w.max(), 0.0)
             self.S_pinv = (V[:, keep] / w[keep], V[:, keep])
 
-    def _once(self, rhs: np.ndarray, lam0: np.ndarray | None = None) -> np.ndarray:
+    def once(self, rhs: np.ndarray, lam0: np.ndarray | None = None) -> np.ndarray:
+        """One unrefined solve (block elimination; ``lam0`` starts MINRES)."""
         r1, r2 = rhs[: self.nv], rhs[self.nv:]
         Hr1 = self.lu.solve(r1)
         if self.nc == 0:
@@ -228,7 +248,7 @@ class _SchurKKT:
 
         def once(r):
             lam0, pending[0] = pending[0], None
-            return self._once(r, lam0)
+            return self.once(r, lam0)
 
         sol = _refine(once, self.K0, rhs, stall=stall)
         if not np.all(np.isfinite(sol)):
