@@ -68,7 +68,7 @@ def _groups(layout: Layout) -> np.ndarray:
     return np.concatenate([np.repeat(np.arange(layout.n), layout.d), np.full(layout.dt, layout.n)])
 
 
-def _row_blocks(G: sp.csr_matrix, layout: Layout) -> np.ndarray:
+def row_blocks(G: sp.csr_matrix, layout: Layout) -> np.ndarray:
     """Block of every row of ``G`` when all its entries lie in one block, else −1 (rows across blocks, empty rows)."""
     group = _groups(layout)
     nnz = np.diff(G.indptr)
@@ -97,7 +97,7 @@ def _null_space(B: np.ndarray, c: np.ndarray, where: str) -> tuple[np.ndarray, n
 def eliminate(layout: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys) -> Reduction | None:
     """The reduction of the module docstring, or ``None`` when no row of ``G`` lies in a single block."""
     G = sp.csr_matrix(G)
-    blk = _row_blocks(G, layout)
+    blk = row_blocks(G, layout)
     own = np.flatnonzero(blk >= 0)
     if own.size == 0:
         return None

@@ -60,6 +60,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .block_elimination import eliminate as eliminate_blocks
+from .block_elimination import row_blocks
 from .layout import Layout
 from .nonsmooth import _max_step
 from .objectives import block_diag_u
@@ -215,15 +216,7 @@ GMRES_CYCLES = 3
 def _local_rows(G: sp.csr_matrix, layout: Layout) -> np.ndarray:
     """Rows of ``G`` acting on one ``x_i`` or on ``x̃`` alone (local constraints ``C_i``, shared-variable
     constraints ``C̃_i``)."""
-    group = np.concatenate([np.repeat(np.arange(layout.n), layout.d), np.full(layout.dt, layout.n)])
-    nnz = np.diff(G.indptr)
-    lo, hi = np.full(G.shape[0], -1), np.full(G.shape[0], -2)
-    starts = G.indptr[:-1][nnz > 0]
-    if starts.size:
-        g = group[G.indices]
-        lo[nnz > 0] = np.minimum.reduceat(g, starts)
-        hi[nnz > 0] = np.maximum.reduceat(g, starts)
-    return np.flatnonzero(lo == hi)
+    return np.flatnonzero(row_blocks(G, layout) >= 0)
 
 
 #: the Gram matrix of the local rows on x̃ (C̃) is formed densely when they have at most this many entries
