@@ -21,6 +21,7 @@ written either).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import threading
@@ -95,9 +96,16 @@ NODES_MAX_FAMILY = {
 
 @contextmanager
 def _progress(what: str, every: float = PROGRESS_SECONDS):
-    """Print ``mixbounds instance: <what> … N s`` to stderr every ``every`` seconds while the block runs."""
+    """Print ``mixbounds instance: <what> … N s`` to stderr every ``every`` seconds while the block runs, and the
+    INFO records of the instance builders (the sparse interior point's iterations) as they come."""
     done = threading.Event()
     t0 = time.perf_counter()
+    logger = logging.getLogger("mixbounds.instances")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("mixbounds instance: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
     def tick():
         while not done.wait(every):
@@ -110,6 +118,8 @@ def _progress(what: str, every: float = PROGRESS_SECONDS):
     finally:
         done.set()
         th.join()
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 #: CLI option → builder keyword (only options the user gave are passed on)
 _PARAMS = (

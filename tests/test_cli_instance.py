@@ -254,3 +254,24 @@ def test_families_with_their_own_reference_keep_it(tmp_path, capsys, family, arg
         other = reference_solution(built.problem).u
         assert np.linalg.norm(other - built.x_star) > 1e-6 * np.linalg.norm(built.x_star)
         assert np.linalg.norm(built.x_star) < np.linalg.norm(other)
+
+
+def test_sparse_reference_iterations_are_printed_and_the_handler_removed(tmp_path, monkeypatch, capsys):
+    """A build through the sparse interior point (forced: DENSE_LIFTED_MAX = 0) prints one line per iteration to
+    stderr, the last at the tolerance; the dense path (control) prints none, and no handler outlives the command."""
+    import logging
+
+    from mixbounds.instances import lad_interior_point as lad
+    from mixbounds.instances import nonsmooth as ns
+
+    argv = ["instance", "nonsmooth-coupled-local", "--n", "5", "--d", "5", "--m", "2", "--p", "2", "--graph", "ring"]
+    assert run(argv + ["--out", str(tmp_path / "dense")]) == EXIT_OK
+    assert "interior point" not in capsys.readouterr().err
+    monkeypatch.setattr(ns, "DENSE_LIFTED_MAX", 0)
+    assert run(argv + ["--out", str(tmp_path / "sparse")]) == EXIT_OK
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "interior point" in ln]
+    iterations = load_instance(tmp_path / "sparse").params["reference"]["iterations"]
+    assert len(lines) == iterations + 1 and lines[0].startswith("mixbounds instance: reference (sparse interior point): "
+                                                                "iteration 0,")
+    assert float(lines[-1].split("residual ")[1].split()[0]) <= lad.LAD_TOL
+    assert logging.getLogger("mixbounds.instances").handlers == []
