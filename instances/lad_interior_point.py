@@ -314,7 +314,7 @@ class _Scaled:
         return np.concatenate([self.s * xs[:nv], self.r * xs[nv:]]), rr
 
 
-class _NotConverged(ValueError):
+class NotConverged(ValueError):
     """Not converged within ``max_iter`` iterations; ``trace``: the per-iteration residuals."""
 
     def __init__(self, trace: list, msg: str):
@@ -432,7 +432,7 @@ def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, t
         if max(hist.values()) <= tol:
             break
         if it == max_iter:
-            raise _NotConverged(trace,
+            raise NotConverged(trace,
                 f"sparse LAD interior point did not converge in {max_iter} iterations: relative residuals primal "
                 f"{hist['primal_residual_data']:.1e} (data) / {hist['primal_residual_constraints']:.1e} (constraints), "
                 f"dual {hist['dual_residual']:.1e}, duality gap {hist['duality_gap']:.1e}, complementarity "

@@ -245,6 +245,7 @@ def cmd_instance(args) -> int:
     """Handler of ``mixbounds instance``."""
     from mixbounds.instances.families import build, families
     from mixbounds.instances.io import save_instance
+    from mixbounds.instances.lad_interior_point import NotConverged
     from mixbounds.instances.reference import reference_solution
 
     fams = families()
@@ -276,6 +277,9 @@ def cmd_instance(args) -> int:
     try:
         with _progress(f"building {args.family}"), threadpool_limits(limits=BLAS_THREADS):
             inst = build(args.family, **params)
+    except NotConverged as exc:  # not the input: the family's reference solver did not reach its tolerance
+        print(f"mixbounds instance: {args.family}: reference solution failed: {exc}", file=sys.stderr)
+        return EXIT_FAIL
     except (ValueError, TypeError) as exc:
         msg = str(exc)  # the family's own messages already name it
         return _err(msg if msg.startswith(f"{args.family}:") else f"{args.family}: {msg}")

@@ -275,3 +275,22 @@ def test_sparse_reference_iterations_are_printed_and_the_handler_removed(tmp_pat
                                                                 "iteration 0,")
     assert float(lines[-1].split("residual ")[1].split()[0]) <= lad.LAD_TOL
     assert logging.getLogger("mixbounds.instances").handlers == []
+
+
+def test_reference_that_does_not_converge_exits_1_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    """The family's sparse interior point stopped at its iteration cap (3 here) is a failed reference, exit 1 (not
+    a usage error, exit 2), with its residuals in one line; nothing is written."""
+    from mixbounds.instances import lad_interior_point as lad
+    from mixbounds.instances import nonsmooth as ns
+
+    monkeypatch.setattr(ns, "DENSE_LIFTED_MAX", 0)
+    monkeypatch.setattr(lad, "LAD_MAX_ITER", 3)
+    monkeypatch.setattr(lad.lad_interior_point, "__kwdefaults__",
+                        dict(lad.lad_interior_point.__kwdefaults__, max_iter=3))
+    out = tmp_path / "x"
+    code = run(["instance", "nonsmooth-coupled", "--n", "5", "--d", "4", "--m", "2", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == EXIT_FAIL
+    assert ("nonsmooth-coupled: reference solution failed: sparse LAD interior point did not converge in 3 "
+            "iterations") in err
+    assert not out.exists()
