@@ -372,6 +372,8 @@ def test_3_solve_overwrites_its_own_outputs_and_never_the_instance(inst_dir, tmp
     ("random-mixed", ["--n", "100000000"], "--n 100000000: must be in [1, 10000] for random-mixed (measured: random-mixed n"),
     ("nonsmooth-mixed", ["--n", "2001"], "--n 2001: must be in [1, 2000] for nonsmooth-mixed (measured: not measured beyond"),
     ("random-coupled", ["--n", "10001"], "--n 10001: must be in [1, 10000] for random-coupled (measured: random-coupled n"),
+    ("nonsmooth-shared-ident", ["--n", "10001"],
+     "--n 10001: must be in [1, 10000] for nonsmooth-shared-ident (measured: nonsmooth-shared-ident n"),
 ])
 def test_4_kappa_and_size_bounds(tmp_path, capsys, family, params, needle):
     assert main(["instance", family, *params, "--out", str(tmp_path / "i")]) == EXIT_USAGE
