@@ -61,6 +61,9 @@ MUTANTS = {
     "t4-reference-loose": (
         "instances/nonsmooth.py", [("QP_TOL = 1e-13", "QP_TOL = 1e-11")],
         "audit.reference.T4.*", ["audit.reference.T4.coupled"]),
+    "sparse-lift-without-particular-solution": (
+        "instances/block_elimination.py", [("        v = self.v0.copy()\n", "        v = np.zeros_like(self.v0)\n")],
+        "audit.reference.T3.*", ["audit.reference.T3.coupled_local"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
