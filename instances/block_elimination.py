@@ -124,13 +124,17 @@ def eliminate(layout: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys) -> Red
         feats_r.append(np.hstack([Fx if bases[i] is None else Fx @ bases[i], Ft if Nt is None else Ft @ Nt]))
 
     rest = np.flatnonzero(blk < 0)
-    Gg = sp.csc_matrix(G[rest])
-    parts = []
-    for g, N in enumerate(bases):
-        cols = Gg[:, offsets[g]:offsets[g + 1]]
-        parts.append(cols if N is None else sp.csc_matrix(cols @ N) if cols.nnz else sp.csc_matrix((rest.size, widths[g])))
-    Gr = sp.csr_matrix(sp.hstack(parts)) if rest.size else sp.csr_matrix((0, sum(widths)))
-    hr = h[rest] - G[rest] @ v0
+    Grest = G[rest]
+    Gr = sp.csr_matrix((0, sum(widths)))
+    if rest.size:  # the rows across blocks (the coupled A_i), block by block times the bases
+        Gg = sp.csc_matrix(Grest)
+        parts = []
+        for g, N in enumerate(bases):
+            cols = Gg[:, offsets[g]:offsets[g + 1]]
+            parts.append(cols if N is None else sp.csc_matrix(cols @ N) if cols.nnz
+                         else sp.csc_matrix((rest.size, widths[g])))
+        Gr = sp.csr_matrix(sp.hstack(parts))
+    hr = h[rest] - Grest @ v0
     stats = {"eliminated_rows": int(own.size), "eliminated_rank": int(ranks.sum()), "kept_rows": int(rest.size),
              "variables": int(layout.dx + dt), "reduced_variables": int(sum(widths))}
     return Reduction(Layout(tuple(widths[:n]), widths[n]), Gr, hr, feats_r, ys_r, bases, v0, offsets, stats)
