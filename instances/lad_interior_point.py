@@ -60,13 +60,16 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from . import deflated_kkt
+from . import reference as _reference
 from .block_elimination import eliminate as eliminate_blocks
 from .block_elimination import row_blocks
+from .hessian_factor import BlockCholesky
 from .layout import Layout
 from .nonsmooth import _max_step
 from .objectives import block_diag_u
 from .problem import MixedProblem
-from .reference import _KKT, REFINE_STALL, _kkt_solver, _refine, constraint_system, copy_weights, layout_copy_map
+from .reference import _KKT, REFINE_STALL, _kkt_solver, _refine, _Saddle, constraint_system, copy_weights, layout_copy_map
 
 #: default stopping tolerance (every relative residual, the gap and the complementarity)
 LAD_TOL = 1e-10
@@ -249,6 +252,22 @@ def _gram(GS: sp.csr_matrix, border: int) -> sp.csr_matrix:
     return out + sp.csr_matrix(Gx.T @ Gx) if Gx.shape[0] else out
 
 
+def _kkt(H: sp.csr_matrix, G: sp.csr_matrix, border: int, cache: dict):
+    """The KKT solver of one iteration: :class:`instances.deflated_kkt.DeflatedKKT` where :func:`_kkt_solver` would
+    take its Schur-complement path and ``H`` is block diagonal up to the border (its singular node blocks are deflated,
+    never regularised), else :func:`_kkt_solver`.  ``cache``: the node blocks of ``H`` (fixed pattern), found once."""
+    nv, nc = H.shape[0], G.shape[0]
+    if H.nnz + 2 * G.nnz + nc > _reference.KKT_DIRECT_MAX_NNZ and nc + border <= deflated_kkt.BORDER_MAX:
+        if "parts" not in cache:
+            cache["parts"] = BlockCholesky.parts(H[: nv - border][:, : nv - border] if border else H)
+        if cache["parts"] is not None:
+            try:
+                return deflated_kkt.DeflatedKKT(H, G, border, cache["parts"], _Saddle(H, G) if nc else H)
+            except deflated_kkt.BorderTooLarge:
+                pass  # more deflated directions than the border system takes: the Schur path (and regularisation)
+    return _kkt_solver(H, G, border)
+
+
 class _Scaled:
     """The KKT system of one iteration, symmetrically scaled and factored.
 
@@ -263,14 +282,14 @@ class _Scaled:
     """
 
     def __init__(self, Hs: sp.csr_matrix, shift_s: np.ndarray, s: np.ndarray, G: sp.csr_matrix, border: int,
-                 local: np.ndarray):
+                 local: np.ndarray, cache: dict | None = None):
         Gs = sp.csr_matrix(G @ sp.diags(s))
         rn = np.sqrt(np.asarray(Gs.multiply(Gs).sum(axis=1)).ravel()) if G.shape[0] else np.zeros(0)
         self.s, self.r = s, 1.0 / np.where(rn > 0, rn, 1.0)
         Gs = sp.csr_matrix(sp.diags(self.r) @ Gs)
         self.local = local
         self.GS = sp.csr_matrix(Gs[local]) if local.size else None
-        self.kkt = _kkt_solver(Hs if self.GS is None else sp.csr_matrix(Hs + _gram(self.GS, border)), Gs, border)
+        self.kkt = _kkt(Hs if self.GS is None else sp.csr_matrix(Hs + _gram(self.GS, border)), Gs, border, {} if cache is None else cache)
         self.shift_s = shift_s
         self.nv = Hs.shape[0]
         self.direct = isinstance(self.kkt, _KKT)
@@ -407,6 +426,7 @@ def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, t
     s_p, s_q = w.copy(), w.copy()
     lam = np.zeros(G.shape[0])
     local = _local_rows(G, lay)
+    cache: dict = {}  # the node blocks of H (a fixed pattern), for the deflated KKT solver
     hist = {}
     factor = None
     levels = (0.0, *PRIMAL_REG)
@@ -442,7 +462,7 @@ def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, t
         solve_res = []
         while True:
             try:
-                kkt = _Scaled(*nodes.hessian(theta, mu, levels[lvl]), G, lay.dt, local)
+                kkt = _Scaled(*nodes.hessian(theta, mu, levels[lvl]), G, lay.dt, local, cache)
             except ValueError:  # a node block or the Schur complement not numerically positive definite
                 if lvl + 1 == len(levels):
                     raise
