@@ -32,9 +32,12 @@ then ``dp = (c_p − p∘dz)/s_p``, ``dq = (c_q + q∘dz)/s_q``.  ``H`` equals `
 the node blocks are one batched product when all ``F_i`` have one shape and are written straight into the CSR
 arrays of ``H`` in ``v``, whose index structure is fixed (``x_i``-rows: the block of node ``i`` and the ``x̃``
 columns; ``x̃``-rows: every column, the ``x̃x̃`` part summed over the nodes); otherwise a loop over nodes and
-``Eᵀ(·)E`` of the u-layout matrix.  The saddle-point matrix is factored once per iteration by
-:func:`instances.reference._kkt_solver` (direct SuperLU, or a Schur complement over the block/arrow Cholesky of
-``H``; redundant rows of ``G`` are handled there) and the factorisation serves the predictor and the corrector
+``Eᵀ(·)E`` of the u-layout matrix.  The saddle-point matrix is factored once per iteration (:func:`_kkt`) by
+:func:`instances.reference._kkt_solver` while it is small (direct SuperLU), above that by
+:class:`instances.deflated_kkt.DeflatedKKT` (node blocks inverted, the near-null directions of the blocks that a
+vertex of the LP leaves singular moved with ``x̃`` and ``λ`` into a small border system: nothing regularised), or,
+when that border would be too large or ``H`` has no node blocks, the Schur complement over the block/arrow Cholesky
+of ``H`` (redundant rows of ``G`` are handled there); the factorisation serves the predictor and the corrector
 (:class:`_Scaled`).  Late iterations spread Θ over ~24 decades, so the system is given to it Jacobi-scaled, with
 the rows of ``G`` that act on one node or on ``x̃`` alone added to ``H`` as ``G_SᵀG_S`` (same solution), and, only
 when a factorisation is refused, a primal regularisation (:data:`PRIMAL_REG`); every solve is refined on the
@@ -69,7 +72,16 @@ from .layout import Layout
 from .nonsmooth import _max_step
 from .objectives import block_diag_u
 from .problem import MixedProblem
-from .reference import _KKT, REFINE_STALL, _kkt_solver, _refine, _Saddle, constraint_system, copy_weights, layout_copy_map
+from .reference import (
+    _KKT,
+    REFINE_STALL,
+    _kkt_solver,
+    _refine,
+    _Saddle,
+    constraint_system,
+    copy_weights,
+    layout_copy_map,
+)
 
 #: default stopping tolerance (every relative residual, the gap and the complementarity)
 LAD_TOL = 1e-10
@@ -81,8 +93,10 @@ STEP_FRACTION = 0.99
 #: the mean absolute data residual (at least 1): strictly interior, primal data rows feasible
 START_SHIFT = 1.0
 
-#: primal regularisation levels, tried in turn when a factorisation of the KKT system is refused (not positive
-#: definite) or, on the Schur path, yields solves that even GMRES cannot bring below SOLVE_RTOL, and kept from then
+#: primal regularisation levels (a fallback: the deflated solver, :mod:`instances.deflated_kkt`, needs none on the
+#: families; before it, every late iteration of a μ_f = 0 instance above the direct size went through them and
+#: nonsmooth-coupled-local at 10⁶ variables stalled at a dual residual of 2.3e-7), tried in turn when a factorisation
+#: of the KKT system is refused (not positive definite) or, on the Schur path, yields solves that even GMRES cannot bring below SOLVE_RTOL, and kept from then
 #: on (Θ only spreads further): every node block ``μI + F_iᵀΘ_iF_i`` gets the level times its largest diagonal entry
 #: added to its diagonal (less what μ already provides).  Late iterations spread Θ over ~24 decades (Θ → ∞ on rows
 #: fitted exactly, → 0 on the others); a node with fewer exactly fitted rows than columns then has a numerically
@@ -252,12 +266,19 @@ def _gram(GS: sp.csr_matrix, border: int) -> sp.csr_matrix:
     return out + sp.csr_matrix(Gx.T @ Gx) if Gx.shape[0] else out
 
 
-def _kkt(H: sp.csr_matrix, G: sp.csr_matrix, border: int, cache: dict):
+#: the KKT solvers :func:`lad_interior_point` may be told to use: ``auto`` (below), ``deflated`` (forced wherever ``H``
+#: has node blocks: the audit of :mod:`checks.audit_reference` runs it on tier instances, which are all small)
+KKT_CHOICES = ("auto", "deflated")
+
+
+def _kkt(H: sp.csr_matrix, G: sp.csr_matrix, border: int, cache: dict, choice: str = "auto"):
     """The KKT solver of one iteration: :class:`instances.deflated_kkt.DeflatedKKT` where :func:`_kkt_solver` would
-    take its Schur-complement path and ``H`` is block diagonal up to the border (its singular node blocks are deflated,
-    never regularised), else :func:`_kkt_solver`.  ``cache``: the node blocks of ``H`` (fixed pattern), found once."""
+    take its Schur-complement path (or always, ``choice="deflated"``) and ``H`` is block diagonal up to the border (its
+    singular node blocks are deflated, never regularised), else :func:`_kkt_solver`.  ``cache``: the node blocks of
+    ``H`` (fixed pattern), found once."""
     nv, nc = H.shape[0], G.shape[0]
-    if H.nnz + 2 * G.nnz + nc > _reference.KKT_DIRECT_MAX_NNZ and nc + border <= deflated_kkt.BORDER_MAX:
+    large = H.nnz + 2 * G.nnz + nc > _reference.KKT_DIRECT_MAX_NNZ
+    if (large or choice == "deflated") and nc + border <= deflated_kkt.BORDER_MAX:
         if "parts" not in cache:
             cache["parts"] = BlockCholesky.parts(H[: nv - border][:, : nv - border] if border else H)
         if cache["parts"] is not None:
@@ -282,14 +303,14 @@ class _Scaled:
     """
 
     def __init__(self, Hs: sp.csr_matrix, shift_s: np.ndarray, s: np.ndarray, G: sp.csr_matrix, border: int,
-                 local: np.ndarray, cache: dict | None = None):
+                 local: np.ndarray, cache: dict | None = None, choice: str = "auto"):
         Gs = sp.csr_matrix(G @ sp.diags(s))
         rn = np.sqrt(np.asarray(Gs.multiply(Gs).sum(axis=1)).ravel()) if G.shape[0] else np.zeros(0)
         self.s, self.r = s, 1.0 / np.where(rn > 0, rn, 1.0)
         Gs = sp.csr_matrix(sp.diags(self.r) @ Gs)
         self.local = local
         self.GS = sp.csr_matrix(Gs[local]) if local.size else None
-        self.kkt = _kkt(Hs if self.GS is None else sp.csr_matrix(Hs + _gram(self.GS, border)), Gs, border, {} if cache is None else cache)
+        self.kkt = _kkt(Hs if self.GS is None else sp.csr_matrix(Hs + _gram(self.GS, border)), Gs, border, {} if cache is None else cache, choice)
         self.shift_s = shift_s
         self.nv = Hs.shape[0]
         self.direct = isinstance(self.kkt, _KKT)
@@ -376,7 +397,7 @@ def _steps(st: tuple, d: dict, mu: float) -> tuple[float, float]:
 
 
 def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: float = LAD_TOL,
-                       max_iter: int = LAD_MAX_ITER, eliminate: bool = True) -> dict:
+                       max_iter: int = LAD_MAX_ITER, eliminate: bool = True, kkt: str = "auto") -> dict:
     """Solve the lifted problem of the module docstring for ``problem_sk``'s constraints and the data
     ``feats[i]`` (``N_i × (d_i + d̃)``), ``ys[i]`` (``N_i``), ``μ >= 0``.
 
@@ -388,17 +409,20 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
     Returns ``{"u": E v, "v": v, "info": {...}}`` with ``info`` = method, iterations, the residuals of the
     stopping rule (``primal_residual`` = the larger of the two primal ones), ``objective``, ``factor``
     (the KKT solver used at the last iteration) and ``elimination`` (rows eliminated and kept, sizes; ``None``
-    when nothing was eliminated).  ``ValueError`` when not converged in ``max_iter`` iterations.
+    when nothing was eliminated).  ``ValueError`` when not converged in ``max_iter`` iterations.  ``kkt``: one of
+    :data:`KKT_CHOICES`.
     """
+    if kkt not in KKT_CHOICES:
+        raise ValueError(f"sparse LAD interior point: kkt must be one of {KKT_CHOICES}, got {kkt!r}")
     lay = problem_sk.layout
     G, h = constraint_system(problem_sk)
     G = sp.csr_matrix(G)
     red = eliminate_blocks(lay, G, h, feats, ys) if eliminate else None
     if red is None:
-        out = _solve(lay, G, h, feats, ys, mu, tol, max_iter)
+        out = _solve(lay, G, h, feats, ys, mu, tol, max_iter, kkt)
         out["info"]["elimination"] = None
         return out
-    out = _solve(red.layout, red.G, red.h, red.feats, red.ys, mu, tol, max_iter)
+    out = _solve(red.layout, red.G, red.h, red.feats, red.ys, mu, tol, max_iter, kkt)
     v = red.lift(out["v"])
     info = out["info"]
     info["objective"] += 0.5 * mu * float(red.v0 @ (copy_weights(lay) * red.v0))  # (μ/2)‖E v⁰‖²
@@ -408,7 +432,8 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
     return {"u": layout_copy_map(lay) @ v, "v": v, "info": info}
 
 
-def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, tol: float, max_iter: int) -> dict:
+def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, tol: float, max_iter: int,
+           kkt_choice: str = "auto") -> dict:
     """The interior point of the module docstring on the layout ``lay`` and the constraints ``G v = h``."""
     E = layout_copy_map(lay)
     nodes = _Nodes(feats, lay, E)
@@ -462,7 +487,7 @@ def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, t
         solve_res = []
         while True:
             try:
-                kkt = _Scaled(*nodes.hessian(theta, mu, levels[lvl]), G, lay.dt, local, cache)
+                kkt = _Scaled(*nodes.hessian(theta, mu, levels[lvl]), G, lay.dt, local, cache, kkt_choice)
             except ValueError:  # a node block or the Schur complement not numerically positive definite
                 if lvl + 1 == len(levels):
                     raise

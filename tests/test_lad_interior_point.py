@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from mixbounds.instances import block_elimination as elim
+from mixbounds.instances import deflated_kkt, reference
 from mixbounds.instances import lad_interior_point as lad
 from mixbounds.instances import nonsmooth as ns
-from mixbounds.instances import reference
 from mixbounds.instances.families import build
 from mixbounds.instances.objectives import block_diag_u
 from mixbounds.instances.reference import constraint_system, copy_map
@@ -98,18 +98,22 @@ def test_family_strongly_convex_reference_is_accurate(structure):
     assert np.linalg.norm(inst.x_star - u_sparse) <= U_RTOL * np.linalg.norm(u_sparse)
 
 
+@pytest.mark.parametrize("path", ["kkt-deflated", "kkt-schur"])
 @pytest.mark.parametrize("eliminate", [True, False])
 @pytest.mark.parametrize("structure,mu", [("coupled-local", 0.0), ("mixed", 0.0), ("mixed-ident", 1.0)])
-def test_schur_path_of_the_kkt_solver(monkeypatch, structure, mu, eliminate):
-    """The path large instances take (block / arrow Cholesky of H and a Schur complement on G), forced; with the
-    block rows eliminated and (the path of the G_SᵀG_S term) without."""
+def test_schur_path_of_the_kkt_solver(monkeypatch, structure, mu, eliminate, path):
+    """The paths large instances take, forced: the deflated border system (instances.deflated_kkt), and, when its
+    border would be too large, the block / arrow Cholesky of H with a Schur complement on G; with the block rows
+    eliminated and (the path of the G_SᵀG_S term) without."""
     variant = "strongly-convex" if mu else "default"
     inst = build(f"nonsmooth-{structure}", variant=variant, **SIZES[structure])
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
     monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
+    if path == "kkt-schur":
+        monkeypatch.setattr(deflated_kkt, "BORDER_MAX", -1)
     P, feats, ys, mu = _data(inst)
     out = lad.lad_interior_point(P, feats, ys, mu, eliminate=eliminate)
-    assert out["info"]["factor"].startswith("kkt-deflated")
+    assert out["info"]["factor"].startswith(path)
     _agree(P.objective.value, inst.x_star, out["u"], mu)
 
 

@@ -64,6 +64,10 @@ MUTANTS = {
     "sparse-lift-without-particular-solution": (
         "instances/block_elimination.py", [("        v = self.v0.copy()\n", "        v = np.zeros_like(self.v0)\n")],
         "audit.reference.T3.*", ["audit.reference.T3.coupled_local"]),
+    "deflated-kkt-drops-deflated-directions": (
+        "instances/deflated_kkt.py",
+        [("        v += self.Y @ e[: self.Y.shape[1]]\n", "        v += self.Y[:, kz:] @ e[kz: self.Y.shape[1]]\n")],
+        "audit.reference.T3.*", ["audit.reference.T3.coupled_local"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
