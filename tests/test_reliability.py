@@ -374,6 +374,12 @@ def test_3_solve_overwrites_its_own_outputs_and_never_the_instance(inst_dir, tmp
     ("random-coupled", ["--n", "10001"], "--n 10001: must be in [1, 10000] for random-coupled (measured: random-coupled n"),
     ("nonsmooth-shared-ident", ["--n", "10001"],
      "--n 10001: must be in [1, 10000] for nonsmooth-shared-ident (measured: nonsmooth-shared-ident n"),
+    ("nonsmooth-coupled-local", ["--n", "10001"],
+     "--n 10001: must be in [1, 10000] for nonsmooth-coupled-local (measured: nonsmooth-coupled-local n"),
+    ("nonsmooth-coupled", ["--n", "10001"],
+     "--n 10001: must be in [1, 10000] for nonsmooth-coupled (measured: nonsmooth-coupled n"),
+    ("nonsmooth-mixed-ident", ["--n", "10001"],
+     "--n 10001: must be in [1, 10000] for nonsmooth-mixed-ident (measured: nonsmooth-mixed-ident n"),
 ])
 def test_4_kappa_and_size_bounds(tmp_path, capsys, family, params, needle):
     assert main(["instance", family, *params, "--out", str(tmp_path / "i")]) == EXIT_USAGE
