@@ -35,13 +35,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .hessian_factor import SOLVE_CHUNK_ENTRIES, BlockCholesky
+from .hessian_factor import SOLVE_CHUNK_ENTRIES, BlockCholesky, block_solve
 
-#: a node block's eigenvalues below this times its largest are deflated into the border system; a block whose
-#: ∞-norm condition estimate exceeds the inverse is eigendecomposed (the blocks are Jacobi-scaled: unit diagonal)
+#: a node block's eigenvalues below this times its largest are deflated into the border system; only a block that is
+#: not positive definite or whose ∞-norm condition estimate exceeds 1/DEFLATE_RTOL is eigendecomposed (the blocks
+#: are Jacobi-scaled: unit diagonal)
 DEFLATE_RTOL = 1e-10
 #: largest border system (deflated directions + shared-variable dimension + rows of G) formed densely; above it
-#: :class:`DeflatedKKT` refuses (``ValueError``) and the caller regularises instead
+#: :class:`DeflatedKKT` refuses (:class:`BorderTooLarge`) and the interior point takes the Schur path instead
+#: (regularising when that refuses a block)
 BORDER_MAX = 3000
 
 
@@ -78,8 +80,8 @@ class DeflatedKKT:
         kz = len(self.null_values)
         self.nb = kz + border + nc
         if self.nb > BORDER_MAX:
-            raise BorderTooLarge(f"deflated KKT: border system of {self.nb} rows ({kz} deflated directions, shared "
-                             f"variable {border}, {nc} constraints) exceeds BORDER_MAX = {BORDER_MAX}")
+            raise BorderTooLarge(f"deflated KKT: border system of {self.nb} rows ({kz} deflated directions, "
+                                 f"shared variable {border}, {nc} constraints) exceeds BORDER_MAX = {BORDER_MAX}")
         Z = sp.csc_matrix((np.concatenate(zvals) if kz else np.zeros(0),
                            (np.concatenate(zrows) if kz else np.zeros(0, int),
                             np.concatenate(zcols) if kz else np.zeros(0, int))), shape=(nv, kz))
@@ -106,11 +108,7 @@ class DeflatedKKT:
 
     def _range_solve(self, r: np.ndarray) -> np.ndarray:
         """``H_r⁺ r`` on the node rows (``r``: ``nx`` rows, one or several columns)."""
-        out = np.empty(r.shape)
-        for idx, inv in self.groups:
-            rr = r[idx]
-            out[idx] = (inv @ rr[..., None])[..., 0] if r.ndim == 1 else inv @ rr
-        return out
+        return block_solve(self.groups, r)
 
     def once(self, rhs: np.ndarray) -> np.ndarray:
         """One solve of the module docstring's system (exact up to rounding; the caller refines)."""

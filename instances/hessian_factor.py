@@ -104,11 +104,17 @@ class BlockCholesky:
                     raise _not_pd(f"the Hessian block of rows {rows[0]}…{rows[-1]}", exc) from exc
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
-        out = np.empty(rhs.shape)
-        for idx, inv in self.groups:
-            r = rhs[idx]
-            out[idx] = (inv @ r[..., None])[..., 0] if rhs.ndim == 1 else inv @ r
-        return out
+        return block_solve(self.groups, rhs)
+
+
+def block_solve(groups: list[tuple[np.ndarray, np.ndarray]], rhs: np.ndarray) -> np.ndarray:
+    """``rhs`` (one or several columns) multiplied block by block by the stacked inverses of ``groups``
+    (``(index sets (k, s), inverses (k, s, s))`` per block size): one batched product per size."""
+    out = np.empty(rhs.shape)
+    for idx, inv in groups:
+        r = rhs[idx]
+        out[idx] = (inv @ r[..., None])[..., 0] if rhs.ndim == 1 else inv @ r
+    return out
 
 
 class ArrowCholesky:

@@ -95,10 +95,11 @@ START_SHIFT = 1.0
 
 #: primal regularisation levels (a fallback: the deflated solver, :mod:`instances.deflated_kkt`, needs none on the
 #: families; before it, every late iteration of a μ_f = 0 instance above the direct size went through them and
-#: nonsmooth-coupled-local at 10⁶ variables stalled at a dual residual of 2.3e-7), tried in turn when a factorisation
-#: of the KKT system is refused (not positive definite) or, on the Schur path, yields solves that even GMRES cannot bring below SOLVE_RTOL, and kept from then
-#: on (Θ only spreads further): every node block ``μI + F_iᵀΘ_iF_i`` gets the level times its largest diagonal entry
-#: added to its diagonal (less what μ already provides).  Late iterations spread Θ over ~24 decades (Θ → ∞ on rows
+#: nonsmooth-coupled-local at 10⁶ variables stalled at a dual residual of 2.3e-7), tried in turn when a
+#: factorisation of the KKT system is refused (not positive definite) or, on the Schur path, yields solves that even
+#: GMRES cannot bring below SOLVE_RTOL, and kept from then on (Θ only spreads further): every node block
+#: ``μI + F_iᵀΘ_iF_i`` gets the level times its largest diagonal entry added to its diagonal (less what μ already
+#: provides).  Late iterations spread Θ over ~24 decades (Θ → ∞ on rows
 #: fitted exactly, → 0 on the others); a node with fewer exactly fitted rows than columns then has a numerically
 #: singular block: the block Cholesky of the Schur path refused one (nonsmooth-coupled, n = 10⁴, d = 100, m = 5),
 #: and the arrow Cholesky's Schur complement on x̃ (formed by cancellation against those blocks) needed 1e-8 on small
@@ -310,7 +311,8 @@ class _Scaled:
         Gs = sp.csr_matrix(sp.diags(self.r) @ Gs)
         self.local = local
         self.GS = sp.csr_matrix(Gs[local]) if local.size else None
-        self.kkt = _kkt(Hs if self.GS is None else sp.csr_matrix(Hs + _gram(self.GS, border)), Gs, border, {} if cache is None else cache, choice)
+        H = Hs if self.GS is None else sp.csr_matrix(Hs + _gram(self.GS, border))
+        self.kkt = _kkt(H, Gs, border, {} if cache is None else cache, choice)
         self.shift_s = shift_s
         self.nv = Hs.shape[0]
         self.direct = isinstance(self.kkt, _KKT)
