@@ -227,9 +227,8 @@ def lad_reference_audit(family: str, params_list: list, plant: str = "") -> dict
             u = _moved(u, E @ (N @ np.random.default_rng(0).standard_normal(N.shape[1])), LAD_CONTROL_OFFSET)
         row = {"params": params, "variables": int(u.size), "plant": plant or None, **lad_measure(inst, u)}
         # the sparse interior point (the path of instances above DENSE_LIFTED_MAX, never reached by a tier instance)
-        # on the same instance, forced, under the same certificate
+        # on the same instance, forced, with the deflated KKT solver of 10⁶ variables, under the same certificate
         obj = inst.problem.objective
-        # (KKT solves by the deflated solver, as at 10⁶ variables: the μ = 0 instances deflate singular node blocks)
         out = lad_interior_point(inst.problem, obj.features, obj.targets, obj.mu, kkt="deflated")
         sparse = lad_measure(inst, out["u"])
         row.update({f"sparse_{k}": sparse[k] for k in ("stationarity", "feasibility")})

@@ -62,22 +62,21 @@ class DeflatedKKT:
         H = sp.csr_matrix(H)
         nv, nc = H.shape[0], G.shape[0]
         nx = nv - border
-        self.nv, self.nx, self.nc, self.K0 = nv, nx, nc, K0
+        self.nv, self.nx, self.K0 = nv, nx, K0
         Hxx = H[:nx][:, :nx] if border else H
         sizes = np.array([len(p) for p in parts])
         self.groups: list[tuple[np.ndarray, np.ndarray]] = []
-        zrows, zcols, zvals, self.null_values = [], [], [], []
+        zrows, zcols, zvals = [], [], []  # the deflated eigenvectors, one column of Z each
         for size in np.unique(sizes):
             idx = np.stack([parts[j] for j in np.flatnonzero(sizes == size)])
             inv, null = _block_inverses(BlockCholesky._blocks(Hxx, idx))
             self.groups.append((idx, inv))
-            for b, vecs, vals in null:  # block b of this group: its deflated eigenvectors (columns) and eigenvalues
+            for b, vecs in null:  # block b of this group: its deflated eigenvectors (columns)
                 for j in range(vecs.shape[1]):
                     zrows.append(idx[b])
-                    zcols.append(np.full(size, len(self.null_values)))
+                    zcols.append(np.full(size, len(zvals)))
                     zvals.append(vecs[:, j])
-                    self.null_values.append(float(vals[j]))
-        kz = len(self.null_values)
+        kz = len(zvals)
         self.nb = kz + border + nc
         if self.nb > BORDER_MAX:
             raise BorderTooLarge(f"deflated KKT: border system of {self.nb} rows ({kz} deflated directions, "
@@ -141,7 +140,8 @@ def border_pinv(S: np.ndarray, equilibrate: bool = True) -> tuple[np.ndarray, np
 
 def _block_inverses(blocks: np.ndarray) -> tuple[np.ndarray, list]:
     """Inverses of the symmetric ``(k, s, s)`` stack, pseudo-inverses on the deflated blocks, and for each deflated
-    block ``(b, Z_b, Λ₀_b)`` (its index, its near-null eigenvectors as columns, their eigenvalues)."""
+    block ``(b, Z_b)`` (its index, its near-null eigenvectors as columns; their eigenvalues ``Λ₀`` reach the border
+    system through ``YᵀHY``)."""
     k, s = blocks.shape[:2]
     inv = np.zeros_like(blocks)
     pd = np.ones(k, dtype=bool)
@@ -166,5 +166,5 @@ def _block_inverses(blocks: np.ndarray) -> tuple[np.ndarray, list]:
         winv = np.where(small, 0.0, 1.0 / np.where(small, 1.0, w))
         inv[bad] = (U * winv[:, None, :]) @ U.transpose(0, 2, 1)
         for j, b in enumerate(bad):
-            null.append((b, U[j][:, small[j]], w[j][small[j]]))
+            null.append((b, U[j][:, small[j]]))
     return inv, null
