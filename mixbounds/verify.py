@@ -62,7 +62,16 @@ from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patch
     code_version,
     run_checks,
 )
-from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.outdir import (
+    OutputDir,
+    OutputError,
+    atomic_write_text,
+    check_cache_dir,
+    check_dir,
+    check_file,
+    figures_kind,
+    relative_files,
+)
 
 DEFAULT_OUT = "mixbounds-results"
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
@@ -174,7 +183,7 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
         from mixbounds.plots import draw_all
 
         t0 = time.perf_counter()
-        manifest = draw_all(doc, out / "plots", jobs=jobs, prune=False)
+        manifest = draw_all(doc, out / "plots", jobs=jobs)
         doc["stats"]["plot_seconds"] = time.perf_counter() - t0
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
@@ -299,11 +308,15 @@ def _usage(msg: str) -> int:
     return EXIT_USAGE
 
 
-def _check_outputs(out: Path, json_path: Path | None, plots: bool) -> None:
-    """Every output path of the run, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
-    check_dir(out, "--out", subdirs=("plots",) if plots else ())
+def _check_outputs(out: Path, json_path: Path | None, plots: bool, cache: bool = True) -> None:
+    """Every output path of the run, checked before any work (:class:`mixbounds.outdir.OutputError`): ``--out`` (new,
+    or a ``verify`` set), ``--json``, and the point cache ``OUT/.cache`` with this code version's directory in it."""
+    check_dir(out, "--out", subdirs=("plots",) if plots else (), tool="verify")
     if json_path is not None:
         check_file(json_path, "--json", ours=is_results_document, ours_desc="mixbounds results document")
+    if cache:
+        check_cache_dir(Path(out).absolute() / ".cache")
+        check_cache_dir(Path(out).absolute() / ".cache" / code_version())
 
 
 def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path | None, where: str) -> int:
@@ -329,7 +342,7 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         return _usage(str(exc))
     out = Path(opts.out)
     try:
-        _check_outputs(out, opts.json, opts.plots)
+        _check_outputs(out, opts.json, opts.plots, opts.cache)
     except OutputError as exc:
         return _usage(str(exc))
     try:
@@ -428,13 +441,30 @@ def _n_figures(manifest: dict) -> int:
             + (1 if manifest["heatmap"] else 0))
 
 
+def install_figures(doc: dict, out: Path, *, what: str, command: str, jobs: int = 1) -> dict | None:
+    """Draw the figures of ``doc`` into a staging directory of the figure directory ``out`` and install them
+    (:mod:`mixbounds.outdir`: ``out`` new, empty, or a figure directory ``mixbounds plot`` may write); the manifest
+    of the drawing, or ``None`` (nothing installed) when ``doc`` has no figure to draw.  :class:`OutputError`."""
+    from mixbounds.plots import draw_all
+
+    check_dir(out, what, figures=True, tool="plot")
+    with OutputDir(out, "plot", what=what, command=command, kind=figures_kind(out)) as od:
+        stage = od.stage()
+        manifest = draw_all(doc, stage, jobs=jobs)
+        if _n_figures(manifest) == 0 and not manifest["errors"]:
+            return None
+        od.install(stage, relative_files(stage))
+    return manifest
+
+
 def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures of a results document (runs no solver).
 
-    DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite; the figures
-    are drawn into a staging directory and installed together (:mod:`mixbounds.outdir`).
+    DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite (a stand-alone
+    one or the ``plots/`` of a ``verify`` set; never a result set itself); the figures are drawn into a staging
+    directory and installed together (:func:`install_figures`).
     """
-    from mixbounds.plots import ResultsFileError, draw_all, load_results
+    from mixbounds.plots import ResultsFileError, load_results
 
     try:
         doc = load_results(results_path)
@@ -446,22 +476,17 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     out = Path(out_dir) if out_dir is not None else base / "plots"
     what = "--out" if out_dir is not None else "figure directory"
     try:
-        check_dir(out, what, figures=True)
-        with OutputDir(out, "plot", what=what, command=f"mixbounds plot {results_path}") as od:
-            stage = od.stage()
-            manifest = draw_all(doc, stage, jobs=jobs, prune=False)
-            n = _n_figures(manifest)
-            if n == 0 and not manifest["errors"]:
-                print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
-                return EXIT_OK
-            od.install(stage, relative_files(stage))
+        manifest = install_figures(doc, out, what=what, command=f"mixbounds plot {results_path}", jobs=jobs)
     except OutputError as exc:
         print(f"mixbounds plot: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"mixbounds plot: interrupted; the figures in {out} are unchanged", file=sys.stderr)
         return EXIT_INTERRUPTED
-    print(f"mixbounds plot: {n} figures (PNG + SVG) in {out}")
+    if manifest is None:
+        print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
+        return EXIT_OK
+    print(f"mixbounds plot: {_n_figures(manifest)} figures (PNG + SVG) in {out}")
     for e in manifest["errors"]:
         print(f"mixbounds plot: figure failed: {e}", file=sys.stderr)
     return EXIT_FAIL if manifest["errors"] else EXIT_OK

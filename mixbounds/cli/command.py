@@ -36,6 +36,10 @@ def _cmd_table(args) -> int:
 def _cmd_verify(args) -> int:
     from mixbounds.verify import Options, run
 
+    if args.json is not None and args.json.endswith(("/", os.sep)):  # Path() would drop the slash
+        print(f"mixbounds verify: error: --json {args.json}: is a directory name, expected a file name",
+              file=sys.stderr)
+        return EXIT_USAGE
     opts = Options(tier=args.tier, claims=args.claims, jobs=args.jobs, out=Path(args.out),
                    json=None if args.json is None else Path(args.json), plots=not args.no_plots, cache=not args.no_cache,
                    command=" ".join(["mixbounds"] + list(args.argv)), scheduler=args.scheduler)
@@ -66,6 +70,18 @@ def _positive_int(s: str) -> int:
     return v
 
 
+def jobs_option(s: str) -> int:
+    """``--jobs N``: a positive integer, capped at the available cores (:func:`default_jobs`) with a one-line note:
+    more worker processes than cores only slow every point down (each worker is one BLAS thread)."""
+    v = _positive_int(s)
+    cores = default_jobs()
+    if v > cores:
+        print(f"mixbounds: note: --jobs {v} capped at the {cores} available core{'s' if cores > 1 else ''}",
+              file=sys.stderr)
+        return cores
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mixbounds", description="Check the complexity theorems of the mixed-affine-constraints paper.")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -82,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--claims", default="*", metavar="GLOB",
                    help="glob(s) over result ids, comma-separated, e.g. 'T1.coupled.*', 'T1.*.lower', 'lemma.*'; "
                         "a glob also selects the ids below it ('T1.coupled.comm' selects T1.coupled.comm.kappa_W.tight)")
-    v.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
+    v.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                    help=f"worker processes for sweep points and figures (default: the available cores, here {default_jobs()})")
     v.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     v.add_argument("--json", default=None, metavar="FILE", help="also write results.json to FILE")
@@ -95,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="redraw the figures from a results.json (never runs a solver)")
     pl.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
     pl.add_argument("--out", default=None, metavar="DIR", help="figure directory (default: plots/ beside RESULTS)")
-    pl.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
+    pl.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
     from mixbounds.cli.instance import register as register_instance

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.outdir import atomic_write, atomic_write_text
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -79,8 +80,8 @@ def strict(x):
 
 def _read_summary(path: Path) -> dict | None:
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        doc = read_json(path)
+    except (OSError, JSONFileError):
         return None
     return doc if isinstance(doc, dict) and all(k in doc for k in SUMMARY_KEYS) else None
 
@@ -89,6 +90,9 @@ def output_paths(args) -> tuple[Path | None, Path | None]:
     """``(json, x)`` output paths, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
     from mixbounds.outdir import OutputError, check_file
 
+    for opt, raw in (("--json", args.json), ("--x", args.x)):  # the raw names: Path() drops a trailing slash
+        if raw is not None:
+            check_file(raw, opt)
     out_json = None if args.json is None else Path(args.json).absolute()
     if args.x is not None:
         x_path = Path(args.x).absolute()
