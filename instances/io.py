@@ -67,6 +67,7 @@ import scipy.io as sio
 import scipy.sparse as sp
 from mixbounds.instances import io_npz
 from mixbounds.instances.instance import Instance
+from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.nonsmooth import AbsDeviationObjective
 from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
@@ -287,6 +288,9 @@ def save_instance(instance: Instance, out_dir, *, matrix_format: str = "mtx") ->
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp creates 0700: the instance directory is an ordinary one
         _write_all(instance, tmp, matrix_format)
         if out.exists():
             backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
@@ -378,12 +382,11 @@ def _expect_shape(d: Path, name: str, M, rows: int | None, cols: int | None, wha
 
 def _read_json(d: Path) -> dict:
     path = d / "instance.json"
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):
         raise ValueError(f"{d}: missing instance.json (not an instance directory)")
     try:
-        with open(path, "r", encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = read_json(path)
+    except (OSError, JSONFileError) as exc:
         raise ValueError(f"{path}: unreadable JSON ({_one_line(exc)})") from None
     if not isinstance(doc, dict):
         raise ValueError(f"{path}: expected a JSON object at top level")

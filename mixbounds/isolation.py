@@ -23,8 +23,6 @@ block it.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import io
 import os
 import pickle
@@ -36,8 +34,8 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable
 
-#: ``prctl`` option: the signal the kernel sends a process when the thread that created it ends (Linux)
-PR_SET_PDEATHSIG = 1
+from mixbounds.checks.run.parent_watch import die_with_parent
+
 #: largest result read back from a child (a point of a sweep is a few kilobytes)
 MAX_RESULT_BYTES = 64 << 20
 
@@ -50,18 +48,6 @@ class Outcome:
     value: object = None
     reason: str = ""
     seconds: float = 0.0
-
-
-def die_with_parent(parent: int) -> None:
-    """Ask the kernel to kill this process when its parent ends (Linux; elsewhere nothing), and end now if the
-    parent is already gone (it may have died between the fork and this call)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def _child(func: Callable[[], object], w: int, parent: int) -> None:

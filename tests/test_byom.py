@@ -160,6 +160,7 @@ def test_judge_slopes_and_below_lower_bound():
 def test_negative_control_a_method_that_bypasses_the_counters_is_below_the_lower_bound():
     """Control: reading the exact solution around the counters (not through the contract) must be caught."""
     from mixbounds.instances.reference.kkt import reference_solution
+
     from mixbounds.methods import _COUNTED
 
     def cheat(problem, oracles):

@@ -30,6 +30,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Callable, Iterable
 
+from mixbounds.checks.run.parent_watch import watch_parent
 from mixbounds.checks.run.result import CheckResult, _clean
 from mixbounds.instances.json_file import JSONFileError, read_json
 
@@ -142,6 +143,12 @@ def _group_key(t: Task) -> str:
         return t.key
     p = {k: v for k, v in params.items() if k != "eps"}
     return json.dumps({"family": fam, "params": _clean(p)}, sort_keys=True)
+
+
+def _run_group_in_worker(calls: list[tuple[str, Callable, dict]], parent: int) -> list[tuple[str, dict]]:
+    """:func:`_run_group` in a joblib worker, which ends with ``parent`` (:mod:`mixbounds.checks.run.parent_watch`)."""
+    watch_parent(parent)
+    return _run_group(calls)
 
 
 def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
@@ -341,7 +348,7 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None
         # oversubscribed BLAS threads on a 2-core machine made LAPACK calls 100× slower
         with parallel_config(backend="loky", inner_max_num_threads=1):
             par = Parallel(n_jobs=min(jobs, len(batches)), return_as="generator_unordered")
-            record_all(par(delayed(_run_group)(p) for p in payloads))
+            record_all(par(delayed(_run_group_in_worker)(p, os.getpid()) for p in payloads))
     else:
         from threadpoolctl import threadpool_limits
 

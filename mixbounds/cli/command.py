@@ -154,17 +154,32 @@ def join_negative_numbers(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
-    args = build_parser().parse_args(argv)
-    args.argv = argv
     try:
+        os.getcwd()
+    except FileNotFoundError:  # every relative path and the method's module are resolved against it
+        print("mixbounds: error: the current directory no longer exists (deleted while this shell was in it); "
+              "cd into an existing directory", file=sys.stderr)
+        return EXIT_USAGE
+    argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
+    cmd = "mixbounds"
+    try:
+        args = build_parser().parse_args(argv)
+        args.argv = argv
+        cmd = f"mixbounds {args.cmd}"
         return args.func(args)
     except MemoryError as exc:
         # one line, not a traceback: an instance too large for this machine is an outcome, not a crash
         detail = f" ({exc})" if str(exc) else ""
-        print(f"mixbounds {args.cmd}: out of memory{detail}; try a smaller instance or a machine with more memory",
+        print(f"{cmd}: out of memory{detail}; try a smaller instance or a machine with more memory", file=sys.stderr)
+        return EXIT_FAIL
+    except BrokenPipeError:
+        # the reader of stdout went away (`mixbounds table | head -1`): no traceback, and nothing more to flush into
+        # the closed pipe at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        print(f"{cmd}: error: standard output was closed before the output was written (broken pipe)",
               file=sys.stderr)
-        return 1
+        return EXIT_FAIL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,7 +18,7 @@ iterate in the z-layout of ``x_star.npy``: to ``--x FILE``, else next to the sum
 either, x is not written (never into the instance directory unless asked).  The summary is strict JSON:
 non-finite numbers are written as the strings ``"nan"``, ``"inf"``, ``"-inf"``.
 
-Exit codes: 0 converged, 1 did not converge, 2 bad input (nothing written).
+Exit codes: 0 converged, 1 did not converge, 2 bad input (nothing written), 130 interrupted (nothing written).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.outdir import atomic_write, atomic_write_text
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: APAPC's constants of the reformulated objective (``--constants``): "spectral" (exact, by Lanczos, at any size;
 #: the default) or "lemma" (the lemma's bounds μ_f/4, 2L_f·κ_W'², which the rate checks keep as printed). Lanczos
 #: applies the Chebyshev-accelerated operator hundreds of times: cheap at 10⁵ variables, not at 10⁷ on a long path
@@ -252,8 +252,12 @@ def _cmd_solve(args) -> int:
         return usage(str(exc))
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=BLAS_THREADS):
-        return _load_and_solve(args, methods, usage, out_json, x_path)
+    try:
+        with threadpool_limits(limits=BLAS_THREADS):
+            return _load_and_solve(args, methods, usage, out_json, x_path)
+    except KeyboardInterrupt:  # the outputs are written last, each atomically: nothing half-written
+        print("mixbounds solve: interrupted; nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:
