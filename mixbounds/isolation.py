@@ -23,6 +23,7 @@ block it.
 
 from __future__ import annotations
 
+import faulthandler
 import io
 import os
 import pickle
@@ -56,6 +57,7 @@ def _child(func: Callable[[], object], w: int, parent: int) -> None:
     try:
         die_with_parent(parent)
         os.setpgid(0, 0)
+        faulthandler.disable()  # a crash is the caller's one line to report, not a dump on the shared stderr
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         sys.stdout = io.TextIOWrapper(io.FileIO(os.dup(1), "w"), line_buffering=True)

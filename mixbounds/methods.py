@@ -294,7 +294,7 @@ def declared_classes(fn) -> tuple | None:
     if isinstance(c, str):
         return (c,)
     if not isinstance(c, (list, tuple)) or not all(isinstance(x, str) for x in c):
-        raise MethodError(f"method {getattr(fn, '__name__', fn)!r}: classes = {str(c)[:60]!r} is not a class name "
+        raise MethodError(f"method {getattr(fn, '__name__', fn)!r}: classes = {repr(c)[:60]} is not a class name "
                           f"or a tuple of class names")
     return tuple(dict.fromkeys(c))
 

@@ -43,6 +43,7 @@ from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from mixbounds.checks.audits.guards import guard_globs
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
     EXIT_INTERRUPTED,
@@ -358,6 +359,12 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     selected = select_checks(checks, globs, opts.tier)
     if not selected:
         return _usage(_no_match_message(globs, opts.tier))
+    # the self-checks a subset rests on run with it (mixbounds.checks.audits.guards)
+    guards = [g for g in guard_globs(selected, opts.tier) if g not in globs and select_checks(checks, [g], opts.tier)]
+    if guards and not all(c in selected for c in select_checks(checks, guards, opts.tier)):
+        globs = globs + guards
+        selected = select_checks(checks, globs, opts.tier)
+        print(f"mixbounds verify: with the self-checks this selection rests on: {', '.join(guards)}", file=sys.stderr)
     plan = {c.id: list(c.tasks(opts.tier)) for c in selected}
     keys = {t.key for ts in plan.values() for t in ts}
     cache_dir = (out / ".cache") if opts.cache else None
