@@ -29,6 +29,16 @@ import sys
 import time
 from pathlib import Path
 
+from mixbounds.bench_method import classes_for, measure_plans, plans, summarize, supported
+from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
+from mixbounds.checks.run.result import _clean
+from mixbounds.checks.tiers import QUICK
+from mixbounds.cli.parsing import TIER_METAVAR, default_jobs, jobs_option, tier_arg
+from mixbounds.instances.json_file import JSONFileError, read_json
+from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_MAX_S, METHOD_TIMEOUT_S, MethodError, probe
+from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.report.bench import print_table, write_report
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_OUT = "mixbounds-bench"
 
@@ -41,8 +51,8 @@ def _usage(msg: str) -> int:
 def is_bench_document(path: Path) -> bool:
     """Whether ``path`` holds a ``bench.json`` of this command (so ``--json`` may replace it)."""
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        doc = read_json(path)
+    except (OSError, JSONFileError):
         return False
     return isinstance(doc, dict) and isinstance(doc.get("method"), str) and isinstance(doc.get("results"), list)
 
@@ -53,14 +63,6 @@ def _validate(args):
     The method is resolved in a process of its own (:func:`mixbounds.methods.probe`): this process never runs the
     user's code, so an import that exits, crashes or hangs is a one-line error here.
     """
-    from mixbounds.bench_method import classes_for, supported
-    from mixbounds.checks.run.executors import SchedulerError, parse_scheduler
-    from mixbounds.checks.run.framework import TIERS
-    from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_MAX_S, MethodError, probe
-    from mixbounds.outdir import OutputError, check_dir, check_file
-
-    if args.tier not in TIERS:
-        return f"--tier {args.tier!r}: choose from {', '.join(TIERS)}"
     if not (0 < args.method_timeout <= METHOD_TIMEOUT_MAX_S):
         return f"--method-timeout {args.method_timeout:g}: must be in (0, {METHOD_TIMEOUT_MAX_S:g}] seconds"
     requested = None
@@ -93,9 +95,6 @@ def _cmd_bench(args) -> int:
     if isinstance(v, str):
         return _usage(v)
     classes, out, jp, scheduler = v
-    from mixbounds.checks.run.executors import SchedulerError, open_executor
-    from mixbounds.outdir import OutputDir, OutputError
-
     try:
         executor = open_executor(scheduler)
     except SchedulerError as exc:
@@ -120,11 +119,6 @@ def _cmd_bench(args) -> int:
 
 def _run(args, classes, od, jp, executor) -> int:
     """Measure, then write ``bench.json``, the report and ``plots/`` as one set into the held directory ``od``."""
-    from mixbounds.bench_method import measure_plans, plans, summarize
-    from mixbounds.checks.run.result import _clean
-    from mixbounds.outdir import atomic_write_text, relative_files
-    from mixbounds.report.bench import print_table, write_report
-
     pl = plans(args.tier, classes)
     where = f"jobs {args.jobs}" if executor is None else f"scheduler {executor.describe()}"
     print(f"mixbounds bench: {args.method} on {', '.join(classes)}, tier {args.tier}, {len(pl)} sweeps, "
@@ -144,7 +138,7 @@ def _run(args, classes, od, jp, executor) -> int:
         print(file=sys.stderr)
     if executor is not None:
         stats["scheduler"] = str(executor.spec)
-    doc = _clean({"version": 1, "method": args.method, "tier": args.tier, "classes": classes, "results": results,
+    doc = _clean({"version": 1, "method": args.method, "tier": args.tier.name, "classes": classes, "results": results,
                   "summary": summarize(results), "stats": dict(stats, wall_time=time.perf_counter() - t0),
                   "command": " ".join(["mixbounds"] + list(getattr(args, "argv", [])))})
     stage = od.stage()
@@ -161,10 +155,6 @@ def _run(args, classes, od, jp, executor) -> int:
 
 
 def register(sub) -> None:
-    from mixbounds.checks.run.framework import TIERS
-    from mixbounds.cli.command import default_jobs, jobs_option
-    from mixbounds.methods import METHOD_TIMEOUT_S
-
     b = sub.add_parser("bench", help="measure a user's method against the paper's lower bounds",
                        description="Run a method written to the contract of mixbounds.methods (a generator "
                                    "method(problem, oracles) yielding its primal estimate) on the worst-case "
@@ -177,7 +167,7 @@ def register(sub) -> None:
                    help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods)")
     b.add_argument("--classes", default=None, metavar="C,…",
                    help="problem classes (default: those the method declares in .classes, else all)")
-    b.add_argument("--tier", choices=TIERS, default="quick", help="sweeps of the Table 1 checks (default quick)")
+    b.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR, help="sweeps of the Table 1 checks (default quick)")
     b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
     b.add_argument("--method-timeout", type=float, default=METHOD_TIMEOUT_S, metavar="SECONDS",

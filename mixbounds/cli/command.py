@@ -10,22 +10,20 @@ was not caught), 2 bad usage or bad input, 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
 
 from mixbounds.bounds.render import render_markdown, render_text
-from mixbounds.checks.run.framework import TIERS
-from mixbounds.verify import DEFAULT_OUT
+from mixbounds.checks.tiers import QUICK
+from mixbounds.cli.bench import register as register_bench
+from mixbounds.cli.instance import register as register_instance
+from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, tier_arg
+from mixbounds.cli.report import register as register_report
+from mixbounds.cli.solve import register as register_solve
+from mixbounds.verify import DEFAULT_OUT, Options, redraw, run
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse exits with 2 as well; one line, naming the sub-command
-        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
 
 
 def _cmd_table(args) -> int:
@@ -34,8 +32,6 @@ def _cmd_table(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from mixbounds.verify import Options, run
-
     if args.json is not None and args.json.endswith(("/", os.sep)):  # Path() would drop the slash
         print(f"mixbounds verify: error: --json {args.json}: is a directory name, expected a file name",
               file=sys.stderr)
@@ -47,44 +43,12 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_plot(args) -> int:
-    from mixbounds.verify import redraw
-
     return redraw(args.results, args.out, jobs=args.jobs)
 
 
-def default_jobs() -> int:
-    """Worker processes by default: the cores this process may run on (at least 1)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def _positive_int(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}")
-    return v
-
-
-def jobs_option(s: str) -> int:
-    """``--jobs N``: a positive integer, capped at the available cores (:func:`default_jobs`) with a one-line note:
-    more worker processes than cores only slow every point down (each worker is one BLAS thread)."""
-    v = _positive_int(s)
-    cores = default_jobs()
-    if v > cores:
-        print(f"mixbounds: note: --jobs {v} capped at the {cores} available core{'s' if cores > 1 else ''}",
-              file=sys.stderr)
-        return cores
-    return v
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="mixbounds", description="Check the complexity theorems of the mixed-affine-constraints paper.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    p = Parser(prog="mixbounds", description="Check the complexity theorems of the mixed-affine-constraints paper.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
     t = sub.add_parser("table", help="print the claims registry as the paper's tables")
     t.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
     t.set_defaults(func=_cmd_table)
@@ -93,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "verdicts and write results.json, results.csv, report.md, report.html and plots/ "
                                    "into --out. Exit 0: no fail/error and every control caught; 1: a check failed or "
                                    "errored or a control was not caught; 2: bad usage; 130: interrupted.")
-    v.add_argument("--tier", choices=TIERS, default="quick",
+    v.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR,
                    help="tiny: smoke test (seconds-minutes); quick (default): >= 1 decade per sweep; full: publication")
     v.add_argument("--claims", default="*", metavar="GLOB",
                    help="glob(s) over result ids, comma-separated, e.g. 'T1.coupled.*', 'T1.*.lower', 'lemma.*'; "
@@ -114,21 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
-    from mixbounds.cli.instance import register as register_instance
-    from mixbounds.cli.report import register as register_report
-
     register_instance(sub)
     register_report(sub)
-    from mixbounds.cli.bench import register as register_bench
-
     register_bench(sub)
-    try:
-        cli_solve = importlib.import_module("mixbounds.cli.solve")
-    except ModuleNotFoundError as exc:
-        if exc.name != "mixbounds.cli.solve":
-            raise
-    else:
-        cli_solve.register(sub)
+    register_solve(sub)
     return p
 
 

@@ -19,7 +19,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from mixbounds.cli.parsing import default_jobs, jobs_option
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.plots import ResultsFileError, existing_manifest, load_results
+from mixbounds.report import verify as report
+from mixbounds.report.browser import find_chromium
+from mixbounds.report.browser import screenshot as shoot
+from mixbounds.verify import install_figures
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
@@ -30,11 +36,6 @@ def _err(msg: str) -> int:
 
 
 def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int = 1) -> int:
-    from mixbounds.plots import ResultsFileError, existing_manifest, load_results
-    from mixbounds.report import verify as report
-    from mixbounds.report.browser import find_chromium
-    from mixbounds.verify import install_figures
-
     try:
         doc = load_results(results)
     except ResultsFileError as exc:
@@ -72,16 +73,12 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
     n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + bool(manifest["heatmap"])
     print(f"mixbounds report: wrote {out / 'report.md'} and {out / 'report.html'} ({n} figures linked from {plots})")
     if screenshot is not None:
-        from mixbounds.report.browser import screenshot as shoot
-
         png = shoot(out / "report.html", screenshot)
         print(f"mixbounds report: first screen of report.html in {png}")
     return EXIT_OK
 
 
 def register(sub) -> None:
-    from mixbounds.cli.command import default_jobs, jobs_option
-
     r = sub.add_parser("report", help="rewrite report.md / report.html from a results.json (never runs a solver)")
     r.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
     r.add_argument("--out", default=None, metavar="DIR", help="where to write the report (default: beside RESULTS)")
