@@ -389,12 +389,16 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     if guards and not all(c in selected for c in select_checks(checks, guards, tier)):
         globs = globs + guards
         selected = select_checks(checks, globs, tier)
-        print(f"mixbounds verify: with the self-checks this selection rests on: {', '.join(guards)}", file=sys.stderr)
+    else:
+        guards = []
     plan = {c.id: list(c.tasks(tier)) for c in selected}
     try:
         executor = open_executor(None if opts.scheduler is None else parse_scheduler(opts.scheduler))
     except SchedulerError as exc:
         return _usage(str(exc))
+    if guards:
+        err.print(f"mixbounds verify: with the self-checks this selection rests on: {', '.join(guards)}",
+                  markup=False, highlight=False, soft_wrap=True)
     r = Run(opts=opts, checks=tuple(selected), globs=tuple(globs), plan=plan,
             keys=frozenset(t.key for ts in plan.values() for t in ts), cache_dir=(out / ".cache") if opts.cache else None,
             n_results=sum(1 for c in selected for rid in c.result_ids(tier) if matches(rid, globs)),

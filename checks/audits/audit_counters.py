@@ -258,8 +258,6 @@ def _class_check(cls: str) -> Check:
 
 
 def checks() -> list[Check]:
-    from mixbounds.checks.sweeps import CLASS_FAMILIES
-
     rid_c = "control.audit.counters.skip-every-second-comm"
 
     def c_sample(tier):

@@ -110,18 +110,19 @@ def probe_dask(address: str, timeout: float) -> None:
     if "://" in target:
         return
     host, _, port = target.rstrip("/").rpartition(":")
+    data = b""
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as sock:
             sock.settimeout(timeout)
-            data = b""
-            while len(data) < 64:
+            while len(data) < 64:  # the handshake's frame header and keys; whatever arrived in time otherwise
                 chunk = sock.recv(64 - len(data))
                 if not chunk:
                     break
                 data += chunk
     except socket.timeout:
-        raise SchedulerError(f"--scheduler {address}: something listens there but sent no Dask handshake within "
-                             f"{timeout:g} s: not a Dask scheduler") from None
+        if not data:
+            raise SchedulerError(f"--scheduler {address}: something listens there but sent no Dask handshake within "
+                                 f"{timeout:g} s: not a Dask scheduler") from None
     except (OSError, ValueError) as exc:
         raise SchedulerError(f"--scheduler {address}: cannot reach the Dask scheduler "
                              f"({' '.join(str(exc).split())})") from None

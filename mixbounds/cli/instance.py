@@ -123,9 +123,10 @@ SIZE_KEYWORDS = ("d", "dt", "m", "p", "pt", "samples", "features", "out_dim", "r
 SIZE_MAX_NOTE = "the largest per-node size measured: vertical-fl with 49990 features per node at 10⁶ variables"
 
 
-def size_error(family: str, params: dict) -> str | None:
-    """Why the size keywords of ``params`` (given as options or ``--param``) are out of range, else ``None``: ``n``
-    within the family's measured cap (:data:`NODES_MAX_FAMILY`), every other size within :data:`SIZE_MAX`."""
+def size_error(family: str, params: dict, from_param: set = frozenset()) -> str | None:
+    """Why the size keywords of ``params`` are out of range, else ``None``: ``n`` within the family's measured cap
+    (:data:`NODES_MAX_FAMILY`), every other size within :data:`SIZE_MAX`; options and ``--param`` alike (the keys
+    in ``from_param`` came from ``--param``, and the message names them so)."""
     cap, note = NODES_MAX_FAMILY.get(family, (NODES_MAX, NODES_MAX_NOTE))
     caps = {"n": (cap, f"for {family} (measured: {note})")}
     caps.update({k: (SIZE_MAX, f"({SIZE_MAX_NOTE})") for k in SIZE_KEYWORDS})
@@ -133,10 +134,11 @@ def size_error(family: str, params: dict) -> str | None:
         v = params.get(key)
         if v is None:
             continue
+        shown = f"--param {key}={v!r}" if key in from_param else f"--{key.replace('_', '-')} {v!r}"
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
-            return f"{key} = {v!r}: must be an integer in [1, {hi}]"
-        if not 1 <= v <= hi:
-            return f"{key} = {v:g}: must be in [1, {hi}] {why}"
+            return f"{shown}: must be an integer in [1, {hi}]"
+        if v > hi or (key == "n" and v < 1):  # the lower bounds of the other sizes are the builders' (m >= 2, …)
+            return f"{shown}: must be in [1, {hi}] {why}"
     return None
 
 
@@ -312,9 +314,9 @@ def _instance(args) -> int:
         if key in params and params[key] != val:
             return _err(f"--param {key}={val!r} disagrees with the option giving {key} = {params[key]!r}")
         params[key] = val
-    why = size_error(args.family, params)
+    why = size_error(args.family, params, {_parse_param(item)[0] for item in args.param or []})
     if why:
-        return _err(f"{args.family}: {why}")
+        return _err(why)
     if args.kappa_A is not None:
         if "kappa_AC" in params and params["kappa_AC"] != args.kappa_A:
             return _err(f"--kappa-A {args.kappa_A} and --kappa-AC {params['kappa_AC']} disagree (--kappa-A is an alias)")
