@@ -106,11 +106,15 @@ FIELD_TYPES = {
     "summary.lower_bound_certificates.statements.*.params.*.tightness": ("dict", "null"),
     "claims.*.cell": ("str", "null"), "claims.*.param": ("str", "null"), "claims.*.label": ("str", "null"),
     "claims.*.detail": ("str", "null"), "claims.*.variant": ("str", "null"), "claims.*.expected": ("str", "null"),
-    "claims.*.verdict_label": ("str",), "claims.*.source": ("str", "null"), "claims.*.control": ("bool",),
+    "claims.*.verdict_label": ("str", "null"), "claims.*.source": ("str", "null"), "claims.*.control": ("bool",),
     "claims.*.extra": ("dict",), "claims.*.instance": ("dict",), "claims.*.findings": ("list",),
     "claims.*.findings.*": ("dict",), "claims.*.ci": ("list", "null"), "claims.*.ci.*": ("num", "null"),
     "claims.*.tolerance": ("num", "null"), "claims.*.r2": ("num", "null"), "claims.*.theory": ("num", "str", "null"),
 }
+#: fields the report reads without a default: an object at the path must have them
+REQUIRED_FIELDS = {"controls.items.*": ("id", "status", "caught"),
+                   "summary.lower_bound_certificates.statements.*": ("statement", "params"),
+                   "summary.lower_bound_certificates.statements.*.params.*": ("certificate",)}
 _TYPE_TESTS = {"str": lambda v: isinstance(v, str), "bool": lambda v: isinstance(v, bool),
                "int": lambda v: isinstance(v, int) and not isinstance(v, bool), "list": lambda v: isinstance(v, list),
                "dict": lambda v: isinstance(v, dict), "null": lambda v: v is None,
@@ -137,6 +141,11 @@ def _check_types(doc: dict, where: str) -> None:
             if not any(_TYPE_TESTS[t](v) for t in types):
                 raise ResultsFileError(f"{where}: {shown} = {str(v)[:40]!r} must be "
                                        f"{' or '.join({'num': 'a number', 'null': 'null'}.get(t, t) for t in types)}")
+    for path, keys in REQUIRED_FIELDS.items():
+        for shown, v in walk(doc, path.split("."), ""):
+            missing = [k for k in keys if k not in v]
+            if missing:
+                raise ResultsFileError(f"{where}: {shown} lacks {', '.join(missing)}")
 
 
 def validate(doc, where: str = "results") -> None:
