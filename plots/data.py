@@ -115,6 +115,8 @@ FIELD_TYPES = {
 REQUIRED_FIELDS = {"controls.items.*": ("id", "status", "caught"),
                    "summary.lower_bound_certificates.statements.*": ("statement", "params"),
                    "summary.lower_bound_certificates.statements.*.params.*": ("certificate",)}
+_TYPE_NAMES = {"str": "a string", "bool": "true or false", "int": "an integer", "list": "a list", "dict": "an object",
+               "null": "null", "num": "a number"}
 _TYPE_TESTS = {"str": lambda v: isinstance(v, str), "bool": lambda v: isinstance(v, bool),
                "int": lambda v: isinstance(v, int) and not isinstance(v, bool), "list": lambda v: isinstance(v, list),
                "dict": lambda v: isinstance(v, dict), "null": lambda v: v is None,
@@ -140,7 +142,7 @@ def _check_types(doc: dict, where: str) -> None:
         for shown, v in walk(doc, path.split("."), ""):
             if not any(_TYPE_TESTS[t](v) for t in types):
                 raise ResultsFileError(f"{where}: {shown} = {str(v)[:40]!r} must be "
-                                       f"{' or '.join({'num': 'a number', 'null': 'null'}.get(t, t) for t in types)}")
+                                       f"{' or '.join(_TYPE_NAMES[t] for t in types)}")
     for path, keys in REQUIRED_FIELDS.items():
         for shown, v in walk(doc, path.split("."), ""):
             missing = [k for k in keys if k not in v]

@@ -31,9 +31,10 @@ if str(ROOT) not in sys.path:
 from examples.apapc import apapc  # noqa: E402
 
 EXIT_USAGE = 2
-#: the per-point limit given to the hanging method (a hang guard, not a measurement: the honest method's tiny-tier
-#: consensus points take well under a second)
-TIMEOUT_S = 3.0
+#: the per-point limit given to the hanging method, and to a module that hangs at import
+TIMEOUT_S = 1.0
+#: the limit for the hostile methods that end on their own (a hang guard only: they end in milliseconds)
+GUARD_S = 120.0
 
 
 # ----------------------------------------------------------------------------- hostile methods
@@ -59,14 +60,14 @@ def crashes(problem, oracles):
 
 
 def mutates_w(problem, oracles):
-    """Scale every n × n sparse matrix it can reach (W among them), then run APAPC on what is left."""
+    """Scale every n × n sparse matrix it can reach (W among them), then yield once and return."""
     for o in gc.get_objects():
         try:
             if sp.issparse(o) and o.shape == (problem.n, problem.n):
                 o.data *= 3.0
         except Exception:  # noqa: BLE001 - anything it cannot touch
             pass
-    yield from apapc(problem, oracles)
+    yield np.zeros(problem.size)
 
 
 HOSTILE = {never_yields: "no result within", exits_0: "called sys.exit(0)",
@@ -85,7 +86,7 @@ def reference_run():
 @pytest.mark.parametrize("method", list(HOSTILE), ids=lambda f: f.__name__)
 def test_hostile_method_is_its_own_error_and_leaves_the_references_unchanged(method, reference_run):
     plan, honest = reference_run
-    results, _ = measure_plans(method, plan, "tiny", timeout=TIMEOUT_S)
+    results, _ = measure_plans(method, plan, "tiny", timeout=TIMEOUT_S if method is never_yields else GUARD_S)
     assert [r["status"] for r in results] == ["error"] * len(results)
     for r in results:
         assert HOSTILE[method] in r["detail"], r["detail"]
@@ -124,7 +125,7 @@ def test_a_module_that_exits_crashes_or_hangs_at_import_is_one_line_exit_2(tmp_p
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
     assert main(["bench", "--method", spec, "--classes", "consensus", "--tier", "tiny", "--out", str(out),
-                 "--method-timeout", str(TIMEOUT_S)]) == EXIT_USAGE
+                 "--method-timeout", str(TIMEOUT_S if "while True" in body else GUARD_S)]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err and err.startswith("mixbounds bench: error: method"), err
     assert not out.exists() and name not in sys.modules  # never imported by this process
