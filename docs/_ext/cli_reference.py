@@ -22,6 +22,7 @@ from mdtext import escape
 
 from mixbounds.cli.command import build_parser
 
+
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     """Subcommand name → its parser, in the order they were added (none for a parser without subcommands)."""
     out: dict[str, argparse.ArgumentParser] = {}

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mdtext import code, escape, table
-
 from mixbounds.checks.run.framework import code_version
 from mixbounds.plots import ResultsFileError, load_results
+
 from mixbounds.report.problems import SEVERITIES, group_findings
 
 #: snapshot name → what it is (the page text says it)
