@@ -1,4 +1,4 @@
-"""A user's method: the contract, and how the suite drives it (DESIGN.md, "A user's method (contract)").
+"""A user's method: the contract, and how the suite drives it (docs/design.md, "A user's method (contract)").
 
 A **method** is a generator function ``method(problem, oracles)`` that yields its current primal
 estimate after every iteration::
@@ -21,7 +21,7 @@ estimate after every iteration::
   run on every class asked for.
 * The suite (:func:`run_method`) computes the relative squared error ``‖u_k − u*‖²/‖u*‖²`` of every
   yielded estimate, reads the counters after each ``yield``, and stops the generator once the error
-  has settled below the accuracy (the stop rule of the suite's solvers, :class:`solvers.baselines._common.Run`)
+  has settled below the accuracy (the stop rule of the suite's solvers, :class:`mixbounds.solvers.baselines._common.Run`)
   or at the budget.  A method that raises, yields a wrong shape or a non-finite value, diverges,
   returns, or exceeds the budget gets a run with ``converged=False`` and a ``reason`` saying which.
 """
@@ -260,7 +260,7 @@ def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: flo
     """Drive ``method(ProblemView.of(problem), MethodOracles(...))`` and record it as the suite's solvers are.
 
     Rows of the history are recorded at the start (``u_0 = 0``, counts after whatever the method did before its
-    first ``yield`` are in row 1) and after every ``yield``.  Stopping (:class:`solvers.baselines._common.Run`):
+    first ``yield`` are in row 1) and after every ``yield``.  Stopping (:class:`mixbounds.solvers.baselines._common.Run`):
     ``tolerance`` (converged), ``budget`` (``max_iter`` yields, or ``max_calls`` calls of one oracle),
     ``non-finite``, ``diverged``; and here ``exception: …`` (the method raised), ``shape: …`` (a yield that is not a
     finite vector of length ``problem.size``), ``returned`` (the generator ended before convergence).

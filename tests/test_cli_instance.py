@@ -1,4 +1,4 @@
-"""``mixbounds instance`` (checks/cli_instance.py): exit codes, parameters passed on, nothing half-written."""
+"""``mixbounds instance`` (mixbounds/cli/instance.py): exit codes, parameters passed on, nothing half-written."""
 
 import os
 import subprocess
@@ -15,7 +15,7 @@ from mixbounds.cli.instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
 
 
 def parser():
-    """A parser built the way checks/cli.py builds its own, with only this sub-command."""
+    """A parser built the way mixbounds/cli/command.py builds its own, with only this sub-command."""
     p = _Parser(prog="mixbounds")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     register(sub)

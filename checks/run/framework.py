@@ -5,10 +5,10 @@ function call (a module-level function plus JSON-able keyword arguments) that
 returns a JSON-able dict (a sweep point: realized κ's, counts, …).  Identical
 tasks requested by several checks run once.  :func:`run_checks` executes the
 tasks (serially, with joblib processes or on a Dask cluster through
-:mod:`checks.executors`; counts never depend on scheduling),
+:mod:`mixbounds.checks.run.executors`; counts never depend on scheduling),
 caches each point on disk under the code version so an interrupted run
 resumes, and hands every check its points to ``finalize`` into
-:class:`~checks.result.CheckResult` s.
+:class:`~mixbounds.checks.run.result.CheckResult` s.
 
 Tiers: ``tiny`` (seconds; CLI tests), ``quick`` (the default; whole registry in
 minutes), ``full`` (publication: ≥ 2 decades, ≥ 7 points per sweep).
@@ -112,7 +112,7 @@ _GROUP = threading.local()
 
 
 def instance_and_reference(family: str, params: dict):
-    """``(instances.families.build(family, **params), reference_solution(its problem))``.
+    """``(mixbounds.instances.families.build(family, **params), reference_solution(its problem))``.
 
     Inside a task group (:func:`_run_group`: the tasks of one sweep point — upper bound,
     lower bound, benchmarks — run one after the other in one process) the pair is built
@@ -220,7 +220,7 @@ def run_checks(
     """Run ``checks`` in ``tier``; returns the results matching ``pattern`` and run statistics.
 
     ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
-    or joblib (e.g. :class:`checks.executors.DaskExecutor`): ``payloads`` is one
+    or joblib (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`): ``payloads`` is one
     ``[(key, func, kwargs)]`` list per group, and it yields each group's ``[(key, point)]``.
     """
     if tier not in TIERS:
