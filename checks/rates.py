@@ -61,7 +61,7 @@ from mixbounds.checks.verdict_engine import (
 )
 from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
-#: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks.
+#: ``|slope − θ|`` allowed for tight and absent parameters, and ``slope − θ`` for upper-only checks.
 #: Per-accuracy counts are integers (iterations × polynomial degrees ⌈√κ⌉) and the tuned
 #: path's n jumps in steps of 3; over one decade with 4 points that gives about ±0.1 of slack.
 TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}

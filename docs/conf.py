@@ -6,7 +6,7 @@ Build (warnings are errors, as in ``.ci/run``)::
 
 Generated at every build, never committed (``docs/.gitignore``): the command-line reference
 (``reference/cli.md``, from the argparse parsers), the results pages (``results/``, from the run snapshots in
-``docs/data/``) and the API pages (``reference/api/``, autosummary over the installed package).
+``docs/data/``) and the API pages (``reference/api/``, one per public module of the installed package).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ version = release
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
     "mixbounds_docs",  # docs/_ext: writes the CLI reference and the results pages before the sources are read
@@ -37,19 +36,15 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "data", "Thumbs.db", ".DS_Store"]
-templates_path = ["_templates"]
 
 # MyST: ($...$ math is not enabled: the pages write formulas as code or Unicode, like the paper's labels)
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
-# API reference: one docstring style for the whole package, numpydoc read by napoleon
-autosummary_generate = True
-autosummary_imported_members = False
-autodoc_default_options = {"members": True, "show-inheritance": True}
+# API reference (pages written by docs/_ext/api_pages.py): one docstring style, numpydoc read by napoleon
 # each object documented once, in the module that defines it: a package's re-exports (its __all__) are not
-# documented again (they made duplicate descriptions and ambiguous cross-references)
-autodoc_ignore_module_all = True
+# documented again ("ignore-module-all": members are those whose __module__ is the module itself)
+autodoc_default_options = {"members": True, "show-inheritance": True, "ignore-module-all": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_class_signature = "mixed"

@@ -7,14 +7,14 @@ matching solver slope shows the method is fast on the instance, not that the ins
 (docs/design.md, "Certificates").  For every statement × parameter with ``θ > 0`` the certificate is read from
 the engine's lower-bound results (:mod:`mixbounds.checks.lower.slopes`) of the same run:
 
-``printed``          the engine's bound on the construction as printed has the claimed slope (``pass``).  For
-                     the mixed row the paper prints no construction; it cites "the combination of lower bounds"
-                     of thm:LN_upper_bound and thm:coupled_iclr: the ``cited`` direct sum counts as printed, and
-                     the suite's C&L ⊕ shared family (result ids without suffix) as ``variant:cl-shared``.
-``variant:<name>``   only on a documented corrected or natural construction (:data:`VARIANT_ORDER`).
-``refuted``          a method of the class whose counts grow with a smaller exponent on every construction
-                     tried (:data:`REFUTATIONS`, with the numbers).  None is recorded: no such method was found.
-``none``             undecided; the reason lists what was tried (each lower result's verdict).
+* ``printed``: the engine's bound on the construction as printed has the claimed slope (``pass``).  For the
+  mixed row the paper prints no construction; it cites "the combination of lower bounds" of thm:LN_upper_bound
+  and thm:coupled_iclr: the ``cited`` direct sum counts as printed, and the suite's C&L ⊕ shared family (result
+  ids without suffix) as ``variant:cl-shared``.
+* ``variant:<name>``: only on a documented corrected or natural construction (:data:`VARIANT_ORDER`).
+* ``refuted``: a method of the class whose counts grow with a smaller exponent on every construction tried
+  (:data:`REFUTATIONS`, with the numbers).  None is recorded: no such method was found.
+* ``none``: undecided; the reason lists what was tried (each lower result's verdict).
 
 A statement's certificate is its weakest parameter's (``refuted`` < ``none`` < ``variant`` < ``printed``).
 
@@ -47,7 +47,7 @@ SUITE_NAMES = {"mixed": "cl-shared"}
 #: measured refutations: (cell id, param) → evidence text.  Empty: no method of the class was found that beats
 #: a claimed lower bound on every construction tried (see the report's κ_C discussion).
 REFUTATIONS: dict = {}
-#: tightness ratio flat iff |slope| <= this (the quick tier's rate tolerance, mixbounds.checks.rates.TOL)
+#: tightness ratio flat iff ``|slope| <=`` this (the quick tier's rate tolerance, mixbounds.checks.rates.TOL)
 RATIO_TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 _RANK = {"refuted": 0, "none": 1, "variant": 2, "printed": 3}
 _LB_DECADES = 4.0  # mixbounds.checks.lower.slopes.LB_DECADES (not imported: mixbounds.checks.lower.slopes imports the solver-free engine only)

@@ -53,7 +53,7 @@ from mixbounds.checks.verdict import between_ok
 from mixbounds.checks.verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
 from mixbounds.instances.classes import CLASSES
 
-#: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
+#: tolerance on ``|slope − claimed exponent|`` per tier: the engine is exact, the slack covers
 #: integer counts and the staircase n(κ_W) = 3m of the tuned path graph (steps of 3 nodes)
 TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 #: the per-accuracy lower bound's window.  It starts at the first round ``c₁`` whose error is

@@ -2,13 +2,13 @@
 
 Statuses
 --------
-``pass``      the numbers agree with the claim within the stated tolerance;
-``fail``      they do not, and the suite cannot name a reason in the paper: a bug
-              in the suite, or a claim contradicted by the numbers;
-``finding``   the paper's statement and the numbers disagree in a way the suite
-              can name (a constant, a construction, a formula); both are recorded;
-``error``     the check could not be run (an exception, a non-converged solver);
-``skipped``   not run in this tier.
+* ``pass``: the numbers agree with the claim within the stated tolerance;
+* ``fail``: they do not, and the suite cannot name a reason in the paper: a bug in the suite, or a claim
+  contradicted by the numbers;
+* ``finding``: the paper's statement and the numbers disagree in a way the suite can name (a constant, a
+  construction, a formula); both are recorded;
+* ``error``: the check could not be run (an exception, a non-converged solver);
+* ``skipped``: not run in this tier.
 
 A *negative control* (``control=True``) is a check built to fail (a solver
 without acceleration, a perturbed exponent, a mis-tuned instance…); it is

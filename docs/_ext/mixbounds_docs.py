@@ -3,7 +3,8 @@
 At ``builder-inited`` (before autosummary and before any source is read):
 
 * ``reference/cli.md``: the command-line reference, from the argparse parsers (:mod:`cli_reference`);
-* ``results/*.md``: the results pages, from the run snapshots in ``docs/data/`` (:mod:`results_pages`).
+* ``results/*.md``: the results pages, from the run snapshots in ``docs/data/`` (:mod:`results_pages`);
+* ``reference/api/*.rst``: one page per public module of the installed package (:mod:`api_pages`).
 
 A page is rewritten only when its text changed, so an unchanged build reads nothing again.  Both are listed
 in ``docs/.gitignore``: they exist only as generated, and cannot go stale in the repository.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import api_pages
 import cli_reference
 import results_pages
 
@@ -28,15 +30,19 @@ def write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
-def generate(app) -> None:
-    write_if_changed(DOCS / "reference" / "cli.md", cli_reference.render())
-    pages = results_pages.render_pages(results_pages.load_snapshots(DOCS / "data"))
-    out = DOCS / "results"
+def write_pages(out: Path, pages: dict[str, str], suffix: str) -> None:
+    """Write ``pages`` (file name → text) into ``out`` and delete the ``*suffix`` files there it no longer has."""
     for name, text in pages.items():
         write_if_changed(out / name, text)
-    for stale in out.glob("*.md"):  # a page the snapshots no longer produce
+    for stale in out.glob(f"*{suffix}"):
         if stale.name not in pages:
             stale.unlink()
+
+
+def generate(app) -> None:
+    write_if_changed(DOCS / "reference" / "cli.md", cli_reference.render())
+    write_pages(DOCS / "results", results_pages.render_pages(results_pages.load_snapshots(DOCS / "data")), ".md")
+    write_pages(DOCS / "reference" / "api", api_pages.render(), ".rst")
 
 
 def setup(app):
