@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from mixbounds.cli.command import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
