@@ -7,7 +7,9 @@ anything it does not understand raises ``ValueError`` rather than being skipped.
 
 from __future__ import annotations
 
+import os
 import re
+from fractions import Fraction
 from pathlib import Path
 
 from mixbounds.bounds.claims import TABLES
@@ -22,8 +24,6 @@ def find_paper() -> Path:
     directory (a checkout sits next to ``shared/``); the same beside this package's
     source tree.  ``FileNotFoundError`` names what was tried.
     """
-    import os
-
     tried = []
     env = os.environ.get("MIXBOUNDS_PAPER")
     if env:
@@ -109,8 +109,6 @@ class _Parser:
         if not m:
             return 1.0
         self.i += m.end()
-        from fractions import Fraction
-
         return float(Fraction(m.group(1) or m.group(2)))
 
     def factor(self):

@@ -43,7 +43,7 @@ import math
 import numpy as np
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
 from mixbounds.checks.rates import SETTLE
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, geomspace
@@ -59,6 +59,8 @@ from mixbounds.checks.verdict_engine import (
 )
 from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 from mixbounds.instances.classes import WORST_FAMILY
+from mixbounds.solvers import ORACLES, solve
+from mixbounds.solvers.baselines import BASELINES, baselines_for
 
 #: classes benchmarked (those with a worst-case construction) and their worst-case families (mixbounds.instances.classes)
 WORST = WORST_FAMILY
@@ -95,7 +97,7 @@ BASE_OVERRIDE = {"kappa_AC": 30.0}
 #: per tier, base values of the random families that differ: the random shared and mixed families cannot
 #: reach κ̂_C̃ = 10 once the κ_W sweep has grown the network (measured in the full tier: minimum 15 at
 #: κ_W = 100, 13.5 at 316; the family's bound κ̂ >= n·rank(S)/Σ_i rank(B_i)), so their κ̂_C̃ sits at 30 as in
-#: the random sweeps of mixbounds.checks.rates (RANDOM_BASE)
+#: the random sweeps of mixbounds.checks.sweeps (RANDOM_BASE)
 RANDOM_BASE_OVERRIDE = {"tiny": {}, "full": {"kappa_Ct": 30.0}}
 #: error levels at which every run records its first-hit counts (the engine's levels are among them)
 HIT_LEVELS = tuple(sorted(set(ABS_LEVELS) | {10.0 ** -k for k in range(1, 13)}, reverse=True))
@@ -103,8 +105,6 @@ HIT_LEVELS = tuple(sorted(set(ABS_LEVELS) | {10.0 ** -k for k in range(1, 13)}, 
 
 def methods_for(cls: str) -> list[str]:
     """``"apapc"`` (reference) and every baseline that applies to ``cls``."""
-    from mixbounds.solvers.baselines import baselines_for
-
     return ["apapc"] + baselines_for(cls)
 
 
@@ -135,10 +135,6 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     ``max_calls`` calls of one oracle); first-hit counts at ``eps1``, ``eps2``
     and at every level of :data:`mixbounds.checks.sweeps.ABS_LEVELS` are recorded.
     """
-    from mixbounds.checks.run.framework import instance_and_reference
-    from mixbounds.solvers import solve
-    from mixbounds.solvers.baselines import BASELINES
-
     try:
         inst, ref = instance_and_reference(family, params)
     except ValueError as exc:  # the point itself is impossible: not the method's failure
@@ -169,8 +165,6 @@ def per_accuracy(res, eps1: float, eps2: float) -> dict:
     when the error envelope does not cover the window with >= 3 iterations or does not decrease over it.
     Shared by the benchmarks and the user's methods (:mod:`mixbounds.bench_method`).
     """
-    from mixbounds.solvers import ORACLES
-
     e = res.history_error
     hc = res.history_counts
     env = np.maximum.accumulate(e[::-1])[::-1]

@@ -92,6 +92,10 @@ from mixbounds.checks.verdict_engine import (
     integrity_stop,
     judge_sweep,
 )
+from mixbounds.instances.families import build
+from mixbounds.solvers.regularized import counts_at, regularized_apapc
+from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution, restarted_gradient_sliding
+from mixbounds.solvers.subgradient import projected_subgradient
 
 ACC = {2: "LR2_eps", 3: "MR_eps", 4: "M_mu_eps"}
 #: slope tolerance per tier (counts to a first hit are integers with ±15% phase noise; sweeps of 1 decade)
@@ -148,18 +152,12 @@ def cells(table: int, cls: str):
 # ----------------------------------------------------------------------------- task
 @functools.lru_cache(maxsize=64)
 def _instance(family: str, params_json: str):
-    from mixbounds.instances.families import build
-
     return build(family, **json.loads(params_json))
 
 
 def point(table: int, family: str, params: dict, x: float, solver: str, method: str = "apapc",
           max_inner: int = 5_000_000) -> dict:
     """Build the instance, derive ε from the accuracy parameter ``x`` and count oracle calls to an (ε, δ)-solution."""
-    from mixbounds.solvers.regularized import counts_at, regularized_apapc
-    from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution, restarted_gradient_sliding
-    from mixbounds.solvers.subgradient import projected_subgradient
-
     t0 = time.perf_counter()
     inst = _instance(family, json.dumps(params, sort_keys=True))
     P = inst.problem
@@ -463,8 +461,6 @@ def _controls() -> list[Check]:
 # ----------------------------------------------------------------------------- findings
 def sliding_readings(family: str = "nonsmooth-coupled", params: dict | None = None, x: float = 40.0) -> dict:
     """GS as Lan writes it vs the printed Algorithm alg:sliding (lines 6 and 12), same instance and budget."""
-    from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution
-
     params = params or {"kappa_W": 10.0, "kappa_AC": 10.0}
     inst = _instance(family, json.dumps(params, sort_keys=True))
     P = inst.problem

@@ -28,16 +28,15 @@ import math
 
 import numpy as np
 from mixbounds.checks.audits.audit_counters import closed_form_mismatch
+from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     CLASS_FAMILIES,
-    PARAM_KW,
     PARAM_REALIZED,
-    POINTS,
     UB_EPS1,
     UB_EPS2,
     Sweep,
@@ -45,7 +44,7 @@ from mixbounds.checks.sweeps import (
     fit_integrity,
     fit_slope,
     formula_slope,
-    geomspace,
+    random_sweeps,
     worst_sweeps,
 )
 from mixbounds.checks.verdict import band_ok, finite, upper_ok
@@ -59,7 +58,8 @@ from mixbounds.checks.verdict_engine import (
     integrity_stop,
     judge_sweep,
 )
-from mixbounds.instances.classes import CLASSES, WORST_FAMILY
+from mixbounds.instances.classes import WORST_FAMILY
+from mixbounds.solvers import ORACLES, solve
 
 #: ``|slope − θ|`` allowed for tight and absent parameters, and ``slope − θ`` for upper-only checks.
 #: Per-accuracy counts are integers (iterations × polynomial degrees ⌈√κ⌉) and the tuned
@@ -78,25 +78,6 @@ SETTLE = 1.0 / 3.0
 #: largest relative change of a per-accuracy count when the chain is doubled (truncation check)
 TRUNC_RTOL = 0.02
 
-#: random-family sweeps: base points and ranges
-RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # mixbounds.instances.classes
-RANDOM_RANGE = {
-    "tiny": (30, 100),
-    "quick": (30, 300),
-    "full": (100, 10000),
-}
-
-
-def random_sweeps(tier: str, cls: str) -> list[Sweep]:
-    fam = CLASS_FAMILIES[cls][1]
-    lo, hi = RANDOM_RANGE[tier]
-    out = []
-    for p in CLASS_FAMILIES[cls][2]:
-        out.append(Sweep(cls, fam, p, {PARAM_KW[k]: v for k, v in RANDOM_BASE[cls].items()},
-                         tuple(geomspace(lo, hi, POINTS[tier])), eps=UB_EPS2, extra={"seed": 0}))
-    return out
-
-
 # ----------------------------------------------------------------------------- task
 def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = UB_EPS1, eps2: float = UB_EPS2,
                 max_iter: int = MAX_ITER) -> dict:
@@ -112,9 +93,6 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
     envelope of the whole run above ``eps2``.  First-hit counts are kept for the lower-bound
     comparison.
     """
-    from mixbounds.checks.run.framework import instance_and_reference
-    from mixbounds.solvers import ORACLES, solve
-
     kw = dict(params)
     if family in WORST_FAMILY.values():
         kw.setdefault("eps", eps2)
@@ -281,8 +259,6 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
 def tightness_extra(cell, rows: list[SweepPoint], lb_pts) -> dict:
     """Table 1's tightness rule: solver / lower bound, both per decade of accuracy, at each point, and its slope
     (the ``extra`` of a worst-case verdict; the certificates read it)."""
-    from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
-
     ratios, xs = [], []
     for r, (v, lp) in zip(rows, lb_pts):
         b = None if "error" in lp else best_bound(lp["bounds"], cell.oracle)[1]

@@ -173,3 +173,23 @@ def worst_sweeps(tier: str, cls: str, variant: str | None = None, *, grad: bool 
         lo, hi = WORST_RANGE_CLASS.get((tier, cls, p), WORST_RANGE[tier][p])
         out.append(Sweep(cls, fam, p, WORST_BASE[cls], tuple(geomspace(lo, hi, POINTS[tier])), variant=variant, eps=WORST_EPS))
     return out
+
+
+#: random-family sweeps: base points and ranges
+RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # mixbounds.instances.classes
+RANDOM_RANGE = {
+    "tiny": (30, 100),
+    "quick": (30, 300),
+    "full": (100, 10000),
+}
+
+
+def random_sweeps(tier: str, cls: str) -> list[Sweep]:
+    """The Table 1 sweeps of class ``cls`` on its random family: every parameter of its row, seed 0."""
+    fam = CLASS_FAMILIES[cls][1]
+    lo, hi = RANDOM_RANGE[tier]
+    out = []
+    for p in CLASS_FAMILIES[cls][2]:
+        out.append(Sweep(cls, fam, p, {PARAM_KW[k]: v for k, v in RANDOM_BASE[cls].items()},
+                         tuple(geomspace(lo, hi, POINTS[tier])), eps=UB_EPS2, extra={"seed": 0}))
+    return out

@@ -2,7 +2,7 @@
 
 For each chosen problem class, every parameter of its Table 1 row is swept alone over the sweeps of the
 Table 1 checks (:func:`mixbounds.checks.sweeps.worst_sweeps` on the worst-case construction as printed,
-:func:`mixbounds.checks.rates.random_sweeps` on the random family).  At every point three tasks run on one shared
+:func:`mixbounds.checks.sweeps.random_sweeps` on the random family).  At every point three tasks run on one shared
 instance (:mod:`mixbounds.checks.run.framework`): the user's method (:func:`method_point`), the paper's method APAPC with
 Chebyshev acceleration (:func:`mixbounds.checks.rates.upper_point`, for the figures) and, on the worst-case
 construction, the lower-bound engine (:func:`mixbounds.checks.lower.slopes.lower_point`, the tasks of the Table 1 checks).
@@ -32,8 +32,8 @@ import sys
 from dataclasses import dataclass
 
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
-from mixbounds.checks.lower.slopes import solver_point_task
-from mixbounds.checks.rates import MAX_ITER, SETTLE, TOL, random_sweeps
+from mixbounds.checks.lower.slopes import LB_DECADES, _verdict, solver_point_task
+from mixbounds.checks.rates import MAX_ITER, SETTLE, TOL
 from mixbounds.checks.rates import _task as apapc_task
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference, run_checks
 from mixbounds.checks.sweeps import (
@@ -47,6 +47,7 @@ from mixbounds.checks.sweeps import (
     cells_of,
     fit_slope,
     formula_slope,
+    random_sweeps,
     worst_sweeps,
 )
 from mixbounds.methods import METHOD_CLASSES, declared_classes, resolve, run_method
@@ -172,8 +173,6 @@ def _point_failure(param: str, v: float, p: dict) -> str | None:
 
 def _lower_slope(tier: str, plan: Plan, cell, lpts) -> dict:
     """The engine's per-accuracy lower bound on this sweep: per point (per decade) and its slope/verdict."""
-    from mixbounds.checks.lower.slopes import LB_DECADES, _verdict
-
     if cell.oracle == "grad" or not lpts:  # gradient bounds need the sum-trick families (mixbounds.checks.lower.slopes): not run here
         return {"slope": None, "status": None, "per_decade": [None] * len(plan.sweep.grid), "part": None}
     r = _verdict(tier, cell, plan.sweep.param, plan.sweep, lpts)

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mixbounds.bench_method import measure_plans, plans
+from mixbounds.checks.bench import ORACLES_OF
+from mixbounds.checks.sweeps import CLASS_FAMILIES
 from mixbounds.methods import METHOD_CLASSES, MethodError, check_method, declared_classes
 
 
@@ -83,9 +85,6 @@ def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "k
     MethodError
         A method that breaks the contract or does not declare ``problem_class``.
     """
-    from mixbounds.checks.bench import ORACLES_OF
-    from mixbounds.checks.sweeps import CLASS_FAMILIES
-
     if problem_class not in METHOD_CLASSES:
         raise ValueError(f"measure: unknown class {problem_class!r} (choose from {', '.join(METHOD_CLASSES)})")
     if oracle not in ORACLES_OF[problem_class]:

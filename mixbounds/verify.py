@@ -43,6 +43,23 @@ from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+import mixbounds.plots as figures  # the module; `plots` is the option that turns them on
+from mixbounds.bounds.claims import REGISTRY
+from mixbounds.checks.lower.certificates import summary_line
+from mixbounds.checks.registry import all_checks
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
     EXIT_INTERRUPTED,
@@ -58,11 +75,13 @@ from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_
 from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patched by the tests)
     TIERS,
     Check,
-    all_checks,
+    cache_census,
     code_version,
     run_checks,
 )
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.plots.data import ResultsFileError, finite, fmt_slope, load_results
+from mixbounds.report import verify as report
 
 DEFAULT_OUT = "mixbounds-results"
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
@@ -100,8 +119,6 @@ def select_checks(checks: list[Check], globs: list[str], tier: str) -> list[Chec
 
 
 def _no_match_message(globs, tier) -> str:
-    from mixbounds.bounds.claims import REGISTRY
-
     reg = [c.id for c in REGISTRY if matches(c.id, globs) or any(fnmatchcase(c.id, g) for g in globs)]
     msg = f"no check in tier {tier!r} produces a result matching {', '.join(map(repr, globs))}"
     if reg:
@@ -124,16 +141,6 @@ class ProgressReporter:
 
     def __enter__(self):
         if self.live:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                SpinnerColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
             self.bar = Progress(SpinnerColumn(), TextColumn("sweep points"), BarColumn(), MofNCompleteColumn(),
                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                                 TextColumn("[dim]{task.description}"), console=self.console, transient=True)
@@ -166,15 +173,11 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
 
     With ``t_start`` (a ``time.perf_counter()`` value), ``doc["wall_time"]`` is updated to include the figures.
     """
-    from mixbounds.report import verify as report
-
     out = Path(out)
     manifest = {"cells": {}, "classes": {}, "heatmap": [], "errors": []}
     if plots:
-        from mixbounds.plots import draw_all
-
         t0 = time.perf_counter()
-        manifest = draw_all(doc, out / "plots", jobs=jobs, prune=False)
+        manifest = figures.draw_all(doc, out / "plots", jobs=jobs, prune=False)
         doc["stats"]["plot_seconds"] = time.perf_counter() - t0
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
@@ -192,8 +195,6 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
 
 def is_results_document(path: Path) -> bool:
     """Whether ``path`` holds a results document of this suite (so ``--json`` may replace it)."""
-    from mixbounds.plots.data import ResultsFileError, load_results
-
     try:
         load_results(path)
         return True
@@ -218,8 +219,6 @@ def _short(v, n: int = 34) -> str:
 
 
 def measured_text(c: dict, digits: int = 3) -> str:
-    from mixbounds.plots.data import finite, fmt_slope
-
     if c.get("readings"):  # several numbers (lemma checks, closed forms, audits): all of them by name
         return _short(c["readings"])
     if finite(c.get("measured")) is not None:
@@ -231,9 +230,6 @@ STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error
 
 
 def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
     claims = doc["claims"]
     ordinary = [c for c in claims if not c.get("control")]
     t = Table(title=f"mixbounds verify — tier {doc['tier']}", show_lines=False, header_style="bold", expand=False)
@@ -272,8 +268,6 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
         console.print(Text(f"  note: {rid} is listed as an expected finding but passed", style="yellow"), soft_wrap=True)
     lbc = s.get("lower_bound_certificates")
     if lbc and lbc.get("total"):
-        from mixbounds.checks.lower.certificates import summary_line
-
         console.print(Text(summary_line(lbc), style="bold" if not lbc["none"] else "yellow"), soft_wrap=True)
     if outputs:
         console.print(Text(outputs), soft_wrap=True)
@@ -287,8 +281,6 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
 
 # ----------------------------------------------------------------------------- main
 def _consoles():
-    from rich.console import Console
-
     out = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 150)
     err = Console(file=sys.stderr, highlight=False, width=None if sys.stderr.isatty() else 150)
     return out, err
@@ -307,8 +299,6 @@ def _check_outputs(out: Path, json_path: Path | None, plots: bool) -> None:
 
 
 def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path | None, where: str) -> int:
-    from mixbounds.checks.run.framework import cache_census
-
     cen = {"valid": 0, "damaged": 0} if cache_dir is None else cache_census(cache_dir, keys)
     dmg = f", {cen['damaged']} damaged cache entries to recompute" if cen["damaged"] else ""
     err.print(f"mixbounds verify: tier {opts.tier}, {len(selected)} checks ({n_res} results), {len(keys)} sweep points"
@@ -318,7 +308,7 @@ def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path
 
 
 def run(opts: Options, *, checks: list[Check] | None = None) -> int:
-    """Run ``mixbounds verify`` with ``opts``; ``checks`` defaults to :func:`mixbounds.checks.run.framework.all_checks`."""
+    """Run ``mixbounds verify`` with ``opts``; ``checks`` defaults to :func:`mixbounds.checks.registry.all_checks`."""
     if opts.tier not in TIERS:
         return _usage(f"unknown tier {opts.tier!r} (choose from {', '.join(TIERS)})")
     if not isinstance(opts.jobs, int) or opts.jobs < 1:
@@ -434,8 +424,6 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite; the figures
     are drawn into a staging directory and installed together (:mod:`mixbounds.outdir`).
     """
-    from mixbounds.plots import ResultsFileError, draw_all, load_results
-
     try:
         doc = load_results(results_path)
     except ResultsFileError as exc:
@@ -449,7 +437,7 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
         check_dir(out, what, figures=True)
         with OutputDir(out, "plot", what=what, command=f"mixbounds plot {results_path}") as od:
             stage = od.stage()
-            manifest = draw_all(doc, stage, jobs=jobs, prune=False)
+            manifest = figures.draw_all(doc, stage, jobs=jobs, prune=False)
             n = _n_figures(manifest)
             if n == 0 and not manifest["errors"]:
                 print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")

@@ -4,7 +4,8 @@ import math
 
 import pytest
 from mixbounds.checks import bench
-from mixbounds.checks.run.framework import all_checks, run_checks
+from mixbounds.checks.registry import all_checks
+from mixbounds.checks.run.framework import run_checks
 from mixbounds.checks.sweeps import ABS_LEVELS
 
 

@@ -111,10 +111,10 @@ def test_resolve_errors_name_the_spec(tmp_path, monkeypatch):
 
 
 def test_entry_point_group(monkeypatch):
-    import importlib.metadata as md
+    import mixbounds.methods as methods_module
 
     ep = EntryPoint(name="ex-apapc", value="examples.apapc:apapc", group="mixbounds.methods")
-    monkeypatch.setattr(md, "entry_points", lambda group=None: [ep] if group == "mixbounds.methods" else [])
+    monkeypatch.setattr(methods_module, "entry_points", lambda group=None: [ep] if group == "mixbounds.methods" else [])
     assert resolve("ex-apapc") is apapc
 
 

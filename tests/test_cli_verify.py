@@ -1,7 +1,7 @@
 """``mixbounds verify`` and ``mixbounds plot``: exit codes, selection, cache, parallelism, atomic outputs.
 
 The checks are the self-test fixture :mod:`mixbounds.checks.run._selftest` (exact power laws,
-microseconds per point), patched in for :func:`mixbounds.checks.run.framework.all_checks`.
+microseconds per point), patched in for :func:`mixbounds.checks.registry.all_checks`.
 """
 
 import json

@@ -20,7 +20,8 @@ from mixbounds.checks.lemmas.cases import (
     orth_range,
     subspace_equal,
 )
-from mixbounds.checks.run.framework import TIERS, all_checks, run_checks, select
+from mixbounds.checks.registry import all_checks
+from mixbounds.checks.run.framework import TIERS, run_checks, select
 from mixbounds.checks.run.result import CheckResult
 
 #: a property holds up to dense-eigenvalue rounding (the module's own tolerance)

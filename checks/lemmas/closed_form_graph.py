@@ -12,13 +12,12 @@ from mixbounds.checks.lemmas.base import (
     Result,
 )
 from mixbounds.checks.run.result import CheckResult, reading
+from mixbounds.instances.graphs import beta, laplacian, path_adjacency, path_size_for, tuned_path
+from scipy.linalg import eigvalsh_tridiagonal
 
 
 def point_path_eigenvalues(case: dict, _cost: float = 0.0) -> dict:
     """``λ_max = 2(1 + cos(π/n))``, ``λ_min+ = 2(1 − cos(π/n))`` of the unweighted path Laplacian (app:example_graph)."""
-    from mixbounds.instances.graphs import laplacian, path_adjacency
-    from scipy.linalg import eigvalsh_tridiagonal
-
     rows = []
     for n in case["ns"]:
         Wp = laplacian(path_adjacency(int(n)))  # the suite's path Laplacian, eigenvalues by LAPACK's tridiagonal solver
@@ -36,8 +35,6 @@ def point_n_chi(case: dict, _cost: float = 0.0) -> dict:
     """eq:n_chi_relation: for the ``n`` of app:example_graph (``β_n <= κ_W < β_{n+3}``), the chain
     ``κ_W <= β_{n+3} <= 72(n+3)²/π² <= 288n²/π² <= 32n²`` and ``√κ_W <= 4√2 n``; plus the step
     ``1 − cos x >= x²/4`` on ``[0, π/3]``."""
-    from mixbounds.instances.graphs import beta, path_size_for, tuned_path
-
     rows = []
     for k in case["kappas"]:
         n = path_size_for(float(k))

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as _sp
+from mixbounds.bounds.spectral import sym_extremes
 from mixbounds.checks.lemmas.base import (
     LemmaCheck,
     Point,
     Result,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, _clean, reading
+from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
+from mixbounds.instances.families import build
+from mixbounds.instances.reference.kkt import reference_solution
+from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
+from mixbounds.instances.worst_case.common import closed_form, geometric_ratio, rho_from_shift
+from mixbounds.instances.worst_case.coupled import coupled_blocks
 
 
 def _jsonable(d):
@@ -19,15 +27,6 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     """Build a worst-case construction, collect its closed forms and findings, and (``solve``) the
     ones that need ``x*`` (``check_solution`` of its module; for ``coupled-local`` also against the
     ``l = 1`` coupled instance with the same ``L', μ', K``, as in tests/test_worst_case.py)."""
-    from mixbounds.instances.families import build
-    from mixbounds.instances.reference.kkt import reference_solution
-    from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
-    from mixbounds.instances.worst_case.common import (
-        closed_form,
-        geometric_ratio,
-        rho_from_shift,
-    )
-
     fam, kw = case["family"], dict(case["kw"])
     I = build(fam, **kw)
     out = {"family": fam, "kw": kw, "variant": I.variant, "closed": _jsonable(I.closed_forms), "findings": _jsonable(I.findings),
@@ -36,8 +35,6 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     extra = {}
     if fam == "shared":
         pr = I.params
-        from mixbounds.bounds.spectral import sym_extremes
-
         lmax = float(sym_extremes(I.problem.objective.Q_blocks[0]).lmax)
         extra["f_i is L_f-smooth (printed)"] = closed_form("sec:local_cons_example_funcs", pr["L_f_symbol"], lmax, rtol=1e-9,
                                                             statement="λ_max(∇²f_i) = L_f", key="f_smooth", role="printed")
@@ -66,10 +63,6 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
         elif fam == "coupled":
             sol = coupled.check_solution(I, r.u)
         elif fam == "coupled-local":
-            import scipy.sparse as _sp
-            from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
-            from mixbounds.instances.worst_case.coupled import coupled_blocks
-
             pr = I.params
             K, n = pr["chain_length"], pr["n"]
             A1, A2 = coupled_blocks(K, pr["Lp"], pr["mup"])

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.condition import projected_kappa
 from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     ORDER_CONST_MAX,
@@ -74,8 +75,6 @@ def point_mixed_cl_spectrum(case: dict, _cost: float = 0.0) -> dict:
            "order_printed": kB / (kt * g["kappa_W"] + kt * LC_muC), "order_squared": kB / (kt * g["kappa_W"] ** 2 + kt * LC_muC),
            "sweep": case.get("sweep"), "clear": bool(s["clear"] and g["clear"])}
     if mu_t > 0:
-        from mixbounds.bounds.condition import projected_kappa
-
         out["mu_tilde_suite"] = projected_kappa([sp.csr_matrix(a) for a in M.A], [sp.csr_matrix(c) for c in M.C]).mu
     return out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.condition import mixed_kappa, projected_kappa
 from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     SAME_RTOL,
@@ -40,8 +41,6 @@ def point_projected_remark(case: dict, _cost: float = 0.0) -> dict:
     counterexample ``n = 1, B = (1, t), D = (0, 1)``; ``case["unit_columns"]`` gives ``B_i = e_i``
     (the transposition example of def:mixed_condition_number).  ``M = B'``, ``L = ker D``.
     """
-    from mixbounds.bounds.condition import mixed_kappa, projected_kappa
-
     if "example_t" in case:
         t = float(case["example_t"])
         Bs, Ds = [np.array([[1.0, t]])], [np.array([[0.0, 1.0]])]

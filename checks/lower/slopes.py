@@ -32,7 +32,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mixbounds.bounds.claims import get
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.lower.engine import Engine
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
@@ -104,9 +105,6 @@ def sweeps(tier: str, cls: str, variant: str | None, *, grad: bool) -> list[Swee
 # ----------------------------------------------------------------------------- task
 def lower_point(family: str, params: dict, oracles: list, chain: int | None = None, parts: tuple = ("all",)) -> dict:
     """Build one instance, solve it exactly, and run the engine for ``oracles`` on each part."""
-    from mixbounds.checks.lower.engine import Engine
-    from mixbounds.checks.run.framework import instance_and_reference
-
     kw = dict(params)
     if chain is not None:
         kw["chain"] = chain
@@ -164,18 +162,6 @@ def best_bound(bounds: dict, oracle: str) -> tuple[str | None, dict | None, int 
         if best[0] is None or (per is not None and (best[2] is None or per > best[2])):
             best = (key, b, per)
     return best
-
-
-def bound_comparisons(lp: dict, count_at):
-    """``(bound key, ε, solver count, lower bound)`` for every level ``ε`` at which the engine point ``lp``
-    recorded a bound and ``count_at(oracle, level key)`` gives the solver's count to the same ε.  A bound
-    on a part (key ``oracle@part``) is a bound for the whole: the part's error never exceeds the whole's."""
-    for key, b in lp["bounds"].items():
-        o = key.split("@")[0]
-        for key_eps, lbc in (b.get("abs") or {}).items():
-            sc = count_at(o, key_eps)
-            if lbc is not None and sc is not None:
-                yield key, float(key_eps), sc, lbc
 
 
 def solver_point_task(sw: Sweep, value: float) -> Task:

@@ -4,7 +4,7 @@
 are exact power laws (``count = c·κ^slope``, computed in microseconds), so the
 CLI's exit codes, caching, parallelism, outputs and plots can be tested without
 running a solver.  The task function lives in an importable module so that
-joblib worker processes can run it.  :func:`mixbounds.checks.run.framework.all_checks` does
+joblib worker processes can run it.  :func:`mixbounds.checks.registry.all_checks` does
 not import this module: the fixture never appears in a real run.
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.document import build_document
+from mixbounds.checks.run.framework import Check, Task, run_checks
 from mixbounds.checks.run.result import CheckResult, Finding
 from mixbounds.checks.sweeps import fit_slope
 
@@ -116,9 +117,6 @@ def fake_checks(*, failing: bool = False, uncaught_control: bool = False, findin
 
 def fake_document(tier: str = "tiny", checks: list[Check] | None = None, **kw) -> dict:
     """The results document (as written to ``results.json``) of a serial, uncached run of :func:`fake_checks`."""
-    from mixbounds.checks.run.document import build_document
-    from mixbounds.checks.run.framework import run_checks
-
     checks = fake_checks(**kw) if checks is None else checks
     results, stats = run_checks(checks, tier, jobs=1, cache_dir=None)
     return build_document(results, stats, tier=tier, globs=["*"], wall_time=stats["seconds"], started="",

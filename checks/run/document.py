@@ -13,6 +13,7 @@ import io
 import json
 import platform
 from datetime import datetime, timezone
+from importlib import metadata
 
 from mixbounds.checks.expected import expected
 from mixbounds.checks.lower.certificates import certify
@@ -27,8 +28,6 @@ SCHEMA = 2
 
 
 def _versions(cv: str) -> dict:
-    from importlib import metadata
-
     def ver(name):
         try:
             return metadata.version(name)

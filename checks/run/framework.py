@@ -29,7 +29,11 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Callable, Iterable
 
+from joblib import Parallel, delayed, parallel_config
 from mixbounds.checks.run.result import CheckResult, _clean
+from mixbounds.instances.families import build
+from mixbounds.instances.reference.kkt import reference_solution
+from threadpoolctl import threadpool_limits
 
 TIERS = ("tiny", "quick", "full")
 _PACKAGES = ("bounds", "instances", "solvers", "checks")
@@ -119,9 +123,6 @@ def instance_and_reference(family: str, params: dict):
     once and shared; both are deterministic functions of ``(family, params)`` and no task
     modifies them, so a point's counts do not depend on the sharing.
     """
-    from mixbounds.instances.families import build
-    from mixbounds.instances.reference.kkt import reference_solution
-
     key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
     shared = getattr(_GROUP, "instances", None)
     if shared is not None and key in shared:
@@ -300,16 +301,12 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None
     if executor is not None and batches:
         record_all(executor(version, payloads))
     elif jobs > 1 and len(batches) > 1:
-        from joblib import Parallel, delayed, parallel_config
-
         # one BLAS thread per worker: the suite's work is many small products, and
         # oversubscribed BLAS threads on a 2-core machine made LAPACK calls 100× slower
         with parallel_config(backend="loky", inner_max_num_threads=1):
             par = Parallel(n_jobs=jobs, return_as="generator_unordered")
             record_all(par(delayed(_run_group)(p) for p in payloads))
     else:
-        from threadpoolctl import threadpool_limits
-
         with threadpool_limits(limits=1):
             record_all(_run_group(p) for p in payloads)
 
@@ -321,24 +318,3 @@ def _finalize(c: Check, tier: str, pts: dict[str, dict]) -> list[CheckResult]:
     except Exception as exc:  # noqa: BLE001
         return [CheckResult(id=rid, kind="error", status="error", detail=f"finalize failed: {type(exc).__name__}: {exc}")
                 for rid in c.result_ids(tier)]
-
-
-def all_checks() -> list[Check]:
-    """Every registered check, from every family module present."""
-    out: list[Check] = []
-    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower.slopes", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
-                "mixbounds.checks.audits.audit_counters", "mixbounds.checks.audits.calibration_engine",
-                "mixbounds.checks.audits.calibration_tolerances", "mixbounds.checks.audits.audit_guards",
-                "mixbounds.checks.audits.audit_reference"):
-        try:
-            m = importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name == mod:
-                continue
-            raise
-        out.extend(m.checks())
-    ids = [c.id for c in out]
-    dup = {i for i in ids if ids.count(i) > 1}
-    if dup:
-        raise ValueError(f"duplicate check ids: {sorted(dup)}")
-    return out

@@ -11,6 +11,10 @@ results document carries them (``summary.lower_bound_certificates`` and per-resu
 
 from __future__ import annotations
 
+from mixbounds.checks import nonsmooth, rates, sweeps
+from mixbounds.checks.expected import EXPECTED
+from mixbounds.checks.lemmas import base as lemmas
+from mixbounds.checks.lower import slopes as lower
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
@@ -27,8 +31,6 @@ def _tiers(d: dict, tier: str, fmt=str) -> list:
 
 
 def _statuses() -> list:
-    from mixbounds.checks.expected import EXPECTED
-
     return [
         f"{V('pass').md()}: the numbers agree with the claim under the rule of its family (below).",
         f"{V('finding').md()}: the paper's statement and the numbers disagree in a way the suite can name (a constant, "
@@ -46,9 +48,6 @@ def _statuses() -> list:
 
 
 def _per_accuracy() -> list:
-    from mixbounds.checks import nonsmooth, rates, sweeps
-    from mixbounds.checks.lower import slopes as lower
-
     frac = rates.SETTLE
     return [
         f"**Solver, Table 1** (`checks/rates.py`): the cost between the relative squared errors "
@@ -82,10 +81,6 @@ def _t2_example(doc: dict) -> str:
 
 
 def _rule_rows(tier: str, doc: dict) -> list:
-    from mixbounds.checks import nonsmooth, rates
-    from mixbounds.checks.lemmas import base as lemmas
-    from mixbounds.checks.lower import slopes as lower
-
     nt = nonsmooth.TOL
     t2k = {t: round(v + nonsmooth.T2_LOG_ALLOWANCE, 6) for t, v in nt.items()}
     return [
@@ -144,10 +139,6 @@ def how_to_read(doc: dict) -> list:
 
 def _tolerance_list() -> list:
     """A pointer to the suite-wide table of named tolerances (``checks/tolerances.py``, its own section)."""
-    try:
-        from mixbounds.checks import tolerances  # noqa: F401
-    except ImportError:
-        return []
     return [P(f"Every named tolerance that decides a verdict, with its boundary controls: "
               f"{link('Tolerances', 'tolerances')}.")]
 
