@@ -81,7 +81,7 @@ def test_recipe_worst_case_family(tmp_path):
           '"toy-consensus", "toy_consensus", {"kappa_f": 100.0, "kappa_W": 100.0}, sum_trick=False),')
     probe = ("import json\n"
              "from mixbounds.instances.families import families\n"
-             "from mixbounds.checks.run.framework import all_checks\n"
+             "from mixbounds.checks.registry import all_checks\n"
              "f = families()\n"
              "kw = [json.dumps(t.kwargs) for c in all_checks() for t in c.tasks('tiny')]\n"
              "print('toy-consensus' in f, 'toy-consensus-grad' in f, any('toy-consensus' in k for k in kw))")
@@ -123,7 +123,7 @@ def test_recipe_solver(tmp_path):
           "from mixbounds.solvers.baselines import toy_gt\nfrom mixbounds.solvers.baselines.toy_gt import solve_toy_gt\n")
     _edit(pkg, "solvers/baselines/__init__.py", "BASELINES = {\n",
           'BASELINES = {\n    "toy-gt": (solve_toy_gt, toy_gt.CLASSES, toy_gt.CITATION),\n')
-    probe = ("from mixbounds.checks.run.framework import all_checks\n"
+    probe = ("from mixbounds.checks.registry import all_checks\n"
              "from mixbounds.instances.families import build\n"
              "from mixbounds.instances.reference.kkt import reference_solution\n"
              "from mixbounds.solvers.baselines import BASELINES\n"
@@ -199,7 +199,7 @@ def test_recipe_claim(tmp_path):
                                'tight=False)\n') + text[first_add:]
     (pkg / "bounds" / "claims.py").write_text(text)
     probe = ("from mixbounds.bounds.claims import cells\n"
-             "from mixbounds.checks.run.framework import all_checks\n"
+             "from mixbounds.checks.registry import all_checks\n"
              "ids = [r for c in all_checks() for r in c.result_ids('tiny')]\n"
              "print([c.id for c in cells('T1.mixed_ident.grad')],\n"
              "      'T1.mixed_ident.grad.kappa_f.upper@random-mixed-ident' in ids)")
@@ -240,13 +240,19 @@ def checks():
 '''
 
 
+def _register_family(pkg: Path) -> None:
+    """The recipe's step 2: import the module in ``checks/registry.py`` and add it to ``FAMILIES``."""
+    _edit(pkg, "checks/registry.py", "from mixbounds.checks.lower import slopes\n",
+          "from mixbounds.checks.lower import slopes\nfrom mixbounds.checks import toy_family\n")
+    _edit(pkg, "checks/registry.py", "audit_guards, audit_reference)", "audit_guards, audit_reference, toy_family)")
+
+
 def test_recipe_check_family(tmp_path):
-    """Recipe: a module with ``checks()``, its name in ``all_checks``, and a negative control."""
+    """Recipe: a module with ``checks()``, its place in ``FAMILIES`` of ``checks/registry.py``, a negative control."""
     root = tmp_path / "src"
     pkg = installed_copy(root)
     (pkg / "checks" / "toy_family.py").write_text(TOY_FAMILY_CHECKS)
-    _edit(pkg, "checks/run/framework.py", '"mixbounds.checks.audits.audit_reference"):',
-          '"mixbounds.checks.audits.audit_reference", "mixbounds.checks.toy_family"):')
+    _register_family(pkg)
     code, doc = _verify(root, "toy.*,control.toy.*", tmp_path / "out")
     by_id = {c["id"]: c for c in doc["claims"]}
     assert code == 0, doc["summary"]
@@ -260,7 +266,6 @@ def test_a_family_whose_control_passes_fails_the_run(tmp_path):
     pkg = installed_copy(root)
     (pkg / "checks" / "toy_family.py").write_text(TOY_FAMILY_CHECKS.replace("pts, 10.0, control=True",
                                                                             "pts, 9.0, control=True"))
-    _edit(pkg, "checks/run/framework.py", '"mixbounds.checks.audits.audit_reference"):',
-          '"mixbounds.checks.audits.audit_reference", "mixbounds.checks.toy_family"):')
+    _register_family(pkg)
     code, doc = _verify(root, "toy.*,control.toy.*", tmp_path / "out")
     assert code == 1 and doc["summary"]["controls_not_caught"] == ["control.toy.square"]
