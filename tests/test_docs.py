@@ -221,11 +221,10 @@ def _documented_at(name: str) -> bool:
             obj = importlib.import_module(".".join(parts[:i]))
         except ImportError:
             continue
-        owner = obj
         for attr in parts[i:]:
             if not hasattr(obj, attr):
                 return False
-            owner, obj = obj, getattr(obj, attr)
+            obj = getattr(obj, attr)
         if i == len(parts) or not hasattr(obj, "__module__") or not hasattr(obj, "__qualname__"):
             return True  # a module, or a constant (documented where it is assigned)
         return f"{obj.__module__}.{obj.__qualname__}" == name
