@@ -48,7 +48,9 @@ def page(name: str) -> str:
     """The reST page of module ``name``."""
     title = f"``{name}``"
     lines = [title, "=" * len(title), "", f".. automodule:: {name}", ""]
-    subs = submodules(name) + (list(ROOTS[1:]) if name == ROOTS[0] else [])  # the folders hang below the top
+    subs = submodules(name)
+    if name == ROOTS[0]:  # the folders hang below the top; an editable install does not show them in its __path__
+        subs = sorted(set(subs) | set(ROOTS[1:]))
     if subs:
         lines += [".. rubric:: Modules", "", ".. toctree::", "   :maxdepth: 1", ""]
         lines += [f"   {m}" for m in subs]
