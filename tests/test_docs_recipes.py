@@ -82,8 +82,9 @@ def test_recipe_worst_case_family(tmp_path):
     probe = ("import json\n"
              "from mixbounds.instances.families import families\n"
              "from mixbounds.checks.registry import all_checks\n"
+             "from mixbounds.checks.tiers import TINY\n"
              "f = families()\n"
-             "kw = [json.dumps(t.kwargs) for c in all_checks() for t in c.tasks('tiny')]\n"
+             "kw = [json.dumps(t.kwargs) for c in all_checks() for t in c.tasks(TINY)]\n"
              "print('toy-consensus' in f, 'toy-consensus-grad' in f, any('toy-consensus' in k for k in kw))")
     proc = _run(root, ["-c", probe])
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -124,10 +125,11 @@ def test_recipe_solver(tmp_path):
     _edit(pkg, "solvers/baselines/__init__.py", "BASELINES = {\n",
           'BASELINES = {\n    "toy-gt": (solve_toy_gt, toy_gt.CLASSES, toy_gt.CITATION),\n')
     probe = ("from mixbounds.checks.registry import all_checks\n"
+             "from mixbounds.checks.tiers import TINY\n"
              "from mixbounds.instances.families import build\n"
              "from mixbounds.instances.reference.kkt import reference_solution\n"
              "from mixbounds.solvers.baselines import BASELINES\n"
-             "ids = [r for c in all_checks() for r in c.result_ids('tiny')]\n"
+             "ids = [r for c in all_checks() for r in c.result_ids(TINY)]\n"
              "inst = build('random-consensus', kappa_f=10.0, kappa_W=10.0, seed=0)\n"
              "res = BASELINES['toy-gt'][0](inst.problem, eps=1e-6, x_star=reference_solution(inst.problem).u)\n"
              "print('bench.consensus.toy-gt.comm.kappa_f' in ids, any('.coupled.toy-gt.' in r for r in ids),\n"
@@ -200,7 +202,8 @@ def test_recipe_claim(tmp_path):
     (pkg / "bounds" / "claims.py").write_text(text)
     probe = ("from mixbounds.bounds.claims import cells\n"
              "from mixbounds.checks.registry import all_checks\n"
-             "ids = [r for c in all_checks() for r in c.result_ids('tiny')]\n"
+             "from mixbounds.checks.tiers import TINY\n"
+             "ids = [r for c in all_checks() for r in c.result_ids(TINY)]\n"
              "print([c.id for c in cells('T1.mixed_ident.grad')],\n"
              "      'T1.mixed_ident.grad.kappa_f.upper@random-mixed-ident' in ids)")
     proc = _run(root, ["-c", probe])
