@@ -6,8 +6,8 @@
     python docs/_ext/snapshot.py bench-tiny   # mixbounds verify --tier tiny --claims 'bench.*' --no-plots
 
 runs the command into a temporary directory from the repository root, then replaces ``docs/data/NAME/results.json``
-and writes ``docs/data/NAME/snapshot.json``: the git commit of the checkout and whether it had uncommitted
-changes, the command, the date, the number of cores and the 1-minute load average before and after the run (so
+and writes ``docs/data/NAME/snapshot.json``: the git commit of the checkout and whether its package source had
+uncommitted changes, the command, the date, the number of cores and the 1-minute load average before and after the run (so
 the timings page can say how loaded the machine was).  Commit both files; the next docs build regenerates the
 results pages from them (:mod:`results_pages`).  A run that exits non-zero is kept all the same (the pages show
 its verdict) but the script then exits 1 and says so; bad usage exits 2 and writes nothing.
@@ -27,6 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "data"
+#: the folders whose uncommitted changes make a run's code differ from its commit (the package's source)
+SOURCE = ("mixbounds", "bounds", "instances", "solvers", "checks", "plots")
 #: snapshot name → the ``mixbounds`` arguments that produce it (the names results_pages.SNAPSHOTS reads)
 COMMANDS = {
     "quick": ["verify", "--tier", "quick", "--no-plots"],
@@ -50,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     name = argv[0]
     args = COMMANDS[name]
     commit = _git("rev-parse", "HEAD")
-    dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
+    dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", *SOURCE))
     with tempfile.TemporaryDirectory(prefix=f"mixbounds-snapshot-{name}-") as tmp:
         out = Path(tmp) / "run"
         before = _load()
