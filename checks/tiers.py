@@ -40,13 +40,13 @@ class Table1Sweeps:
     worst_range_class: Mapping[tuple, tuple]
     #: (lo, hi) of every sweep on the random families
     random_range: tuple
-    #: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks
+    #: ``|slope − θ|`` allowed for tight and absent parameters, and ``slope − θ`` for upper-only checks
     #: (``mixbounds.checks.rates``; per-accuracy counts are integers and the tuned path's n jumps in steps of 3:
     #: over one decade with 4 points about ±0.1 of slack)
     slope_tol: float
     #: the same for the lower-bound engine's slopes (``mixbounds.checks.lower.slopes``)
     lower_slope_tol: float
-    #: |slope| of the solver / lower-bound ratio under which a tightness ratio is flat (certificates)
+    #: ``|slope|`` of the solver / lower-bound ratio under which a tightness ratio is flat (certificates)
     ratio_tol: float
     #: the κ sweeps of the no-Chebyshev negative controls (``mixbounds.checks.controls``)
     nocheb_range: tuple

@@ -1,7 +1,7 @@
 """Gradient Sliding on the penalised reformulation (Algorithm ``alg:sliding``; Tables 3 and 4).
 
 Problem (``subsec:sliding``, ``eq:affine_constraints_penal_prob``)
------------------------------------------------------------------
+------------------------------------------------------------------
 ``min_{w ∈ U} H_r(w) = G(w) + (r/2)‖K w − b'‖²`` where ``w = (x, Y, X̃)`` are the
 variables of the paper's reformulation of the problem's class and ``K`` its
 **Chebyshev-preconditioned** constraint operator (:class:`mixbounds.solvers.reformulations.Reformulation`:
