@@ -357,6 +357,16 @@ def _header(r: Run, where: str) -> int:
     return cen["valid"]
 
 
+def _guards_left_out(checks: list[Check], selected: list[Check], globs: list[str], tier: Tier) -> list[str]:
+    """The globs of the self-checks ``selected`` rests on (:func:`mixbounds.checks.audits.guards.guard_globs`) that
+    select a result ``globs`` leave out (none with ``'*'``)."""
+    wanted = guard_globs(selected, tier)
+    prefixes = tuple({g.split(".")[0] + "." for g in wanted})
+    left = [r for c in checks if tier in c.tiers for r in c.result_ids(tier)
+            if r.startswith(prefixes) and not matches(r, globs)]
+    return [g for g in wanted if any(matches(r, [g]) for r in left)]
+
+
 def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     """Run ``mixbounds verify`` with ``opts``; ``checks`` defaults to :func:`mixbounds.checks.registry.all_checks`."""
     tier = opts.tier
@@ -384,13 +394,10 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     selected = select_checks(checks, globs, tier)
     if not selected:
         return _usage(_no_match_message(globs, tier))
-    # the self-checks a subset rests on run with it (mixbounds.checks.audits.guards)
-    guards = [g for g in guard_globs(selected, tier) if g not in globs and select_checks(checks, [g], tier)]
-    if guards and not all(c in selected for c in select_checks(checks, guards, tier)):
+    guards = _guards_left_out(checks, selected, globs, tier)
+    if guards:  # the self-checks a subset rests on run with it (mixbounds.checks.audits.guards)
         globs = globs + guards
         selected = select_checks(checks, globs, tier)
-    else:
-        guards = []
     plan = {c.id: list(c.tasks(tier)) for c in selected}
     try:
         executor = open_executor(None if opts.scheduler is None else parse_scheduler(opts.scheduler))
