@@ -26,7 +26,7 @@ from .model import LinearModel
 #: factor on θ of the θ control
 THETA_FACTOR = 2.0
 #: the lower end of the Chebyshev interval on W is divided by this (the interval control)
-WIDEN = 4.0
+WIDEN = 16.0
 
 
 def theta_doubled(model: LinearModel) -> APAPCParameters:

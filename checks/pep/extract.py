@@ -39,8 +39,11 @@ from .lyapunov import LyapunovWeights, lyapunov
 from .model import LinearModel, class_problem
 from .performance import SOLVER_OPTIONS, PEPOutcome
 
-#: largest class violation ``t`` (relative to L_f) of a fitted quadratic still called "quadratic up to accuracy"
-QUADRATIC_TOL = 1e-5
+#: largest class violation ``t`` (relative to L_f) of a fitted quadratic still called "quadratic up to accuracy":
+#: interior-point worst cases are slightly infeasible; measured on path-3 worst cases (κ_f = 10, κ_W = 100, K = 1, 2)
+#: fits within 5e-5 (consensus) and 8e-4 (coupled) reproduce V^K to 2.5e-7 and 7e-6, while the shared class's
+#: non-quadratic worst case needs 8e-2 and misses V^K by 0.27
+QUADRATIC_TOL = 1e-3
 #: |V^K(suite's APAPC on the extracted instance) − V^K(PEP)| allowed (V⁰ = 1)
 AGREE_ATOL = 1e-5
 #: family name of the extracted instances

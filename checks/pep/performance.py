@@ -71,8 +71,11 @@ class PEPOutcome:
 
     @property
     def accuracy(self) -> float:
-        vals = [self.duality_gap, self.primal_infeasibility, self.dual_infeasibility, self.proof_residual]
-        return max(vals) if all(np.isfinite(vals)) else math.nan
+        vals = [self.duality_gap, self.primal_infeasibility, self.dual_infeasibility]
+        if not all(np.isfinite(vals)):
+            return math.nan
+        # the proof residual is not computed for the quadratic class (its LMI multipliers): nan there
+        return max(vals + ([self.proof_residual] if np.isfinite(self.proof_residual) else []))
 
     @property
     def unbounded(self) -> bool:
@@ -194,7 +197,8 @@ def solve_pep(model: LinearModel, K: int = 1, with_dual: bool = WITH_DUAL, solve
     out = PEPOutcome(status=status, solver=solver, K=K, value=float(dual), primal_value=primal,
                      duality_gap=abs(float(dual) - primal), seconds=secs, gram_size=Point.counter)
     out.primal_infeasibility, out.dual_infeasibility = _infeasibilities(pep)
-    out.proof_residual = _proof_residual(pep)
+    if not pep._list_of_psd_sent_to_wrapper:
+        out.proof_residual = _proof_residual(pep)
     out.worst = _worst_case(traj)
     return out
 
@@ -221,8 +225,6 @@ def _proof_residual(pep: PEP) -> float:
     """How far the dual multipliers are from a proof: ``Σ |coefficients|`` of ``objective − Σ multiplier·constraint
     − ⟨slack, Gram⟩`` other than its constant (zero for an exact dual certificate; PEPit's ``check_feasibility``)."""
     comb = -np.dot(Point.list_of_leaf_points, np.dot(pep.residual, Point.list_of_leaf_points))
-    for psd in pep._list_of_psd_sent_to_wrapper:
-        comb = comb - np.sum(psd.eval_dual() * psd.matrix_of_expressions)
     for c in pep._list_of_prepared_constraints:
         comb = comb + c.eval_dual() * c.expression
     left = prune_dict(symmetrize_dict((pep.objective - comb).decomposition_dict))
@@ -233,9 +235,9 @@ def _worst_case(traj: _Trajectory) -> dict:
     """Coordinates of the worst case: every f_i's (x, ∇f_i(x), f_i(x)) triplets, the solution and the states."""
     D = Point.counter
 
-    def ev(p) -> np.ndarray:  # the null point evaluates to the scalar 0
-        v = np.asarray(p.eval(), dtype=float)
-        return np.zeros(D) if v.ndim == 0 else v
+    def ev(p) -> np.ndarray:  # coordinates in R^D: the null point evaluates to the scalar 0, and points built
+        v = np.asarray(p.eval(), dtype=float)  # before later leaves have shorter vectors (zero on those leaves)
+        return np.zeros(D) if v.ndim == 0 else np.pad(v, (0, D - v.size))
 
     funcs = []
     for f in traj.fs:

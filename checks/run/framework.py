@@ -318,7 +318,7 @@ def all_checks() -> list[Check]:
     for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower.slopes", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
                 "mixbounds.checks.audits.audit_counters", "mixbounds.checks.audits.calibration_engine",
                 "mixbounds.checks.audits.calibration_tolerances", "mixbounds.checks.audits.audit_guards",
-                "mixbounds.checks.audits.audit_reference"):
+                "mixbounds.checks.audits.audit_reference", "mixbounds.checks.pep.registry"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:
