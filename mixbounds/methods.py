@@ -190,7 +190,12 @@ def _is_generator_function(fn) -> bool:
 def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     """``"MODULE:FUNCTION"`` (the current directory first on ``sys.path``, as ``python -m`` does) or the name of an
     entry point of group :data:`ENTRY_POINT_GROUP`; :class:`MethodError` when it does not import, is not callable
-    or is not a generator function."""
+    or is not a generator function.
+
+    The current directory is put first only while ``MODULE`` is imported: worker processes inherit ``sys.path``,
+    and run from a checkout they would otherwise import ``mixbounds`` from its bare ``mixbounds/`` folder instead
+    of the install (a worker finds ``MODULE`` through the directory its task carries, :mod:`mixbounds.bench_method`).
+    """
     if ":" not in spec:
         from importlib.metadata import entry_points
 
@@ -207,13 +212,18 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     mod_name, _, attr = spec.partition(":")
     if not mod_name or not attr:
         raise MethodError(f"method {spec!r}: expected MODULE:FUNCTION")
-    if add_cwd and os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    cwd = os.getcwd()
+    added = add_cwd and cwd not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
     try:
         obj = importlib.import_module(mod_name)
     except Exception as exc:  # noqa: BLE001
         raise MethodError(f"method {spec!r}: module {mod_name!r} does not import: "
                           f"{type(exc).__name__}: {exc}") from None
+    finally:
+        if added:
+            sys.path.remove(cwd)
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise MethodError(f"method {spec!r}: module {mod_name!r} has no attribute {attr!r}")

@@ -72,14 +72,25 @@ class Check:
     tiers: tuple = TIERS
 
 
+def source_files() -> list[tuple[str, Path]]:
+    """``[(name, path)]`` of every source file of :data:`_PACKAGES`, found where each package was imported from.
+
+    ``name`` is the path below ``mixbounds/`` in the installed layout (``checks/run/framework.py``): the same in a
+    wheel install and in an editable one (where ``mixbounds.checks`` is the checkout's ``checks/`` folder).
+    """
+    out = []
+    for pkg in _PACKAGES:
+        base = Path(importlib.import_module(f"mixbounds.{pkg}").__file__).resolve().parent
+        out += [(str(Path(pkg) / p.relative_to(base)), p) for p in sorted(base.rglob("*.py"))]
+    return out
+
+
 def code_version() -> str:
     """Hash of the suite's source (cache key): any code change invalidates cached points."""
     h = hashlib.blake2b(digest_size=10)
-    root = Path(__file__).resolve().parents[2]
-    for pkg in _PACKAGES:
-        for p in sorted((root / pkg).rglob("*.py")):
-            h.update(str(p.relative_to(root)).encode())
-            h.update(p.read_bytes())
+    for name, p in source_files():
+        h.update(name.encode())
+        h.update(p.read_bytes())
     return h.hexdigest()
 
 
