@@ -1,0 +1,95 @@
+"""The PEP tasks of ``mixbounds verify``: one SDP (or one small group) per task, JSON-able results.
+
+Every point records what a PEP result must carry (``DESIGN.md``, Round 3 record fields): ``N``,
+``K``, ``W``, ``solver``, ``solver_status``, ``accuracy`` (and its parts), ``rho_pep``,
+``rho_theorem``, plus ``rho_derived``, the APAPC parameters, the iterations ``−1/log ρ_PEP`` and the
+communications per iteration.  Without the ``[pep]`` extra a point is ``{"skipped": reason}``.
+
+The PEP modules are imported inside the task functions: PEPit and cvxpy belong to the optional
+extra (absent, the import fails), and importing them costs 0.88 s (``python -X importtime``),
+which only runs that execute a PEP should pay.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .availability import available, missing_reason
+from .factor import iterations, rho_derived, rho_theorem
+from .model import ClassData, default_blocks, linear_model
+from .networks import network
+
+
+def _data(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float) -> ClassData:
+    # L_f = κ_f, μ_f = 1: ρ is invariant under f → c f (checks.pep.model); this scaling solved most accurately
+    return ClassData(cls, network(kind, n, kappa_W), float(kappa_f), 1.0, default_blocks(cls, n))
+
+
+def _base(model, outcome) -> dict:
+    net = model.data.network
+    p = model.params
+    rho = outcome.rho
+    return {"N": net.n, "network": net.kind, "W": net.W.tolist(), "kappa_W": net.kappa_W,
+            "kappa_f": model.data.L_f / model.data.mu_f, "class": model.data.cls,
+            **outcome.record(), "solved": outcome.solved, "unbounded": outcome.unbounded,
+            "rho_pep": rho, "rho_theorem": rho_theorem(p), "rho_derived": rho_derived(p),
+            "iterations": iterations(rho) if math.isfinite(rho) else math.inf,
+            "comm_per_iteration": model.degree, "apapc": p.as_dict(), "reformulation": model.reform}
+
+
+def certificate_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float, K: int = 1) -> dict:
+    """``ρ_PEP`` of K steps of APAPC on ``cls`` over ``F(μ_f, L_f)`` against the theorem's factor."""
+    if not available():
+        return {"skipped": missing_reason()}
+    from .performance import solve_pep  # optional extra (module docstring)
+
+    model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
+    return _base(model, solve_pep(model, K=K))
+
+
+def control_point(control: str, cls: str, kind: str, n: int, kappa_f: float, kappa_W: float) -> dict:
+    """A mis-set method (:mod:`checks.pep.controls`) measured with the theorem's Lyapunov function."""
+    if not available():
+        return {"skipped": missing_reason()}
+    from . import controls  # optional extra (module docstring)
+    from .performance import solve_pep
+
+    model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
+    if control == "theta_doubled":
+        out = solve_pep(model, step_params=controls.theta_doubled(model))
+    elif control == "wide_chebyshev":
+        out = solve_pep(controls.wide_chebyshev(model))
+    elif control == "no_dual":
+        out = solve_pep(model, with_dual=False)
+    else:
+        raise ValueError(f"PEP control: unknown control {control!r}")
+    return {**_base(model, out), "control": control}
+
+
+def extraction_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float, K: int = 1) -> dict:
+    """Worst case → quadratic instance → the suite's APAPC from the worst-case state: ``V^K`` must agree."""
+    if not available():
+        return {"skipped": missing_reason()}
+    from .extract import cross_check, quadratic_fit  # optional extra (module docstring)
+    from .performance import solve_pep
+
+    model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
+    out = solve_pep(model, K=K)
+    rec = _base(model, out)
+    quad = solve_pep(model, K=K, function_class="quadratic")
+    rec.update(rho_pep_quadratic=quad.rho, quadratic_status=quad.status, quadratic_duality_gap=quad.duality_gap)
+    if not out.solved:
+        return rec
+    fit = quadratic_fit(out, model.data.mu_f, model.data.L_f, out.solver)
+    rec.update(class_violation=fit.violation, value_residual=fit.value_residual, quadratic=fit.quadratic,
+               extracted_from="F(mu_f, L_f)")
+    if not fit.quadratic and quad.solved:  # the class's worst case is not quadratic: extract the quadratics' one
+        out = quad
+        fit = quadratic_fit(out, model.data.mu_f, model.data.L_f, out.solver)
+        rec.update(quadratic_class_violation=fit.violation, extracted_from="quadratics")
+    if fit.quadratic:
+        cc = cross_check(model, out, fit)
+        inst = cc.pop("instance")
+        rec.update({k: v for k, v in cc.items() if k != "counts"}, oracle_counts=cc["counts"],
+                   instance={"family": inst.family, "variant": inst.variant, "D": cc["D"], "name": inst.problem.name})
+    return rec
