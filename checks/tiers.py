@@ -131,6 +131,26 @@ class LemmaCases:
     path_kappa_W: tuple
 
 
+@dataclass(frozen=True)
+class PEPSweeps:
+    """The performance-estimation certificates (:mod:`mixbounds.checks.pep.registry`): which classes, which κ ranges.
+
+    The κ_f sweep runs at κ_W = :data:`mixbounds.checks.pep.registry.FIXED_W`, the κ_W sweep at κ_f =
+    :data:`mixbounds.checks.pep.registry.FIXED_F`, both with :attr:`points` points.
+    """
+
+    #: classes whose certificates, slopes and worst case the tier runs
+    classes: tuple
+    #: (lo, hi) of the κ_f sweep
+    kappa_f_range: tuple
+    #: (lo, hi) of the κ_W sweep (the quick tier starts at 100 so that the Chebyshev degree ⌈√κ_W⌉ is not
+    #: dominated by its ceiling)
+    kappa_W_range: tuple
+    points: int
+    #: the certificate also on other networks and with K = 2 (``pep.<class>.contraction.networks``)
+    networks: bool
+
+
 @dataclass(frozen=True, eq=False)
 class Tier:
     """One tier: its name and every number it sets, grouped by what they configure (compared by identity)."""
@@ -141,6 +161,7 @@ class Tier:
     #: ``None``: the tier does not run the benchmarks
     bench: BenchSweeps | None
     lemmas: LemmaCases
+    pep: PEPSweeps
 
     def __repr__(self) -> str:
         return f"Tier({self.name!r})"
@@ -171,6 +192,8 @@ TINY = Tier(
         regularized_samples=400, mixed_order_kappa_W=(), mixed_order_seeds=0,
         chebyshev_kappas=(1.0, 2.0, 10.0, 100.0, 1e4, 1e6), chebyshev_dense_kappas=(4.0, 100.0),
         path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3)),
+    pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 31.6), kappa_W_range=(100.0, 316.0),
+                  points=3, networks=False),
 )
 
 QUICK = Tier(
@@ -205,6 +228,10 @@ QUICK = Tier(
                                        3.99})),
         chebyshev_dense_kappas=(1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6),
         path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist())),
+    # the shared class (and its worst case) only in the full tier: with all three classes the quick tier's SDPs took
+    # 8.8 s of solver time (29 SDPs, measured under load)
+    pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 100.0), kappa_W_range=(100.0, 1000.0),
+                  points=4, networks=False),
 )
 
 FULL = Tier(
@@ -235,6 +262,8 @@ FULL = Tier(
                                        1.0 + 1e-12})),
         chebyshev_dense_kappas=(1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6),
         path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist())),
+    pep=PEPSweeps(classes=("consensus", "coupled", "shared"), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
+                  points=7, networks=True),
 )
 
 #: every tier, smallest first

@@ -12,11 +12,12 @@ from mixbounds.checks.pep.model import linear_model
 from mixbounds.checks.pep.networks import network
 from mixbounds.checks.pep.points import _data, certificate_point
 from mixbounds.checks.pep.registry import certificate_verdict, checks
+from mixbounds.checks.tiers import TINY
 
 HAVE_PEP = availability.available()
 needs_pep = pytest.mark.skipif(not HAVE_PEP, reason=availability.missing_reason() or "")
 
-#: a PEP value vs a closed form: the SDP's accuracy (checks.pep.performance.PEP_ACCURACY) with margin
+#: a PEP value vs a closed form: the SDP's accuracy (mixbounds.checks.pep.performance.PEP_ACCURACY) with margin
 CLOSED_FORM_ATOL = 1e-6
 #: tuned κ_W of the small networks (networks.KAPPA_W_RTOL with margin)
 KAPPA_RTOL = 1e-8
@@ -165,6 +166,6 @@ def test_skip_path_without_the_extra(monkeypatch):
     p = certificate_point("consensus", "path", 3, 10.0, 100.0)
     assert p == {"skipped": availability.missing_reason()}
     for ch in checks():
-        pts = {t.key: t.func(**t.kwargs) for t in ch.tasks("tiny")}
-        for r in ch.finalize("tiny", pts):
+        pts = {t.key: t.func(**t.kwargs) for t in ch.tasks(TINY)}
+        for r in ch.finalize(TINY, pts):
             assert r.status == "skipped" and "pep" in r.detail, r.id

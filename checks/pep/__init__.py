@@ -1,13 +1,13 @@
 """Performance-estimation (PEP) certificates of APAPC's rate over the whole function class (issue 35, items 1–2).
 
-One concept per module: :mod:`~checks.pep.networks` (small tuned networks), :mod:`~checks.pep.model` (the
-reformulation as fixed scalar matrices, read off :class:`~solvers.reformulations.Reformulation`),
-:mod:`~checks.pep.lyapunov` (the Lyapunov function with its dual terms, and its derivation),
-:mod:`~checks.pep.factor` (the theorem's and the derived per-step factors), :mod:`~checks.pep.step` (one
-APAPC iteration on PEP points), :mod:`~checks.pep.performance` (the PEP, solved by PEPit + Clarabel),
-:mod:`~checks.pep.controls` (mis-set methods), :mod:`~checks.pep.extract` (worst case → suite instance →
-the suite's APAPC), :mod:`~checks.pep.points` / :mod:`~checks.pep.registry` (the ``pep.*`` and
-``control.pep.*`` results of ``mixbounds verify``), :mod:`~checks.pep.availability` (the ``[pep]`` extra).
+One concept per module: :mod:`~mixbounds.checks.pep.networks` (small tuned networks), :mod:`~mixbounds.checks.pep.model` (the
+reformulation as fixed scalar matrices, read off :class:`~mixbounds.solvers.reformulations.Reformulation`),
+:mod:`~mixbounds.checks.pep.lyapunov` (the Lyapunov function with its dual terms, and its derivation),
+:mod:`~mixbounds.checks.pep.factor` (the theorem's and the derived per-step factors), :mod:`~mixbounds.checks.pep.step` (one
+APAPC iteration on PEP points), :mod:`~mixbounds.checks.pep.performance` (the PEP, solved by PEPit + Clarabel),
+:mod:`~mixbounds.checks.pep.controls` (mis-set methods), :mod:`~mixbounds.checks.pep.extract` (worst case → suite instance →
+the suite's APAPC), :mod:`~mixbounds.checks.pep.points` / :mod:`~mixbounds.checks.pep.registry` (the ``pep.*`` and
+``control.pep.*`` results of ``mixbounds verify``), :mod:`~mixbounds.checks.pep.availability` (the ``[pep]`` extra).
 Only ``availability``, ``networks``, ``model``, ``lyapunov``, ``factor``, ``step``, ``points`` and
 ``registry`` import without the extra.
 
@@ -38,7 +38,7 @@ Not formulated, and why:
   Hendrickx & Glineur 2017) is not built; ``pep.shared.worst_case`` uses the worst case over
   quadratics and says so.
 
-The extracted worst cases as a third instance family: :func:`checks.pep.extract.build_instance`
-returns an :class:`~instances.instance.Instance` (family ``"pep-worst"``, ``x* = 0``); it lives in the
+The extracted worst cases as a third instance family: :func:`mixbounds.checks.pep.extract.build_instance`
+returns an :class:`~mixbounds.instances.instance.Instance` (family ``"pep-worst"``, ``x* = 0``); it lives in the
 checks layer because building it solves a PEP (PEPit is not an instances-layer dependency).
 """

@@ -9,7 +9,7 @@
   reported unbounded.
 
 In the first two the Lyapunov function is the theorem's one for the rule's parameters
-(:func:`checks.pep.performance.solve_pep` with ``step_params``), so the PEP measures whether the
+(:func:`mixbounds.checks.pep.performance.solve_pep` with ``step_params``), so the PEP measures whether the
 theorem's certificate survives the mis-set method.
 """
 
@@ -18,10 +18,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from mixbounds.checks.pep.model import LinearModel
 from mixbounds.solvers.apapc import APAPCParameters
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree
-
-from .model import LinearModel
 
 #: factor on θ of the θ control
 THETA_FACTOR = 2.0

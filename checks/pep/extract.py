@@ -2,7 +2,7 @@
 
 The PEP's worst case is a Gram matrix; evaluated, it gives for every node ``i`` the points
 ``x_j``, gradients ``g_j = ∇f_i(x_j)`` and values ``f_i(x_j)`` (``x_0 = 0``, ``g_0 = 0``, ``f_0 = 0``:
-:mod:`checks.pep.model`) of a function ``f_i ∈ F(μ_f, L_f)`` in ``R^D`` (``D`` = the Gram size).
+:mod:`mixbounds.checks.pep.model`) of a function ``f_i ∈ F(μ_f, L_f)`` in ``R^D`` (``D`` = the Gram size).
 
 Quadratic consistency: a quadratic ``f_i(x) = ½ xᵀH_i x`` with ``μ_f I ⪯ H_i ⪯ L_f I`` fits the data
 iff some symmetric ``H_i`` has ``H_i X = G`` (then ``f_i(x_j) = ½⟨x_j, g_j⟩`` is a further check) and
@@ -13,10 +13,10 @@ does so up to that accuracy (interior-point Gram matrices are slightly infeasibl
 large ``t`` means the worst case is not quadratic (then no instance is built: the interpolating
 non-quadratic ``f_i`` of Taylor, Hendrickx & Glineur is not implemented; the result says so).
 
-:func:`cross_check` builds the instance as a suite :class:`~instances.instance.Instance`
+:func:`cross_check` builds the instance as a suite :class:`~mixbounds.instances.instance.Instance`
 (``f_i = ½ xᵀH_i x`` in ``R^D``, the same ``W`` and blocks ``a_i I_D`` / ``c̃_i I_D``, zero right-hand
-sides, ``x* = 0``), runs the suite's APAPC step (:func:`solvers.apapc.apapc_steps` through the
-suite's :class:`~solvers.reformulations.Reformulation` and counted oracles) K times from the PEP's
+sides, ``x* = 0``), runs the suite's APAPC step (:func:`mixbounds.solvers.apapc.apapc_steps` through the
+suite's :class:`~mixbounds.solvers.reformulations.Reformulation` and counted oracles) K times from the PEP's
 worst-case state and evaluates the Lyapunov function: it must equal the PEP's ``V^K`` to the
 SDP's accuracy (:data:`AGREE_ATOL`).  This checks the PEP model (that it is the suite's
 method) and the solver (that it realises the worst case).
@@ -29,15 +29,14 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
+from mixbounds.checks.pep.lyapunov import LyapunovWeights, lyapunov
+from mixbounds.checks.pep.model import LinearModel, class_problem
+from mixbounds.checks.pep.performance import SOLVER_OPTIONS, PEPOutcome
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.solvers.apapc import apapc_steps
 from mixbounds.solvers.reformulations import Reformulation
-
-from .lyapunov import LyapunovWeights, lyapunov
-from .model import LinearModel, class_problem
-from .performance import SOLVER_OPTIONS, PEPOutcome
 
 #: largest class violation ``t`` (relative to L_f) of a fitted quadratic still called "quadratic up to accuracy":
 #: interior-point worst cases are slightly infeasible; measured on path-3 worst cases (κ_f = 10, κ_W = 100, K = 1, 2)
@@ -117,7 +116,7 @@ def build_instance(model: LinearModel, fit: QuadraticFit) -> Instance:
                     targets={"kappa_f": data.L_f / data.mu_f, "kappa_W": data.network.kappa_W},
                     realized=realized, params={"D": D, "class_data": data.describe(),
                                                "class_violation": fit.violation},
-                    notes=["worst case of the one-step PEP of APAPC's Lyapunov function (checks.pep)"],
+                    notes=["worst case of the one-step PEP of APAPC's Lyapunov function (mixbounds.checks.pep)"],
                     x_star=np.zeros(lay.size))
 
 

@@ -8,17 +8,17 @@ vectors as ``M ⊗ I_D`` — in a PEP the slot values are points of an arbitrary
 certificate holds for ``x_i ∈ R^D`` of every dimension ``D``, with ``A_i = a_i I_D``.
 
 Nothing here re-derives the reformulation: :func:`linear_model` builds a small
-:class:`~instances.problem.MixedProblem` with a placeholder quadratic objective
+:class:`~mixbounds.instances.problem.MixedProblem` with a placeholder quadratic objective
 ``f_i(s) = (c/2) s²`` (its constants passed as ``L_f``, ``μ_f``, so the reformulation's
-constants are the class's), builds the suite's :class:`~solvers.reformulations.Reformulation`
+constants are the class's), builds the suite's :class:`~mixbounds.solvers.reformulations.Reformulation`
 (``spectra="lemma"``, ``constants="lemma"``: what the method knows) and reads off, column by
 column on unit vectors,
 
 * ``P`` — the normal operator APAPC applies (``apply_normal``: ``P(BᵀB)`` after Chebyshev);
 * ``H`` — the Hessian of ``G − F`` (the penalty ``(r/2)‖Ax + αW'Y − b‖²`` of the coupled
   class; zero otherwise), from ``grad_G`` minus the placeholder's gradient;
-* the parameters :meth:`~solvers.apapc.APAPCParameters.rule` gives for the reformulation's
-  ``L_G, μ_G`` and spectral interval (as :func:`solvers.solve.solve` does).
+* the parameters :meth:`~mixbounds.solvers.apapc.APAPCParameters.rule` gives for the reformulation's
+  ``L_G, μ_G`` and spectral interval (as :func:`mixbounds.solvers.solve.solve` does).
 
 The right-hand sides are zero (``b = 0``, ``c̃ = 0``): APAPC is translation-equivariant
 (``z`` sees ``B u − b = B(u − ū)`` for any ``Bū = b``) and the class ``F(μ, L)`` is
@@ -49,15 +49,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as sla
+from mixbounds.checks.pep.networks import Network
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.solvers.apapc import APAPCParameters
 from mixbounds.solvers.reformulations import Reformulation
 
-from .networks import Network
-
-#: classes a PEP is formulated for (module docstring of :mod:`checks.pep`: what is not, and why)
+#: classes a PEP is formulated for (module docstring of :mod:`mixbounds.checks.pep`: what is not, and why)
 PEP_CLASSES = ("consensus", "coupled", "shared")
 #: singular values below this fraction of the largest count as zero (subspace bases)
 RANK_RTOL = 1e-10

@@ -1,10 +1,10 @@
 """The performance-estimation problem of K APAPC steps over ``f_i ∈ F(μ_f, L_f)``, solved by PEPit.
 
 ``ρ_PEP = (max V^K s.t. V⁰ <= 1)^{1/K}`` over every state ``(u⁰, u_f⁰, z⁰)`` of the iterates'
-subspace, every solution ``(u*, z*)`` of the reformulation (:class:`~checks.pep.model.LinearModel`)
+subspace, every solution ``(u*, z*)`` of the reformulation (:class:`~mixbounds.checks.pep.model.LinearModel`)
 and every ``f_i`` in ``F(μ_f, L_f)`` (one PEPit function per node, interpolation conditions of
 Taylor, Hendrickx & Glineur 2017: exact over the class, in every dimension).  ``V`` is
-:mod:`checks.pep.lyapunov`'s (with or without the dual terms).
+:mod:`mixbounds.checks.pep.lyapunov`'s (with or without the dual terms).
 
 Accuracy (what "solved" means here): the SDP is solved by cvxpy with Clarabel (SCS if Clarabel
 is absent); PEPit returns the dual objective (an upper bound) and the primal value (a lower
@@ -23,17 +23,16 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from mixbounds.checks.pep.availability import solver_name
+from mixbounds.checks.pep.lyapunov import WITH_DUAL, LyapunovWeights, lyapunov
+from mixbounds.checks.pep.model import LinearModel
+from mixbounds.checks.pep.step import apapc_step, apply
 from mixbounds.solvers.apapc import APAPCParameters
 from PEPit import PEP, Point
 from PEPit.expression import null_expression
 from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQuadraticFunction
 from PEPit.point import null_point
 from PEPit.tools.dict_operations import prune_dict, symmetrize_dict
-
-from .availability import solver_name
-from .lyapunov import WITH_DUAL, LyapunovWeights, lyapunov
-from .model import LinearModel
-from .step import apapc_step, apply
 
 #: largest accepted SDP inaccuracy (duality gap, primal/dual infeasibility, proof residual; V⁰ is normalised to 1)
 PEP_ACCURACY = 1e-6
@@ -114,7 +113,7 @@ class _Trajectory:
         self.model = model
         fclass = FUNCTION_CLASSES[function_class]
         self.fs = [pep.declare_function(fclass, mu=data.mu_f, L=data.L_f) for _ in range(n)]
-        for f in self.fs:  # u* = 0, z* = 0: every f_i is minimised at 0 with f_i(0) = 0 (checks.pep.model)
+        for f in self.fs:  # u* = 0, z* = 0: every f_i is minimised at 0 with f_i(0) = 0 (mixbounds.checks.pep.model)
             f.add_point((null_point, null_point, null_expression))
         Su, Sf, Rz = _whitened_bases(model, weights)
         u = apply(Su, [Point() for _ in range(Su.shape[1])], null_point)

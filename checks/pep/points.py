@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import math
 
-from .availability import available, missing_reason
-from .factor import iterations, rho_derived, rho_theorem
-from .model import ClassData, default_blocks, linear_model
-from .networks import network
+from mixbounds.checks.pep.availability import available, missing_reason
+from mixbounds.checks.pep.factor import iterations, rho_derived, rho_theorem
+from mixbounds.checks.pep.model import ClassData, default_blocks, linear_model
+from mixbounds.checks.pep.networks import network
 
 
 def _data(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float) -> ClassData:
-    # L_f = κ_f, μ_f = 1: ρ is invariant under f → c f (checks.pep.model); this scaling solved most accurately
+    # L_f = κ_f, μ_f = 1: ρ is invariant under f → c f (mixbounds.checks.pep.model); this scaling solved most accurately
     return ClassData(cls, network(kind, n, kappa_W), float(kappa_f), 1.0, default_blocks(cls, n))
 
 
@@ -41,18 +41,18 @@ def certificate_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: floa
     """``ρ_PEP`` of K steps of APAPC on ``cls`` over ``F(μ_f, L_f)`` against the theorem's factor."""
     if not available():
         return {"skipped": missing_reason()}
-    from .performance import solve_pep  # optional extra (module docstring)
+    from mixbounds.checks.pep.performance import solve_pep  # optional extra (module docstring)
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     return _base(model, solve_pep(model, K=K))
 
 
 def control_point(control: str, cls: str, kind: str, n: int, kappa_f: float, kappa_W: float) -> dict:
-    """A mis-set method (:mod:`checks.pep.controls`) measured with the theorem's Lyapunov function."""
+    """A mis-set method (:mod:`mixbounds.checks.pep.controls`) measured with the theorem's Lyapunov function."""
     if not available():
         return {"skipped": missing_reason()}
-    from . import controls  # optional extra (module docstring)
-    from .performance import solve_pep
+    from mixbounds.checks.pep import controls  # optional extra (module docstring)
+    from mixbounds.checks.pep.performance import solve_pep
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     if control == "theta_doubled":
@@ -70,8 +70,8 @@ def extraction_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float
     """Worst case → quadratic instance → the suite's APAPC from the worst-case state: ``V^K`` must agree."""
     if not available():
         return {"skipped": missing_reason()}
-    from .extract import cross_check, quadratic_fit  # optional extra (module docstring)
-    from .performance import solve_pep
+    from mixbounds.checks.pep.extract import cross_check, quadratic_fit  # optional extra (module docstring)
+    from mixbounds.checks.pep.performance import solve_pep
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     out = solve_pep(model, K=K)

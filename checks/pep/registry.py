@@ -4,21 +4,21 @@ Results (``thm:apapc`` through the reformulations of ``sec:optimal_alg_Smooth_St
 
 * ``pep.<class>.contraction.<param>`` — per sweep point, the exact worst case ``ρ_PEP`` of one APAPC
   step of the Lyapunov function over ``f_i ∈ F(μ_f, L_f)`` on a fixed network against the theorem's
-  factor ``ρ_thm`` (:mod:`checks.pep.factor`).  ``pass`` labelled ``certified (PEP)`` when every point
+  factor ``ρ_thm`` (:mod:`mixbounds.checks.pep.factor`).  ``pass`` labelled ``certified (PEP)`` when every point
   has ``ρ_PEP <= ρ_thm + PEP_ACCURACY``; a ``finding`` with both numbers otherwise; ``error`` when an
-  SDP did not solve to :data:`~checks.pep.performance.PEP_ACCURACY`; ``skipped`` without the extra.
+  SDP did not solve to :data:`~mixbounds.checks.pep.performance.PEP_ACCURACY`; ``skipped`` without the extra.
   ``pep.<class>.contraction.networks`` (full tier): path, ring, star, and K = 2.
 * ``pep.lyapunov.derived`` — every certificate point also has ``ρ_PEP <= ρ_derived`` (the factor the
-  derivation in :mod:`checks.pep.lyapunov` proves): ``fail`` otherwise (the PEP model or the
+  derivation in :mod:`mixbounds.checks.pep.lyapunov` proves): ``fail`` otherwise (the PEP model or the
   derivation is wrong).
 * ``pep.<class>.iterations.<param>`` / ``pep.<class>.comm.<param>`` — slopes of ``−1/log ρ_PEP`` and of
   ``(−1/log ρ_PEP) × communications per iteration`` against κ_f and κ_W, fitted and judged with the
-  suite's slope code (:func:`checks.verdict.fit_counts`, :func:`checks.sweeps.fit_integrity`,
-  :func:`checks.verdict.band_ok` with :data:`checks.rates.TOL`) against Table 1's exponents of the
+  suite's slope code (:func:`mixbounds.checks.verdict.fit_counts`, :func:`mixbounds.checks.sweeps.fit_integrity`,
+  :func:`mixbounds.checks.verdict.band_ok` with the tier's Table 1 slope tolerance ``Tier.table1.slope_tol``) against Table 1's exponents of the
   class's ``grad`` and ``comm`` cells: the PEP gives the exact worst case of the Lyapunov
   contraction, so the exponent is judged two-sided.
 * ``pep.<class>.worst_case`` — the worst case of the PEP built as a suite instance and run by the
-  suite's APAPC from the worst-case state (:mod:`checks.pep.extract`): ``pass`` when its ``V^K``
+  suite's APAPC from the worst-case state (:mod:`mixbounds.checks.pep.extract`): ``pass`` when its ``V^K``
   equals the PEP's to ``AGREE_ATOL``; ``skipped`` with the reason when the worst case is not quadratic.
 * ``control.pep.theta_doubled.<class>``, ``control.pep.wide_chebyshev.consensus`` — mis-set methods
   measured with the theorem's Lyapunov function: caught (``fail``) when ``ρ_PEP > ρ_thm`` or unbounded;
@@ -31,27 +31,21 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import get
-from mixbounds.checks.rates import TOL
+from mixbounds.checks.pep.availability import missing_reason
+from mixbounds.checks.pep.points import certificate_point, control_point, extraction_point
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.sweeps import POINTS, fit_integrity, geomspace
+from mixbounds.checks.sweeps import fit_integrity, geomspace
+from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import band_ok, fit_counts
-
-from .availability import missing_reason
-from .points import certificate_point, control_point, extraction_point
 
 LABEL = "thm:apapc"
 CERTIFIED = "certified (PEP)"
-#: same value as checks.pep.performance.PEP_ACCURACY (not imported: that module needs the optional extra)
+#: same value as mixbounds.checks.pep.performance.PEP_ACCURACY (not imported: that module needs the optional extra)
 PEP_ACCURACY = 1e-6
 CLASSES = ("consensus", "coupled", "shared")
-#: classes per tier: the shared class (and its worst case) only in the full tier, to keep the quick tier's SDPs at a
-#: few seconds (measured: 29 SDPs, 8.8 s of solver time under load with all three classes in the quick tier)
-TIER_CLASSES = {"tiny": ("consensus", "coupled"), "quick": ("consensus", "coupled"), "full": CLASSES}
-#: swept range per tier (κ_f sweep at κ_W = FIXED_W, κ_W sweep at κ_f = FIXED_F); the κ_W sweep of the
-#: quick tier starts at 100 so that the Chebyshev degree ⌈√κ_W⌉ is not dominated by its ceiling
-RANGE = {"tiny": ((10.0, 31.6), (100.0, 316.0)), "quick": ((10.0, 100.0), (100.0, 1000.0)),
-         "full": ((10.0, 1e4), (10.0, 1e4))}
+# classes, swept ranges and points per tier: Tier.pep (mixbounds.checks.tiers)
+#: κ_W of the κ_f sweep and κ_f of the κ_W sweep
 FIXED_F, FIXED_W = 10.0, 100.0
 NETWORK = ("path", 3)
 #: full tier: the certificate on other networks and with K = 2 (kind, n, κ_f, κ_W, K)
@@ -61,9 +55,9 @@ NETWORK_POINTS = tuple((kind, n, kf, kw, 1) for kind, n in (("path", 4), ("ring"
 EXTRACTION = ("path", 3, 10.0, 100.0, 1)
 
 
-def _grid(tier: str, param: str) -> list[float]:
-    lo, hi = RANGE[tier][0 if param == "kappa_f" else 1]
-    return geomspace(lo, hi, POINTS[tier])
+def _grid(tier: Tier, param: str) -> list[float]:
+    lo, hi = tier.pep.kappa_f_range if param == "kappa_f" else tier.pep.kappa_W_range
+    return geomspace(lo, hi, tier.pep.points)
 
 
 def _cert_task(cls: str, param: str, v: float) -> Task:
@@ -134,12 +128,12 @@ def derived_verdict(rid: str, pts: list[dict]) -> CheckResult:
     status = "pass" if margin <= PEP_ACCURACY else "fail"
     return CheckResult(id=rid, kind="pep", status=status, theory=0.0, tolerance=PEP_ACCURACY, label=LABEL,
                        detail=f"max ρ_PEP − ρ_derived over {len(ok)} solved points = {margin:.3g} "
-                              "(the derivation in checks.pep.lyapunov proves <= 0)",
+                              "(the derivation in mixbounds.checks.pep.lyapunov proves <= 0)",
                        **reading("max_rho_pep_minus_rho_derived", {"max_rho_pep_minus_rho_derived": margin,
                                                                    "points": len(ok)}))
 
 
-def slope_verdict(tier: str, rid: str, cls: str, oracle: str, param: str, pts: list[tuple[float, dict]],
+def slope_verdict(tier: Tier, rid: str, cls: str, oracle: str, param: str, pts: list[tuple[float, dict]],
                   theory_shift: float = 0.0, control: bool = False) -> CheckResult:
     """Slope of the PEP iterations (``oracle="grad"``) or communications (``"comm"``) in ``param``."""
     rows = [p for _, p in pts]
@@ -156,7 +150,7 @@ def slope_verdict(tier: str, rid: str, cls: str, oracle: str, param: str, pts: l
     ys = [p["iterations"] * (p["comm_per_iteration"] if oracle == "comm" else 1) for p in rows]
     fit = fit_counts(xs, ys)
     why = fit_integrity(fit, len(rows))
-    tol = TOL[tier]
+    tol = tier.table1.slope_tol
     if why:
         return CheckResult(id=rid, kind="pep", status="error", label=LABEL, cell=cell.id, param=param, control=control,
                            detail=why, points=rows)
@@ -241,18 +235,18 @@ def extraction_verdict(rid: str, p: dict) -> CheckResult:
 def checks() -> list[Check]:
     out = []
     def sweeps(tier):
-        return [(cls, param) for cls in TIER_CLASSES[tier] for param in ("kappa_f", "kappa_W")]
+        return [(cls, param) for cls in tier.pep.classes for param in ("kappa_f", "kappa_W")]
 
     def cert_tasks(tier):
         ts = [_cert_task(cls, param, v) for cls, param in sweeps(tier) for v in _grid(tier, param)]
-        if tier == "full":
+        if tier.pep.networks:
             ts += [_net_task(cls, pt) for cls in CLASSES for pt in NETWORK_POINTS]
         return ts
 
     def cert_ids(tier):
         ids = [f"pep.{cls}.contraction.{param}" for cls, param in sweeps(tier)]
         ids += [f"pep.{cls}.{o}.{param}" for cls, param in sweeps(tier) for o in ("iterations", "comm")]
-        if tier == "full":
+        if tier.pep.networks:
             ids += [f"pep.{cls}.contraction.networks" for cls in CLASSES]
         return ids + ["pep.lyapunov.derived"]
 
@@ -265,7 +259,7 @@ def checks() -> list[Check]:
             res.append(certificate_verdict(f"pep.{cls}.contraction.{param}", rows))
             res.append(slope_verdict(tier, f"pep.{cls}.iterations.{param}", cls, "grad", param, pts))
             res.append(slope_verdict(tier, f"pep.{cls}.comm.{param}", cls, "comm", param, pts))
-        if tier == "full":
+        if tier.pep.networks:
             for cls in CLASSES:
                 rows = [points[_net_task(cls, pt).key] for pt in NETWORK_POINTS]
                 every += rows
@@ -277,10 +271,10 @@ def checks() -> list[Check]:
                      description="exact worst case of APAPC's Lyapunov contraction over F(μ_f, L_f) (PEPit)"))
 
     out.append(Check(id="pep.worst_case", family="pep",
-                     result_ids=lambda t: [f"pep.{cls}.worst_case" for cls in TIER_CLASSES[t]],
-                     tasks=lambda t: [_extract_task(cls) for cls in TIER_CLASSES[t]],
+                     result_ids=lambda t: [f"pep.{cls}.worst_case" for cls in t.pep.classes],
+                     tasks=lambda t: [_extract_task(cls) for cls in t.pep.classes],
                      finalize=lambda t, pts: [extraction_verdict(f"pep.{cls}.worst_case", pts[_extract_task(cls).key])
-                                              for cls in TIER_CLASSES[t]],
+                                              for cls in t.pep.classes],
                      description="the PEP's worst case as a suite instance, run by the suite's APAPC"))
 
     ctrl_ids = list(CONTROLS)

@@ -1,7 +1,7 @@
 """One iteration of APAPC (Algorithm ``alg:apapc``) on slot sequences, line by line.
 
-The same lines as :class:`solvers.apapc._Iterates.step` (``b = 0``, see
-:mod:`checks.pep.model`), written on sequences of slot values so that one code serves PEPit
+The same lines as :class:`mixbounds.solvers.apapc._Iterates.step` (``b = 0``, see
+:mod:`mixbounds.checks.pep.model`), written on sequences of slot values so that one code serves PEPit
 points (the PEP) — every operation is a fixed scalar combination of slot values::
 
     u_g       = τ u + (1 − τ) u_f
