@@ -30,8 +30,9 @@ Sweeps (one parameter at a time, on the realized value):
 * κ sweeps: each κ of the class's row at fixed ``x`` (so ε follows the instance).
 
 Verdicts (same rules as :mod:`mixbounds.checks.rates` random families): a parameter in the cell's
-formula: ``slope <= θ + tol`` (θ = the formula's log-log slope along the realized points);
-absent: ``|slope| <= tol``.  Accuracy-sweep points whose hit came within fewer than
+formula: ``slope <= θ + tol`` (θ = the formula's log-log slope along the realized points), a pass whose
+95% CI lies wholly below ``θ − tol`` labelled ``upper holds, not exercised``
+(:func:`mixbounds.checks.verdict.upper_label`); absent: ``|slope| <= tol``.  Accuracy-sweep points whose hit came within fewer than
 :data:`MIN_ROWS` rows are pre-asymptotic and left out of the fit (listed in ``extra``).
 Log factors: Table 2 omits ``log(1/ε)`` (table caption), so
 the accuracy-sweep target of T2 includes it: θ is the log-log slope of ``x^e · ln x``
@@ -82,7 +83,7 @@ from mixbounds.checks.sweeps import (
     geomspace,
 )
 from mixbounds.checks.tiers import Tier
-from mixbounds.checks.verdict import band_ok, upper_ok
+from mixbounds.checks.verdict import band_ok, upper_label, upper_ok
 from mixbounds.checks.verdict_engine import (
     Fit,
     Judgement,
@@ -377,10 +378,14 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
                 if findings:
                     extra["derived_target"] = dtarget
         status = "finding" if findings else ("pass" if ok else "fail")
+        label = upper_label(status, f.ci, target, tol, control=control) if e > 0 else None
+        if e > 0:
+            extra.update(exercised=label is None, exercise_threshold=target - tol)
         cmp = "<=" if e > 0 else "|.| <="
         detail = (f"slope {slope:.3f} (95% CI {f.ci[0]:.3f}..{f.ci[1]:.3f}, R² {f.r2:.3f}) {cmp} {target:.3f} + {tol} "
-                  f"[exponent {e:g}]; {cell.oracle} counts {ys} at {param} {[round(v, 3) for v in xs]}")
-        return Judgement(status, detail, extra, findings, theory=target)
+                  f"[exponent {e:g}]; {cell.oracle} counts {ys} at {param} {[round(v, 3) for v in xs]}"
+                  + (f"; {label}: the CI lies below {target - tol:.3f}" if label else ""))
+        return Judgement(status, detail, extra, findings, theory=target, label=label)
 
     rules = SweepRules(screen=screen(param), row=sweep_point(param, cell.oracle), judge=judge,
                        select=asymptotic_points(table, control) if acc_param else None,

@@ -269,7 +269,7 @@ def apapc_steps(*, grad_G: Callable[[np.ndarray], np.ndarray], apply_BtB: Callab
     """``steps`` iterations of ``alg:apapc`` from an arbitrary state ``(u, u_f, z)``; returns the new state.
 
     The same :class:`_Iterates` step as :func:`apapc`, started where a caller puts it (the worst-case
-    state of a performance-estimation problem, :mod:`checks.pep.extract`) instead of ``u_f⁰ = u⁰``, ``z⁰ = 0``.
+    state of a performance-estimation problem, :mod:`mixbounds.checks.pep.extract`) instead of ``u_f⁰ = u⁰``, ``z⁰ = 0``.
     """
     it = _Iterates(u, params, Btb)
     it.u_f[...] = np.asarray(u_f, dtype=float).reshape(it.u.shape)

@@ -91,7 +91,7 @@ def test_certificate_each_class(cls):
     for key in ("N", "K", "W", "solver", "solver_status", "accuracy", "rho_pep", "rho_theorem"):
         assert key in p
     r = certificate_verdict(f"pep.{cls}.contraction.test", [p])
-    assert r.status == "pass" and r.extra["verdict_label"] == "certified (PEP)"
+    assert r.status == "pass" and r.verdict_label == "certified (PEP)"
 
 
 @needs_pep

@@ -105,7 +105,7 @@ def certificate_verdict(rid: str, pts: list[dict]) -> CheckResult:
     extra = {"solver": w["solver"], "solver_status": w["solver_status"], "W": w["W"]}
     if margin[worst] <= PEP_ACCURACY:
         return CheckResult(id=rid, kind="pep", status="pass", theory=w["rho_theorem"], tolerance=PEP_ACCURACY,
-                           label=LABEL, points=pts, extra={**extra, "verdict_label": CERTIFIED},
+                           label=LABEL, points=pts, extra=extra, verdict_label=CERTIFIED,
                            detail=f"{CERTIFIED}: ρ_PEP <= ρ_thm at all {len(pts)} points over F(μ_f, L_f) "
                                   f"(closest: ρ_PEP={w['rho_pep']:.6f} vs ρ_thm={w['rho_theorem']:.6f}, {where})",
                            **reading("rho_pep", readings))

@@ -90,7 +90,10 @@ class CheckResult:
     re-fit; ``findings``: the findings this check produced; ``variant``: the series a sweep result
     belongs to — the construction variant (``None`` for the construction as printed) or, for a
     random-family sweep, the family — which the id carries as its ``@variant`` suffix
-    (:func:`with_variant`).
+    (:func:`with_variant`); ``verdict_label``: what a ``pass`` means when it means less or more than the bare
+    status — ``upper holds, not exercised`` (:data:`mixbounds.checks.verdict.NOT_EXERCISED`), ``certified (PEP)``,
+    and, set on the tight results by :func:`mixbounds.checks.lower.certificates.certify`, ``tight`` or ``upper
+    matches, lower not certified``.
     """
 
     id: str
@@ -114,6 +117,7 @@ class CheckResult:
     extra: dict = field(default_factory=dict)
     variant: str | None = None
     readings: dict = field(default_factory=dict)
+    verdict_label: str | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
