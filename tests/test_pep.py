@@ -169,3 +169,16 @@ def test_skip_path_without_the_extra(monkeypatch):
         pts = {t.key: t.func(**t.kwargs) for t in ch.tasks(TINY)}
         for r in ch.finalize(TINY, pts):
             assert r.status == "skipped" and "pep" in r.detail, r.id
+
+
+@needs_pep
+def test_smaller_pep_after_a_larger_one_in_one_process():
+    """PEPit caches values on its shared null point: a larger PEP (coupled, Gram 22) then a smaller one (consensus,
+    Gram 17) in the same process must both extract their worst cases (verify workers run many PEPs each)."""
+    from mixbounds.checks.pep.performance import solve_pep
+
+    big = solve_pep(linear_model(_data("coupled", "path", 3, 10.0, 100.0)))
+    small = solve_pep(linear_model(_data("consensus", "path", 3, 10.0, 100.0)))
+    assert big.gram_size > small.gram_size
+    assert small.solved and len(small.worst["functions"]) == 3
+    assert all(x.shape == (small.gram_size,) for x, _, _ in small.worst["functions"][0])

@@ -176,6 +176,7 @@ def solve_pep(model: LinearModel, K: int = 1, with_dual: bool = WITH_DUAL, solve
         raise ValueError(f"PEP: need K >= 1 steps, got {K}")
     solver = solver or solver_name()
     weights = LyapunovWeights.of(model.params, model.P_pinv, with_dual)
+    _forget_null_values()
     pep = PEP()
     traj = _Trajectory(pep, model, weights, K, step_params, function_class)
     pep.set_initial_condition(traj.V[0] <= 1)
@@ -200,6 +201,19 @@ def solve_pep(model: LinearModel, K: int = 1, with_dual: bool = WITH_DUAL, solve
         out.proof_residual = _proof_residual(pep)
     out.worst = _worst_case(traj)
     return out
+
+
+def _forget_null_values() -> None:
+    """Clear the values PEPit caches on its module-level ``null_point`` / ``null_expression``.
+
+    ``Point.eval`` stores a combination's value on first use, and the null point is one object shared by every
+    PEP of the process: after a PEP with a Gram of size 25 it keeps a zero vector of length 25, and the worst-case
+    extraction of a later, smaller PEP (``_worst_case``) failed with "index can't contain negative values"
+    (measured: coupled κ_f = 100 then shared, one process; a verify worker that runs a coupled PEP before a
+    consensus one does the same).
+    """
+    null_point._value = None
+    null_expression._value = None
 
 
 def _infeasibilities(pep: PEP) -> tuple[float, float]:
