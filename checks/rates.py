@@ -9,7 +9,14 @@ others at the base point, :mod:`mixbounds.checks.sweeps`) on
   ``absent`` (θ = 0): ``|slope| <= tol``;
 * one **random family** — ``upper``: ``slope <= θ + tol`` (an upper bound only); a pass whose 95% CI lies
   wholly below ``θ − tol`` is labelled ``upper holds, not exercised`` (``verdict_label``,
-  :func:`mixbounds.checks.verdict.upper_label`): the family does not come near the bound there.
+  :func:`mixbounds.checks.verdict.upper_label`): the family does not come near the bound there;
+* the **PEP worst cases** (``…@pep-worst``, the third series, :mod:`mixbounds.checks.pep.series`): at every
+  point of the PEP sweeps (``Tier.pep``: consensus and coupled, the shared class in the full tier; κ_f and κ_W
+  on a path of 3 nodes) the worst case of APAPC's one-step Lyapunov contraction over ``F(μ_f, L_f)`` — over
+  quadratic ``f_i`` where the class's worst case is not quadratic (always for the shared class; each result
+  says which) — built as an instance and judged as the random families are.  The sweep points are the
+  certificates' own tasks (:func:`mixbounds.checks.pep.registry.certificate_task`: one SDP for both).  Not
+  swept there: κ_A and κ̂_{C̃ᵀ} (the PEP's blocks are fixed scalars).
 
 The measured quantity is the per-accuracy cost between ``ε₁`` and ``ε₂`` (rate-based,
 see :func:`upper_point`) of the paper's optimal method (``mixbounds.solvers.solve``, APAPC with Chebyshev acceleration) for
@@ -27,9 +34,13 @@ tightness ratio (solver / bound, per decade of accuracy) and its slope.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
+from mixbounds.bounds.claims import get
 from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
+from mixbounds.checks.pep import registry as pep
+from mixbounds.checks.pep.points import rate_key
 from mixbounds.checks.rate_measure import MAX_ITER, rate_point
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, with_variant
@@ -311,10 +322,98 @@ def _random_check(cls: str) -> Check:
                  description=f"APAPC+Chebyshev slopes on the {CLASS_FAMILIES[cls][1]} family")
 
 
+# ----------------------------------------------------------------------------- the PEP worst cases (third series)
+#: the id suffix and family of the third series (:mod:`mixbounds.checks.pep.series`)
+PEP_FAMILY = "pep-worst"
+#: the series' negative control: its consensus κ_f sweep judged against the exponent lowered by ½ (κ_f absent from the
+#: gradient count): the series measures a κ_f dependence, so that claim must fail.  APAPC without Chebyshev is no
+#: control here (:data:`mixbounds.checks.pep.registry.RATE_METHODS`)
+PEP_CONTROL_SHIFT = -0.5
+PEP_CONTROL_ID = f"control.rates.exponent{PEP_CONTROL_SHIFT:+g}.T1.consensus.grad.kappa_f@pep-worst"
+
+
+def pep_sweeps(tier: Tier) -> list[Sweep]:
+    """The PEP sweeps of the tier's classes (``Tier.pep``) as Table 1 sweeps of family ``pep-worst``."""
+    base = {"kappa_f": pep.FIXED_F, "kappa_W": pep.FIXED_W}
+    return [Sweep(cls, PEP_FAMILY, p, base, tuple(pep.grid(tier, p)), eps=UB_EPS2)
+            for cls in tier.pep.classes for p in ("kappa_f", "kappa_W")]
+
+
+def _pep_points(sw: Sweep, points: dict) -> list[tuple[float, dict]]:
+    return [(v, points[pep.certificate_task(sw.cls, sw.param, v).key]) for v in sw.grid]
+
+
+def _series_summary(sw: Sweep, raw: list[tuple[float, dict]], method: str) -> tuple[str, list]:
+    """What the instances of a PEP sweep are (the detail's preamble) and, per point, their provenance."""
+    rows = []
+    for v, p in raw:
+        q = p.get(rate_key(method)) or {}
+        rows.append({"target": v, **{k: q.get(k) for k in ("source", "rho_pep", "rho_pep_quadratic", "rho_instance",
+                                                           "V1_difference", "residual", "D", "x_star_rel_diff")}})
+    quad = sum(r["source"] == "quadratics" for r in rows)
+    kind, n = pep.NETWORK
+    src = ("the worst case over F(μ_f, L_f), quadratic" if quad == 0 else
+           "the worst case over quadratic f_i (over F(μ_f, L_f) it is not quadratic)" if quad == len(rows) else
+           f"the worst case over F(μ_f, L_f) (quadratic) at {len(rows) - quad} points and over quadratic f_i at "
+           f"{quad} (there the class's worst case is not quadratic)")
+    return (f"{method} on the one-step PEP worst cases of APAPC on the {kind} of {n} nodes, {src}; "), rows
+
+
+def _pep_worst_verdict(tier: Tier, cell, sw: Sweep, points: dict, *, method: str = "apapc", control: bool = False,
+                       theory_shift: float = 0.0, rid: str | None = None) -> CheckResult:
+    raw = _pep_points(sw, points)
+    skip = next((p["skipped"] for _, p in raw if "skipped" in p), None)
+    rid = rid or with_variant(f"{cell.id}.{sw.param}.{'upper' if cell.exponent(sw.param) > 0 else 'absent'}",
+                              PEP_FAMILY)
+    if skip:
+        return CheckResult(id=rid, kind="upper", status="skipped", detail=skip, label=cell.source, cell=cell.id,
+                           param=sw.param, control=control, variant=PEP_FAMILY)
+    pts = [(v, p.get(rate_key(method)) or {"error": "no worst-case series point recorded"}) for v, p in raw]
+    r = verdict(tier, cell, sw.param, sw, pts, random=True, control=control, theory_shift=theory_shift, rid=rid)
+    pre, rows = _series_summary(sw, raw, method)
+    return replace(r, detail=pre + r.detail, extra={**r.extra, "pep_worst": rows},
+                   instance={**r.instance, "method": method, "network": list(pep.NETWORK)})
+
+
+def _pep_worst_check() -> Check:
+    """Table 1's third series: the PEP's worst cases as instances (:mod:`mixbounds.checks.pep.series`), judged as the
+    random families are (an upper bound; ``upper holds, not exercised`` when far below), on the classes and κ
+    ranges of ``Tier.pep``; the sweep points are the PEP certificates' own tasks (one SDP each)."""
+
+    def result_ids(tier):
+        return [with_variant(f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}", PEP_FAMILY)
+                for sw in pep_sweeps(tier) for c in cells_of(sw.cls)]
+
+    def tasks(tier):
+        return [pep.certificate_task(sw.cls, sw.param, v) for sw in pep_sweeps(tier) for v in sw.grid]
+
+    def finalize(tier, points):
+        return [_pep_worst_verdict(tier, c, sw, points) for sw in pep_sweeps(tier) for c in cells_of(sw.cls)]
+
+    return Check(id="rates.pep_worst", family="rates", result_ids=result_ids, tasks=tasks, finalize=finalize,
+                 description="APAPC+Chebyshev slopes on the PEP worst cases (third series)")
+
+
+def _pep_worst_control() -> Check:
+    def sw_of(tier):
+        return next(sw for sw in pep_sweeps(tier) if (sw.cls, sw.param) == ("consensus", "kappa_f"))
+
+    def finalize(tier, points):
+        return [_pep_worst_verdict(tier, get("T1.consensus.grad"), sw_of(tier), points, control=True,
+                                   theory_shift=PEP_CONTROL_SHIFT, rid=PEP_CONTROL_ID)]
+
+    return Check(id="control.rates.exponent.pep_worst", family="controls", result_ids=lambda t: [PEP_CONTROL_ID],
+                 tasks=lambda t: [pep.certificate_task("consensus", "kappa_f", v) for v in sw_of(t).grid],
+                 finalize=finalize,
+                 description="the PEP worst cases' κ_f slope must fail against an exponent lowered by ½")
+
+
 def checks() -> list[Check]:
     out = []
     for cls, (worst, rnd, _) in CLASS_FAMILIES.items():
         if worst is not None:
             out.append(_worst_check(cls))
         out.append(_random_check(cls))
+    out.append(_pep_worst_check())
+    out.append(_pep_worst_control())
     return out

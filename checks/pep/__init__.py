@@ -6,7 +6,8 @@ reformulation as fixed scalar matrices, read off :class:`~mixbounds.solvers.refo
 :mod:`~mixbounds.checks.pep.factor` (the theorem's and the derived per-step factors), :mod:`~mixbounds.checks.pep.step` (one
 APAPC iteration on PEP points), :mod:`~mixbounds.checks.pep.performance` (the PEP, solved by PEPit + Clarabel),
 :mod:`~mixbounds.checks.pep.controls` (mis-set methods), :mod:`~mixbounds.checks.pep.extract` (worst case → suite instance →
-the suite's APAPC), :mod:`~mixbounds.checks.pep.points` / :mod:`~mixbounds.checks.pep.registry` (the ``pep.*`` and
+the suite's APAPC), :mod:`~mixbounds.checks.pep.series` (the worst cases as the third Table 1 series),
+:mod:`~mixbounds.checks.pep.points` / :mod:`~mixbounds.checks.pep.registry` (the ``pep.*`` and
 ``control.pep.*`` results of ``mixbounds verify``), :mod:`~mixbounds.checks.pep.availability` (the ``[pep]`` extra).
 Only ``availability``, ``networks``, ``model``, ``lyapunov``, ``factor``, ``step``, ``points`` and
 ``registry`` import without the extra.
@@ -39,6 +40,10 @@ Not formulated, and why:
   quadratics and says so.
 
 The extracted worst cases as a third instance family: :func:`mixbounds.checks.pep.extract.build_instance`
-returns an :class:`~mixbounds.instances.instance.Instance` (family ``"pep-worst"``, ``x* = 0``); it lives in the
-checks layer because building it solves a PEP (PEPit is not an instances-layer dependency).
+returns an :class:`~mixbounds.instances.instance.Instance` (family ``"pep-worst"``, ``x* = 0``: the cross-check
+of ``V^K``); :mod:`mixbounds.checks.pep.series` builds, at every sweep point, the worst case as an instance with a
+non-zero solution placed where the solvers' start is the worst-case state (as far as ``u⁰ = 0``, ``z⁰ = 0`` can
+be) and measures the paper's method on it: the third series of the Table 1 sweeps (``T1.…@pep-worst``,
+:mod:`mixbounds.checks.rates`).  Both live in the checks layer because building them solves a PEP (PEPit is not
+an instances-layer dependency).
 """

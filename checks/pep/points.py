@@ -37,14 +37,35 @@ def _base(model, outcome) -> dict:
             "comm_per_iteration": model.degree, "apapc": p.as_dict(), "reformulation": model.reform}
 
 
-def certificate_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float, K: int = 1) -> dict:
-    """``ρ_PEP`` of K steps of APAPC on ``cls`` over ``F(μ_f, L_f)`` against the theorem's factor."""
+def certificate_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float, K: int = 1,
+                      rate_methods: tuple = ()) -> dict:
+    """``ρ_PEP`` of K steps of APAPC on ``cls`` over ``F(μ_f, L_f)`` against the theorem's factor.
+
+    ``rate_methods``: also build the worst case as a ``pep-worst`` instance and measure each of these methods on
+    it (:func:`mixbounds.checks.pep.series.worst_case_rates`), recorded under ``rate`` (``apapc``) and
+    ``rate_<method>``: the third series of the Table 1 sweeps shares the SDP with the certificate.  A failure
+    there is recorded as that series' error and leaves the certificate as it is.
+    """
     if not available():
         return {"skipped": missing_reason()}
     from mixbounds.checks.pep.performance import solve_pep  # optional extra (module docstring)
+    from mixbounds.checks.pep.series import worst_case_rates
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
-    return _base(model, solve_pep(model, K=K))
+    out = solve_pep(model, K=K)
+    rec = _base(model, out)
+    if rate_methods:
+        try:
+            rates = worst_case_rates(model, out, tuple(rate_methods))
+        except Exception as exc:  # noqa: BLE001 - the series' error, not the certificate's
+            rates = {m: {"error": f"{type(exc).__name__}: {exc}"} for m in rate_methods}
+        rec.update({rate_key(m): p for m, p in rates.items()})
+    return rec
+
+
+def rate_key(method: str) -> str:
+    """Where :func:`certificate_point` records the worst-case series point of ``method``."""
+    return "rate" if method == "apapc" else f"rate_{method}"
 
 
 def control_point(control: str, cls: str, kind: str, n: int, kappa_f: float, kappa_W: float) -> dict:

@@ -17,6 +17,9 @@ Results (``thm:apapc`` through the reformulations of ``sec:optimal_alg_Smooth_St
   :func:`mixbounds.checks.verdict.band_ok` with the tier's Table 1 slope tolerance ``Tier.table1.slope_tol``) against Table 1's exponents of the
   class's ``grad`` and ``comm`` cells: the PEP gives the exact worst case of the Lyapunov
   contraction, so the exponent is judged two-sided.
+* the sweep points' worst cases are also measured as the third series of the Table 1 sweeps (``T1.…@pep-worst``,
+  :mod:`mixbounds.checks.rates`, :mod:`mixbounds.checks.pep.series`): :func:`certificate_task` is the one task
+  of a sweep point for both.
 * ``pep.<class>.worst_case`` — the worst case of the PEP built as a suite instance and run by the
   suite's APAPC from the worst-case state (:mod:`mixbounds.checks.pep.extract`): ``pass`` when its ``V^K``
   equals the PEP's to ``AGREE_ATOL``; ``skipped`` with the reason when the worst case is not quadratic.
@@ -55,15 +58,26 @@ NETWORK_POINTS = tuple((kind, n, kf, kw, 1) for kind, n in (("path", 4), ("ring"
 EXTRACTION = ("path", 3, 10.0, 100.0, 1)
 
 
-def _grid(tier: Tier, param: str) -> list[float]:
+def grid(tier: Tier, param: str) -> list[float]:
+    """The κ_f or κ_W grid of the tier's PEP sweeps (``Tier.pep``)."""
     lo, hi = tier.pep.kappa_f_range if param == "kappa_f" else tier.pep.kappa_W_range
     return geomspace(lo, hi, tier.pep.points)
 
 
-def _cert_task(cls: str, param: str, v: float) -> Task:
+#: the methods measured on the worst case of every sweep point (:mod:`mixbounds.checks.pep.series`): the paper's.
+#: APAPC without Chebyshev acceleration is no control there: on the consensus worst cases (path of 3, κ_f = 10) its
+#: gradient count did not move with κ_W (186.5 per accuracy window at κ_W = 100, 178, 316, tiny tier) — the
+#: one-step worst case does not excite the slowest consensus mode
+RATE_METHODS = ("apapc",)
+
+
+def certificate_task(cls: str, param: str, v: float) -> Task:
+    """The task of one sweep point: its certificate and its worst case measured as a ``pep-worst`` instance (one
+    SDP for both: the PEP checks here and the third series of :mod:`mixbounds.checks.rates` request this task)."""
     kf, kw = (v, FIXED_W) if param == "kappa_f" else (FIXED_F, v)
     kind, n = NETWORK
-    return Task(certificate_point, {"cls": cls, "kind": kind, "n": n, "kappa_f": kf, "kappa_W": kw, "K": 1},
+    return Task(certificate_point, {"cls": cls, "kind": kind, "n": n, "kappa_f": kf, "kappa_W": kw, "K": 1,
+                                    "rate_methods": RATE_METHODS},
                 label=f"PEP {cls} κ_f={kf:g} κ_W={kw:g}")
 
 
@@ -238,7 +252,7 @@ def checks() -> list[Check]:
         return [(cls, param) for cls in tier.pep.classes for param in ("kappa_f", "kappa_W")]
 
     def cert_tasks(tier):
-        ts = [_cert_task(cls, param, v) for cls, param in sweeps(tier) for v in _grid(tier, param)]
+        ts = [certificate_task(cls, param, v) for cls, param in sweeps(tier) for v in grid(tier, param)]
         if tier.pep.networks:
             ts += [_net_task(cls, pt) for cls in CLASSES for pt in NETWORK_POINTS]
         return ts
@@ -253,7 +267,7 @@ def checks() -> list[Check]:
     def cert_final(tier, points):
         res, every = [], []
         for cls, param in sweeps(tier):
-            pts = [(v, points[_cert_task(cls, param, v).key]) for v in _grid(tier, param)]
+            pts = [(v, points[certificate_task(cls, param, v).key]) for v in grid(tier, param)]
             rows = [p for _, p in pts]
             every += rows
             res.append(certificate_verdict(f"pep.{cls}.contraction.{param}", rows))
