@@ -12,6 +12,12 @@ reformulations with Chebyshev preconditioning.  Instances: ``convex-<class>`` (T
 rank-deficient quadratics) and ``nonsmooth-<class>`` (T3; T4 with variant
 ``strongly-convex``), :mod:`mixbounds.instances.convex`, :mod:`mixbounds.instances.nonsmooth`.
 
+Non-quadratic series (Table 2): the same sweeps on the ``logcosh`` variant of the convex families (a
+rank-deficient quadratic plus Huber-smoothed terms, exact ``L_f = 1`` and ``μ_f = 0``,
+:mod:`mixbounds.instances.convex`; reference by equality-constrained Newton, relative KKT residual ``<= 1e-9``),
+results ``…@convex-<class>+logcosh``, the sweeps ``Tier.tables24.nonquadratic`` selects (quick: every class's
+accuracy sweep; full: all).  Tables 3–4 need none: their families are absolute deviations.
+
 Measured quantity: the oracle counts until the method's output is an ``(ε, δ)``-solution
 of the original problem (function gap ``<= ε`` and distance to the feasible set ``<= δ``;
 T2 uses the row from which the criterion holds until the end of the run, APAPC being
@@ -71,16 +77,19 @@ import time
 import numpy as np
 from mixbounds.bounds.claims import REGISTRY
 from mixbounds.checks.run.framework import Check, Task
-from mixbounds.checks.run.result import CheckResult, Finding, reading
+from mixbounds.checks.run.result import CheckResult, Finding, reading, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     CLASS_FAMILIES,
+    NONQUADRATIC,
     PARAM_KW,
     PARAM_REALIZED,
     fit_integrity,
     fit_slope,
     formula_slope,
     geomspace,
+    nonquadratic_params,
+    series_name,
 )
 from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import band_ok, upper_label, upper_ok
@@ -212,7 +221,7 @@ def point(table: int, family: str, params: dict, x: float, solver: str, method: 
 def _task(table, cls, params, x, solver=None, method="apapc", *, tier: Tier) -> Task:
     fam, var = family_of(table, cls)
     p = dict(params)
-    p["variant"] = var
+    p.setdefault("variant", var)  # the non-quadratic series names its own (nonquadratic_sweeps)
     kw = {"table": table, "family": fam, "params": p, "x": float(x), "solver": solver or SOLVER[table], "method": method,
           "max_inner": tier.tables24.max_inner}
     return Task(point, kw, label=f"T{table} {fam} x={x:g} {solver or SOLVER[table]}/{method} {params}")
@@ -239,6 +248,24 @@ def sweeps(tier: Tier, table: int, cls: str) -> list[tuple[str, dict, list, list
             pts.append((q, xb))
         out.append((p, base, kgrid, pts))
     return out
+
+
+def nonquadratic_sweeps(tier: Tier, table: int, cls: str) -> list[tuple[str, dict, list, list]]:
+    """Table 2's non-quadratic series: the sweeps of :func:`sweeps` that ``Tier.tables24.nonquadratic`` selects, on the
+    ``logcosh`` variant of the convex family (exact ``L_f = 1``, ``μ_f = 0``: :mod:`mixbounds.instances.convex`).
+    Tables 3–4 have none (their families are non-quadratic already: absolute deviations)."""
+    if table != 2:
+        return []
+    keep = nonquadratic_params(tier.tables24.nonquadratic, cls, [ACC[2], *class_params(cls)])
+    return [(p, base, grid, [(dict(q, variant=NONQUADRATIC), x) for q, x in pts])
+            for p, base, grid, pts in sweeps(tier, table, cls) if p in keep]
+
+
+def _series(table: int, cls: str, pts: list) -> str | None:
+    """The ``@variant`` of a sweep's results: ``None`` for the table's own family, ``<family>+logcosh`` for the
+    non-quadratic series."""
+    v = pts[0][0].get("variant") if pts else None
+    return series_name(family_of(table, cls)[0], v) if v else None
 
 
 def _log_target(exponent: float, xs) -> float:
@@ -339,14 +366,15 @@ def positive_fit(oracle: str, control: bool):
     return fit
 
 
-def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, method="apapc", solver=None) -> CheckResult:
+def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, method="apapc", solver=None,
+            variant: str | None = None) -> CheckResult:
     """The slope verdict of one Tables 2-4 sweep (module docstring), by :func:`judge_sweep`: ``slope <= target + tol``
     for a parameter of the cell, ``|slope| <= tol`` for an absent one; Table 2's log tolerance and log-including
     accuracy target, Table 4's log-factor finding and the derived-terms finding are the special rules."""
     e = cell.exponent(param)
     de = cell.exponent(param, derived=True)
     kind = "upper" if e > 0 else "absent"
-    rid = rid or f"{cell.id}.{param}.{kind}"
+    rid = rid or with_variant(f"{cell.id}.{param}.{kind}", variant)
     acc_param = param == ACC[table]
     tol = table2_log_tolerance(table, acc_param, tier.tables24.slope_tol)
 
@@ -392,26 +420,32 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
                        fit=positive_fit(cell.oracle, control), integrity=integrity_stop(fit_integrity, len(grid)))
     inst = {"table": table, "family": pts[0].get("family") if pts and "family" in pts[0] else None,
             "param": param, "method": method, "solver": solver or SOLVER[table]}
+    if variant:
+        inst["variant"] = variant
     return judge_sweep(rid, list(zip(grid, pts)), rules, control=control, kind=kind, theory=e, tolerance=tol,
                        label=cell.source, cell=cell.id, param=param, instance=inst,
-                       expected="fail" if control else None)
+                       expected="fail" if control else None, variant=variant)
 
 
 def _class_check(table: int, cls: str) -> Check:
     cs = cells(table, cls)
 
+    def all_sweeps(tier):
+        return sweeps(tier, table, cls) + nonquadratic_sweeps(tier, table, cls)
+
     def result_ids(tier):
-        return [f"{c.id}.{p}.{'upper' if c.exponent(p) > 0 else 'absent'}" for p, *_ in sweeps(tier, table, cls) for c in cs]
+        return [with_variant(f"{c.id}.{p}.{'upper' if c.exponent(p) > 0 else 'absent'}", _series(table, cls, pts))
+                for p, _, _, pts in all_sweeps(tier) for c in cs]
 
     def tasks(tier):
-        return [_task(table, cls, q, x, tier=tier) for _, _, _, pts in sweeps(tier, table, cls) for q, x in pts]
+        return [_task(table, cls, q, x, tier=tier) for _, _, _, pts in all_sweeps(tier) for q, x in pts]
 
     def finalize(tier, points):
         out = []
-        for p, base, grid, pts in sweeps(tier, table, cls):
+        for p, base, grid, pts in all_sweeps(tier):
             got = [points[_task(table, cls, q, x, tier=tier).key] for q, x in pts]
             for c in cs:
-                out.append(verdict(tier, table, c, p, grid, got))
+                out.append(verdict(tier, table, c, p, grid, got, variant=_series(table, cls, pts)))
         return out
 
     return Check(id=f"nonsmooth.T{table}.{cls}", family="nonsmooth", result_ids=result_ids, tasks=tasks, finalize=finalize,

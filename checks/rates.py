@@ -48,6 +48,7 @@ from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     CLASS_FAMILIES,
+    NONQUADRATIC,
     PARAM_REALIZED,
     UB_EPS1,
     UB_EPS2,
@@ -57,6 +58,7 @@ from mixbounds.checks.sweeps import (
     fit_slope,
     formula_slope,
     random_sweeps,
+    series_name,
     worst_sweeps,
 )
 from mixbounds.checks.tiers import Tier
@@ -72,6 +74,7 @@ from mixbounds.checks.verdict_engine import (
     judge_sweep,
 )
 from mixbounds.instances.classes import WORST_FAMILY
+from mixbounds.instances.reference.kkt import KKT_RTOL
 
 #: realized vs target for a sweep parameter (the families tune to 1e-6 or better, the worst-case
 #: κ̂/κ̃ to about 1e-3 because of the chain truncation)
@@ -82,14 +85,19 @@ TRUNC_RTOL = 0.02
 # ----------------------------------------------------------------------------- task
 def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = UB_EPS1, eps2: float = UB_EPS2,
                 max_iter: int = MAX_ITER) -> dict:
-    """Build one instance, solve it exactly (:func:`mixbounds.instances.reference.kkt.reference_solution`) and with
-    ``method``; the per-accuracy cost between ``eps1`` and ``eps2`` (:func:`mixbounds.checks.rate_measure.rate_point`,
-    which says why the cost is rate-based)."""
+    """Build one instance, solve it exactly (:func:`mixbounds.instances.reference.kkt.reference_solution`: one KKT
+    solve for a quadratic, equality-constrained Newton otherwise, relative KKT residual ``<= KKT_RTOL`` = 1e-9 or an
+    error — recorded as ``reference``) and with ``method``; the per-accuracy cost between ``eps1`` and ``eps2``
+    (:func:`mixbounds.checks.rate_measure.rate_point`, which says why the cost is rate-based)."""
     kw = dict(params)
     if family in WORST_FAMILY.values():
         kw.setdefault("eps", eps2)
     inst, ref = instance_and_reference(family, kw)
-    return rate_point(inst, ref.u, method=method, eps1=eps1, eps2=eps2, max_iter=max_iter)
+    out = rate_point(inst, ref.u, method=method, eps1=eps1, eps2=eps2, max_iter=max_iter)
+    # the certified reference (a KKT solve independent of the method judged; its residual <= KKT_RTOL or no point)
+    out["reference"] = {"method": ref.method, "kkt_residual": ref.kkt_residual, "kkt_rtol": KKT_RTOL,
+                        "objective": inst.problem.objective.describe().get("type")}
+    return out
 
 
 def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER, chain_scale: float = 1.0) -> Task:
@@ -155,7 +163,8 @@ def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theor
     # a worst-case sweep of a cell the paper calls tight is judged two-sided; the random families (and any cell the
     # paper does not call tight) one-sided, with the label NOT_EXERCISED when the slope lies far below the bound
     kind = "absent" if theory <= 0 and not random else ("tight" if cell.tight and not random else "upper")
-    variant = sw.family if random else (None if sw.variant in (None, "printed") else sw.variant)
+    variant = series_name(sw.family, sw.extra.get("objective")) if random else \
+        (None if sw.variant in (None, "printed") else sw.variant)
     if rid is None:
         rid = with_variant(f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}",
                            variant)
@@ -193,7 +202,8 @@ def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theor
     rules = SweepRules(screen=screen(param), row=sweep_point(param, cell.oracle), judge=judge, target_rtol=TARGET_RTOL,
                        integrity=integrity_stop(fit_integrity, len(sw.grid)))
     inst = {"family": sw.family, "variant": sw.variant or ("printed" if not random else "default"), "base": sw.base,
-            "param": param, "eps": [UB_EPS1, UB_EPS2], "method": "apapc"}
+            "param": param, "eps": [UB_EPS1, UB_EPS2], "method": "apapc",
+            "objective": sw.extra.get("objective", "quadratic")}
     return judge_sweep(rid, pts, rules, control=control, kind=kind, theory=theory, tolerance=tol, label=cell.source,
                        cell=cell.id, param=param, instance=inst, expected="fail" if control else None, variant=variant)
 
@@ -301,25 +311,31 @@ def _worst_check(cls: str) -> Check:
 
 
 def _random_check(cls: str) -> Check:
+    """The random family of ``cls``: its quadratic series (every parameter) and its non-quadratic one (log-cosh
+    objectives with exact constants, the parameters ``Tier.table1.nonquadratic`` selects)."""
     cells = cells_of(cls)
 
+    def sweeps(tier):
+        return random_sweeps(tier, cls) + random_sweeps(tier, cls, NONQUADRATIC)
+
     def result_ids(tier):
-        return [f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}@{sw.family}"
-                for sw in random_sweeps(tier, cls) for c in cells]
+        return [with_variant(f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}",
+                             series_name(sw.family, sw.extra.get("objective")))
+                for sw in sweeps(tier) for c in cells]
 
     def tasks(tier):
-        return [_task(sw, v) for sw in random_sweeps(tier, cls) for v in sw.grid]
+        return [_task(sw, v) for sw in sweeps(tier) for v in sw.grid]
 
     def finalize(tier, points):
         out = []
-        for sw in random_sweeps(tier, cls):
+        for sw in sweeps(tier):
             ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
             for c in cells:
                 out.append(verdict(tier, c, sw.param, sw, ub, random=True))
         return out
 
     return Check(id=f"rates.{cls}.random", family="rates", result_ids=result_ids, tasks=tasks, finalize=finalize,
-                 description=f"APAPC+Chebyshev slopes on the {CLASS_FAMILIES[cls][1]} family")
+                 description=f"APAPC+Chebyshev slopes on the {CLASS_FAMILIES[cls][1]} family (quadratic and log-cosh)")
 
 
 # ----------------------------------------------------------------------------- the PEP worst cases (third series)

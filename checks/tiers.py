@@ -52,6 +52,9 @@ class Table1Sweeps:
     nocheb_range: tuple
     #: the same on the identical-C̃ classes
     nocheb_ident_range: tuple
+    #: the random families' non-quadratic series (log-cosh objectives, :mod:`mixbounds.checks.sweeps`): class →
+    #: swept parameters; ``None``: every class, every parameter (the quick tier keeps a few seconds of it)
+    nonquadratic: Mapping[str, tuple] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,9 @@ class Tables24Sweeps:
     max_inner: int
     #: seeds of the Table 4 mixed-class A-count finding
     seeds_t4a: tuple
+    #: Table 2's non-quadratic series (the ``logcosh`` variant of the convex families): class → swept parameters
+    #: (``LR2_eps`` the accuracy sweep); ``None``: every class, every parameter
+    nonquadratic: Mapping[str, tuple] | None = None
 
 
 @dataclass(frozen=True)
@@ -178,11 +184,11 @@ TINY = Tier(
                              "kappa_AC": (30, 100), "kappa_C": (10, 30)}),
         worst_range_class=_frozen({}),
         random_range=(30, 100), slope_tol=0.25, lower_slope_tol=0.25, ratio_tol=0.25,
-        nocheb_range=(60, 200), nocheb_ident_range=(10, 60)),
+        nocheb_range=(60, 200), nocheb_ident_range=(10, 60), nonquadratic=_frozen({"consensus": ("kappa_f",)})),
     tables24=Tables24Sweeps(
         slope_tol=0.35, points=3, acc_range=_frozen({2: (30, 100), 3: (15, 40), 4: (8, 20)}),
         acc_base=_frozen({2: 50, 3: 20, 4: 10}), kappa_range=(10, 30), quadratic_decades=0.5, max_inner=2_000_000,
-        seeds_t4a=(0, 1, 2)),
+        seeds_t4a=(0, 1, 2), nonquadratic=_frozen({"coupled": ("LR2_eps",)})),
     bench=BenchSweeps(
         points=2, range=(4.0, 10.0), base=4.0, eps=(1e-2, 1e-5), stop=1e-8, budget=3000, calls=None,
         range_override=_frozen({"kappa_AC": (12.0, 30.0)}), random_base_override=_frozen({})),
@@ -209,11 +215,16 @@ QUICK = Tier(
         # tier's most expensive, and the tier has to finish in 5 minutes)
         worst_range_class=_frozen({("coupled_local", "kappa_f"): (10, 100), ("mixed", "kappa_f"): (10, 100)}),
         random_range=(30, 300), slope_tol=0.12, lower_slope_tol=0.12, ratio_tol=0.12,
-        nocheb_range=(100, 1000), nocheb_ident_range=(10, 100)),
+        nocheb_range=(100, 1000), nocheb_ident_range=(10, 100),
+        # the κ_f sweeps of three classes (measured under load: 0.2–1.4 s per sweep; all 25 sweeps of the 7 classes
+        # are the full tier's)
+        nonquadratic=_frozen({"consensus": ("kappa_f",), "coupled": ("kappa_f",), "shared": ("kappa_f",)})),
     tables24=Tables24Sweeps(
         slope_tol=0.2, points=4, acc_range=_frozen({2: (20, 200), 3: (12, 120), 4: (5, 50)}),
         acc_base=_frozen({2: 50, 3: 20, 4: 10}), kappa_range=(10, 100), quadratic_decades=0.5, max_inner=5_000_000,
-        seeds_t4a=(0, 1, 2, 3)),
+        # the accuracy sweeps of every class (measured under load: 0.3–0.6 s each; with the κ sweeps 14 s)
+        seeds_t4a=(0, 1, 2, 3), nonquadratic=_frozen({c: ("LR2_eps",) for c in ("coupled", "shared", "coupled_local",
+                                                                               "mixed", "mixed_ident")})),
     # not the default quick tier: measured there (2 jobs) the 1088-point quick run had done every non-bench point
     # but one and was still running the mixed-class benchmarks after 22 min (apapc-nocheb and the dual gradient
     # method to their budgets on the printed mixed construction); the registry's quick verdicts do not need them.
