@@ -51,10 +51,10 @@ def test_worst_case_series_point(cls, source):
     """The series point: the instance reproduces the PEP's V¹ from the worst state, its constants are the class's,
     its x* is the reference solve's, and the paper's method reaches ε₂ on it (the shared class: from the worst
     case over quadratics, the class's worst case not being quadratic)."""
-    from mixbounds.checks.pep.extract import AGREE_ATOL
     from mixbounds.checks.pep.points import certificate_point
 
     S = _series()
+    AGREE_ATOL = S.WORST_AGREE
     p = certificate_point(cls, "path", 3, 10.0, 100.0, rate_methods=("apapc",))["rate"]
     assert "error" not in p, p.get("error")
     assert p["source"] == source and p["family"] == S.FAMILY

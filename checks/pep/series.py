@@ -17,10 +17,11 @@ worst case is a numerical SDP solution, so ``XᵀG'`` is symmetrised and its neg
 ``L_f`` (the interpolant alone is ``μ_f`` there), so that the instance's own constants are the class's and the
 suite's solver, which reads them off the instance, runs with the PEP's parameters.  The instance is in the class
 by construction.  It *is* the worst case when the suite's APAPC, run on it from the PEP's worst-case state,
-reproduces the PEP's ``V¹`` to :data:`mixbounds.checks.pep.extract.AGREE_ATOL` (``V⁰ = 1``;
+reproduces the PEP's ``V¹`` to :data:`WORST_AGREE` (``V⁰ = 1``;
 :func:`mixbounds.checks.pep.extract.cross_check`); the gradient and value residuals of the interpolant are
-recorded (up to ~5e-3 on the coupled class: the Gram matrix is accurate to ``PEP_ACCURACY`` in its entries, the
-coordinates of nearly degenerate directions only to about its square root, and ``V¹`` still agrees to ~1e-7).
+recorded (up to ~1e-2 on the coupled class: the Gram matrix is accurate to ``PEP_ACCURACY`` in its entries, the
+coordinates of nearly degenerate directions only to about its square root; ``V¹`` still agrees to 3e-5 or better
+where the worst case is quadratic).
 A worst case that is not quadratic (the coupled class at large κ_f, the shared class at every measured point)
 is replaced by the worst case over quadratic ``f_i`` (a second PEP, PEPit's quadratic class), which must then
 agree: the point records which one it is (``source``: ``F(mu_f, L_f)`` or ``quadratics``) with both ρ's and
@@ -42,7 +43,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from mixbounds.checks.pep.extract import AGREE_ATOL, QuadraticFit, cross_check
+from mixbounds.checks.pep.extract import QuadraticFit, cross_check
 from mixbounds.checks.pep.model import LinearModel
 from mixbounds.checks.pep.performance import PEPOutcome, solve_pep
 from mixbounds.checks.rate_measure import rate_point
@@ -60,6 +61,12 @@ FAMILY = "pep-worst"
 XSTAR_RTOL = 1e-4
 #: singular values of XᵀG' below this fraction of the largest count as zero (the pseudo-inverse)
 PINV_RTOL = 1e-10
+#: |V¹(the suite's APAPC on the instance, from the worst-case state) − V¹(PEP)| (V⁰ = 1) for the instance to count as
+#: the worst case.  Measured (path of 3, quick and tiny grids): worst cases over quadratics 1e-8…5e-8; the class's
+#: worst cases whose ρ equals the quadratics' to the SDP's accuracy: consensus <= 7e-7, coupled at κ_f = 10 and 17.8
+#: 1.5e-5 and 3.0e-5 (the SDP fit of mixbounds.checks.pep.extract: 5.8e-6 and 2.7e-5); non-quadratic worst cases
+#: (coupled at κ_f >= 31.6 or κ_W = 215, shared): 1.5e-2 and more.  1e-4 lies two decades from both.
+WORST_AGREE = 1e-4
 
 
 def quadratic_interpolant(triplets, mu: float, L: float, rtol: float = PINV_RTOL) -> tuple[np.ndarray, float, float]:
@@ -158,7 +165,7 @@ def _worst_case_series_instance(model: LinearModel, outcome: PEPOutcome):
     Hs, gres, vres, cc = _realised(model, outcome)
     rec = {"rho_pep": outcome.rho, "class_residual": gres, "class_V1_difference": cc["difference"]}
     src = outcome
-    if not cc["difference"] <= AGREE_ATOL:
+    if not cc["difference"] <= WORST_AGREE:
         src = solve_pep(model, K=outcome.K, function_class="quadratic")
         rec.update(rho_pep_quadratic=src.rho, quadratic_status=src.status, quadratic_accuracy=src.accuracy)
         if not src.solved:
@@ -166,9 +173,9 @@ def _worst_case_series_instance(model: LinearModel, outcome: PEPOutcome):
                                     f"{cc['difference']:.3g}) and the PEP over quadratics was not solved to accuracy "
                                     f"(status {src.status})"}, None, None
         Hs, gres, vres, cc = _realised(model, src)
-        if not cc["difference"] <= AGREE_ATOL:
+        if not cc["difference"] <= WORST_AGREE:
             return {**rec, "error": f"the interpolant of the worst case over quadratics misses its V¹ by "
-                                    f"{cc['difference']:.3g} > {AGREE_ATOL:g} (residuals {gres:.3g}, "
+                                    f"{cc['difference']:.3g} > {WORST_AGREE:g} (residuals {gres:.3g}, "
                                     f"{vres:.3g})"}, None, None
     rec.update(source="F(mu_f, L_f)" if src is outcome else "quadratics", residual=gres, value_residual=vres,
                rho_instance=cc["rho_run"], V1_difference=cc["difference"])

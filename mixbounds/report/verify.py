@@ -11,7 +11,9 @@ the figure manifest of :func:`mixbounds.plots.draw_all`, in this order:
 4. the index by paper label (theorems, tables, lemmas, remarks, equations, …) with every result that
    measures it (:mod:`mixbounds.report.index`);
 5. the paper's Tables 1-4 with the printed formula and, per parameter, the solver's and the engine's
-   slopes linked to their results;
+   slopes linked to their results; the lower-bound certificates; the PEP certificates (ρ_PEP against ρ_thm per
+   class and κ, the PEP worst cases as instances) and the upper bounds not exercised
+   (:mod:`mixbounds.report.upper`);
 6. overview figures (heat-map, one panel per problem class);
 7. one section per (table cell, swept parameter): its figure, and per result the verdict, the rule
    with its numbers, the instance (non-swept κ's, n, chain length K), the labels and the command
@@ -70,6 +72,7 @@ from mixbounds.report.index import (
 )
 from mixbounds.report.problems import SEVERITIES, group_findings
 from mixbounds.report.rules import how_to_read
+from mixbounds.report.upper import not_exercised_section, pep_section
 
 PAPER = ("D. Yarmoshik, N. T. Nguyen, A. Rogozin, A. Gasnikov, Complexity of Decentralized Optimization with Mixed "
          "Affine Constraints")
@@ -656,6 +659,7 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
     for t in tables:
         body += _table_section(doc, t, idx)
     body += _certificates_section(doc)
+    body += pep_section(doc) + not_exercised_section(doc)
     body += _overview_figures(manifest)
     body += _sweep_sections(doc, idx, manifest)
     body += _lemma_section(doc)
