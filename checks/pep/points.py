@@ -48,8 +48,8 @@ def certificate_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: floa
     """
     if not available():
         return {"skipped": missing_reason()}
-    from mixbounds.checks.pep.performance import solve_pep  # optional extra (module docstring)
-    from mixbounds.checks.pep.series import worst_case_rates
+    from mixbounds.checks.pep.performance import solve_pep  # lazy: the optional [pep] extra
+    from mixbounds.checks.pep.series import worst_case_rates  # lazy: the optional [pep] extra
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     out = solve_pep(model, K=K)
@@ -72,8 +72,8 @@ def control_point(control: str, cls: str, kind: str, n: int, kappa_f: float, kap
     """A mis-set method (:mod:`mixbounds.checks.pep.controls`) measured with the theorem's Lyapunov function."""
     if not available():
         return {"skipped": missing_reason()}
-    from mixbounds.checks.pep import controls  # optional extra (module docstring)
-    from mixbounds.checks.pep.performance import solve_pep
+    from mixbounds.checks.pep import controls  # lazy: the optional [pep] extra
+    from mixbounds.checks.pep.performance import solve_pep  # lazy: the optional [pep] extra
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     if control == "theta_doubled":
@@ -91,8 +91,8 @@ def extraction_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float
     """Worst case → quadratic instance → the suite's APAPC from the worst-case state: ``V^K`` must agree."""
     if not available():
         return {"skipped": missing_reason()}
-    from mixbounds.checks.pep.extract import cross_check, quadratic_fit  # optional extra (module docstring)
-    from mixbounds.checks.pep.performance import solve_pep
+    from mixbounds.checks.pep.extract import cross_check, quadratic_fit  # lazy: the optional [pep] extra
+    from mixbounds.checks.pep.performance import solve_pep  # lazy: the optional [pep] extra
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     out = solve_pep(model, K=K)
