@@ -84,3 +84,16 @@ def test_not_exercised_control(slope, caught):
     (r,) = ch.finalize(TINY, _control_points(ch, TINY, slope))
     assert r.control and r.caught is caught and r.status == ("fail" if caught else "pass")
     assert r.verdict_label is None
+
+
+def test_label_in_results_csv():
+    """results.csv carries the label on every point of the labelled result."""
+    import csv
+    import io
+
+    from mixbounds.checks.run.document import csv_text
+
+    cell, sw, pts = _synthetic_sweep(QUICK, slope_excess=-0.3)
+    r = verdict(QUICK, cell, "kappa_W", sw, pts, random=True, rid="probe@random")
+    rows = list(csv.DictReader(io.StringIO(csv_text({"claims": [r.to_json()]}))))
+    assert rows and all(row["verdict_label"] == NOT_EXERCISED for row in rows)
