@@ -110,6 +110,12 @@ def _worst_case_rows(doc: dict) -> list:
                "Interpolation residual", "D"], rows)]
 
 
+def _series(c: dict) -> str:
+    """The series of a result: its variant (a random family, ``pep-worst``, …), else its instance family (Tables
+    2–4 name no variant for their own family)."""
+    return c.get("variant") or (c.get("instance") or {}).get("family") or variant_of(c)
+
+
 def not_exercised_section(doc: dict) -> list:
     """Every passing upper-bound result labelled :data:`~mixbounds.checks.verdict.NOT_EXERCISED`, by series."""
     items = [c for c in doc.get("claims", []) if c.get("verdict_label") == NOT_EXERCISED]
@@ -127,11 +133,11 @@ def not_exercised_section(doc: dict) -> list:
     for c in items:
         ex = c.get("extra") or {}
         target = finite(c.get("theory")) if c["id"].startswith(("T2.", "T3.", "T4.")) else finite(ex.get("formula_slope"))
-        rows.append([link(c["id"], _cid(c["id"])), variant_of(c), c.get("param") or "", fmt_slope(c, 3),
+        rows.append([link(c["id"], _cid(c["id"])), _series(c), c.get("param") or "", fmt_slope(c, 3),
                      "—" if target is None else f"{target:.3f}", _f(ex.get("exercise_threshold"), 3)])
     by = {}
     for c in items:
-        by[variant_of(c)] = by.get(variant_of(c), 0) + 1
+        by[_series(c)] = by.get(_series(c), 0) + 1
     blocks.append(LIST([f"`{k}`: {n}" for k, n in sorted(by.items())]))
     blocks.append(T(["Result", "Series", "Param", "Slope ± CI", "θ_f", "θ_f − tol"], rows))
     return blocks
