@@ -57,7 +57,8 @@ from .strong_conv_G_penal import point_strong_conv_penal  # noqa: F401
 MODULES = ("coupled_spectrum", "local_spectrum", "mixed_coupled_with_local_spectrum", "identical_mixed_spectrum",
            "conv_smooth_c_and_l", "strong_conv_G_penal", "projected_condition_number", "regularized_convergence",
            "chebyshev_interval", "closed_form_graph", "closed_form_worst", "mixed_condition_remarks",
-           "kernel_equivalence", "penalization_dual_bound", "penalization")
+           "kernel_equivalence", "penalization_dual_bound", "penalization",
+           "problem_formulations")
 LEMMAS: tuple[LemmaCheck, ...] = tuple(import_module(f"{__name__}.{m}").LEMMA for m in MODULES)
 
 
