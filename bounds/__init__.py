@@ -1,6 +1,6 @@
 """Theory side: condition numbers and the registry of the paper's complexity claims."""
 
-from .condition import (
+from mixbounds.bounds.condition import (
     L_S,
     GroupSpectrum,
     Projected,
@@ -15,7 +15,7 @@ from .condition import (
     mixed_kappa,
     projected_kappa,
 )
-from .spectral import DENSE_LIMIT, ZERO_RTOL, Extremes, smallest_eigenvalue, sv_extremes, sym_extremes
+from mixbounds.bounds.spectral import DENSE_LIMIT, ZERO_RTOL, Extremes, smallest_eigenvalue, sv_extremes, sym_extremes
 
 __all__ = [
     "DENSE_LIMIT", "ZERO_RTOL", "Extremes", "GroupSpectrum", "L_S", "Projected", "gossip_spectrum",

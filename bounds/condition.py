@@ -30,8 +30,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-
-from .spectral import ZERO_RTOL, Extremes, sv_extremes, sv_max_sq, sym_extremes
+from mixbounds.bounds.spectral import ZERO_RTOL, Extremes, sv_extremes, sv_max_sq, sym_extremes
 
 
 def kappa_f(L_f: float, mu_f: float) -> float:
@@ -342,7 +341,7 @@ def kernel_basis_is_complete(D, N, *, method: str = "auto") -> bool:
     Then ``DᵀD + λ_max(DᵀD) N Nᵀ`` is nonsingular: its smallest eigenvalue is
     above the zero threshold.
     """
-    from .spectral import ZERO_RTOL, smallest_eigenvalue
+    from mixbounds.bounds.spectral import ZERO_RTOL, smallest_eigenvalue
 
     G = (sp.csr_matrix(D).T @ sp.csr_matrix(D)) if sp.issparse(D) else np.asarray(D).T @ np.asarray(D)
     e = sym_extremes(G, kernel=N, method=method, name="DᵀD")  # also checks D N = 0

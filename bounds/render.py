@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, REGISTRY, TABLES, Cell, Monomial
+from mixbounds.bounds.claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, REGISTRY, TABLES, Cell, Monomial
 
 _SUPER = str.maketrans("0123456789-/", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᐟ")
 _COMPOUND = {"LR2_eps", "MR_eps", "M_mu_eps"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .claims import TABLES
+from mixbounds.bounds.claims import TABLES
 
 PAPER_NAME = "mixed-affine-constraints.tex"
 

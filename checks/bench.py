@@ -41,16 +41,24 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
+from mixbounds.checks.rates import SETTLE
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult, with_variant
+from mixbounds.checks.run.sweep_point import SweepPoint
+from mixbounds.checks.sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, geomspace
+from mixbounds.checks.verdict_engine import (
+    Fit,
+    Judgement,
+    Selection,
+    Stop,
+    SweepRules,
+    Unjudged,
+    consistency,
+    judge_sweep,
+)
 from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 from mixbounds.instances.classes import WORST_FAMILY
-
-from .framework import Check, Task
-from .lower import solver_point_task as _lb_task
-from .rates import SETTLE
-from .result import CheckResult, with_variant
-from .sweep_point import SweepPoint
-from .sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, geomspace
-from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, consistency, judge_sweep
 
 #: classes benchmarked (those with a worst-case construction) and their worst-case families (instances.classes)
 WORST = WORST_FAMILY
@@ -127,10 +135,9 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     ``max_calls`` calls of one oracle); first-hit counts at ``eps1``, ``eps2``
     and at every level of :data:`checks.sweeps.ABS_LEVELS` are recorded.
     """
+    from mixbounds.checks.run.framework import instance_and_reference
     from mixbounds.solvers import solve
     from mixbounds.solvers.baselines import BASELINES
-
-    from .framework import instance_and_reference
 
     try:
         inst, ref = instance_and_reference(family, params)

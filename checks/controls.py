@@ -21,10 +21,9 @@
 from __future__ import annotations
 
 from mixbounds.bounds.claims import get
-
-from .framework import Check, Task
-from .rates import TOL, _task, upper_point, verdict
-from .sweeps import POINTS, Sweep, geomspace, worst_sweeps
+from mixbounds.checks.rates import TOL, _task, upper_point, verdict
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.sweeps import POINTS, Sweep, geomspace, worst_sweeps
 
 _NOCHEB_RANGE = {"tiny": (60, 200), "quick": (100, 1000), "full": (100, 3000)}
 _NOCHEB_IDENT_RANGE = {"tiny": (10, 60), "quick": (10, 100), "full": (10, 300)}

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from .lemmas import declared_results
-from .lemmas.closed_form_worst import CL_PRINTED as _CL_PRINTED
+from mixbounds.checks.lemmas import declared_results
+from mixbounds.checks.lemmas.closed_form_worst import CL_PRINTED as _CL_PRINTED
 
 
 @dataclass(frozen=True)

@@ -69,13 +69,29 @@ import time
 
 import numpy as np
 from mixbounds.bounds.claims import REGISTRY
-
-from .framework import Check, Task
-from .result import CheckResult, Finding, reading
-from .sweep_point import SweepPoint
-from .sweeps import CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, fit_integrity, fit_slope, formula_slope, geomspace
-from .verdict import band_ok, upper_ok
-from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, integrity_stop, judge_sweep
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult, Finding, reading
+from mixbounds.checks.run.sweep_point import SweepPoint
+from mixbounds.checks.sweeps import (
+    CLASS_FAMILIES,
+    PARAM_KW,
+    PARAM_REALIZED,
+    fit_integrity,
+    fit_slope,
+    formula_slope,
+    geomspace,
+)
+from mixbounds.checks.verdict import band_ok, upper_ok
+from mixbounds.checks.verdict_engine import (
+    Fit,
+    Judgement,
+    Selection,
+    Stop,
+    SweepRules,
+    Unjudged,
+    integrity_stop,
+    judge_sweep,
+)
 
 ACC = {2: "LR2_eps", 3: "MR_eps", 4: "M_mu_eps"}
 #: slope tolerance per tier (counts to a first hit are integers with ±15% phase noise; sweeps of 1 decade)

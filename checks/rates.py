@@ -27,14 +27,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from mixbounds.instances.classes import CLASSES, WORST_FAMILY
-
-from .audit_counters import closed_form_mismatch
-from .framework import Check, Task
-from .lower import solver_point_task as _lb_task
-from .result import CheckResult, with_variant
-from .sweep_point import SweepPoint
-from .sweeps import (
+from mixbounds.checks.audits.audit_counters import closed_form_mismatch
+from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult, with_variant
+from mixbounds.checks.run.sweep_point import SweepPoint
+from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     CLASS_FAMILIES,
     PARAM_KW,
@@ -50,8 +48,8 @@ from .sweeps import (
     geomspace,
     worst_sweeps,
 )
-from .verdict import band_ok, finite, upper_ok
-from .verdict_engine import (
+from mixbounds.checks.verdict import band_ok, finite, upper_ok
+from mixbounds.checks.verdict_engine import (
     Fit,
     Judgement,
     Selection,
@@ -61,6 +59,7 @@ from .verdict_engine import (
     integrity_stop,
     judge_sweep,
 )
+from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
 #: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks.
 #: Per-accuracy counts are integers (iterations × polynomial degrees ⌈√κ⌉) and the tuned
@@ -113,9 +112,8 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
     envelope of the whole run above ``eps2``.  First-hit counts are kept for the lower-bound
     comparison.
     """
+    from mixbounds.checks.run.framework import instance_and_reference
     from mixbounds.solvers import ORACLES, solve
-
-    from .framework import instance_and_reference
 
     kw = dict(params)
     if family in WORST_FAMILY.values():
@@ -283,7 +281,7 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
 def tightness_extra(cell, rows: list[SweepPoint], lb_pts) -> dict:
     """Table 1's tightness rule: solver / lower bound, both per decade of accuracy, at each point, and its slope
     (the ``extra`` of a worst-case verdict; the certificates read it)."""
-    from .lower import LB_DECADES, best_bound
+    from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
 
     ratios, xs = [], []
     for r, (v, lp) in zip(rows, lb_pts):

@@ -55,7 +55,7 @@ class Tolerance:
 
 _L = "lemmas"
 #: the module that holds the constants of a family (the lemma package keeps them in its base module)
-_MODULES = {"lemmas": "lemmas.base"}
+_MODULES = {"lemmas": "lemmas.base", "lower": "lower.slopes", "calibration_engine": "audits.calibration_engine"}
 TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance(f"{_L}:INEQ_RTOL", "rel", 1e-7, "dense eigenvalues: relative rounding <= 1e-16·κ <= 1e-8 (κ <= 1e8)",
               tolerate=5e-8, detect=1e-6),

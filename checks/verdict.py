@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from .sweeps import fit_slope
+from mixbounds.checks.sweeps import fit_slope
 
 
 def fit_counts(xs, ys) -> dict:

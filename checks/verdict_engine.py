@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .result import CheckResult
-from .sweep_point import SweepPoint
-from .verdict import fit_counts
+from mixbounds.checks.run.result import CheckResult
+from mixbounds.checks.run.sweep_point import SweepPoint
+from mixbounds.checks.verdict import fit_counts
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ def consistency(rid: str, param: str, series: dict, lb_pts, *, judged: Callable,
     first-hit count to that level.  ``what`` names the comparisons in the detail (``point, oracle, ε``); ``named``:
     the points and messages name the method (the benchmarks; the rates run the paper's method only).
     """
-    from .lower import bound_comparisons
+    from mixbounds.checks.lower.slopes import bound_comparisons
 
     bad, rows, checked, errs = [], [], 0, []
     for i, (v, lp) in enumerate(lb_pts):

@@ -37,14 +37,12 @@ from typing import Callable
 
 import numpy as np
 import scipy.linalg as sla
-
-from .instance import Instance
-from .layout import Layout
-from .min_norm_reference import proximal_min_norm_solution
-from .nonsmooth import SIZE_KW, STRUCTURES, build_constraints
-from .objectives import LogisticObjective, QuadraticObjective
-from .problem import MixedProblem
-from .random.common import (
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.nonsmooth import SIZE_KW, STRUCTURES, build_constraints
+from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.random.common import (
     COMMON_KW,
     _check_int,
     _check_seed,
@@ -54,8 +52,9 @@ from .random.common import (
     _reject_unknown,
     _rng,
 )
-from .random.finish import _finish
-from .reference import constraint_system, copy_map, reference_solution
+from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.reference.kkt import constraint_system, copy_map, reference_solution
+from mixbounds.instances.reference.min_norm import proximal_min_norm_solution
 
 #: required relative KKT residual of the reference
 KKT_RTOL = 1e-9

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from .instance import Instance
+from mixbounds.instances.instance import Instance
 
 MODULES = ("mixbounds.instances.worst_case", "mixbounds.instances.random", "mixbounds.instances.nonsmooth",
            "mixbounds.instances.convex")

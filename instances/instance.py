@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from .problem import MixedProblem
+from mixbounds.instances.problem import MixedProblem
 
 
 @dataclass(frozen=True, eq=False)

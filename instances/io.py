@@ -65,13 +65,12 @@ from typing import Any
 import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
-
-from . import io_npz
-from .instance import Instance
-from .layout import Layout
-from .nonsmooth import AbsDeviationObjective
-from .objectives import LogisticObjective, QuadraticObjective
-from .problem import MixedProblem
+from mixbounds.instances import io_npz
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.nonsmooth import AbsDeviationObjective
+from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
 
 FORMAT = "mixbounds-instance"
 FORMAT_VERSION = 2  # 2: the binary "npz" matrix format; a Matrix Market directory is still written as version 1

@@ -49,13 +49,12 @@ from typing import Callable, Sequence
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-
-from .instance import Instance
-from .layout import Layout
-from .objectives import Objective, block_diag_u
-from .problem import MixedProblem
-from .random import local_blocks, make_gossip
-from .random.common import (
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import Objective, block_diag_u
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.random import local_blocks, make_gossip
+from mixbounds.instances.random.common import (
     COMMON_KW,
     _check_int,
     _check_kappa,
@@ -66,9 +65,9 @@ from .random.common import (
     _reject_unknown,
     _rng,
 )
-from .random.constraint_groups import coupled_group, shared_group
-from .random.finish import _finish
-from .reference import constraint_system, copy_map
+from mixbounds.instances.random.constraint_groups import coupled_group, shared_group
+from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.reference.kkt import constraint_system, copy_map
 
 #: relative accuracy demanded of the reference (constraint residual and optimality)
 REF_RTOL = 1e-8
@@ -271,7 +270,7 @@ def _add_shared(blocks: dict, targets: dict, params: dict, *, seed: int, n: int,
 
 def skeleton_problem(layout: Layout, gossip, blocks: dict) -> MixedProblem:
     """A problem with the given constraints and a placeholder objective (for the constraint system only)."""
-    from .objectives import QuadraticObjective
+    from mixbounds.instances.objectives import QuadraticObjective
 
     Q = [sp.identity(layout.d[i] + layout.dt, format="csr") for i in range(layout.n)]
     q = [np.zeros(layout.d[i] + layout.dt) for i in range(layout.n)]
@@ -387,7 +386,7 @@ def reference_nonsmooth(problem_sk: MixedProblem, feats, ys, mu: float) -> dict:
     lifted problem up to :data:`DENSE_LIFTED_MAX` entries, the sparse interior point above."""
     entries = lifted_entries(problem_sk, feats)
     if entries > DENSE_LIFTED_MAX:
-        from .lad_interior_point import lad_interior_point
+        from mixbounds.instances.reference.lad_interior_point import lad_interior_point
 
         out = lad_interior_point(problem_sk, feats, ys, mu)
         info = {k: v for k, v in out["info"].items() if k != "trace"}

@@ -17,8 +17,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.spectral import smallest_eigenvalue, sym_extremes
-
-from .layout import Layout
+from mixbounds.instances.layout import Layout
 
 
 def _to_sparse(M) -> sp.csr_matrix:

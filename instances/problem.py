@@ -24,9 +24,8 @@ import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 from mixbounds.bounds import spectral
 from mixbounds.bounds.spectral import DENSE_LIMIT, LMAX_TOL, ZERO_RTOL
-
-from .layout import Layout
-from .objectives import Objective
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import Objective
 
 #: relative tolerance for symmetry of W and for W·1 = 0.
 W_RTOL = 1e-10

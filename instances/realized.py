@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 from mixbounds.bounds import gossip_spectrum, group_spectrum, mixed_kappa, projected_kappa, sv_extremes
 from mixbounds.bounds.condition import interaction_extremes
-
-from .problem import MixedProblem
+from mixbounds.instances.problem import MixedProblem
 
 
 def realized_kappas(problem: MixedProblem, *, method: str = "auto") -> dict:

@@ -5,8 +5,8 @@ Installed, the suite is one namespace: ``mixbounds.bounds`` (condition numbers, 
 registry), ``mixbounds.instances`` (graphs, worst-case constructions, random families, I/O),
 ``mixbounds.solvers`` (counted oracles, APAPC, baselines), ``mixbounds.checks`` (sweeps, fits,
 the lower-bound engine, lemma checks) and ``mixbounds.plots`` (figures), with the command line
-(:mod:`mixbounds.cli`), the run orchestration (:mod:`mixbounds.verify`) and the report
-(:mod:`mixbounds.report`) on top of them.
+(:mod:`mixbounds.cli.command`), the run orchestration (:mod:`mixbounds.verify`) and the report
+(:mod:`mixbounds.report.verify`) on top of them.
 """
 
 from __future__ import annotations

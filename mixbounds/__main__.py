@@ -1,5 +1,5 @@
 """``python -m mixbounds`` = the ``mixbounds`` command."""
 
-from mixbounds.cli import main
+from mixbounds.cli.command import main
 
 raise SystemExit(main())

@@ -32,10 +32,10 @@ import sys
 from dataclasses import dataclass
 
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
-from mixbounds.checks.framework import Check, Task, instance_and_reference, run_checks
-from mixbounds.checks.lower import solver_point_task
+from mixbounds.checks.lower.slopes import solver_point_task
 from mixbounds.checks.rates import MAX_ITER, SETTLE, TOL, random_sweeps
 from mixbounds.checks.rates import _task as apapc_task
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference, run_checks
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     PARAM_REALIZED,
@@ -49,8 +49,7 @@ from mixbounds.checks.sweeps import (
     formula_slope,
     worst_sweeps,
 )
-
-from .methods import METHOD_CLASSES, declared_classes, resolve, run_method
+from mixbounds.methods import METHOD_CLASSES, declared_classes, resolve, run_method
 
 VERDICTS = ("optimal", "suboptimal", "below-lower-bound", "error")
 #: methods passed as Python objects (``mixbounds.testing``) run in this process under a ``local:`` key
@@ -173,7 +172,7 @@ def _point_failure(param: str, v: float, p: dict) -> str | None:
 
 def _lower_slope(tier: str, plan: Plan, cell, lpts) -> dict:
     """The engine's per-accuracy lower bound on this sweep: per point (per decade) and its slope/verdict."""
-    from mixbounds.checks.lower import LB_DECADES, _verdict
+    from mixbounds.checks.lower.slopes import LB_DECADES, _verdict
 
     if cell.oracle == "grad" or not lpts:  # gradient bounds need the sum-trick families (checks.lower): not run here
         return {"slope": None, "status": None, "per_decade": [None] * len(plan.sweep.grid), "part": None}

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .bench_method import measure_plans, plans
-from .methods import METHOD_CLASSES, MethodError, check_method, declared_classes
+from mixbounds.bench_method import measure_plans, plans
+from mixbounds.methods import METHOD_CLASSES, MethodError, check_method, declared_classes
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI and tests)
+from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -54,8 +54,8 @@ from mixbounds.checks.document import (  # noqa: F401  (re-exported for the CLI 
     seeds_of,
     summarize,
 )
-from mixbounds.checks.executors import SchedulerError, open_executor, parse_scheduler
-from mixbounds.checks.framework import (  # noqa: F401  (code_version: patched by the tests)
+from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
+from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patched by the tests)
     TIERS,
     Check,
     all_checks,
@@ -166,7 +166,7 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
 
     With ``t_start`` (a ``time.perf_counter()`` value), ``doc["wall_time"]`` is updated to include the figures.
     """
-    from mixbounds import report
+    from mixbounds.report import verify as report
 
     out = Path(out)
     manifest = {"cells": {}, "classes": {}, "heatmap": [], "errors": []}
@@ -272,7 +272,7 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
         console.print(Text(f"  note: {rid} is listed as an expected finding but passed", style="yellow"), soft_wrap=True)
     lbc = s.get("lower_bound_certificates")
     if lbc and lbc.get("total"):
-        from mixbounds.checks.certificates import summary_line
+        from mixbounds.checks.lower.certificates import summary_line
 
         console.print(Text(summary_line(lbc), style="bold" if not lbc["none"] else "yellow"), soft_wrap=True)
     if outputs:
@@ -307,7 +307,7 @@ def _check_outputs(out: Path, json_path: Path | None, plots: bool) -> None:
 
 
 def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path | None, where: str) -> int:
-    from mixbounds.checks.framework import cache_census
+    from mixbounds.checks.run.framework import cache_census
 
     cen = {"valid": 0, "damaged": 0} if cache_dir is None else cache_census(cache_dir, keys)
     dmg = f", {cen['damaged']} damaged cache entries to recompute" if cen["damaged"] else ""

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .bench import bench_groups, figure_bench
-from .data import ResultsFileError, SweepGroup, load_results, sweep_groups, validate, xy
-from .heatmap import figure_heatmap
-from .scaling import figure_cell_param, figure_class_panel
-from .style import save
+from mixbounds.plots.bench import bench_groups, figure_bench
+from mixbounds.plots.data import ResultsFileError, SweepGroup, load_results, sweep_groups, validate, xy
+from mixbounds.plots.heatmap import figure_heatmap
+from mixbounds.plots.scaling import figure_cell_param, figure_class_panel
+from mixbounds.plots.style import save
 
 __all__ = ["ResultsFileError", "SweepGroup", "load_results", "sweep_groups", "validate", "xy", "draw_all",
            "existing_manifest",

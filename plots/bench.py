@@ -8,9 +8,9 @@ results of :mod:`checks.bench`).  The slopes are reported, not judged.
 
 from __future__ import annotations
 
-from .data import finite, xy
-from .scaling import _log_ticks
-from .style import PARAM_TEX, new_figure, oracle_tex, param_tex, style_context
+from mixbounds.plots.data import finite, xy
+from mixbounds.plots.scaling import _log_ticks
+from mixbounds.plots.style import PARAM_TEX, new_figure, oracle_tex, param_tex, style_context
 
 #: method colours (APAPC first, in the suite's blue)
 METHOD_COLORS = ["#1f5fa8", "#c0392b", "#27ae60", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d", "#d4ac0d"]

@@ -57,7 +57,7 @@ def upgrade(doc: dict) -> dict:
     """A validated document in the current layout (schema 2).  Schema 1 put several numbers of a result in its
     ``measured`` (a dict, a list or text): they move to ``readings`` and ``measured`` becomes ``null``
     (schema 1 did not say which one the verdict compared).  ``upgraded_from`` records the original schema."""
-    from mixbounds.checks.document import SCHEMA
+    from mixbounds.checks.run.document import SCHEMA
 
     if doc.get("schema") == SCHEMA:
         return doc
@@ -91,7 +91,7 @@ def validate(doc, where: str = "results") -> None:
     for sweep results that the points carry the plotted fields (``realized``, ``per_accuracy``) as numbers.
     Raises :class:`ResultsFileError` naming the first thing that is wrong.
     """
-    from mixbounds.checks.document import SCHEMA
+    from mixbounds.checks.run.document import SCHEMA
 
     if not isinstance(doc, dict):
         raise ResultsFileError(f"{where}: not a results document (top level is a {type(doc).__name__}, expected an object)")

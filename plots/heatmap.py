@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.colors import TwoSlopeNorm
-
-from .data import SweepGroup, finite, variant_of
-from .scaling import ORACLE_ORDER, PARAM_ORDER
-from .style import new_figure, oracle_tex, param_tex, style_context
+from mixbounds.plots.data import SweepGroup, finite, variant_of
+from mixbounds.plots.scaling import ORACLE_ORDER, PARAM_ORDER
+from mixbounds.plots.style import new_figure, oracle_tex, param_tex, style_context
 
 _MARK = {"pass": "", "finding": "!", "fail": "✗", "error": "E", "skipped": "–"}
 _TABLE_CLASS_ORDER = ("consensus", "coupled", "shared", "coupled_local", "mixed", "mixed_ident", "shared_ident")

@@ -20,9 +20,8 @@ import numpy as np
 from matplotlib.lines import Line2D
 from mixbounds.bounds.claims import CLASS_LABELS, get
 from mixbounds.bounds.render import format_terms
-
-from .data import SweepGroup, finite, fmt_slope, variant_of, xy
-from .style import (
+from mixbounds.plots.data import SweepGroup, finite, fmt_slope, variant_of, xy
+from mixbounds.plots.style import (
     LOWER_STYLES,
     THEORY_STYLE,
     UPPER_EXTRA_STYLES,

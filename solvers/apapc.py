@@ -71,11 +71,10 @@ from dataclasses import asdict, dataclass
 from typing import Callable
 
 import numpy as np
-
-from .chebyshev import axpy
-from .oracles import ORACLES
-from .result import SolveResult
-from .stop_rule import DIVERGENCE_RATIO, StopRule
+from mixbounds.solvers.chebyshev import axpy
+from mixbounds.solvers.oracles import ORACLES
+from mixbounds.solvers.result import SolveResult
+from mixbounds.solvers.stop_rule import DIVERGENCE_RATIO, StopRule
 
 __all__ = ["APAPCParameters", "DIVERGENCE_RATIO", "apapc"]
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-
-from .oracles import CountedOracles, spmv
+from mixbounds.solvers.oracles import CountedOracles, spmv
 
 #: vector passes of one Chebyshev step besides the product (p update, v update, residual: 2 axpy + scale)
 CHEB_VECTOR_PASSES = 4

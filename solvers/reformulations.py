@@ -83,24 +83,23 @@ import numpy as np
 import scipy.linalg as sla
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
-
-from .chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
-from .constants import spectral_constants
-from .materialize import (
+from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
+from mixbounds.solvers.constants import spectral_constants
+from mixbounds.solvers.materialize import (
     MATERIALIZE_LIMIT,
     MATERIALIZE_NODES,
     nodes_dense_is_cheaper,
 )
-from .materialize import (
+from mixbounds.solvers.materialize import (
     MaterializedDense as _Materialized,
 )
-from .materialize import (
+from mixbounds.solvers.materialize import (
     MaterializedNodes as _MaterializedNodes,
 )
-from .materialize import (
+from mixbounds.solvers.materialize import (
     MaterializedSparse as _MaterializedSparse,
 )
-from .oracles import CountedOracles
+from mixbounds.solvers.oracles import CountedOracles
 
 METHODS = ("apapc", "apapc-nocheb")
 SPECTRA = ("lemma", "exact")

@@ -55,11 +55,10 @@ import math
 import numpy as np
 import scipy.linalg as sla
 from mixbounds.instances.objectives import Objective
-
-from .apapc import APAPCParameters, apapc
-from .oracles import ORACLES, CountedOracles
-from .reformulations import Reformulation
-from .result import SolveResult
+from mixbounds.solvers.apapc import APAPCParameters, apapc
+from mixbounds.solvers.oracles import ORACLES, CountedOracles
+from mixbounds.solvers.reformulations import Reformulation
+from mixbounds.solvers.result import SolveResult
 
 #: after the first (ε, δ)-hit APAPC runs this fraction of the iterations so far (plus
 #: :data:`SETTLE_MIN` iterations) more, to find the row from which the criterion holds.

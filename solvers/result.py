@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from .oracles import ORACLES
+from mixbounds.solvers.oracles import ORACLES
 
 
 @dataclass(frozen=True, eq=False)

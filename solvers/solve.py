@@ -10,11 +10,10 @@ variables ``(x, X̃)`` and returns a :class:`~solvers.result.SolveResult` whose
 from __future__ import annotations
 
 import numpy as np
-
-from .apapc import APAPCParameters, apapc
-from .oracles import CountedOracles
-from .reformulations import METHODS, Reformulation
-from .result import SolveResult
+from mixbounds.solvers.apapc import APAPCParameters, apapc
+from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.reformulations import METHODS, Reformulation
+from mixbounds.solvers.result import SolveResult
 
 #: default iteration budget of :func:`solve`
 MAX_ITER = 100_000
@@ -52,7 +51,7 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     if method not in METHODS:
         raise ValueError(f"solve: unknown method {method!r}; expected one of {METHODS}")
     if x_star is None:
-        from mixbounds.instances.reference import reference_solution
+        from mixbounds.instances.reference.kkt import reference_solution
 
         x_star = reference_solution(problem).u
     u_star = np.asarray(x_star, dtype=float).ravel()

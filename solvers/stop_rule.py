@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from .oracles import calls_exhausted, check_max_calls
+from mixbounds.solvers.oracles import calls_exhausted, check_max_calls
 
 #: a run whose relative squared error exceeds this is stopped as ``"diverged"``.
 DIVERGENCE_RATIO = 1e30

@@ -21,10 +21,9 @@ Accuracy is measured as in :mod:`solvers.sliding` at checkpoints ``k`` growing b
 from __future__ import annotations
 
 import numpy as np
-
-from .oracles import ORACLES, CountedOracles
-from .result import SolveResult
-from .sliding import _Recorder, _setup
+from mixbounds.solvers.oracles import ORACLES, CountedOracles
+from mixbounds.solvers.result import SolveResult
+from mixbounds.solvers.sliding import _Recorder, _setup
 
 #: relative growth of the iteration count between two accuracy checkpoints
 CHECK_GROWTH = 1.01

@@ -135,7 +135,7 @@ def test_settle_stop_rule_survives_a_dip():
     iteration 109; a first-hit stop at 10^-7.5 ends there, although the error rises to ~4e-3
     afterwards.  With ``settle`` the run ends only once the last third of its errors are <= ε₂."""
     from mixbounds.instances.families import build
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
     from mixbounds.solvers import solve
 
     P = build("coupled", kappa_f=30.0, kappa_A=300.0, kappa_W=30.0, eps=1e-6).problem

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mixbounds.checks import audit_reference as ar
+from mixbounds.checks.audits import audit_reference as ar
 from mixbounds.instances.families import build
 
 #: the dense references are exact to rounding: their measured worst distance to the nearest minimiser is ~1e-13

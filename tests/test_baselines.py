@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from helpers import path_laplacian, random_problem, ring_laplacian, wrap_oracles
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
-from mixbounds.instances.reference import reference_solution
+from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers import ORACLES, CountedOracles, solve
 from mixbounds.solvers.baselines import BASELINES, baselines_for
 from mixbounds.solvers.baselines._common import inner_agd

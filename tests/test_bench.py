@@ -4,7 +4,7 @@ import math
 
 import pytest
 from mixbounds.checks import bench
-from mixbounds.checks.framework import all_checks, run_checks
+from mixbounds.checks.run.framework import all_checks, run_checks
 from mixbounds.checks.sweeps import ABS_LEVELS
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mixbounds.cli import main
+from mixbounds.cli.command import main
 from mixbounds.outdir import LOCK, MANIFEST, OutputDir
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from mixbounds.checks.framework import instance_and_reference
+from mixbounds.checks.run.framework import instance_and_reference
 
 from mixbounds.bench_method import judge, plans
-from mixbounds.cli import main
+from mixbounds.cli.command import main
 from mixbounds.methods import MethodError, ProblemView, resolve, run_method
 from mixbounds.testing import assert_optimal, measure
 
@@ -157,7 +157,7 @@ def test_judge_slopes_and_below_lower_bound():
 
 def test_negative_control_a_method_that_bypasses_the_counters_is_below_the_lower_bound():
     """Control: reading the exact solution around the counters (not through the contract) must be caught."""
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
 
     def cheat(problem, oracles):
         x = reference_solution(oracles._orc.problem).u  # the raw problem: forbidden by the contract

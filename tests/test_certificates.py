@@ -2,8 +2,8 @@
 
 import pytest
 from mixbounds.bounds.claims import get
-from mixbounds.checks.certificates import certify, certify_param, statements
-from mixbounds.checks.lower import lower_point
+from mixbounds.checks.lower.certificates import certify, certify_param, statements
+from mixbounds.checks.lower.slopes import lower_point
 from mixbounds.instances.families import build
 
 #: per-accuracy engine counts are integers; a √10-fold growth (exponent ½ over one decade) reads ≥ 2.5×

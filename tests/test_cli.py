@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from mixbounds.cli import main
+from mixbounds.cli.command import main
 
 
 def test_table_prints_all_tables(capsys):
@@ -24,13 +24,13 @@ def test_bad_usage_exits_2(capsys):
 
 
 def test_console_script_entry_point():
-    r = subprocess.run([sys.executable, "-m", "mixbounds.cli", "table"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "mixbounds", "table"], capture_output=True, text=True)
     assert r.returncode == 0 and "Table 1" in r.stdout
 
 
 def test_out_of_memory_is_one_line_and_exit_1(capsys, monkeypatch):
     """A MemoryError (an instance too large for the machine) is reported in one line, not a traceback."""
-    import mixbounds.cli as cli
+    import mixbounds.cli.command as cli
 
     def boom(args):
         raise MemoryError("Unable to allocate 74.5 GiB")

@@ -7,11 +7,11 @@ import sys
 import numpy as np
 import pytest
 from mixbounds.instances.io import load_instance
-from mixbounds.instances.reference import KKT_RTOL
+from mixbounds.instances.reference.kkt import KKT_RTOL
 
 from mixbounds import instances
-from mixbounds.cli import _Parser
-from mixbounds.cli_instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
+from mixbounds.cli.command import _Parser
+from mixbounds.cli.instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
 
 
 def parser():
@@ -153,7 +153,7 @@ def test_reference_failure_exits_1_and_writes_nothing(tmp_path, monkeypatch, cap
     def boom(problem):
         raise ValueError("reference solution: relative KKT residual 1e-3 exceeds 1e-9")
 
-    monkeypatch.setattr(instances.reference, "reference_solution", boom)
+    monkeypatch.setattr(instances.reference.kkt, "reference_solution", boom)
     assert run(["instance", "random-consensus", "--out", str(tmp_path / "o")]) == EXIT_FAIL
     assert "KKT residual" in capsys.readouterr().err
     _nothing_written(tmp_path)
@@ -179,13 +179,13 @@ def test_rerun_replaces_the_instance(tmp_path):
 
 def test_module_entry_point(tmp_path):
     out = tmp_path / "lg"
-    r = subprocess.run([sys.executable, "-m", "mixbounds.cli_instance", "instance", "local-global", "--kappa-f", "50",
+    r = subprocess.run([sys.executable, "-m", "mixbounds.cli.instance", "instance", "local-global", "--kappa-f", "50",
                         "--n", "4", "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "app:problem_formulations" in r.stdout
     inst = load_instance(out)
     assert np.all(np.isfinite(inst.x_star))
-    r = subprocess.run([sys.executable, "-m", "mixbounds.cli_instance", "instance", "random-coupled", "--kappa-AC", "0.1",
+    r = subprocess.run([sys.executable, "-m", "mixbounds.cli.instance", "instance", "random-coupled", "--kappa-AC", "0.1",
                         "--out", str(tmp_path / "bad")], capture_output=True, text=True)
     assert r.returncode == 2 and not (tmp_path / "bad").exists()
 
@@ -194,11 +194,11 @@ def test_build_and_reference_run_with_one_blas_thread(tmp_path, monkeypatch):
     """The build and the reference solve run under threadpoolctl's limit BLAS_THREADS (small per-node products)."""
     from threadpoolctl import threadpool_info
 
-    from mixbounds import cli_instance
+    from mixbounds.cli import instance as cli_instance
 
     blas = lambda: {i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"}  # noqa: E731
     seen = {}
-    real_build, real_ref = instances.families.build, instances.reference.reference_solution
+    real_build, real_ref = instances.families.build, instances.reference.kkt.reference_solution
 
     def build(name, **params):
         seen["build"] = blas()
@@ -209,7 +209,7 @@ def test_build_and_reference_run_with_one_blas_thread(tmp_path, monkeypatch):
         return real_ref(problem, **kw)
 
     monkeypatch.setattr(instances.families, "build", build)
-    monkeypatch.setattr(instances.reference, "reference_solution", ref)
+    monkeypatch.setattr(instances.reference.kkt, "reference_solution", ref)
     assert run(["instance", "random-coupled", "--n", "4", "--out", str(tmp_path / "o")]) == EXIT_OK
     assert seen == {"build": {cli_instance.BLAS_THREADS}, "reference": {cli_instance.BLAS_THREADS}}
     if max(blas(), default=1) >= 2:  # negative control (a BLAS with 2+ threads): the limit is the one applied
@@ -222,7 +222,7 @@ def test_summary_line_sizes_are_summarised():
     """Per-node sizes print as one value when all nodes agree, else as a range (10⁴ nodes printed 10⁴ entries)."""
     from mixbounds.instances.families import build
 
-    from mixbounds.cli_instance import _size_text, summary_lines
+    from mixbounds.cli.instance import _size_text, summary_lines
 
     assert _size_text([1] * 10_000) == "1" and _size_text([1, 3, 2]) == "1…3 (per node)" and _size_text(7) == "7"
     line = summary_lines(build("random-mixed", n=50, seed=0), None)[1]
@@ -249,7 +249,7 @@ def test_families_with_their_own_reference_keep_it(tmp_path, capsys, family, arg
     got = load_instance(out).x_star
     assert np.linalg.norm(got - built.x_star) <= FAMILY_REF_RTOL * np.linalg.norm(built.x_star)
     if family.startswith("convex"):  # the control: the generic KKT solve picks another minimiser here (‖u‖ 11.4, not 4.0)
-        from mixbounds.instances.reference import reference_solution
+        from mixbounds.instances.reference.kkt import reference_solution
 
         other = reference_solution(built.problem).u
         assert np.linalg.norm(other - built.x_star) > 1e-6 * np.linalg.norm(built.x_star)
@@ -261,8 +261,8 @@ def test_sparse_reference_iterations_are_printed_and_the_handler_removed(tmp_pat
     stderr, the last at the tolerance; the dense path (control) prints none, and no handler outlives the command."""
     import logging
 
-    from mixbounds.instances import lad_interior_point as lad
     from mixbounds.instances import nonsmooth as ns
+    from mixbounds.instances.reference import lad_interior_point as lad
 
     argv = ["instance", "nonsmooth-coupled-local", "--n", "5", "--d", "5", "--m", "2", "--p", "2", "--graph", "ring"]
     assert run(argv + ["--out", str(tmp_path / "dense")]) == EXIT_OK
@@ -280,8 +280,8 @@ def test_sparse_reference_iterations_are_printed_and_the_handler_removed(tmp_pat
 def test_reference_that_does_not_converge_exits_1_and_writes_nothing(tmp_path, monkeypatch, capsys):
     """The family's sparse interior point stopped at its iteration cap (3 here) is a failed reference, exit 1 (not
     a usage error, exit 2), with its residuals in one line; nothing is written."""
-    from mixbounds.instances import lad_interior_point as lad
     from mixbounds.instances import nonsmooth as ns
+    from mixbounds.instances.reference import lad_interior_point as lad
 
     monkeypatch.setattr(ns, "DENSE_LIFTED_MAX", 0)
     monkeypatch.setattr(lad, "LAD_MAX_ITER", 3)

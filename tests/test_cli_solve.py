@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from mixbounds.instances.families import build
 from mixbounds.instances.io import save_instance
-from mixbounds.instances.reference import reference_solution
+from mixbounds.instances.reference.kkt import reference_solution
 
-from mixbounds.cli import main
+from mixbounds.cli.command import main
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,12 @@ import json
 import subprocess
 import sys
 
-import mixbounds.checks.framework as framework
+import mixbounds.checks.run.framework as framework
 import pytest
-from mixbounds.checks import _selftest
+from mixbounds.checks.run import _selftest
 
 from mixbounds import verify
-from mixbounds.cli import main
+from mixbounds.cli.command import main
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 OUTPUTS = ("results.json", "results.csv", "report.md", "report.html")
@@ -196,7 +196,7 @@ def test_interrupted_run_writes_nothing_then_resumes(suite, tmp_path, capsys):
 
 
 def test_failure_while_rendering_leaves_no_results(suite, tmp_path, monkeypatch):
-    from mixbounds import report
+    from mixbounds.report import verify as report
 
     def broken(*a, **k):
         raise RuntimeError("renderer broke")
@@ -255,8 +255,8 @@ def test_plot_bad_results_exit_2(tmp_path, capsys, content, match):
 
 
 def test_console_entry_point_usage_errors(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "mixbounds.cli", "verify", "--claims", "no.such.claim*", "--out", str(tmp_path / "o")],
+    r = subprocess.run([sys.executable, "-m", "mixbounds", "verify", "--claims", "no.such.claim*", "--out", str(tmp_path / "o")],
                        capture_output=True, text=True)
     assert r.returncode == EXIT_USAGE and r.stderr.count("\n") == 1
-    r = subprocess.run([sys.executable, "-m", "mixbounds.cli", "verify", "--help"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "mixbounds", "verify", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "--no-cache" in r.stdout and "--json" in r.stdout

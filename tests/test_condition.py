@@ -149,7 +149,7 @@ def test_group_L_equals_group_spectrum_L_and_needs_no_kernel():
     σ_max²(C_i) = λ_max(W_C) (``C_i = diag(√W_C⊗I, √W_C⊗I)``), compared with a dense eigenvalue of the
     small l×l path Laplacian rebuilt independently from the same κ_C."""
     from mixbounds.bounds.condition import group_L, group_spectrum
-    from mixbounds.checks.framework import instance_and_reference
+    from mixbounds.checks.run.framework import instance_and_reference
     from mixbounds.instances.graphs import tuned_path
 
     rng = np.random.default_rng(5)

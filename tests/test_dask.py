@@ -6,9 +6,9 @@ import json
 import sys
 
 import pytest
-from mixbounds.checks import executors
-from mixbounds.checks.executors import SchedulerError, parse_scheduler, run_group_on_worker
-from mixbounds.checks.framework import code_version
+from mixbounds.checks.run import executors
+from mixbounds.checks.run.executors import SchedulerError, parse_scheduler, run_group_on_worker
+from mixbounds.checks.run.framework import code_version
 
 from mixbounds.verify import EXIT_OK, EXIT_USAGE, Options, run
 
@@ -124,7 +124,7 @@ MALLOC_FAULT_RATIO = 20
 _FAULT_LOOP = """
 import resource, sys
 import numpy as np
-from mixbounds.checks.executors import tune_worker_malloc
+from mixbounds.checks.run.executors import tune_worker_malloc
 tuned = tune_worker_malloc() if sys.argv[1] == "tune" else None
 x = np.random.rand(150_000); y = np.random.rand(150_000)
 f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt

@@ -4,11 +4,11 @@ the block Cholesky / Schur path refuses the same systems and that the border sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from mixbounds.instances import deflated_kkt as dk
-from mixbounds.instances import lad_interior_point as lad
-from mixbounds.instances import reference
 from mixbounds.instances.families import build
-from mixbounds.instances.hessian_factor import BlockCholesky
+from mixbounds.instances.reference import deflated_kkt as dk
+from mixbounds.instances.reference import kkt as reference
+from mixbounds.instances.reference import lad_interior_point as lad
+from mixbounds.instances.reference.hessian_factor import BlockCholesky
 
 #: a solve of a well-posed system with singular blocks agrees with the dense solve to this (relative)
 SOLVE_RTOL = 1e-9

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from mixbounds.checks.engine import Engine
+from mixbounds.checks.lower.engine import Engine
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 from mixbounds.instances.families import build
 from mixbounds.instances.graphs import laplacian, path_adjacency
-from mixbounds.instances.reference import reference_solution
+from mixbounds.instances.reference.kkt import reference_solution
 
 
 def _nesterov_single_node(K=40, kappa=25.0):
@@ -106,7 +106,7 @@ def test_lower_window_is_four_decades_of_tail_not_of_e0():
     κ̂_A = 10³, 10⁴ (slope 0.27 over this decade); anchored at the error after the head they grow
     like √κ̂_A, as the paper's bound for the coupled construction says.
     """
-    from mixbounds.checks.lower import LB_WINDOW, lower_point
+    from mixbounds.checks.lower.slopes import LB_WINDOW, lower_point
 
     pts = [lower_point("coupled", dict(kappa_W=30.0, kappa_f=30.0, kappa_A=kA, eps=1e-6), ["A"]) for kA in (1e3, 1e4)]
     per, xs = [], []

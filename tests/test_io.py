@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mixbounds.instances.families import build
 from mixbounds.instances.io import load_instance, save_instance
-from mixbounds.instances.reference import reference_solution
+from mixbounds.instances.reference.kkt import reference_solution
 
 #: constraint residual of x* read back with numpy/scipy only (no package code)
 RAW_FEAS_RTOL = 1e-9

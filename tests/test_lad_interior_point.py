@@ -5,13 +5,14 @@ the Schur-complement path of _kkt_solver (forced) and the switch in reference_no
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from mixbounds.instances import block_elimination as elim
-from mixbounds.instances import deflated_kkt, reference
-from mixbounds.instances import lad_interior_point as lad
 from mixbounds.instances import nonsmooth as ns
 from mixbounds.instances.families import build
 from mixbounds.instances.objectives import block_diag_u
-from mixbounds.instances.reference import constraint_system, copy_map
+from mixbounds.instances.reference import block_elimination as elim
+from mixbounds.instances.reference import deflated_kkt
+from mixbounds.instances.reference import kkt as reference
+from mixbounds.instances.reference import lad_interior_point as lad
+from mixbounds.instances.reference.kkt import constraint_system, copy_map
 
 #: optimal values F* of the two paths (HiGHS / the dense QP IPM at 1e-11 vs the sparse IPM at 1e-10)
 F_RTOL = 1e-8

@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mixbounds.checks import lemmas as L
-from mixbounds.checks.framework import TIERS, all_checks, run_checks, select
 from mixbounds.checks.lemmas import declared_results
 from mixbounds.checks.lemmas.cases import (
     intersection,
@@ -21,7 +20,8 @@ from mixbounds.checks.lemmas.cases import (
     orth_range,
     subspace_equal,
 )
-from mixbounds.checks.result import CheckResult
+from mixbounds.checks.run.framework import TIERS, all_checks, run_checks, select
+from mixbounds.checks.run.result import CheckResult
 
 #: a property holds up to dense-eigenvalue rounding (the module's own tolerance)
 RTOL = L.INEQ_RTOL

@@ -7,9 +7,9 @@ import scipy.linalg as sla
 from mixbounds.instances import convex
 from mixbounds.instances.convex import min_norm_quadratic_solution
 from mixbounds.instances.families import build
-from mixbounds.instances.min_norm_reference import MIN_NORM_RTOL, proximal_min_norm_solution
 from mixbounds.instances.nonsmooth import STRUCTURES
-from mixbounds.instances.reference import KKT_RTOL, constraint_system, copy_map
+from mixbounds.instances.reference.kkt import KKT_RTOL, constraint_system, copy_map
+from mixbounds.instances.reference.min_norm import MIN_NORM_RTOL, proximal_min_norm_solution
 
 #: the two references agree to this relative distance (both solve to the rounding floor, 7e-13 measured)
 U_RTOL = 1e-10
@@ -64,7 +64,7 @@ def test_family_build_above_the_dense_limit_uses_the_proximal_route(monkeypatch)
 def test_proximal_through_the_schur_complement_and_minres(monkeypatch, structure):
     """The route of the 10⁶-variable instances (H factored alone, MINRES on G H⁻¹ Gᵀ warm-started from the previous
     step's multipliers) gives the same point as the dense reference."""
-    from mixbounds.instances import reference
+    from mixbounds.instances.reference import kkt as reference
 
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
     monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)

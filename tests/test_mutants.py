@@ -37,7 +37,7 @@ MUTANTS = {
           '        if self._mutant_calls % 2:\n            self.counts["comm"] += 1\n        return spmv(self._W, Y)')],
         "audit.counters.*", ["audit.counters.*"]),
     "engine-two-hops": (
-        "checks/engine.py",
+        "checks/lower/engine.py",
         [("                return S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)",
           "                S1 = S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)\n"
           "                return S1 | ((step_adj @ S1.astype(np.float64)) > 0)")],
@@ -62,10 +62,10 @@ MUTANTS = {
         "instances/nonsmooth.py", [("QP_TOL = 1e-13", "QP_TOL = 1e-11")],
         "audit.reference.T4.*", ["audit.reference.T4.coupled"]),
     "sparse-lift-without-particular-solution": (
-        "instances/block_elimination.py", [("        v = self.v0.copy()\n", "        v = np.zeros_like(self.v0)\n")],
+        "instances/reference/block_elimination.py", [("        v = self.v0.copy()\n", "        v = np.zeros_like(self.v0)\n")],
         "audit.reference.T3.*", ["audit.reference.T3.coupled_local"]),
     "deflated-kkt-drops-deflated-directions": (
-        "instances/deflated_kkt.py",
+        "instances/reference/deflated_kkt.py",
         [("        v += self.Y @ e[: self.Y.shape[1]]\n", "        v += self.Y[:, kz:] @ e[kz: self.Y.shape[1]]\n")],
         "audit.reference.T3.*", ["audit.reference.T3.coupled_local"]),
     "fit-first-two-points": (
@@ -101,7 +101,7 @@ def _verify(root: Path, claims: str, out: Path) -> tuple[int, dict]:
     # the copy, not the installed tree, must be what runs (exit 3 otherwise)
     prog = ("import sys, mixbounds; root = sys.argv.pop(1)\n"
             "if not mixbounds.__file__.startswith(root): sys.exit(3)\n"
-            "from mixbounds.cli import main; sys.exit(main())")
+            "from mixbounds.cli.command import main; sys.exit(main())")
     cmd = [sys.executable, "-c", prog, str(root), "verify", "--tier", "quick", "--jobs", "1", "--no-plots",
            "--no-cache", "--out", str(out), "--claims", claims]
     proc = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True, timeout=1800)

@@ -5,7 +5,7 @@ import math
 import pytest
 from mixbounds.bounds.claims import REGISTRY, get
 from mixbounds.checks import nonsmooth as ns
-from mixbounds.checks.framework import all_checks
+from mixbounds.checks.run.framework import all_checks
 
 
 def _pts(param, xs, ys, oracle="A", table=3):

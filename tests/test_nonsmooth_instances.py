@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from mixbounds.instances.families import build, families
 from mixbounds.instances.nonsmooth import STRUCTURES, qp_interior_point
-from mixbounds.instances.reference import constraint_system, copy_map
+from mixbounds.instances.reference.kkt import constraint_system, copy_map
 from scipy.optimize import linprog
 
 #: realized κ's vs targets (the generators of instances.random tune to 1e-8)

@@ -13,8 +13,8 @@ def _declared() -> tuple[set, dict]:
 
 
 def _on_disk(package_dir: dict) -> set:
-    found = {"mixbounds"}
-    for name, folder in package_dir.items():
+    found = set()
+    for name, folder in {"mixbounds": "mixbounds", **package_dir}.items():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / folder)
             found.add(".".join([name, *rel.parts]))

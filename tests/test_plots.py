@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from matplotlib.collections import PathCollection
-from mixbounds.checks._selftest import fake_document
+from mixbounds.checks.run._selftest import fake_document
 from mixbounds.plots import (
     ResultsFileError,
     draw_all,
@@ -171,7 +171,7 @@ def test_schema_1_measured_dict_read_as_readings(tmp_path):
     ``readings``, ``measured`` becomes null, numeric ``measured`` values stay; the report shows the readings."""
     import json
 
-    from mixbounds.report import _measured
+    from mixbounds.report.verify import _measured
 
     old = {"schema": 1, "claims": [
         {"id": "lemma.x", "kind": "lemma", "status": "pass", "measured": {"worst ratio": 1.5, "cases": 3}},

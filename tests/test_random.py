@@ -18,7 +18,7 @@ from mixbounds.instances.random import (
     tune_group,
 )
 from mixbounds.instances.realized import realized_kappas
-from mixbounds.instances.reference import KKT_RTOL, reference_solution
+from mixbounds.instances.reference.kkt import KKT_RTOL, reference_solution
 
 #: the largest tolerance any family may state for realized vs target
 STATED_RTOL_MAX = 1e-6

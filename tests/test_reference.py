@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from helpers import random_problem, ring_laplacian
 from mixbounds.instances import Layout, LogisticObjective, MixedProblem, QuadraticObjective
-from mixbounds.instances.reference import KKT_RTOL, reference_solution
+from mixbounds.instances.reference.kkt import KKT_RTOL, reference_solution
 
 #: feasibility of x* relative to the size of the right-hand sides
 FEAS_RTOL = 1e-9

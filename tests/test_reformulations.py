@@ -15,7 +15,7 @@ import pytest
 from helpers import random_problem, ring_laplacian, wrap_oracles
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 from mixbounds.instances.graphs import _weighted_path_kappa, beta, path_weights_laplacian
-from mixbounds.instances.reference import reference_solution
+from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers import ORACLES, CountedOracles, Reformulation, solve
 from mixbounds.solvers.apapc import APAPCParameters, apapc
 from scipy.optimize import brentq

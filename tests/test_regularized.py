@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from mixbounds.instances.families import build
-from mixbounds.instances.reference import constraint_system, copy_map
+from mixbounds.instances.reference.kkt import constraint_system, copy_map
 from mixbounds.solvers import CountedOracles
 from mixbounds.solvers.regularized import Accuracy, RegularizedObjective, counts_at, reformulate, regularized_apapc
 

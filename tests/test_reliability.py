@@ -19,13 +19,13 @@ import sys
 import time
 from pathlib import Path
 
-import mixbounds.checks.framework as framework
+import mixbounds.checks.run.framework as framework
 import numpy as np
 import pytest
-from mixbounds.checks import _selftest
+from mixbounds.checks.run import _selftest
 
 from mixbounds import outdir, verify
-from mixbounds.cli import join_negative_numbers, main
+from mixbounds.cli.command import join_negative_numbers, main
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: how long a subprocess test waits for its child to reach the slowed phase (a hang guard, not a measurement)
@@ -180,12 +180,12 @@ import os, signal, sys, time
 from pathlib import Path
 sys.path.insert(0, os.environ["TESTS_DIR"])
 from test_reliability import fake_draw_all
-import mixbounds.checks.framework as framework
+import mixbounds.checks.run.framework as framework
 import mixbounds.outdir as od
 import mixbounds.plots as plots
 from mixbounds import verify
-from mixbounds.checks import _selftest
-from mixbounds.cli import main
+from mixbounds.checks.run import _selftest
+from mixbounds.cli.command import main
 
 verify.all_checks = lambda: _selftest.fake_checks()
 framework.code_version = lambda: "selftest-version"
@@ -303,7 +303,7 @@ def test_2_run_killed_after_the_commit_point_is_rolled_forward(suite, tmp_path, 
 def inst_dir(tmp_path_factory):
     from mixbounds.instances.families import build
     from mixbounds.instances.io import save_instance
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
 
     d = tmp_path_factory.mktemp("inst") / "mixed"
     inst = build("random-mixed", seed=3)
@@ -399,7 +399,7 @@ def test_4_chain_helpers_refuse_a_ratio_of_one():
 
 
 def test_4_progress_line_for_a_slow_build(capsys):
-    from mixbounds.cli_instance import _progress
+    from mixbounds.cli.instance import _progress
 
     with _progress("building x", every=0.01):
         time.sleep(0.2)
@@ -484,9 +484,9 @@ def test_7_wrong_x_star_is_named(inst_dir, tmp_path, capsys):
 def test_7_feasible_but_not_stationary_x_star(inst_dir):
     import scipy.linalg as sla
     from mixbounds.instances.io import load_instance
-    from mixbounds.instances.reference import constraint_system, copy_map
+    from mixbounds.instances.reference.kkt import constraint_system, copy_map
 
-    from mixbounds.cli_solve import XSTAR_RTOL, xstar_residual
+    from mixbounds.cli.solve import XSTAR_RTOL, xstar_residual
 
     inst = load_instance(inst_dir)
     P = inst.problem
@@ -504,7 +504,7 @@ def _contradicting_shared_groups_are_named(inst_dir, tmp_path, capsys):
     """The saved instance is consistent (control); node 1 given node 0's C̃ with another right-hand side is not."""
     from mixbounds.instances.io import load_instance
 
-    from mixbounds.cli_solve import constraint_consistency
+    from mixbounds.cli.solve import constraint_consistency
 
     assert constraint_consistency(load_instance(inst_dir).problem) is None  # control
     d = _copy(inst_dir, tmp_path)
@@ -532,7 +532,7 @@ def test_7_jointly_infeasible_groups_are_named(inst_dir, tmp_path, capsys):
 def test_7_consistency_check_on_the_schur_path(inst_dir, tmp_path, capsys, monkeypatch):
     """Above KKT_DIRECT_MAX_NNZ the check goes through the Schur complement (the whole KKT matrix of a
     10⁶-variable vertical-fl instance ran SuperLU out of memory): same answers, both ways."""
-    from mixbounds.instances import reference
+    from mixbounds.instances.reference import kkt as reference
 
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
     monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
@@ -540,7 +540,7 @@ def test_7_consistency_check_on_the_schur_path(inst_dir, tmp_path, capsys, monke
 
 
 def test_7_summary_is_strict_json(inst_dir, tmp_path):
-    from mixbounds.cli_solve import strict
+    from mixbounds.cli.solve import strict
 
     assert strict({"a": float("nan"), "b": [float("inf"), -float("inf")], "c": np.float64(1.5)}) == \
         {"a": "nan", "b": ["inf", "-inf"], "c": 1.5}
@@ -636,8 +636,8 @@ def test_7_homogeneous_constraints_accept_their_solution_and_refuse_a_wrong_one(
     ‖Gv‖, which is itself rounding there (the ratio was 1.0 for the exact solution and solve refused it)."""
     from mixbounds.instances.io import load_instance
 
-    from mixbounds.cli import main
-    from mixbounds.cli_solve import XSTAR_RTOL, xstar_residual
+    from mixbounds.cli.command import main
+    from mixbounds.cli.solve import XSTAR_RTOL, xstar_residual
 
     d = tmp_path / "coupled"
     assert main(["instance", "coupled", "--kappa-W", "10", "--kappa-A", "10", "--kappa-f", "10", "--out", str(d)]) == 0

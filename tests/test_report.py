@@ -7,9 +7,9 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from mixbounds.checks._selftest import fake_checks, fake_document, sweep_check
+from mixbounds.checks.run._selftest import fake_checks, fake_document, sweep_check
 
-from mixbounds import report
+from mixbounds.report import verify as report
 from mixbounds.verify import csv_text
 
 #: report.html of the quick tier must stay below this (issue 22: figures linked, not embedded); the fixture's page
@@ -101,7 +101,7 @@ def test_problems_group_findings_and_include_text_discrepancies(doc):
 def test_index_by_label_lists_every_registry_theorem_and_links_each_result(doc):
     from mixbounds.bounds.claims import REGISTRY
 
-    from mixbounds.report_index import labels_in
+    from mixbounds.report.index import labels_in
 
     md = report.render_markdown(doc)
     labels = {lab for c in REGISTRY for lab in labels_in(c.source)}
@@ -126,7 +126,7 @@ def test_every_result_has_one_anchor_with_verdict_rule_instance_and_command(doc)
 
 
 def test_instance_text_reads_fixed_parameters_and_sizes_from_the_points():
-    from mixbounds.report_index import instance_text
+    from mixbounds.report.index import instance_text
 
     pts = [{"realized": k, "n": 24, "chain_length": K, "realized_all": {"kappa_AC": k, "kappa_f": 10.0, "kappa_W": w,
                                                                         "L_f": 10.0}}
@@ -137,7 +137,8 @@ def test_instance_text_reads_fixed_parameters_and_sizes_from_the_points():
 
 
 def test_how_to_read_is_generated_from_the_checks_constants(doc, monkeypatch):
-    from mixbounds.checks import lower, nonsmooth, rates
+    from mixbounds.checks import nonsmooth, rates
+    from mixbounds.checks.lower import slopes as lower
 
     md = report.render_markdown(doc)
     for needle in ("θ_f − tol ≤ slope ≤ max(θ_f, θ) + tol", "ε₁ = 0.01 and ε₂ = 1e-06", "last 0.333 of its iterations",
@@ -204,8 +205,8 @@ def test_html_links_figures_lazily_and_every_internal_link_resolves(rendered):
 
 
 def test_dangling_links_become_text_and_the_link_check_can_fail():
-    from mixbounds.report_blocks import P as Para
-    from mixbounds.report_blocks import render_html_blocks
+    from mixbounds.report.blocks import P as Para
+    from mixbounds.report.blocks import render_html_blocks
 
     blocks = [Para("see [there](#nowhere) and [here](#x)"), report.H(2, "X", "x")]
     report._prune_links(blocks, {"x"})
@@ -218,7 +219,7 @@ def test_dangling_links_become_text_and_the_link_check_can_fail():
 
 
 def test_group_findings_merges_one_problem_and_keeps_every_record_once():
-    from mixbounds.report_problems import SEVERITIES, group_findings
+    from mixbounds.report.problems import SEVERITIES, group_findings
 
     ids = ["T1.coupled_local.A.kappa_AC.lower", "T1.mixed.comm.kappa_W.lower",
            "lemma.closed_form.coupled_local_presolve",
@@ -239,7 +240,7 @@ def test_group_findings_merges_one_problem_and_keeps_every_record_once():
 
 
 def test_report_cli_rewrites_the_report_from_results(rendered, tmp_path, capsys):
-    from mixbounds.cli import main
+    from mixbounds.cli.command import main
 
     out, man, html, md = rendered
     d = fake_document()

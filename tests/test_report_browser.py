@@ -9,10 +9,10 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
-from mixbounds.checks._selftest import fake_document
+from mixbounds.checks.run._selftest import fake_document
 
-from mixbounds import report
-from mixbounds.report_browser import find_chromium, load_page, screenshot
+from mixbounds.report import verify as report
+from mixbounds.report.browser import find_chromium, load_page, screenshot
 
 pytestmark = pytest.mark.skipif(find_chromium() is None,
                                 reason="no Chromium on PATH (Debian: apt-get install chromium; .ci/run installs it)")

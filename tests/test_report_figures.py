@@ -3,7 +3,7 @@ of everything drawn must lie inside the figure), including the long legend entri
 counts are zero (``cell_T1.coupled_local.A_kappa_AC.png`` used to cut "no positive per-accuracy count (finc")."""
 
 import pytest
-from mixbounds.checks._selftest import fake_document
+from mixbounds.checks.run._selftest import fake_document
 from mixbounds.plots.data import SweepGroup, sweep_groups
 from mixbounds.plots.heatmap import figure_heatmap
 from mixbounds.plots.scaling import figure_cell_param, figure_class_panel

@@ -12,9 +12,10 @@ import scipy.sparse.csgraph as csgraph
 from helpers import random_problem
 from mixbounds.bounds import spectral
 from mixbounds.bounds.condition import gossip_spectrum
-from mixbounds.instances import hessian_factor, reference
 from mixbounds.instances.graphs import ER_DENSE_MAX, erdos_renyi_adjacency, laplacian
-from mixbounds.instances.reference import reference_solution
+from mixbounds.instances.reference import hessian_factor
+from mixbounds.instances.reference import kkt as reference
+from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers import Reformulation, solve
 from mixbounds.solvers.materialize import nodes_dense_is_cheaper, sparse_is_cheaper
 

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 from helpers import random_problem
-from mixbounds.checks import audit_counters as AC
-from mixbounds.checks import calibration_engine as CE
-from mixbounds.checks import calibration_tolerances as CT
+from mixbounds.checks.audits import audit_counters as AC
+from mixbounds.checks.audits import calibration_engine as CE
+from mixbounds.checks.audits import calibration_tolerances as CT
 from mixbounds.checks.rates import convergence_guard, recomputed_error
 from mixbounds.checks.sweeps import fit_integrity, fit_slope
 from mixbounds.checks.tolerances import TOLERANCES
@@ -84,7 +84,7 @@ def test_fit_integrity():
 def test_convergence_guard_recomputes_from_x():
     P = random_problem(np.random.default_rng(6), coupled=False, local=False, shared=True)
     res = solve(P, eps=1e-5)
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
 
     xs = reference_solution(P).u
     err, why = convergence_guard(res, xs, 1e-5)

@@ -24,7 +24,7 @@ def test_nan_slope_never_passes(judge):
 def test_measured_is_one_number():
     """results.json schema 2: ``measured`` is a number or None; several numbers go to ``readings`` with the one the
     verdict compares named (:func:`reading`); a dict in ``measured`` is refused."""
-    from mixbounds.checks.result import CheckResult, reading
+    from mixbounds.checks.run.result import CheckResult, reading
 
     r = CheckResult(id="lemma.x", kind="lemma", status="pass", **reading("worst", {"worst": 1.5, "cases violating": 0}))
     assert r.measured == 1.5 and r.readings == {"worst": 1.5, "cases violating": 0}
@@ -52,7 +52,7 @@ SLOPE_ATOL = 1e-9
 
 def _rules(**kw):
     """Minimal rules: a point ``{"x", "y"}`` or ``{"error"}``; the judge passes a slope within TOL of 0.5."""
-    from mixbounds.checks.sweep_point import SweepPoint
+    from mixbounds.checks.run.sweep_point import SweepPoint
     from mixbounds.checks.verdict_engine import Judgement, SweepRules, Unjudged
 
     def screen(v, p):
@@ -96,7 +96,7 @@ def test_engine_stages():
 
 
 def test_sweep_point_layout():
-    from mixbounds.checks.sweep_point import SweepPoint
+    from mixbounds.checks.run.sweep_point import SweepPoint
 
     p = SweepPoint(("per_accuracy", "target"), target=1.0, per_accuracy=2.0, n=5)
     assert list(p.to_dict()) == ["per_accuracy", "target"] and p.to_dict() == {"per_accuracy": 2.0, "target": 1.0}

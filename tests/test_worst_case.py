@@ -8,7 +8,7 @@ which do not.  Small sizes (eps = 1e-5) keep the module fast.
 import numpy as np
 import pytest
 from mixbounds.instances.families import build, families
-from mixbounds.instances.reference import KKT_RTOL, reference_solution
+from mixbounds.instances.reference.kkt import KKT_RTOL, reference_solution
 from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
 from mixbounds.instances.worst_case.common import CHAIN_FACTOR, CHAIN_PAD, chain_length, k_eps
 

@@ -30,8 +30,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..framework import Check
-from .base import (  # noqa: F401  (the tolerances are part of the public surface)
+from mixbounds.checks.lemmas.base import (  # noqa: F401  (the tolerances are part of the public surface)
     CHEB_ALG_RTOL,
     CHEB_EIG_TOL,
     EQ_RTOL,
@@ -43,15 +42,16 @@ from .base import (  # noqa: F401  (the tolerances are part of the public surfac
     LemmaCheck,
     Result,
 )
-from .chebyshev_interval import inv_T  # noqa: F401
-from .conv_smooth_c_and_l import point_conv_smooth  # noqa: F401
-from .coupled_spectrum import point_coupled_spectrum  # noqa: F401
-from .identical_mixed_spectrum import point_identical_mixed  # noqa: F401
-from .local_spectrum import point_local_spectrum  # noqa: F401
-from .mixed_coupled_with_local_spectrum import point_mixed_cl_spectrum  # noqa: F401
-from .projected_condition_number import point_projected_remark  # noqa: F401
-from .regularized_convergence import _trust_region_max, point_regularized  # noqa: F401
-from .strong_conv_G_penal import point_strong_conv_penal  # noqa: F401
+from mixbounds.checks.lemmas.chebyshev_interval import inv_T  # noqa: F401
+from mixbounds.checks.lemmas.conv_smooth_c_and_l import point_conv_smooth  # noqa: F401
+from mixbounds.checks.lemmas.coupled_spectrum import point_coupled_spectrum  # noqa: F401
+from mixbounds.checks.lemmas.identical_mixed_spectrum import point_identical_mixed  # noqa: F401
+from mixbounds.checks.lemmas.local_spectrum import point_local_spectrum  # noqa: F401
+from mixbounds.checks.lemmas.mixed_coupled_with_local_spectrum import point_mixed_cl_spectrum  # noqa: F401
+from mixbounds.checks.lemmas.projected_condition_number import point_projected_remark  # noqa: F401
+from mixbounds.checks.lemmas.regularized_convergence import _trust_region_max, point_regularized  # noqa: F401
+from mixbounds.checks.lemmas.strong_conv_G_penal import point_strong_conv_penal  # noqa: F401
+from mixbounds.checks.run.framework import Check
 
 #: the lemma modules, in report order; each defines ``LEMMA``
 MODULES = ("coupled_spectrum", "local_spectrum", "mixed_coupled_with_local_spectrum", "identical_mixed_spectrum",

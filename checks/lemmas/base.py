@@ -19,13 +19,12 @@ from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..framework import TIERS, Check, Task
-from ..result import CheckResult
+from mixbounds.checks.lemmas.cases import describe, orth_kernel, psd_spectrum
+from mixbounds.checks.run.framework import TIERS, Check, Task
+from mixbounds.checks.run.result import CheckResult
 
 #: INEQ_RTOL (``a <= b`` holds if ``a <= b (1 + INEQ_RTOL)``) and PATH_ABS_TOL live in checks/tolerances.py
-from ..tolerances import INEQ_RTOL, PATH_ABS_TOL  # noqa: E402, F401
-from .cases import describe, orth_kernel, psd_spectrum
+from mixbounds.checks.tolerances import INEQ_RTOL, PATH_ABS_TOL  # noqa: E402, F401
 
 #: an equality of two spectral quantities holds to this relative accuracy (same reason).
 EQ_RTOL = 1e-7

@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from ..result import CheckResult, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     CHEB_ALG_RTOL,
     CHEB_EIG_TOL,
     EXACT_RTOL,
@@ -17,9 +15,10 @@ from .base import (
     Point,
     Result,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     _rng,
 )
+from mixbounds.checks.run.result import CheckResult, reading
 
 LABEL = "subsec:chebyshev_acc"
 

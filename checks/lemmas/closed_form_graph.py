@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from ..result import CheckResult, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     PATH_ABS_TOL,
     LemmaCheck,
     Point,
     Result,
 )
+from mixbounds.checks.run.result import CheckResult, reading
 
 
 def point_path_eigenvalues(case: dict, _cost: float = 0.0) -> dict:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-
-from ..result import CheckResult, Finding, _clean, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     LemmaCheck,
     Point,
     Result,
 )
+from mixbounds.checks.run.result import CheckResult, Finding, _clean, reading
 
 
 def _jsonable(d):
@@ -21,7 +20,7 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     ones that need ``x*`` (``check_solution`` of its module; for ``coupled-local`` also against the
     ``l = 1`` coupled instance with the same ``L', μ', K``, as in tests/test_worst_case.py)."""
     from mixbounds.instances.families import build
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
     from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
     from mixbounds.instances.worst_case.common import (
         closed_form,

@@ -6,9 +6,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..result import CheckResult, Finding, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     EQ_RTOL,
     INEQ_RTOL,
     NOT_SC_TOL,
@@ -23,7 +21,7 @@ from .base import (
     _le,
     mu_tilde_dense,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     consensus_complement,
     describe,
     gossip_extremes,
@@ -31,6 +29,7 @@ from .cases import (
     materialize,
     ones_complement,
 )
+from mixbounds.checks.run.result import CheckResult, Finding, reading
 
 LABEL = "lem:conv_smooth_c_and_l"
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 
 import scipy.sparse as sp
-
-from ..result import CheckResult, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     LemmaCheck,
     Result,
@@ -18,7 +16,7 @@ from .base import (
     _le,
     _ratio,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     describe,
     gossip_extremes,
     group_extremes,
@@ -26,6 +24,7 @@ from .cases import (
     materialize,
     sv2,
 )
+from mixbounds.checks.run.result import CheckResult, reading
 
 LABEL = "lem:coupled_spectrum"
 

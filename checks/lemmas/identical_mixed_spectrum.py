@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 
 import scipy.sparse as sp
-
-from ..result import CheckResult, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     LemmaCheck,
     Result,
@@ -19,13 +17,14 @@ from .base import (
     _le,
     _ratio,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     describe,
     gossip_extremes,
     interaction_min_pos,
     materialize,
     sv2,
 )
+from mixbounds.checks.run.result import CheckResult, reading
 
 LABEL = "app:upper_bound_coupled_plus_non_ident_local_constraints_prob"
 

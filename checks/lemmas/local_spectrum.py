@@ -6,9 +6,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..result import CheckResult, Finding, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     EQ_RTOL,
     LemmaCheck,
     Result,
@@ -17,12 +15,13 @@ from .base import (
     _eq,
     _ge,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     describe,
     gossip_extremes,
     materialize,
     sv2,
 )
+from mixbounds.checks.run.result import CheckResult, Finding, reading
 
 LABEL = "lem:local_spectrum"
 

@@ -6,9 +6,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..result import CheckResult, Finding, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     ORDER_CONST_MAX,
     ORDER_SLOPE_TOL,
@@ -25,7 +23,7 @@ from .base import (
     block_scaling,
     mu_tilde_dense,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     describe,
     gossip_extremes,
     group_extremes,
@@ -33,6 +31,7 @@ from .cases import (
     materialize,
     sv2,
 )
+from mixbounds.checks.run.result import CheckResult, Finding, reading
 
 LABEL = "lem:mixed_coupled_with_local_spectrum"
 

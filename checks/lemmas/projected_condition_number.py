@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..result import CheckResult, Finding, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     SAME_RTOL,
     SUBSPACE_TOL,
@@ -19,7 +17,7 @@ from .base import (
     _le,
     mu_tilde_dense,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     describe,
     group_extremes,
     interaction_min_pos,
@@ -30,6 +28,7 @@ from .cases import (
     subspace_equal,
     sv2,
 )
+from mixbounds.checks.run.result import CheckResult, Finding, reading
 
 LABEL = "rem:projected_condition_number"
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from ..result import CheckResult, Finding, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     FEAS_RTOL,
     INEQ_RTOL,
     SAME_RTOL,
@@ -16,13 +14,14 @@ from .base import (
     _compact,
     _le,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     _rng,
     describe,
     orth_kernel,
     random_block,
     sv2,
 )
+from mixbounds.checks.run.result import CheckResult, Finding, reading
 
 LABEL = "lem:regularized_convergence"
 

@@ -6,9 +6,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..result import CheckResult, reading
-from .base import (
+from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     PSD_MARGIN,
     LemmaCheck,
@@ -20,7 +18,7 @@ from .base import (
     block_scaling,
     mu_tilde_dense,
 )
-from .cases import (
+from mixbounds.checks.lemmas.cases import (
     consensus_complement,
     describe,
     gossip_extremes,
@@ -29,6 +27,7 @@ from .cases import (
     materialize,
     sv2,
 )
+from mixbounds.checks.run.result import CheckResult, reading
 
 LABEL = "lem:strong_conv_G_penal"
 

@@ -34,11 +34,18 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..instance import Instance
-from .common import COMMON_KW, KAPPA_MAX, OBJECTIVES, ROOT_RTOL, TARGET_RTOL, TARGET_RTOL_LARGE
-from .constraint_blocks import identical_shared_block, local_blocks
-from .finish import projected_remark_finding
-from .generic import (
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.random.common import (
+    COMMON_KW,
+    KAPPA_MAX,
+    OBJECTIVES,
+    ROOT_RTOL,
+    TARGET_RTOL,
+    TARGET_RTOL_LARGE,
+)
+from mixbounds.instances.random.constraint_blocks import identical_shared_block, local_blocks
+from mixbounds.instances.random.finish import projected_remark_finding
+from mixbounds.instances.random.generic import (
     logistic_consensus,
     random_consensus,
     random_coupled,
@@ -48,11 +55,11 @@ from .generic import (
     random_shared,
     random_shared_ident,
 )
-from .gossip import GOSSIPS, GRAPHS, Gossip, make_gossip
-from .local_global import local_global
-from .objectives import logistic_objective, quadratic_objective
-from .tuning import frame_base, group_ratio, tune_group
-from .vertical_fl import vertical_fl
+from mixbounds.instances.random.gossip import GOSSIPS, GRAPHS, Gossip, make_gossip
+from mixbounds.instances.random.local_global import local_global
+from mixbounds.instances.random.objectives import logistic_objective, quadratic_objective
+from mixbounds.instances.random.tuning import frame_base, group_ratio, tune_group
+from mixbounds.instances.random.vertical_fl import vertical_fl
 
 __all__ = [
     "COMMON_KW", "FAMILIES", "GOSSIPS", "GRAPHS", "Gossip", "KAPPA_MAX", "OBJECTIVES", "ROOT_RTOL", "TARGET_RTOL",

@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-
-from .common import _orthogonal
+from mixbounds.instances.random.common import _orthogonal
 
 
 def local_blocks(d: Sequence[int], p: Sequence[int], kappa_C: float | None, rng: np.random.Generator):

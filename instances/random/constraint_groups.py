@@ -11,10 +11,9 @@ Shared by the smooth random families (:mod:`.generic`) and the nonsmooth/convex 
 from __future__ import annotations
 
 import numpy as np
-
-from .common import _rng
-from .constraint_blocks import identical_shared_block
-from .tuning import frame_base, tune_group
+from mixbounds.instances.random.common import _rng
+from mixbounds.instances.random.constraint_blocks import identical_shared_block
+from mixbounds.instances.random.tuning import frame_base, tune_group
 
 #: what the identical C̃ of a family records as its tuning
 IDENTICAL_CT_TUNING = ("identical C̃: singular values in [1, sqrt(kappa_Ct)]; "

@@ -11,11 +11,10 @@ enough for the iterative eigen-solver path of ``bounds.spectral``.
 from __future__ import annotations
 
 from mixbounds.bounds.spectral import DENSE_LIMIT
-
-from ..instance import Instance
-from ..problem import MixedProblem
-from ..realized import realized_kappas
-from .common import TARGET_RTOL, TARGET_RTOL_LARGE, _rel
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.random.common import TARGET_RTOL, TARGET_RTOL_LARGE, _rel
+from mixbounds.instances.realized import realized_kappas
 
 
 def _tolerances(problem: MixedProblem, targets: dict) -> dict:

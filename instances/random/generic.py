@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..instance import Instance
-from ..layout import Layout
-from ..problem import MixedProblem
-from .common import (
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.random.common import (
     COMMON_KW,
     OBJECTIVES,
     _check_int,
@@ -26,11 +26,11 @@ from .common import (
     _reject_unknown,
     _rng,
 )
-from .constraint_blocks import local_blocks
-from .constraint_groups import coupled_group, shared_group
-from .finish import _finish
-from .gossip import make_gossip
-from .objectives import logistic_objective, quadratic_objective
+from mixbounds.instances.random.constraint_blocks import local_blocks
+from mixbounds.instances.random.constraint_groups import coupled_group, shared_group
+from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.random.gossip import make_gossip
+from mixbounds.instances.random.objectives import logistic_objective, quadratic_objective
 
 
 @dataclass(frozen=True)

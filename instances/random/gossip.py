@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.spectral import DENSE_LIMIT, ZERO_RTOL
-from scipy.optimize import brentq
-
-from ..graphs import (
+from mixbounds.instances.graphs import (
     complete_adjacency,
     erdos_renyi_adjacency,
     grid_adjacency,
@@ -27,7 +25,8 @@ from ..graphs import (
     star_adjacency,
     tuned_path,
 )
-from .common import ROOT_RTOL, _check_int, _rel, _rng
+from mixbounds.instances.random.common import ROOT_RTOL, _check_int, _rel, _rng
+from scipy.optimize import brentq
 
 GRAPHS = ("path", "ring", "grid", "star", "complete", "er")
 GOSSIPS = ("laplacian", "metropolis")

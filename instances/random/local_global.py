@@ -5,13 +5,11 @@ reformulation of the printed problem (which is not of the form (P)); details in 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
-
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from .common import (
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.random.common import (
     COMMON_KW,
     ROOT_RTOL,
     _check_int,
@@ -24,8 +22,9 @@ from .common import (
     _rel,
     _rng,
 )
-from .finish import _finish
-from .gossip import make_gossip
+from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.random.gossip import make_gossip
+from scipy.optimize import brentq
 
 
 def _lg_blocks(h: float, lam: float, sig: float) -> tuple[np.ndarray, np.ndarray]:
@@ -180,7 +179,7 @@ def _lg_finding(lam: float) -> dict:
 
 def _lg_equivalence(problem: MixedProblem, Hs, hs, lam: float, n: int, d: int) -> dict:
     """Solve the printed problem (dense KKT, z = mean x) and the reformulation; compare x* and z*."""
-    from ..reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
 
     size = n * d + d
     if size > 3000:

@@ -9,10 +9,9 @@ rounding.  Logistic: ``L_f = max_i ‖F_i‖²/(4N_i) + λ``, ``μ_f = λ`` and
 from __future__ import annotations
 
 import numpy as np
-
-from ..layout import Layout
-from ..objectives import LogisticObjective, QuadraticObjective
-from .common import _orthogonal
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
+from mixbounds.instances.random.common import _orthogonal
 
 
 def quadratic_objective(layout: Layout, kappa_f: float, rng: np.random.Generator) -> tuple[QuadraticObjective, dict]:

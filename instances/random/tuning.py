@@ -21,9 +21,8 @@ from typing import Sequence
 
 import numpy as np
 from mixbounds.bounds.spectral import ZERO_RTOL
+from mixbounds.instances.random.common import ROOT_RTOL, _orthogonal, _rel
 from scipy.optimize import brentq
-
-from .common import ROOT_RTOL, _orthogonal, _rel
 
 
 def _smax_sq(blocks: Sequence[np.ndarray]) -> float:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import LogisticObjective, QuadraticObjective
-from ..problem import MixedProblem
-from .common import (
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.random.common import (
     COMMON_KW,
     _check_int,
     _check_kappa,
@@ -24,8 +23,8 @@ from .common import (
     _rel,
     _rng,
 )
-from .finish import _finish
-from .gossip import make_gossip
+from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.random.gossip import make_gossip
 
 
 def vertical_fl(*, n=None, seed=0, kappa_W=None, kappa_f=10.0, kappa_AC=None, kappa_C=None, kappa_Ct=None, eps=None,

@@ -7,10 +7,10 @@ A ``-grad`` family is the same construction with the gradient sum-trick
 
 from importlib import import_module
 
-from ..classes import CLASSES
-from . import ident
-from .common import check_printed_params
-from .sum_trick import add_gradient_chain
+from mixbounds.instances.classes import CLASSES
+from mixbounds.instances.worst_case import ident
+from mixbounds.instances.worst_case.common import check_printed_params
+from mixbounds.instances.worst_case.sum_trick import add_gradient_chain
 
 
 def _check_n(builder):

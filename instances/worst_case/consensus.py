@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..graphs import tuned_path
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from ..realized import realized_kappas
-from .common import (
+from mixbounds.instances.graphs import tuned_path
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.worst_case.common import (
     RTOL_ALGEBRA,
     RTOL_ITERATIVE,
     chain_length,

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..graphs import tuned_path
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from ..realized import realized_kappas
-from .common import (
+from mixbounds.instances.graphs import tuned_path
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.worst_case.common import (
     RTOL_ALGEBRA,
     RTOL_FINITE_CHAIN,
     RTOL_ITERATIVE,
@@ -43,7 +42,7 @@ from .common import (
     nesterov_M,
     rho_from_shift,
 )
-from .consensus import _reject
+from mixbounds.instances.worst_case.consensus import _reject
 
 
 def E1_E2(K: int) -> tuple[sp.csr_matrix, sp.csr_matrix]:

@@ -45,14 +45,13 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..graphs import tuned_path
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from ..realized import realized_kappas
-from .common import (
+from mixbounds.instances.graphs import tuned_path
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.worst_case.common import (
     RTOL_ALGEBRA,
     RTOL_EIGEN,
     RTOL_FINITE_CHAIN,
@@ -63,8 +62,8 @@ from .common import (
     geometric_ratio,
     k_eps,
 )
-from .consensus import _reject
-from .coupled import E1_E2, dual_rho
+from mixbounds.instances.worst_case.consensus import _reject
+from mixbounds.instances.worst_case.coupled import E1_E2, dual_rho
 
 VARIANTS = ("printed", "shared-rows", "shared-rows-incidence", "split-rows")
 
@@ -186,7 +185,7 @@ def _coupling_blocks(variant: str, tp, tc, K: int, Lp: float, mup: float) -> tup
         return sp.hstack([sp.kron(sel, np.sqrt(Lp) * E.T), sp.kron(sel, np.sqrt(mup) * IK)], format="csr")
 
     if variant == "split-rows":  # every node: odd rows from the U1 blocks, even rows from the U3 blocks
-        from .shared import shared_blocks
+        from mixbounds.instances.worst_case.shared import shared_blocks
 
         R1, R3 = shared_blocks(K, Lp, mup)
         s1 = sp.csr_matrix(np.isin(np.arange(l), U1).astype(float)[None, :])

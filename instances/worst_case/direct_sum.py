@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from ..realized import realized_kappas
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
 
 
 def _zero_cols(blocks, cols_before: int, cols_after: int, n: int):

@@ -18,9 +18,9 @@ variants, each part as printed for its own class:
 
 from __future__ import annotations
 
-from . import consensus, coupled, ident_chain
-from .consensus import _reject
-from .direct_sum import direct_sum
+from mixbounds.instances.worst_case import consensus, coupled, ident_chain
+from mixbounds.instances.worst_case.consensus import _reject
+from mixbounds.instances.worst_case.direct_sum import direct_sum
 
 
 def build_shared(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8, variant: str = "natural",

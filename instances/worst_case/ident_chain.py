@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..graphs import tuned_path
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from ..realized import realized_kappas
-from .common import RTOL_ALGEBRA, chain_length, closed_form, k_eps
-from .consensus import _reject
-from .shared import derived_rho, shared_blocks
+from mixbounds.instances.graphs import tuned_path
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.worst_case.common import RTOL_ALGEBRA, chain_length, closed_form, k_eps
+from mixbounds.instances.worst_case.consensus import _reject
+from mixbounds.instances.worst_case.shared import derived_rho, shared_blocks
 
 
 def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8, mu_f: float = 1.0,

@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..graphs import tuned_path
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from ..realized import realized_kappas
-from . import coupled, coupled_local, shared
-from .consensus import _reject
-from .direct_sum import direct_sum
+from mixbounds.instances.graphs import tuned_path
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.worst_case import coupled, coupled_local, shared
+from mixbounds.instances.worst_case.consensus import _reject
+from mixbounds.instances.worst_case.direct_sum import direct_sum
 
 
 def build(*, kappa_W: float, kappa_AC: float, kappa_Ct: float, kappa_f: float, kappa_C: float | None = None,

@@ -37,14 +37,13 @@ import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds import group_spectrum
 from mixbounds.bounds.condition import interaction_extremes
-
-from ..graphs import tuned_path
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from ..realized import realized_kappas
-from .common import (
+from mixbounds.instances.graphs import tuned_path
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.worst_case.common import (
     RTOL_ALGEBRA,
     RTOL_FINITE_CHAIN,
     RTOL_ITERATIVE,
@@ -57,7 +56,7 @@ from .common import (
     rho_from_shift,
     unit_rows,
 )
-from .consensus import _reject
+from mixbounds.instances.worst_case.consensus import _reject
 
 
 def shared_blocks(K: int, Lp: float, mup: float) -> tuple[sp.csr_matrix, sp.csr_matrix]:

@@ -19,13 +19,12 @@ from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
-
-from ..instance import Instance
-from ..layout import Layout
-from ..objectives import QuadraticObjective
-from ..problem import MixedProblem
-from ..realized import realized_kappas
-from .common import RTOL_ALGEBRA, chain_length, closed_form, k_eps, nesterov_M
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.worst_case.common import RTOL_ALGEBRA, chain_length, closed_form, k_eps, nesterov_M
 
 
 def nesterov_block(K: int, L: float, mu: float, scale: float = 1.0) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -52,7 +51,7 @@ def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int |
     kap = L / mu
     rho = (np.sqrt(kap) - 1) / (np.sqrt(kap) + 1)
     Kh = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
-    from ..reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
 
     base_mass = float(np.sum(reference_solution(P).u ** 2))
     chain_mass = P.n * rho ** 2 / (1 - rho ** 2)  # Σ_k ρ^{2k} per node

@@ -24,14 +24,14 @@ apapc-nocheb       every class of :func:`solvers.solve`     :mod:`.apapc_nocheb`
 
 from __future__ import annotations
 
-from . import apapc_nocheb, diging, dpmm, dual_gradient, extra, msda, tracking_admm
-from .apapc_nocheb import solve_apapc_nocheb
-from .diging import solve_diging
-from .dpmm import solve_dpmm
-from .dual_gradient import solve_dual_gradient
-from .extra import solve_extra
-from .msda import solve_msda
-from .tracking_admm import solve_tracking_admm
+from mixbounds.solvers.baselines import apapc_nocheb, diging, dpmm, dual_gradient, extra, msda, tracking_admm
+from mixbounds.solvers.baselines.apapc_nocheb import solve_apapc_nocheb
+from mixbounds.solvers.baselines.diging import solve_diging
+from mixbounds.solvers.baselines.dpmm import solve_dpmm
+from mixbounds.solvers.baselines.dual_gradient import solve_dual_gradient
+from mixbounds.solvers.baselines.extra import solve_extra
+from mixbounds.solvers.baselines.msda import solve_msda
+from mixbounds.solvers.baselines.tracking_admm import solve_tracking_admm
 
 #: name → (function, classes it applies to, citation)
 BASELINES = {

@@ -34,10 +34,9 @@ import math
 from typing import Callable
 
 import numpy as np
-
-from ..oracles import ORACLES, CountedOracles
-from ..result import SolveResult
-from ..stop_rule import StopRule
+from mixbounds.solvers.oracles import ORACLES, CountedOracles
+from mixbounds.solvers.result import SolveResult
+from mixbounds.solvers.stop_rule import StopRule
 
 #: default relative reduction of the per-node subproblem gradient (inner stopping rule)
 INNER_REL = 1e-3
@@ -49,7 +48,7 @@ INNER_ABS = 1e-12
 def reference_u(problem, x_star) -> np.ndarray:
     """``x_star`` as a flat u-layout vector (computed when ``None``)."""
     if x_star is None:
-        from mixbounds.instances.reference import reference_solution
+        from mixbounds.instances.reference.kkt import reference_solution
 
         x_star = reference_solution(problem).u
     u_star = np.asarray(x_star, dtype=float).ravel()

@@ -12,9 +12,9 @@ the preconditioned one (and, with a coupled constraint, with ``L_G = 2L_f κ_W²
 
 from __future__ import annotations
 
-from ..oracles import CountedOracles
-from ..result import SolveResult
-from ..solve import solve
+from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.result import SolveResult
+from mixbounds.solvers.solve import solve
 
 CLASSES = ("consensus", "shared", "coupled", "coupled_local", "mixed")
 CITATION = "Salim, Condat, Kovalev, Richtárik (2022), AISTATS, APAPC on the paper's reformulation, no Chebyshev"

@@ -31,10 +31,9 @@ Parameters
 from __future__ import annotations
 
 import numpy as np
-
-from ..oracles import CountedOracles
-from ..result import SolveResult
-from ._common import Run, gossip_facts, reference_u, require
+from mixbounds.solvers.baselines._common import Run, gossip_facts, reference_u, require
+from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.result import SolveResult
 
 CLASSES = ("consensus",)
 CITATION = "Nedić, Olshevsky, Shi (2017), SIAM J. Optim. 27(4):2597-2633, DIGing"

@@ -47,11 +47,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from ..oracles import CountedOracles
-from ..result import SolveResult
-from ._common import INNER_REL, InnerSolver, Run, coupled_facts, gossip_facts, reference_u, require, x_node_index
-from .tracking_admm import balanced_penalty
+from mixbounds.solvers.baselines._common import (
+    INNER_REL,
+    InnerSolver,
+    Run,
+    coupled_facts,
+    gossip_facts,
+    reference_u,
+    require,
+    x_node_index,
+)
+from mixbounds.solvers.baselines.tracking_admm import balanced_penalty
+from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.result import SolveResult
 
 CLASSES = ("coupled",)
 CITATION = "Gong & Zhang (2023), Decentralized proximal method of multipliers for convex optimization with coupled constraints"

@@ -48,10 +48,17 @@ one ``Ct`` round per iteration), constants ``(μ_f, L_f)``, warm start at the pr
 from __future__ import annotations
 
 import numpy as np
-
-from ..oracles import CountedOracles
-from ..result import SolveResult
-from ._common import INNER_REL, InnerSolver, Run, coupled_facts, gossip_facts, reference_u, require
+from mixbounds.solvers.baselines._common import (
+    INNER_REL,
+    InnerSolver,
+    Run,
+    coupled_facts,
+    gossip_facts,
+    reference_u,
+    require,
+)
+from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.result import SolveResult
 
 CLASSES = ("coupled", "coupled_local", "mixed")
 CITATION = ("Necoara & Nedelcu (2014), IEEE TAC 59(5):1232-1243; (2015), Automatica 55:209-216, "

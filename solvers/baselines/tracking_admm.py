@@ -44,10 +44,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from ..oracles import CountedOracles
-from ..result import SolveResult
-from ._common import INNER_REL, InnerSolver, Run, coupled_facts, gossip_facts, reference_u, require, x_node_index
+from mixbounds.solvers.baselines._common import (
+    INNER_REL,
+    InnerSolver,
+    Run,
+    coupled_facts,
+    gossip_facts,
+    reference_u,
+    require,
+    x_node_index,
+)
+from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.result import SolveResult
 
 CLASSES = ("coupled",)
 CITATION = "Falsone, Notarnicola, Notarstefano, Prandini (2020), Automatica 117:108962, Tracking-ADMM"

@@ -35,8 +35,7 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import REGISTRY
-
-from .sweeps import CLASS_FAMILIES, UB_EPS1, UB_EPS2, fit_slope
+from mixbounds.checks.sweeps import CLASS_FAMILIES, UB_EPS1, UB_EPS2, fit_slope
 
 #: preferred documented constructions, best first (``cited`` is the mixed row's "as printed")
 VARIANT_ORDER = ("printed", "shared-rows-incidence", "split-rows", "natural")

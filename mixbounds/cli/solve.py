@@ -45,7 +45,7 @@ CONSTANTS_CHOICES = ("spectral", "lemma")
 XSTAR_RTOL = 1e-6
 #: relative residual ‖Gv − h‖ / (‖G‖_max‖v‖ + ‖h‖) above which the constraints have no common solution
 FEAS_RTOL = 1e-8
-#: BLAS threads while loading, checking and solving (as ``mixbounds instance``, mixbounds.cli_instance.BLAS_THREADS:
+#: BLAS threads while loading, checking and solving (as ``mixbounds instance``, mixbounds.cli.instance.BLAS_THREADS:
 #: the per-node products are small, and competing BLAS threads made them up to 200× slower on a loaded machine)
 BLAS_THREADS = 1
 #: keys a solve summary has (an existing --json file without them was not written by this command)
@@ -128,7 +128,7 @@ def _consistent(G, h) -> tuple[bool, float]:
     memory here), then its relative residual (above :data:`FEAS_RTOL`: no solution)."""
     import scipy.sparse as sp
 
-    from mixbounds.instances.reference import _kkt_solver
+    from mixbounds.instances.reference.kkt import _kkt_solver
 
     if G.shape[0] == 0:
         return True, 0.0
@@ -148,7 +148,7 @@ def constraint_consistency(P) -> str | None:
     """
     import scipy.sparse as sp
 
-    from mixbounds.instances.reference import constraint_system
+    from mixbounds.instances.reference.kkt import constraint_system
 
     G, h = constraint_system(P)
     if G.shape[0] == 0:
@@ -185,7 +185,7 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
     """
     import scipy.sparse.linalg as spla
 
-    from mixbounds.instances.reference import _residual, constraint_system, copy_map
+    from mixbounds.instances.reference.kkt import _residual, constraint_system, copy_map
 
     if not np.all(np.isfinite(u)):
         return math.inf, f"{int(np.sum(~np.isfinite(u)))} of its {u.size} entries are not finite"
@@ -214,7 +214,7 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
 
 def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
     """``(x*, error, note)``: the supplied x_star.npy checked, or the computed reference solution."""
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
 
     if inst.x_star is not None:
         res, why = xstar_residual(P, np.asarray(inst.x_star, dtype=float))

@@ -11,7 +11,7 @@ results document carries them (``summary.lower_bound_certificates`` and per-resu
 
 from __future__ import annotations
 
-from .report_blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
+from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (DESIGN.md, "Certificates"); unknown kinds are shown as they come
 CERTIFICATE_KINDS = {
@@ -46,7 +46,8 @@ def _statuses() -> list:
 
 
 def _per_accuracy() -> list:
-    from mixbounds.checks import lower, nonsmooth, rates, sweeps
+    from mixbounds.checks import nonsmooth, rates, sweeps
+    from mixbounds.checks.lower import slopes as lower
 
     frac = rates.SETTLE
     return [
@@ -81,8 +82,9 @@ def _t2_example(doc: dict) -> str:
 
 
 def _rule_rows(tier: str, doc: dict) -> list:
-    from mixbounds.checks import lower, nonsmooth, rates
+    from mixbounds.checks import nonsmooth, rates
     from mixbounds.checks.lemmas import base as lemmas
+    from mixbounds.checks.lower import slopes as lower
 
     nt = nonsmooth.TOL
     t2k = {t: round(v + nonsmooth.T2_LOG_ALLOWANCE, 6) for t, v in nt.items()}

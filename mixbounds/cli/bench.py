@@ -41,12 +41,11 @@ def is_bench_document(path: Path) -> bool:
 
 def _validate(args):
     """``(fn, classes, out, json_path, scheduler)`` or an error message (nothing touched yet)."""
-    from mixbounds.checks.executors import SchedulerError, parse_scheduler
-    from mixbounds.checks.framework import TIERS
+    from mixbounds.bench_method import classes_for, supported
+    from mixbounds.checks.run.executors import SchedulerError, parse_scheduler
+    from mixbounds.checks.run.framework import TIERS
+    from mixbounds.methods import METHOD_CLASSES, MethodError, resolve
     from mixbounds.outdir import OutputError, check_dir, check_file
-
-    from .bench_method import classes_for, supported
-    from .methods import METHOD_CLASSES, MethodError, resolve
 
     if args.tier not in TIERS:
         return f"--tier {args.tier!r}: choose from {', '.join(TIERS)}"
@@ -81,7 +80,7 @@ def _cmd_bench(args) -> int:
     if isinstance(v, str):
         return _usage(v)
     fn, classes, out, jp, scheduler = v
-    from mixbounds.checks.executors import SchedulerError, open_executor
+    from mixbounds.checks.run.executors import SchedulerError, open_executor
     from mixbounds.outdir import OutputDir, OutputError
 
     try:
@@ -104,11 +103,10 @@ def _cmd_bench(args) -> int:
 
 def _run(args, classes, od, jp, executor) -> int:
     """Measure, then write ``bench.json``, the report and ``plots/`` as one set into the held directory ``od``."""
-    from mixbounds.checks.result import _clean
+    from mixbounds.bench_method import measure_plans, plans, summarize
+    from mixbounds.checks.run.result import _clean
     from mixbounds.outdir import atomic_write_text, relative_files
-
-    from .bench_method import measure_plans, plans, summarize
-    from .bench_report import print_table, write_report
+    from mixbounds.report.bench import print_table, write_report
 
     pl = plans(args.tier, classes)
     where = f"jobs {args.jobs}" if executor is None else f"scheduler {executor.describe()}"
@@ -145,9 +143,8 @@ def _run(args, classes, od, jp, executor) -> int:
 
 
 def register(sub) -> None:
-    from mixbounds.checks.framework import TIERS
-
-    from .cli import _positive_int, default_jobs
+    from mixbounds.checks.run.framework import TIERS
+    from mixbounds.cli.command import _positive_int, default_jobs
 
     b = sub.add_parser("bench", help="measure a user's method against the paper's lower bounds",
                        description="Run a method written to the contract of mixbounds.methods (a generator "

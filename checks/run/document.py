@@ -14,10 +14,10 @@ import json
 import platform
 from datetime import datetime, timezone
 
-from .certificates import certify
-from .expected import expected
-from .framework import Check, code_version
-from .result import STATUSES, _clean
+from mixbounds.checks.expected import expected
+from mixbounds.checks.lower.certificates import certify
+from mixbounds.checks.run.framework import Check, code_version
+from mixbounds.checks.run.result import STATUSES, _clean
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: version of the results.json layout (bumped when a field changes meaning).  2: every claim's ``measured`` is a

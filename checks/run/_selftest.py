@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from .framework import Check, Task
-from .result import CheckResult, Finding
-from .sweeps import fit_slope
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult, Finding
+from mixbounds.checks.sweeps import fit_slope
 
 GRID = (100.0, 215.44, 464.16, 1000.0)
 
@@ -116,8 +116,8 @@ def fake_checks(*, failing: bool = False, uncaught_control: bool = False, findin
 
 def fake_document(tier: str = "tiny", checks: list[Check] | None = None, **kw) -> dict:
     """The results document (as written to ``results.json``) of a serial, uncached run of :func:`fake_checks`."""
-    from .document import build_document
-    from .framework import run_checks
+    from mixbounds.checks.run.document import build_document
+    from mixbounds.checks.run.framework import run_checks
 
     checks = fake_checks(**kw) if checks is None else checks
     results, stats = run_checks(checks, tier, jobs=1, cache_dir=None)

@@ -62,17 +62,16 @@ import time
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-
-from . import deflated_kkt
-from . import reference as _reference
-from .block_elimination import eliminate as eliminate_blocks
-from .block_elimination import row_blocks
-from .hessian_factor import BlockCholesky
-from .layout import Layout
-from .nonsmooth import _max_step
-from .objectives import block_diag_u
-from .problem import MixedProblem
-from .reference import (
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.nonsmooth import _max_step
+from mixbounds.instances.objectives import block_diag_u
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.reference import deflated_kkt
+from mixbounds.instances.reference import kkt as _reference
+from mixbounds.instances.reference.block_elimination import eliminate as eliminate_blocks
+from mixbounds.instances.reference.block_elimination import row_blocks
+from mixbounds.instances.reference.hessian_factor import BlockCholesky
+from mixbounds.instances.reference.kkt import (
     _KKT,
     REFINE_STALL,
     _kkt_solver,

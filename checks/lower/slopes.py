@@ -32,12 +32,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mixbounds.bounds.claims import get
-from mixbounds.instances.classes import CLASSES
-
-from .framework import Check, Task
-from .result import CheckResult, Finding, with_variant
-from .sweep_point import SweepPoint
-from .sweeps import (
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult, Finding, with_variant
+from mixbounds.checks.run.sweep_point import SweepPoint
+from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     PARAM_REALIZED,
     POINTS,
@@ -51,8 +49,9 @@ from .sweeps import (
     geomspace,
     worst_sweeps,
 )
-from .verdict import between_ok
-from .verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
+from mixbounds.checks.verdict import between_ok
+from mixbounds.checks.verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
+from mixbounds.instances.classes import CLASSES
 
 #: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
 #: integer counts and the staircase n(κ_W) = 3m of the tuned path graph (steps of 3 nodes)
@@ -105,8 +104,8 @@ def sweeps(tier: str, cls: str, variant: str | None, *, grad: bool) -> list[Swee
 # ----------------------------------------------------------------------------- task
 def lower_point(family: str, params: dict, oracles: list, chain: int | None = None, parts: tuple = ("all",)) -> dict:
     """Build one instance, solve it exactly, and run the engine for ``oracles`` on each part."""
-    from .engine import Engine
-    from .framework import instance_and_reference
+    from mixbounds.checks.lower.engine import Engine
+    from mixbounds.checks.run.framework import instance_and_reference
 
     kw = dict(params)
     if chain is not None:

@@ -121,9 +121,8 @@ def run_group_on_worker(version: str, calls: list[tuple[str, Callable, dict]]) -
     glibc's large-array reuse restored (:func:`tune_worker_malloc`).
     """
     global _WORKER_VERSION, _MALLOC_TUNED
+    from mixbounds.checks.run.framework import _run_group, code_version
     from threadpoolctl import threadpool_limits
-
-    from .framework import _run_group, code_version
 
     if _MALLOC_TUNED is None:
         _MALLOC_TUNED = tune_worker_malloc()

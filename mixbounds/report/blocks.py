@@ -1,6 +1,6 @@
 """The report's building blocks and their two renderings: Markdown (``report.md``) and HTML (``report.html``).
 
-The report is built once as a list of :class:`Block` s (:mod:`mixbounds.report`) and rendered twice.
+The report is built once as a list of :class:`Block` s (:mod:`mixbounds.report.verify`) and rendered twice.
 Inline text uses a small Markdown subset in both renderings: ```code```, ``**bold**``, ``*italic*``
 and links ``[text](#anchor)`` / ``[text](relative/path)`` (link text is plain text).
 
@@ -10,7 +10,7 @@ few lines of script; ``<noscript>`` falls back to ``loading="lazy"``), every hea
 paper label carries an ``id``, a table of contents and a filter by status / problem class / oracle
 (a few lines of plain JavaScript) sit at the top, and the print style sheet expands everything.
 A ``window`` error hook records script errors in ``<html data-js-errors>`` so a headless browser
-can check the page (:mod:`mixbounds.report_browser`).
+can check the page (:mod:`mixbounds.report.browser`).
 """
 
 from __future__ import annotations

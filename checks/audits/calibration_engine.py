@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from .framework import Check, Task
-from .result import CheckResult
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult
 
 #: the error curves are sums of the same squares in a different order: rounding only
 CURVE_RTOL = 1e-12
@@ -95,7 +94,7 @@ def _chain_problem(kind: str, K: int = CHAIN_LENGTH, mu: float = CHAIN_MU):
 
 def calibration_point(case: str, n: int = 0, two_hops: bool = False) -> dict:
     """The engine's error curve and count on one calibration problem, next to the closed form."""
-    from .engine import Engine
+    from mixbounds.checks.lower.engine import Engine
 
     if case == "path":
         P, x_star, closed, oracle, known = _path_problem(n)
@@ -114,7 +113,7 @@ def calibration_point(case: str, n: int = 0, two_hops: bool = False) -> dict:
 
 
 def _two_hop_class():
-    from .engine import Engine
+    from mixbounds.checks.lower.engine import Engine
 
     class TwoHopEngine(Engine):
         """Negative control: each counted round propagates the supports two hops."""

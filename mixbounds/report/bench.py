@@ -119,7 +119,7 @@ def draw(doc: dict, plot_dir: Path) -> dict:
 
 
 def blocks(doc: dict, figs: dict) -> list:
-    from .report import IMG, LIST, H, P, T, V
+    from mixbounds.report.verify import IMG, LIST, H, P, T, V
 
     counts = {s: sum(r["status"] == s for r in doc["results"]) for s in _V_CLASS}
     b = [H(1, f"mixbounds bench — `{doc['method']}`"),
@@ -140,7 +140,7 @@ def blocks(doc: dict, figs: dict) -> list:
 
 def write_report(doc: dict, out: Path) -> dict:
     """Figures into ``out/plots``, then ``out/report.md`` and ``out/report.html``; returns the figure paths."""
-    from .report_blocks import CSS, SCRIPT_LAZY, render_html_blocks, render_md
+    from mixbounds.report.blocks import CSS, SCRIPT_LAZY, render_html_blocks, render_md
 
     figs = draw(doc, Path(out) / "plots")
     bl = blocks(doc, figs)

@@ -31,9 +31,16 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from .problem import MixedProblem
-from .reference import KKT_RTOL, REFINE_STALL, _kkt_solver, _residual, constraint_system, copy_map, copy_weights
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.reference.kkt import (
+    KKT_RTOL,
+    REFINE_STALL,
+    _kkt_solver,
+    _residual,
+    constraint_system,
+    copy_map,
+    copy_weights,
+)
 
 #: proximal weight ν relative to L_f: each step contracts the complement of N by ν/(ν + λ); smaller ν converges
 #: in fewer steps but makes H + νD closer to singular (its smallest eigenvalue is ν·min D = ν)

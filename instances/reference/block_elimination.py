@@ -29,8 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-
-from .layout import Layout
+from mixbounds.instances.layout import Layout
 
 #: a block's rows must be satisfied by its minimum-norm solution to this relative residual (else inconsistent)
 CONSISTENCY_RTOL = 1e-10

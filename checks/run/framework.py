@@ -29,7 +29,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .result import CheckResult, _clean
+from mixbounds.checks.run.result import CheckResult, _clean
 
 TIERS = ("tiny", "quick", "full")
 _PACKAGES = ("bounds", "instances", "solvers", "checks")
@@ -75,7 +75,7 @@ class Check:
 def code_version() -> str:
     """Hash of the suite's source (cache key): any code change invalidates cached points."""
     h = hashlib.blake2b(digest_size=10)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     for pkg in _PACKAGES:
         for p in sorted((root / pkg).rglob("*.py")):
             h.update(str(p.relative_to(root)).encode())
@@ -109,7 +109,7 @@ def instance_and_reference(family: str, params: dict):
     modifies them, so a point's counts do not depend on the sharing.
     """
     from mixbounds.instances.families import build
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
 
     key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
     shared = getattr(_GROUP, "instances", None)
@@ -315,10 +315,10 @@ def _finalize(c: Check, tier: str, pts: dict[str, dict]) -> list[CheckResult]:
 def all_checks() -> list[Check]:
     """Every registered check, from every family module present."""
     out: list[Check] = []
-    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
-                "mixbounds.checks.audit_counters", "mixbounds.checks.calibration_engine",
-                "mixbounds.checks.calibration_tolerances", "mixbounds.checks.audit_guards",
-                "mixbounds.checks.audit_reference"):
+    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower.slopes", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
+                "mixbounds.checks.audits.audit_counters", "mixbounds.checks.audits.calibration_engine",
+                "mixbounds.checks.audits.calibration_tolerances", "mixbounds.checks.audits.audit_guards",
+                "mixbounds.checks.audits.audit_reference"):
         try:
             m = importlib.import_module(mod)
         except ModuleNotFoundError as exc:

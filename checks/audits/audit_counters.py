@@ -27,9 +27,8 @@ audit of a counter that skips every second ``comm`` round must come out ``fail``
 from __future__ import annotations
 
 import numpy as np
-
-from .framework import Check, Task
-from .result import CheckResult, reading
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult, reading
 
 AUDIT_ORACLES = ("grad", "A", "C", "Ct", "comm")
 #: iterations recounted per audit run (the per-iteration counts are constant, the set-up differs)
@@ -150,9 +149,8 @@ def audit_point(family: str, params: dict, method: str, skip_every_second_comm: 
     ``skip_every_second_comm`` builds the negative control: counted oracles whose ``comm``
     counter misses every second round.
     """
+    from mixbounds.checks.run.framework import instance_and_reference
     from mixbounds.solvers import CountedOracles, solve
-
-    from .framework import instance_and_reference
 
     inst, ref = instance_and_reference(family, dict(params))
     P = inst.problem
@@ -198,8 +196,8 @@ def _SkippingOracles(P):
 # ----------------------------------------------------------------------------- verdicts
 def audit_sample(tier: str) -> list[tuple[str, str, dict]]:
     """``(class, family, params)``: every problem class once, at the first point of its first random sweep."""
-    from .rates import random_sweeps
-    from .sweeps import CLASS_FAMILIES
+    from mixbounds.checks.rates import random_sweeps
+    from mixbounds.checks.sweeps import CLASS_FAMILIES
 
     out = []
     for cls in CLASS_FAMILIES:

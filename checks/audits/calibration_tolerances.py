@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import math
 
-from .framework import Check, Task
-from .result import CheckResult
-from .tolerances import TOLERANCES, Tolerance
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult
+from mixbounds.checks.tolerances import TOLERANCES, Tolerance
 
 
 def _rid(t: Tolerance) -> str:
@@ -40,24 +40,23 @@ def _accepts_generic(t: Tolerance, delta: float) -> bool:
 
 
 def _accepts_ineq(delta: float) -> bool:
-    from .lemmas import base as lemmas
+    from mixbounds.checks.lemmas import base as lemmas
 
     b = 3.0
     return bool(lemmas._le(b * (1 + delta), b)) and bool(lemmas._ge(b * (1 - delta), b))
 
 
 def _accepts_eq(delta: float) -> bool:
-    from .lemmas import base as lemmas
+    from mixbounds.checks.lemmas import base as lemmas
 
     b = 3.0
     return bool(lemmas._eq(b * (1 + delta), b))
 
 
 def _accepts_path(delta: float) -> bool:
+    from mixbounds.checks.lemmas import base as lemmas
     from mixbounds.instances.graphs import laplacian, path_adjacency
     from scipy.linalg import eigvalsh_tridiagonal
-
-    from .lemmas import base as lemmas
 
     n = 40
     Wp = laplacian(path_adjacency(n))
@@ -70,8 +69,7 @@ def _accepts_path(delta: float) -> bool:
 def _synthetic_sweep(tier: str, slope_excess: float = 0.0, target_rel: float = 0.0):
     """A consensus κ_W sweep whose per-accuracy counts follow the formula slope + ``slope_excess`` exactly."""
     from mixbounds.bounds.claims import get
-
-    from .sweeps import POINTS, Sweep, geomspace
+    from mixbounds.checks.sweeps import POINTS, Sweep, geomspace
 
     cell = get("T1.consensus.comm")
     grid = tuple(geomspace(30.0, 300.0, POINTS[tier]))
@@ -92,21 +90,21 @@ def _synthetic_sweep(tier: str, slope_excess: float = 0.0, target_rel: float = 0
 
 
 def _accepts_slope(tier: str, delta: float) -> bool:
-    from .rates import verdict
+    from mixbounds.checks.rates import verdict
 
     cell, sw, pts = _synthetic_sweep(tier, slope_excess=delta)
     return verdict(tier, cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
 
 
 def _accepts_target(delta: float) -> bool:
-    from .rates import verdict
+    from mixbounds.checks.rates import verdict
 
     cell, sw, pts = _synthetic_sweep("quick", target_rel=delta)
     return verdict("quick", cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
 
 
 def _accepts_trunc(delta: float) -> bool:
-    from .rates import _truncation
+    from mixbounds.checks.rates import _truncation
 
     cell, sw, pts = _synthetic_sweep("quick")
     base = pts[0][1]

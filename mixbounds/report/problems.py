@@ -155,8 +155,7 @@ def _problem_for(rid: str, fid: str) -> Problem | None:
 def _data_key(f: dict, res: dict) -> tuple[str, str, str]:
     """Grouping by data alone: (label of the expected entry or the finding, kind, variant)."""
     from mixbounds.checks.expected import expected
-
-    from .report_index import labels_in
+    from mixbounds.report.index import labels_in
 
     e = expected(res.get("id") or f.get("source") or "")
     label = e.label if e else (labels_in(f.get("label")) or [str(f.get("label"))])[0]

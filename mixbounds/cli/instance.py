@@ -10,7 +10,7 @@ the binary form, one archive per block group)
 and prints a short summary (family, n, sizes, targets vs realized κ's, KKT
 residual, findings, path).
 
-Exit codes (as :mod:`mixbounds.cli`): 0 written; 2 bad usage or bad input (unknown
+Exit codes (as :mod:`mixbounds.cli.command`): 0 written; 2 bad usage or bad input (unknown
 family, impossible target, unwritable or occupied output path) — nothing is
 written then; 1 the reference solve failed to reach its KKT tolerance (nothing
 written either).
@@ -258,8 +258,8 @@ def cmd_instance(args) -> int:
     """Handler of ``mixbounds instance``."""
     from mixbounds.instances.families import build, families
     from mixbounds.instances.io import save_instance
-    from mixbounds.instances.lad_interior_point import NotConverged
-    from mixbounds.instances.reference import reference_solution
+    from mixbounds.instances.reference.kkt import reference_solution
+    from mixbounds.instances.reference.lad_interior_point import NotConverged
 
     fams = families()
     if args.family not in fams:
@@ -325,7 +325,7 @@ def cmd_instance(args) -> int:
 
 
 def register(subparsers) -> argparse.ArgumentParser:
-    """Add ``instance`` to ``subparsers`` (from ``add_subparsers(parser_class=_Parser)`` in :mod:`mixbounds.cli`)."""
+    """Add ``instance`` to ``subparsers`` (from ``add_subparsers(parser_class=_Parser)`` in :mod:`mixbounds.cli.command`)."""
     p = subparsers.add_parser(
         "instance",
         help="build a named instance and export it as an instance directory",
@@ -359,7 +359,7 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     """A stand-alone ``mixbounds``-style parser with only this sub-command (tests, ``python -m``)."""
-    from mixbounds.cli import _Parser
+    from mixbounds.cli.command import _Parser
 
     parser = _Parser(prog="mixbounds", description="mixbounds instance")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)

@@ -58,10 +58,9 @@ import json
 
 import numpy as np
 import scipy.linalg as sla
-
-from ..instances.lad_interior_point import SOLVE_RTOL
-from .framework import Check, Task
-from .result import CheckResult
+from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.result import CheckResult
+from mixbounds.instances.reference.lad_interior_point import SOLVE_RTOL
 
 #: ``‖E v* − u*‖ / ‖u*‖``: equal copies of x̃, up to rounding
 COPIES_RTOL = 1e-12
@@ -99,7 +98,7 @@ NONSMOOTH_TABLES = (3, 4)
 
 def _constraints(inst):
     """``(E sparse, E, G, h)`` dense, refused above :data:`DENSE_MAX` unknowns plus multipliers."""
-    from mixbounds.instances.reference import constraint_system, copy_map
+    from mixbounds.instances.reference.kkt import constraint_system, copy_map
 
     P = inst.problem
     Es = copy_map(P)
@@ -213,7 +212,7 @@ def lad_reference_audit(family: str, params_list: list, plant: str = "") -> dict
     """Tables 3-4: audit every instance of ``params_list``; with ``plant="not-a-minimiser"`` (the control) only the
     first, its reference moved by ``LAD_CONTROL_OFFSET·‖u*‖`` along a random direction of ``E·ker G``."""
     from mixbounds.instances.families import build
-    from mixbounds.instances.lad_interior_point import lad_interior_point
+    from mixbounds.instances.reference.lad_interior_point import lad_interior_point
 
     if plant not in ("", "not-a-minimiser"):
         raise ValueError(f"reference audit: unknown plant {plant!r} for Tables 3-4; only 'not-a-minimiser'")
@@ -242,7 +241,7 @@ def lad_reference_audit(family: str, params_list: list, plant: str = "") -> dict
 
 def tier_params(tier: str, cls: str, table: int = TABLE) -> tuple[str, list]:
     """The family and the distinct instance parameters of the sweeps of Table ``table``, class ``cls``, at ``tier``."""
-    from . import nonsmooth as ns
+    from mixbounds.checks import nonsmooth as ns
 
     fam, var = ns.family_of(table, cls)
     seen, out = set(), []
@@ -303,7 +302,7 @@ def judge(rid: str, p: dict, *, control: bool = False, table: int = TABLE) -> Ch
 
 
 def _classes(table: int = TABLE):
-    from .nonsmooth import CLASSES
+    from mixbounds.checks.nonsmooth import CLASSES
 
     return CLASSES[table]
 

@@ -2,7 +2,7 @@
 
 Sub-commands: ``verify`` (the main job: :mod:`mixbounds.verify`), ``plot`` (redraw
 the figures from a ``results.json``), ``report`` (rewrite the report from it,
-:mod:`mixbounds.cli_report`), ``table`` (the registry as the paper's tables), ``instance`` (:mod:`mixbounds.cli_instance`) and ``solve`` (``mixbounds.cli_solve``,
+:mod:`mixbounds.cli.report`), ``table`` (the registry as the paper's tables), ``instance`` (:mod:`mixbounds.cli.instance`) and ``solve`` (``mixbounds.cli.solve``,
 when present).  Exit codes: 0 success, 1 a check failed (or a negative control
 was not caught), 2 bad usage or bad input, 130 interrupted.
 """
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from mixbounds.bounds.render import render_markdown, render_text
-from mixbounds.checks.framework import TIERS
+from mixbounds.checks.run.framework import TIERS
 from mixbounds.verify import DEFAULT_OUT
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -98,18 +98,18 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
-    from mixbounds.cli_instance import register as register_instance
-    from mixbounds.cli_report import register as register_report
+    from mixbounds.cli.instance import register as register_instance
+    from mixbounds.cli.report import register as register_report
 
     register_instance(sub)
     register_report(sub)
-    from mixbounds.cli_bench import register as register_bench
+    from mixbounds.cli.bench import register as register_bench
 
     register_bench(sub)
     try:
-        cli_solve = importlib.import_module("mixbounds.cli_solve")
+        cli_solve = importlib.import_module("mixbounds.cli.solve")
     except ModuleNotFoundError as exc:
-        if exc.name != "mixbounds.cli_solve":
+        if exc.name != "mixbounds.cli.solve":
             raise
     else:
         cli_solve.register(sub)

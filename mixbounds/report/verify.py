@@ -5,11 +5,11 @@ the figure manifest of :func:`plots.draw_all`, in this order:
 
 1. verdict line, summary, table of contents (and, in HTML, a filter by status / class / oracle);
 2. how to read the report: statuses, "per accuracy", every verdict rule with its tolerance per tier,
-   certificates (:mod:`mixbounds.report_rules`, generated from the checks' own constants);
+   certificates (:mod:`mixbounds.report.rules`, generated from the checks' own constants);
 3. problems with the paper: the finding records grouped into distinct problems, ranked by severity,
-   text discrepancies included (:mod:`mixbounds.report_problems`);
+   text discrepancies included (:mod:`mixbounds.report.problems`);
 4. the index by paper label (theorems, tables, lemmas, remarks, equations, …) with every result that
-   measures it (:mod:`mixbounds.report_index`);
+   measures it (:mod:`mixbounds.report.index`);
 5. the paper's Tables 1-4 with the printed formula and, per parameter, the solver's and the engine's
    slopes linked to their results;
 6. overview figures (heat-map, one panel per problem class);
@@ -29,8 +29,7 @@ from pathlib import Path
 
 from mixbounds.bounds.claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, TABLES
 from mixbounds.bounds.render import format_terms, table_rows
-
-from .report_blocks import (
+from mixbounds.report.blocks import (
     CSS,
     DETAILS,
     ERROR_HOOK,
@@ -51,9 +50,9 @@ from .report_blocks import (
     render_html_blocks,
     render_md,
 )
-from .report_index import instance_text, label_index, reproduce_command, result_labels
-from .report_problems import group_findings
-from .report_rules import how_to_read
+from mixbounds.report.index import instance_text, label_index, reproduce_command, result_labels
+from mixbounds.report.problems import group_findings
+from mixbounds.report.rules import how_to_read
 
 PAPER = ("D. Yarmoshik, N. T. Nguyen, A. Rogozin, A. Gasnikov, Complexity of Decentralized Optimization with Mixed "
          "Affine Constraints")
@@ -258,7 +257,7 @@ def _certificates_section(doc: dict) -> list[Block]:
     lbc = (doc.get("summary") or {}).get("lower_bound_certificates") or {}
     if not lbc.get("total"):
         return []
-    from mixbounds.checks.certificates import summary_line
+    from mixbounds.checks.lower.certificates import summary_line
 
     rows = []
     for st in lbc["statements"]:
@@ -286,8 +285,7 @@ def _result_row(c: dict, tier: str) -> Row:
 
 def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
     from mixbounds.plots.data import sweep_groups
-
-    from .report_index import _registry_cell
+    from mixbounds.report.index import _registry_cell
 
     groups = sweep_groups(doc)
     if not groups:
@@ -392,7 +390,7 @@ def _problems_section(doc: dict) -> list[Block]:
 
 
 def _label_links(text) -> str:
-    from .report_index import cited_in, labels_in
+    from mixbounds.report.index import cited_in, labels_in
 
     labs = labels_in(text) + cited_in(text)
     if not labs:
@@ -627,7 +625,7 @@ GLANCE_PROBLEMS = 5
 
 def _at_a_glance(doc: dict) -> list[Block]:
     """The first screen: problems with the paper by severity, the worst few named."""
-    from .report_problems import SEVERITIES
+    from mixbounds.report.problems import SEVERITIES
 
     groups = group_findings(doc)
     if not groups:
@@ -684,7 +682,7 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
 
 
 def _controls(doc: dict) -> str:
-    from mixbounds.checks.result import STATUSES
+    from mixbounds.checks.run.result import STATUSES
 
     present = {k: set() for k in "sco"}
     for c in doc.get("claims", []):
@@ -711,7 +709,7 @@ def render_html(doc: dict, manifest: dict | None = None, *, base=None) -> str:
     """``report.html``: one file, figures linked relative to ``base`` (the directory report.html is written to)."""
     import html
 
-    from .report_blocks import inline
+    from mixbounds.report.blocks import inline
 
     blocks = build(doc, manifest)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -36,11 +36,10 @@ def _unusable(out: Path) -> str | None:
 
 
 def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int = 1) -> int:
-    from mixbounds import report
     from mixbounds.outdir import atomic_write_text
     from mixbounds.plots import ResultsFileError, draw_all, existing_manifest, load_results
-
-    from .report_browser import find_chromium
+    from mixbounds.report import verify as report
+    from mixbounds.report.browser import find_chromium
 
     try:
         doc = load_results(results)
@@ -64,7 +63,7 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
     n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + bool(manifest["heatmap"])
     print(f"mixbounds report: wrote {out / 'report.md'} and {out / 'report.html'} ({n} figures linked from {plots})")
     if screenshot is not None:
-        from .report_browser import screenshot as shoot
+        from mixbounds.report.browser import screenshot as shoot
 
         png = shoot(out / "report.html", screenshot)
         print(f"mixbounds report: first screen of report.html in {png}")

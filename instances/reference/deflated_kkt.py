@@ -34,8 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-from .hessian_factor import SOLVE_CHUNK_ENTRIES, BlockCholesky, block_solve
+from mixbounds.instances.reference.hessian_factor import SOLVE_CHUNK_ENTRIES, BlockCholesky, block_solve
 
 #: a node block's eigenvalues below this times its largest are deflated into the border system; only a block that is
 #: not positive definite or whose ∞-norm condition estimate exceeds 1/DEFLATE_RTOL is eigendecomposed (the blocks

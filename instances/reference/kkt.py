@@ -30,10 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-
-from .hessian_factor import SOLVE_CHUNK_ENTRIES, factor_hessian
-from .objectives import QuadraticObjective
-from .problem import MixedProblem
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.reference.hessian_factor import SOLVE_CHUNK_ENTRIES, factor_hessian
 
 #: required relative KKT residual of a reference solution
 KKT_RTOL = 1e-9

@@ -1,0 +1,1 @@
+"""Audits and calibrations of the suite itself: oracle counters, guards, references, the engine and the tolerances."""
