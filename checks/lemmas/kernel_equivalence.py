@@ -25,10 +25,9 @@ identical ``C̃ᵀC̃`` (the kernel grows by its eigenvector), and ``P = 1 + x``
 from __future__ import annotations
 
 import numpy as np
-
-from ..result import CheckResult, reading
-from .base import SUBSPACE_TOL, LemmaCheck, Result
-from .cases import _rng, gossip_matrix, random_block, subspace_equal
+from mixbounds.checks.lemmas.base import SUBSPACE_TOL, LemmaCheck, Result
+from mixbounds.checks.lemmas.cases import _rng, gossip_matrix, random_block, subspace_equal
+from mixbounds.checks.run.result import CheckResult, reading
 
 LABEL = "sub:shared_variable_constraints"
 #: singular values below KERNEL_RTOL·σ_max of a stacked, block-normalised matrix count as zero

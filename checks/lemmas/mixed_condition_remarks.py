@@ -15,10 +15,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.condition import mixed_kappa
-
-from ..result import CheckResult, reading
-from .base import SUITE_RTOL, LemmaCheck, Point, Result, _eq
-from .cases import _rng, group_extremes, interaction_min_pos, random_block, sv2
+from mixbounds.checks.lemmas.base import SUITE_RTOL, LemmaCheck, Point, Result, _eq
+from mixbounds.checks.lemmas.cases import _rng, group_extremes, interaction_min_pos, random_block, sv2
+from mixbounds.checks.run.result import CheckResult, reading
 
 LABEL = "def:mixed_condition_number"
 #: closed forms of the remarks hold to rounding of a dense eigendecomposition of size <= 40

@@ -20,11 +20,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from ..result import CheckResult, Finding, reading
-from .base import INEQ_RTOL, LemmaCheck, Point, Result
-from .cases import _rng
-from .max_affine import box_instance, constrained, penalized, random_instance, sublevel_extreme, tight_instance
+from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
+from mixbounds.checks.lemmas.cases import _rng
+from mixbounds.checks.lemmas.max_affine import (
+    box_instance,
+    constrained,
+    penalized,
+    random_instance,
+    sublevel_extreme,
+    tight_instance,
+)
+from mixbounds.checks.run.result import CheckResult, Finding, reading
 
 LABEL = "lem:penalization"
 #: the ε-sublevel extreme is found by bisection to this relative accuracy of H − H* (60 halvings: rounding)

@@ -21,11 +21,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from ..result import CheckResult, Finding, reading
-from .base import INEQ_RTOL, LemmaCheck, Point, Result
-from .cases import _rng
-from .max_affine import KKT_TOL, box_instance, constrained, dual_range_1d, random_instance, tight_instance
+from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
+from mixbounds.checks.lemmas.cases import _rng
+from mixbounds.checks.lemmas.max_affine import (
+    KKT_TOL,
+    box_instance,
+    constrained,
+    dual_range_1d,
+    random_instance,
+    tight_instance,
+)
+from mixbounds.checks.run.result import CheckResult, Finding, reading
 
 LABEL = "lem:boundness_of_penal_prob_dual"
 

@@ -30,15 +30,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.condition import mixed_kappa
+from mixbounds.checks.lemmas.base import SUITE_RTOL, LemmaCheck, Point, Result
+from mixbounds.checks.lemmas.cases import _rng, gossip_matrix, group_extremes, interaction_min_pos, random_spd
+from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.instances.families import build
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
-from mixbounds.instances.reference import reference_solution
-
-from ..result import CheckResult, reading
-from .base import SUITE_RTOL, LemmaCheck, Point, Result
-from .cases import _rng, gossip_matrix, group_extremes, interaction_min_pos, random_spd
+from mixbounds.instances.reference.kkt import reference_solution
 
 LABEL = "app:problem_formulations"
 #: two exact solutions (dense KKT vs the reference's KKT residual <= 1e-9) of problems with condition numbers <= 1e3
