@@ -128,7 +128,8 @@ def point_kernel(case: dict, _cost: float = 0.0) -> dict:
         Pev, desc = _poly(kind, ev, rng, case)
         PG = (V * Pev) @ V.T
     nzmask = ev > 1e-9 * ev.max()
-    margin = float(np.min(np.abs(Pev[nzmask])) / np.max(np.abs(Pev))) if np.any(nzmask) else 1.0
+    top = float(np.max(np.abs(Pev)))
+    margin = (float(np.min(np.abs(Pev[nzmask]))) / top if top > 0 else 0.0) if np.any(nzmask) else 1.0
     K1, gap1 = _kernel([Cb, Wb])
     K2, gap2 = _kernel([0.5 * (PG + PG.T), Wb])
     same, sin = subspace_equal(K1, K2, tol=SUBSPACE_TOL)

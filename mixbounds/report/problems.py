@@ -86,6 +86,15 @@ PROBLEMS: tuple[Problem, ...] = (
             "(W' = P_W(W), κ_W' = O(1): sec:mixed_upper, app:upper_bound_coupled_plus_non_ident_local_constraints_prob), "
             "so no table rate changes",
             "changes a constant of a proof, no theorem's rate"),
+    Problem("penalization-box", ("lemma.boundness_of_penal_prob_dual", "lemma.penalization"),
+            "lem:boundness_of_penal_prob_dual",
+            "The penalization lemmas need U = R^d; Table 4 applies them on a bounded X",
+            "‖v*‖ <= R_dual = M/σ_min+(B) (lem:boundness_of_penal_prob_dual) and, with r = 2R²_dual/ε, "
+            "‖Bû − b‖ <= 2ε/R_dual (lem:penalization), for min over u ∈ U",
+            "both hold for U = R^d (the dual bound is attained); with a bound of U active at u* the multiplier carries the "
+            "normal cone of U: on G = max(m u_1, …), u_1 = t u_2, U = [−1, 1] × [0, 1] every optimal v* has |v*| = m = "
+            "√(1 + t²)·R_dual, and the feasibility bound fails once √(1 + t²) > 2. R_dual must bound the multipliers of "
+            "the problem on X (app:nonsmooth_strongly_convex_results)", "changes a constant"),
     Problem("foda-class", ("T1.*.grad.kappa_f.lower.def_foda",), "def:foda",
             "The gradient lower bounds hold for primal-gradient methods, not for def:foda as written",
             "Ω(√κ_f log 1/ε) gradient calls for every method of Definition def:foda, whose local computation "
