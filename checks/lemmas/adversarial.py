@@ -6,7 +6,7 @@ means "holds") over matrices and graphs inside the lemma's hypotheses: ``starts`
 a Nelder–Mead local search (adaptive, ``maxfev`` evaluations) from the ``restarts`` worst of them.  Parameters map
 to hypotheses by construction: a gossip matrix is the Laplacian of the complete graph with weights ``exp(θ)``
 (every connected weighted graph is a limit of these; ``ass:W`` holds), blocks are the raw entries of ``θ``;
-points whose zero/positive eigenvalue split is not clear-cut (:data:`cases.CLEAR_ZERO`) are outside the search
+points whose zero/positive eigenvalue split is not clear-cut (:data:`mixbounds.checks.lemmas.cases.CLEAR_ZERO`) are outside the search
 (penalised), and so are points with a condition number above :data:`COND_MAX` (the range the lemma checks' tolerances
 are derived for), so rounding cannot fake a violation.
 
@@ -18,7 +18,7 @@ the search must find a violation; the control result is then ``fail``, i.e. caug
 ``lemma.<name>.adversarial``
     ``pass`` when every ``holds`` statement survives; ``finding`` when a ``printed-false`` one is violated (expected,
     declared) or a ``holds`` one is (unexpected: a new finding, with the counterexample in the result's points as an
-    explicit case :func:`cases.materialize` loads); ``fail`` when the search misses a ``printed-false`` violation.
+    explicit case :func:`mixbounds.checks.lemmas.cases.materialize` loads); ``fail`` when the search misses a ``printed-false`` violation.
     ``readings``: per statement the worst ratio of the lemma check's own seeded cases (``sampled``) and the worst the
     search found (``searched``), the budget and the seed.
 ``lemma.<name>.adversarial.control``
@@ -49,7 +49,7 @@ OUTSIDE = 50.0
 #: Nelder–Mead stops earlier when the simplex is this small (θ and log-ratio): rounding level
 NM_TOL = 1e-10
 #: points whose condition number (``"cond"`` of an evaluation) exceeds this are outside the search: the lemma cases
-#: stay below 1e8 (:mod:`checks.lemmas.cases`) and the tolerances (relative error ~1e-16·κ) assume it
+#: stay below 1e8 (:mod:`mixbounds.checks.lemmas.cases`) and the tolerances (relative error ~1e-16·κ) assume it
 COND_MAX = 1e8
 
 
@@ -69,7 +69,7 @@ class Search:
     """The search on one lemma (module docstring).
 
     ``shapes``: sizes of the parameterisations (a start cycles through them); ``sample(rng, shape)``: a random
-    parameter vector; ``case(θ, shape)``: the explicit case of :func:`cases.materialize` it stands for;
+    parameter vector; ``case(θ, shape)``: the explicit case of :func:`mixbounds.checks.lemmas.cases.materialize` it stands for;
     ``evaluate(case)``: ratios by statement key (``None``: outside the hypotheses); ``lemma``: the lemma check
     whose seeded cases give the sampled worst, read by ``sampled(point)`` (ratios by key, missing keys skipped).
     """
@@ -180,7 +180,7 @@ def _finalize(spec: Search, tier: str, pts: list[dict], ids: tuple) -> list[Chec
             measured=found[st.key]["searched_worst"], source=spec.id,
             detail=(f"the search ({found[st.key]['evaluations']} evaluations, seed {spec.seed}) found ratio "
                     f"{found[st.key]['searched_worst']:.6g} < 1; counterexample (explicit case, loadable by "
-                    f"checks.lemmas.cases.materialize): {found[st.key].get('worst_case')}")) for st in bad)
+                    f"mixbounds.checks.lemmas.cases.materialize): {found[st.key].get('worst_case')}")) for st in bad)
     else:
         status = "finding" if known else "pass"
     lines = [f"{st.key} ({st.role}): sampled {_fmt(sampled.get(st.key))}, searched {_fmt(found[st.key]['searched_worst'])}"

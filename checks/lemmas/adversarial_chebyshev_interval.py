@@ -3,7 +3,7 @@
 Claim: with degree ``K = ⌈√κ⌉`` every positive eigenvalue ``λ ∈ [μ, L]`` of ``BᵀB`` is mapped by ``P`` into
 ``[1 − 1/T_K, 1 + 1/T_K] ⊂ [11/15, 19/15]``.  Parameters: ``log₁₀ κ ∈ (0, 6)`` and the position of ``λ`` in
 ``[μ, L]`` (both through a logistic map), ``P(λ) = 1 − T_K((L + μ − 2λ)/(L − μ))/T_K(θ)`` by the lemma check's
-:func:`~checks.lemmas.chebyshev_interval.cheb_residual`.  The sup of ``1/T_⌈√κ⌉`` is ``1/cosh 2 ≈ 0.2658`` (κ → ∞
+:func:`~mixbounds.checks.lemmas.chebyshev_interval.cheb_residual`.  The sup of ``1/T_⌈√κ⌉`` is ``1/cosh 2 ≈ 0.2658`` (κ → ∞
 along perfect squares), just below ``4/15``: the ``19/15`` end has a margin of 7e-4.  Control: degree
 ``⌈κ^{1/4}⌉`` (the lemma check's control).
 """

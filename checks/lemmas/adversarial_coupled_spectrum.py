@@ -1,7 +1,7 @@
 """Adversarial search on Lemma ``lem:coupled_spectrum`` (``B = (A  βW⊗I_m)``, β² as the lemma sets it).
 
 Parameters: the complete-graph Laplacian weights and the entries of the ``A_i``; statements evaluated by the lemma
-check's own :func:`~checks.lemmas.coupled_spectrum.point_coupled_spectrum`.  Control: the lower bound with its
+check's own :func:`~mixbounds.checks.lemmas.coupled_spectrum.point_coupled_spectrum`.  Control: the lower bound with its
 constant 1/2 replaced by 2 (multiplied by 4).
 """
 

@@ -2,7 +2,7 @@
 (identical ``C̃``, ``C = 0``: ``B = diag(αB_1, B_2)``, the lemma's α, β, γ).
 
 Parameters: complete-graph Laplacian weights, the entries of the ``A_i`` and of ``C̃``; statements evaluated by
-:func:`~checks.lemmas.identical_mixed_spectrum.point_identical_mixed`: ``σ_min+²(B) >= σ_min+²(C̃)`` and the proof's
+:func:`~mixbounds.checks.lemmas.identical_mixed_spectrum.point_identical_mixed`: ``σ_min+²(B) >= σ_min+²(C̃)`` and the proof's
 explicit ``σ_max²(B)`` bound.  Control: the lower bound with ``4σ_min+²(C̃)``.
 """
 

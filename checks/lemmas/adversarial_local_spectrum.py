@@ -2,7 +2,7 @@
 
 Parameters: the complete-graph Laplacian weights, the entries of ``C`` (shapes with ``ker C = 0`` and ``≠ 0``) and
 ``log`` of the factor in ``γ² = f·σ_min+²(C)/σ_min+²(W)`` (the lemma holds for any γ); statements evaluated by
-:func:`~checks.lemmas.local_spectrum.point_local_spectrum`.  The printed ``σ_min+²`` formula is a known finding (it
+:func:`~mixbounds.checks.lemmas.local_spectrum.point_local_spectrum`.  The printed ``σ_min+²`` formula is a known finding (it
 fails when ``ker C = 0``); what the paper uses, ``σ_min+²(B) >= min{σ_min+²(C), γ²σ_min+²(W)}``, the corrected
 formula and the ``σ_max²`` formula must survive.  Equalities enter as ``min(a/b, b/a)``.  Control: the ``σ_max²``
 formula with ``γ²`` replaced by ``γ`` (the lemma check's control).

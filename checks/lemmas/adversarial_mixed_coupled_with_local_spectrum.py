@@ -3,7 +3,7 @@ eq:block_scaling).
 
 Parameters: complete-graph Laplacian weights, the entries of the ``A_i`` and ``C_i``; a shape with ``A_i = R_iC_i``
 keeps ``μ̃_AC = 0`` exactly (the lemma's second case).  Statements evaluated by
-:func:`~checks.lemmas.mixed_coupled_with_local_spectrum.point_mixed_cl_spectrum`: the lower bound ``σ_min+²(B) >=
+:func:`~mixbounds.checks.lemmas.mixed_coupled_with_local_spectrum.point_mixed_cl_spectrum`: the lower bound ``σ_min+²(B) >=
 μ̃/4`` (``L_A`` when ``μ̃ = 0``) and the proof's explicit ``κ_B`` bound.  Control: the lower bound times 4 (the lemma
 check's control).
 """

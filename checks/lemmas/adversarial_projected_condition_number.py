@@ -3,8 +3,8 @@
 Parameters: the entries of the ``B_i`` and ``D_i`` (``m <= Σ(d_i − p_i)``: ``rank(B'P_{ker D}) = rank B'``
 generically).  The printed ``κ̃_BD <= κ̂_B`` is a known finding (``B = (1, t), D = (0, 1)``: ``κ̃ = 1 + t²``); the
 corrected ``κ̃_BD >= κ̂_B`` on equal-rank cases (derived in the lemma check) must survive.  ``κ̂``, ``μ̃`` with the
-helpers the lemma check uses (:func:`cases.group_extremes`, :func:`cases.interaction_min_pos`,
-:func:`base.mu_tilde_dense`).  Control: ``κ̃_BD >= 4κ̂_B``.
+helpers the lemma check uses (:func:`mixbounds.checks.lemmas.cases.group_extremes`, :func:`mixbounds.checks.lemmas.cases.interaction_min_pos`,
+:func:`mixbounds.checks.lemmas.base.mu_tilde_dense`).  Control: ``κ̃_BD >= 4κ̂_B``.
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ stacked matrices ``[C̃; W]`` and ``[P(C̃ᵀC̃); W]`` have the same kernel, wh
 independently of W.
 
 Both kernels are computed by dense SVD of the stacked matrices (each block scaled to unit norm first: scaling a
-block row does not change the kernel) and compared by principal angles (:func:`cases.subspace_equal`).  ``P(C̃ᵀC̃)``
+block row does not change the kernel) and compared by principal angles (:func:`mixbounds.checks.lemmas.cases.subspace_equal`).  ``P(C̃ᵀC̃)``
 is formed from the eigendecomposition of ``C̃ᵀC̃`` for monomial-coefficient polynomials, and by the suite's
-:class:`solvers.chebyshev.Chebyshev` (``apply_P`` on the identity) for the Chebyshev preconditioner the method uses.
+:class:`mixbounds.solvers.chebyshev.Chebyshev` (``apply_P`` on the identity) for the Chebyshev preconditioner the method uses.
 
 Cases (``P``, ``C̃``, ``W``):
 

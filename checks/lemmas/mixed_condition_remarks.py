@@ -5,8 +5,8 @@
 2. Equal blocks ``B_1 = … = B_n = B`` reduce the mixed condition number to the usual one:
    ``κ̂_B = κ̂_{Bᵀ} = κ_B = σ_max²(B)/σ_min+²(B)``.
 
-Both sides are computed twice: by the suite's :func:`bounds.condition.mixed_kappa` and by the dense helpers of
-:mod:`checks.lemmas.cases` (``max_i λ_max(B_iB_iᵀ)`` over ``λ_min+`` of ``S_B`` or ``S_{Bᵀ}``), so a slip in either
+Both sides are computed twice: by the suite's :func:`mixbounds.bounds.condition.mixed_kappa` and by the dense helpers of
+:mod:`mixbounds.checks.lemmas.cases` (``max_i λ_max(B_iB_iᵀ)`` over ``λ_min+`` of ``S_B`` or ``S_{Bᵀ}``), so a slip in either
 shows.  Negative control: the first remark with ``n`` and ``1`` swapped (``κ̂_B = 1``, ``κ̂_{Bᵀ} = n``).
 """
 

@@ -1,14 +1,14 @@
 """Lemma ``lem:penalization`` (Gorbunov et al.): penalty ``r = 2R²_dual/ε`` turns ε-solutions of the penalized
 problem into ε-solutions with ``‖Bû − b‖ <= 2ε/R_dual``.
 
-Instances of :mod:`checks.lemmas.max_affine` (``G`` max-affine, ``R_dual = M/σ_min+(B)`` as the lemma sets it).
+Instances of :mod:`mixbounds.checks.lemmas.max_affine` (``G`` max-affine, ``R_dual = M/σ_min+(B)`` as the lemma sets it).
 Every ``û`` with ``H_r(û) − min H_r <= ε`` must satisfy ``G(û) − G* <= ε`` and ``‖Bû − b‖ <= 2ε/R_dual``; the check
 does not sample ``û`` at random but takes, for several directions ``c ∈ range B`` (both signs of the singular vector
 of ``σ_min+(B)``, of the optimal multiplier ``v*``, and random ones), the point of the ε-sublevel set of ``H_r`` that
-maximises ``⟨c, Bû − b⟩`` — exactly, by :func:`max_affine.sublevel_extreme` (``min H_r`` and ``G*`` are exact too).
+maximises ``⟨c, Bû − b⟩`` — exactly, by :func:`mixbounds.checks.lemmas.max_affine.sublevel_extreme` (``min H_r`` and ``G*`` are exact too).
 The direction of ``v*`` is the one the proof's bound ``‖Bû − b‖ <= (‖v*‖ + √(‖v*‖² + 2rε))/r`` is sharp in.
 
-On a box ``U`` with an active bound (:func:`max_affine.box_instance`) the multiplier exceeds ``R_dual``
+On a box ``U`` with an active bound (:func:`mixbounds.checks.lemmas.max_affine.box_instance`) the multiplier exceeds ``R_dual``
 (``lem:boundness_of_penal_prob_dual``) and the feasibility bound fails once ``√(1 + t²) > 2`` (closed form: the
 worst ``|Bû − b|`` is ``(ε/m)((1 + t²)/2 + √(1 + t²))``).  Verdict ``finding`` when every ``U = R^d`` case holds and a
 box case fails.  Negative control: the penalty divided by 4 (``r = R²_dual/(2ε)``) on the same ``U = R^d`` cases

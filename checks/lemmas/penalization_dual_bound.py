@@ -1,6 +1,6 @@
 """Lemma ``lem:boundness_of_penal_prob_dual`` (Lan et al.): an optimal multiplier with ``‖v*‖ <= M/σ_min+(B)``.
 
-Problem ``min_{u∈U} G(u)`` s.t. ``Bu = b`` with ``‖∂G‖ <= M`` (:mod:`checks.lemmas.max_affine`: ``G`` max-affine,
+Problem ``min_{u∈U} G(u)`` s.t. ``Bu = b`` with ``‖∂G‖ <= M`` (:mod:`mixbounds.checks.lemmas.max_affine`: ``G`` max-affine,
 exact LP).  The lemma says some optimal multiplier of eq:saddle_point_problem has ``‖v*‖ <= R_dual = M/σ_min+(B)``;
 the app says it holds "for any B and b ∈ image B" (its proof: ``0 ∈ ∂G(u*) + Bᵀv*``, take ``v*`` in ``range B``).
 
@@ -8,7 +8,7 @@ the app says it holds "for any B and b ∈ image B" (its proof: ``0 ∈ ∂G(u*)
   instance where the bound is attained (``‖v*‖σ_min+/M = 1``).  ``v*`` is the LP's multiplier projected on
   ``range B`` (still optimal), certified by the stationarity residual.
 * ``U`` a box, as the paper uses the lemma for Table 4 (bounded ``X``, app:nonsmooth_strongly_convex_results):
-  :func:`max_affine.box_instance` with one constraint row; the *smallest* ``|v|`` over every optimal multiplier
+  :func:`mixbounds.checks.lemmas.max_affine.box_instance` with one constraint row; the *smallest* ``|v|`` over every optimal multiplier
   (two LPs over the dual optimal face) is ``m`` while ``R_dual = m/√(1 + t²)``: the bound fails by ``√(1 + t²)``
   once a box constraint is active at ``u*`` (the normal cone of ``U`` enters the optimality condition).
 

@@ -1,9 +1,9 @@
 """The reformulations of ``app:problem_formulations`` (and the decentralized VFL of the introduction) as problem (P).
 
 Each formulation is solved twice — as printed, centrally (dense KKT of its own variables), and in its form (P)
-(a :class:`~instances.problem.MixedProblem` solved by :func:`instances.reference.reference_solution`) — and the
+(a :class:`~mixbounds.instances.problem.MixedProblem` solved by :func:`mixbounds.instances.reference.kkt.reference_solution`) — and the
 optima are compared (solution and optimal value); the realized condition numbers of the (P) form are computed from
-its matrices by the suite (:mod:`bounds.condition`) and by the dense helpers of :mod:`checks.lemmas.cases`, and
+its matrices by the suite (:mod:`mixbounds.bounds.condition`) and by the dense helpers of :mod:`mixbounds.checks.lemmas.cases`, and
 compared with the closed forms derived here.
 
 * ``mixture`` (mixture of local and global models): the family ``local-global`` (its docstring: the printed
