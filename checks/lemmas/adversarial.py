@@ -49,8 +49,10 @@ OUTSIDE = 50.0
 #: Nelder–Mead stops earlier when the simplex is this small (θ and log-ratio): rounding level
 NM_TOL = 1e-10
 #: points whose condition number (``"cond"`` of an evaluation) exceeds this are outside the search: the lemma cases
-#: stay below 1e8 (:mod:`mixbounds.checks.lemmas.cases`) and the tolerances (relative error ~1e-16·κ) assume it
-COND_MAX = 1e8
+#: stay below 1e8 (:mod:`mixbounds.checks.lemmas.cases`) and the tolerances (1e-7) assume a relative rounding error
+#: ~1e-16·κ; a search drives straight to that edge (local_spectrum's corrected formula reached 1 − 4e-8 at κ ≈ 1e8),
+#: so it stays an order of magnitude inside
+COND_MAX = 1e7
 
 
 @dataclass(frozen=True)
@@ -170,19 +172,19 @@ def _finalize(spec: Search, tier: str, pts: list[dict], ids: tuple) -> list[Chec
     primary = min((found[st.key]["searched_worst"] for st in holds if found[st.key]["searched_worst"] is not None),
                   default=float("nan"))
     rd["worst searched ratio of the statements that hold"] = primary
-    findings = ()
     if missed:
         status = "fail"
-    elif bad:
-        status = "finding"
-        findings = tuple(Finding(
-            id=f"finding:{spec.id}.{st.key}", label=spec.label, statement=st.text, printed=">= 1",
-            measured=found[st.key]["searched_worst"], source=spec.id,
-            detail=(f"the search ({found[st.key]['evaluations']} evaluations, seed {spec.seed}) found ratio "
-                    f"{found[st.key]['searched_worst']:.6g} < 1; counterexample (explicit case, loadable by "
-                    f"mixbounds.checks.lemmas.cases.materialize): {found[st.key].get('worst_case')}")) for st in bad)
     else:
-        status = "finding" if known else "pass"
+        status = "finding" if bad or known else "pass"
+    findings = () if missed else tuple(Finding(
+        id=f"finding:{spec.id}.{st.key}", label=spec.label, statement=st.text, printed=">= 1",
+        measured=found[st.key]["searched_worst"], source=spec.id,
+        detail=(("a statement the lemma check reports as printed-false, violated by the search too" if st in known
+                 else "a NEW violation: the statement holds on the lemma check's cases")
+                + f" ({found[st.key]['evaluations']} evaluations, seed {spec.seed}; ratio "
+                  f"{found[st.key]['searched_worst']:.6g} < 1); worst case (explicit, loadable by "
+                  f"mixbounds.checks.lemmas.cases.materialize): {found[st.key].get('worst_case')}"))
+        for st in bad + known)
     lines = [f"{st.key} ({st.role}): sampled {_fmt(sampled.get(st.key))}, searched {_fmt(found[st.key]['searched_worst'])}"
              for st in spec.statements if st.role != "control"]
     res = CheckResult(
