@@ -297,8 +297,8 @@ TEXT_DISCREPANCIES: tuple[dict, ...] = (
         "line": 1735,
         "tex": "holds with $\\mu_f \\geq 0 $",
         "printed": "holds with μ_f >= 0",
-        "source_says": "μ_f > 0 as in the statement (line 553): with μ_f = 0 the conclusion (μ_f/2-strong convexity) is void "
-                       "and eq:delta_def's δ = 1 leaves the Young step with no y-term",
+        "source_says": "μ_f > 0 as in the statement (line 553): with μ_f = 0, eq:delta_def gives δ = 1, outside the (0, 1) "
+                       "it claims, and the conclusion (μ_f/2-strong convexity) is void",
     },
     {
         "where": "lem:regularized_convergence, proof, step (g)",
@@ -447,7 +447,9 @@ TEXT_DISCREPANCIES: tuple[dict, ...] = (
         "line": 1469,
         "tex": "separately preconditioning $\\bB_1$",
         "printed": "preconditioning B_1 as in sec:mixed_upper and B_2 as in app:nonind_upper",
-        "source_says": "B_1 and B_2 are never defined: K = diag(B, B̃) (line 1463), so B_1 = B and B_2 = B̃",
+        "source_says": "B (coupled and local) and B̃ (shared): K = diag(B, B̃) is defined on line 1463 with B and B̃; "
+                       "B_1 and B_2 appear first here and are named only inside the proof (line 1475), as the "
+                       "preconditioned B and B̃",
     },
     {
         "where": "app:upper_bound_coupled_plus_non_ident_local_constraints_prob, identical C̃_i",
