@@ -40,13 +40,13 @@ class Table1Sweeps:
     worst_range_class: Mapping[tuple, tuple]
     #: (lo, hi) of every sweep on the random families
     random_range: tuple
-    #: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks
+    #: ``|slope − θ|`` allowed for tight and absent parameters, and ``slope − θ`` for upper-only checks
     #: (``mixbounds.checks.rates``; per-accuracy counts are integers and the tuned path's n jumps in steps of 3:
     #: over one decade with 4 points about ±0.1 of slack)
     slope_tol: float
     #: the same for the lower-bound engine's slopes (``mixbounds.checks.lower.slopes``)
     lower_slope_tol: float
-    #: |slope| of the solver / lower-bound ratio under which a tightness ratio is flat (certificates)
+    #: ``|slope|`` of the solver / lower-bound ratio under which a tightness ratio is flat (certificates)
     ratio_tol: float
     #: the κ sweeps of the no-Chebyshev negative controls (``mixbounds.checks.controls``)
     nocheb_range: tuple
@@ -135,6 +135,24 @@ class LemmaCases:
     #: path sizes n and κ_W values of the closed forms of the path graph
     path_sizes: tuple
     path_kappa_W: tuple
+    #: seeded cases of lem:boundness_of_penal_prob_dual and lem:penalization on U = R^d, their seeds per box
+    #: instance and the box half-widths t of the instances with a bound active at the optimum
+    penal_dual_bound: int
+    penalization: int
+    penal_seeds: int
+    penal_dual_box_t: tuple
+    penalization_box_t: tuple
+    #: seeded cases of the kernel equivalence of sub:shared_variable_constraints
+    kernel_equivalence: int
+    #: network sizes n of the Appendix B reformulations
+    formulation_sizes: tuple
+    #: the remarks after def:mixed_condition_number: sizes n of the B_i = e_i example, random cases
+    remark_units: tuple
+    remark_cases: int
+    #: adversarial search per lemma statement: (random starts, local restarts, evaluations per restart), and the
+    #: scheduling cost estimate of one search task
+    adversarial_budget: tuple
+    adversarial_cost: float
 
 
 @dataclass(frozen=True)
@@ -197,7 +215,10 @@ TINY = Tier(
         conv_smooth_c_and_l=3, strong_conv_G_penal=2, projected_condition_number=3, regularized_convergence=2,
         regularized_samples=400, mixed_order_kappa_W=(), mixed_order_seeds=0,
         chebyshev_kappas=(1.0, 2.0, 10.0, 100.0, 1e4, 1e6), chebyshev_dense_kappas=(4.0, 100.0),
-        path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3)),
+        path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3),
+        penal_dual_bound=3, penalization=2, penal_seeds=1, penal_dual_box_t=(3.0,), penalization_box_t=(3.0,),
+        kernel_equivalence=3, formulation_sizes=(3,), remark_units=(2, 3), remark_cases=2,
+        adversarial_budget=(8, 1, 20), adversarial_cost=0.5),
     pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 31.6), kappa_W_range=(100.0, 316.0),
                   points=3, networks=False),
 )
@@ -238,9 +259,10 @@ QUICK = Tier(
                                        *[float(j * j) for j in (2, 3, 10, 31, 100, 316, 1000)], 1.0 + 1e-9, 1.5,
                                        3.99})),
         chebyshev_dense_kappas=(1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6),
-        path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist())),
-    # the shared class (and its worst case) only in the full tier: with all three classes the quick tier's SDPs took
-    # 8.8 s of solver time (29 SDPs, measured under load)
+        path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist()),
+        penal_dual_bound=8, penalization=5, penal_seeds=2, penal_dual_box_t=(0.5, 3.0, 30.0),
+        penalization_box_t=(1.0, 3.0), kernel_equivalence=8, formulation_sizes=(3, 5), remark_units=(2, 3, 5, 8, 13),
+        remark_cases=6, adversarial_budget=(24, 2, 40), adversarial_cost=1.0),
     pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 100.0), kappa_W_range=(100.0, 1000.0),
                   points=4, networks=False),
 )
@@ -272,7 +294,10 @@ FULL = Tier(
         chebyshev_kappas=tuple(sorted({*np.logspace(0, 6, 1201).tolist(), *[float(j * j) for j in range(1, 1001)],
                                        1.0 + 1e-12})),
         chebyshev_dense_kappas=(1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6),
-        path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist())),
+        path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist()),
+        penal_dual_bound=80, penalization=50, penal_seeds=2, penal_dual_box_t=(0.1, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0),
+        penalization_box_t=(0.5, 1.0, 1.5, 2.0, 3.0, 10.0), kernel_equivalence=60, formulation_sizes=(3, 4, 6, 9, 12),
+        remark_units=tuple(range(2, 41)), remark_cases=40, adversarial_budget=(300, 8, 2400), adversarial_cost=60.0),
     pep=PEPSweeps(classes=("consensus", "coupled", "shared"), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
                   points=7, networks=True),
 )

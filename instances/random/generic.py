@@ -3,7 +3,7 @@
 One builder, :func:`_build_random`, serves the eight families of :data:`_RANDOM` (a
 :class:`_Structure` says which blocks exist and the default sizes).  Right-hand sides are generated
 from a random point (``b_i = A_i x⁰_i``, ``c_i = C_i x⁰_i``, ``c̃_i = C̃_i x̃⁰``), so every instance
-is feasible.  The κ's are tuned by :mod:`.gossip` (κ_W), :mod:`.objectives` (κ_f),
+is feasible.  The κ's are tuned by :mod:`.gossip` (κ_W), :mod:`mixbounds.instances.random.objectives` (κ_f),
 :mod:`.tuning` (κ̃_AC, κ̂_{C̃ᵀ}) and :mod:`.constraint_blocks` (κ_C, κ_C̃).
 """
 

@@ -360,9 +360,11 @@ def _problems_section(doc: dict) -> list[Block]:
                 f"{n_text} discrepancies in the text that the suite records without measuring "
                 f"(`bounds/claims.py: TEXT_DISCREPANCIES`); ranked by severity: *changes a rate* (an exponent or "
                 f"factor "
-                f"of a bound is not supported as printed), *changes a constant* (a constant, closed form or "
-                f"intermediate quantity is wrong; the rates hold), *typo* (a printed expression or step is wrong, the "
-                f"argument is unaffected once corrected).")]
+                f"of a bound is not supported as printed), *changes the class* (a bound holds for a narrower class "
+                f"of methods or problems than printed), *changes a constant* (a constant, closed form or "
+                f"intermediate quantity is wrong; the rates hold), *changes a constant of a proof, no theorem's "
+                f"rate* (an intermediate bound is off, every theorem uses it where that parameter is O(1)), *typo* "
+                f"(a printed expression or step is wrong, the argument is unaffected once corrected).")]
     if not groups:
         return blocks + [P("No finding: every measured statement agrees with the paper within its tolerance.")]
     summary = []
