@@ -60,7 +60,8 @@ class Tolerance:
 
 _L = "lemmas"
 #: the module that holds the constants of a family (the lemma package keeps them in its base module)
-_MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine"}
+_MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine",
+            "audit_constants": "audits.audit_constants"}
 #: the tolerances a tier sets (:mod:`mixbounds.checks.tiers`), under the names the results record: the Table 1
 #: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``), and
 #: the Tables 2-4 slope tolerance (``mixbounds.checks.nonsmooth``)
@@ -113,6 +114,10 @@ TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance("nonsmooth:TOL[tiny]", "slope", 0.35, "Tables 2-4, three points (CLI tests only)", tolerate=0.3,
               detect=0.7),
     Tolerance("nonsmooth:TOL[full]", "slope", 0.12, "Tables 2-4, two decades, 7 points", tolerate=0.1, detect=0.24),
+    Tolerance("audit_constants:CONST_RTOL", "rel", 1e-9, "stated vs witnessed L_f, μ_f of the non-quadratic objectives "
+              "(closed-form witnesses; eigenvalues of k <= 16 dense blocks to ~1e-15 L_f)", tolerate=5e-10, detect=1e-8),
+    Tolerance("audit_constants:FD_RTOL", "rel", 1e-6, "Hessian vs central differences of the gradient (step 1e-5: "
+              "truncation ~1e-10, rounding ~1e-11, relative to L_f)", tolerate=5e-7, detect=1e-5),
     Tolerance("calibration_engine:CURVE_RTOL", "rel", 1e-12, "the engine's and the closed form's error curves sum "
               "the same squares in a different order", tolerate=1e-13, detect=1e-10),
 )

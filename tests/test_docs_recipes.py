@@ -179,8 +179,7 @@ def test_recipe_lemma_check(tmp_path):
     root = tmp_path / "src"
     pkg = installed_copy(root)
     (pkg / "checks" / "lemmas" / "toy_path_lmax.py").write_text(TOY_LEMMA)
-    _edit(pkg, "checks/lemmas/__init__.py", '"closed_form_graph", "closed_form_worst")',
-          '"closed_form_graph", "closed_form_worst", "toy_path_lmax")')
+    _edit(pkg, "checks/lemmas/__init__.py", 'MODULES = (', 'MODULES = ("toy_path_lmax", ')
     code, doc = _verify(root, "lemma.toy_path_lmax*", tmp_path / "out")
     by_id = {c["id"]: c for c in doc["claims"]}
     assert code == 0, doc["summary"]

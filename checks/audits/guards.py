@@ -16,9 +16,13 @@ What a check rests on is read from its family and its result ids (:func:`uses`):
 * ``rates``, ``controls``, ``nonsmooth``, ``bench`` (solver counts): the counter audit of every class the ids
   name (``T1.<class>.…``, ``bench.<class>.…``), the engine calibration of those classes' oracles where the
   family compares solver counts with the engine (``rates``, ``bench``), the tolerance probes of the family's
-  slope rules, and the convergence guard; ``nonsmooth`` also the reference audit of each table × class;
+  slope rules, and the convergence guard; ``nonsmooth`` also the reference audit of each table × class; their
+  non-quadratic series (``…+logcosh``) the audit of the stated ``L_f``, ``μ_f`` of each table × class
+  (:mod:`mixbounds.checks.audits.audit_constants`);
 * ``lower`` (the engine): the calibration of every oracle the ids bound, and the probes of ``lower:TOL``;
 * ``lemma``: the probes of the lemma tolerances;
+* ``pep``: the probes of ``rates:TOL`` (its slopes are judged with it) and the counter audit of the classes whose
+  worst case the suite's APAPC runs;
 * ``selfcheck``: the engine calibration also rests on ``calibration_engine:CURVE_RTOL``;
 * ids that name no class (no oracle for ``lower``): every class (every oracle);
 * a family this table does not know: every class, every oracle, every tolerance and the convergence guard — a
@@ -36,7 +40,7 @@ from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 
 #: a problem class and an oracle in a result id: ``T1.coupled.comm.kappa_W.tight``, ``bench.mixed.apapc.Ct.…``,
 #: ``control.rates.nocheb.T1.shared_ident.comm.kappa_W``
-_CLASS_IN_ID = re.compile(r"(?:^|\.)(?:T(?P<table>\d)|bench)\.(?P<cls>[a-z_]+)\.(?:(?P<oracle>grad|A|C|Ct|comm)\.)?")
+_CLASS_IN_ID = re.compile(r"(?:^|\.)(?:T(?P<table>\d)|bench|pep)\.(?P<cls>[a-z_]+)\.(?:(?P<oracle>grad|A|C|Ct|comm)\.)?")
 ORACLES = ("grad", "A", "C", "Ct", "comm")
 #: the audited classes (those with a counter audit, :func:`mixbounds.checks.audits.audit_counters.audit_sample`)
 AUDITED = ("consensus", "coupled", "shared", "coupled_local", "mixed", "shared_ident", "mixed_ident")
@@ -48,6 +52,7 @@ FAMILY_TOLERANCES = {
     "nonsmooth": ("nonsmooth:TOL[{tier}]",),
     "lower": ("lower:TOL[{tier}]",),
     "lemma": tuple(t.where for t in TOLERANCES if t.where.startswith("lemmas:")),
+    "pep": ("rates:TOL[{tier}]",),
 }
 #: families whose results compare solver counts with the lower-bound engine (consistency checks)
 USES_ENGINE_AND_COUNTS = ("rates", "bench")
@@ -63,6 +68,7 @@ class Uses:
     tolerances: frozenset = field(default_factory=frozenset)
     converged: bool = False
     references: frozenset = field(default_factory=frozenset)  # (table, class) of Tables 2-4
+    constants: frozenset = field(default_factory=frozenset)  # (table, class) of the non-quadratic (+logcosh) series
 
 
 EVERYTHING = Uses(frozenset(AUDITED), frozenset(ORACLES), frozenset(t.where for t in TOLERANCES), True)
@@ -75,10 +81,13 @@ def uses(check, tier: str) -> Uses:
     found = [m for m in (_CLASS_IN_ID.search(r) for r in ids) if m]
     classes = frozenset(m["cls"] for m in found if m["cls"] in AUDITED)
     if fam == "selfcheck":
-        curve = check.id.startswith("calibration.engine.")
-        return Uses(tolerances=frozenset({"calibration_engine:CURVE_RTOL"} if curve else ()))
+        own = {"calibration.engine.": ("calibration_engine:CURVE_RTOL",),
+               "audit.constants": ("audit_constants:CONST_RTOL", "audit_constants:FD_RTOL")}
+        return Uses(tolerances=frozenset(t for prefix, ts in own.items() if check.id.startswith(prefix) for t in ts))
     if fam == "lemma":
         return Uses(tolerances=frozenset(FAMILY_TOLERANCES["lemma"]))
+    if fam == "pep":  # slopes judged with the Table 1 tolerance; the worst case run by the suite's APAPC
+        return Uses(classes=classes, tolerances=_tolerances(fam, tier))
     if fam == "lower":
         oracles = frozenset(m["oracle"] for m in found if m["oracle"]) or frozenset(ORACLES)
         return Uses(oracles=oracles, tolerances=_tolerances(fam, tier))
@@ -87,8 +96,10 @@ def uses(check, tier: str) -> Uses:
         oracles = frozenset(o for c in classes for o in PROBLEM_CLASSES[c].oracles) \
             if fam in USES_ENGINE_AND_COUNTS else frozenset()
         refs = frozenset((int(m["table"]), m["cls"]) for m in found if fam == "nonsmooth" and m["table"] in ("2", "3", "4"))
+        consts = frozenset((int(m["table"]), m["cls"]) for r, m in zip(ids, (_CLASS_IN_ID.search(r) for r in ids))
+                           if m and m["table"] and "+logcosh" in r)
         return Uses(classes=classes, oracles=oracles, tolerances=_tolerances(fam, tier), converged=True,
-                    references=refs)
+                    references=refs, constants=consts)
     return EVERYTHING
 
 
@@ -107,6 +118,7 @@ def guard_globs(checks, tier: str) -> list[str]:
     oracles = set().union(*(x.oracles for x in u)) if u else set()
     tols = set().union(*(x.tolerances for x in u)) if u else set()
     refs = set().union(*(x.references for x in u)) if u else set()
+    consts = set().union(*(x.constants for x in u)) if u else set()
     probed = {t.where for t in TOLERANCES if t.tolerate is not None}
     out = [f"audit.counters.{c}.*" for c in sorted(classes)]
     out += ["control.audit.counters.*"] if classes else []
@@ -115,6 +127,8 @@ def guard_globs(checks, tier: str) -> list[str]:
     out += ["control.calibration.engine.*"] if cases else []
     if cases:
         tols.add("calibration_engine:CURVE_RTOL")
+    if consts:
+        tols |= {"audit_constants:CONST_RTOL", "audit_constants:FD_RTOL"}
     for where in sorted(tols & probed):
         rid = _tolerance_rid(where)
         out += [f"tolerance.{rid}.tolerates", f"control.tolerance.{rid}.detects"]
@@ -122,4 +136,5 @@ def guard_globs(checks, tier: str) -> list[str]:
         out += ["audit.convergence.*", "control.guard.*"]
     out += [f"audit.reference.T{t}.{c}" for t, c in sorted(refs)]
     out += [f"control.reference.T{t}.*" for t in sorted({t for t, _ in refs})]
+    out += [f"audit.constants.T{t}.{c}.*" for t, c in sorted(consts)] + (["control.constants.*"] if consts else [])
     return out

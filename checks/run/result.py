@@ -134,6 +134,10 @@ class CheckResult:
         (:func:`with_variant`).
     r2, seconds, extra
         The fit's R², the time taken, and anything else a family records.
+    verdict_label : str or None
+        What a ``pass`` means when it means less or more than the bare status: ``upper holds, not exercised``
+        (:data:`mixbounds.checks.verdict.NOT_EXERCISED`), ``certified (PEP)``, and, set on the tight results by
+        :func:`mixbounds.checks.lower.certificates.certify`, ``tight`` or ``upper matches, lower not certified``.
     """
 
     id: str
@@ -157,6 +161,7 @@ class CheckResult:
     extra: dict = field(default_factory=dict)
     variant: str | None = None
     readings: dict = field(default_factory=dict)
+    verdict_label: str | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
