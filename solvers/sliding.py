@@ -121,9 +121,7 @@ class PenalizedProblem:
         self.sigma_min = math.sqrt(lo)
         self.lam_max = float(hi)
         self.R_dual = self.M / self.sigma_min
-        self.r = 2.0 * self.R_dual ** 2 / eps
-        self.L = self.r * self.lam_max
-        self.eps = float(eps)
+        self.set_accuracy(eps)
         lay = problem.layout
         self.u_idx = np.concatenate([np.arange(ref.sx.start, ref.sx.stop), np.arange(ref.st.start, ref.st.stop)]).astype(np.int64)
         self.size = ref.size
@@ -138,6 +136,18 @@ class PenalizedProblem:
             self.box = None
         self._rhs = ref.normal_rhs
         self.layout = lay
+
+    def set_accuracy(self, eps: float) -> None:
+        """Penalty for the accuracy ``eps``: ``r = 2R_dual²/ε`` (``lem:penalization``) and ``L = r λ_max(KᵀK)``.
+
+        Called once by the constructor; the penalty homotopy (:mod:`mixbounds.solvers.homotopy_sliding`) calls it
+        again at every phase with that phase's accuracy.
+        """
+        if not (eps > 0):
+            raise ValueError(f"PenalizedProblem: eps must be positive, got {eps}")
+        self.eps = float(eps)
+        self.r = 2.0 * self.R_dual ** 2 / self.eps
+        self.L = self.r * self.lam_max
 
     def u_of(self, w: np.ndarray) -> np.ndarray:
         return w if self.w_is_u else w[self.u_idx]
