@@ -47,6 +47,7 @@ from mixbounds.checks.sweeps import (
     random_sweeps,
     worst_sweeps,
 )
+from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import band_ok, finite, upper_ok
 from mixbounds.checks.verdict_engine import (
     Fit,
@@ -61,10 +62,6 @@ from mixbounds.checks.verdict_engine import (
 from mixbounds.instances.classes import WORST_FAMILY
 from mixbounds.solvers import ORACLES, solve
 
-#: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks.
-#: Per-accuracy counts are integers (iterations × polynomial degrees ⌈√κ⌉) and the tuned
-#: path's n jumps in steps of 3; over one decade with 4 points that gives about ±0.1 of slack.
-TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 #: realized vs target for a sweep parameter (the families tune to 1e-6 or better, the worst-case
 #: κ̂/κ̃ to about 1e-3 because of the chain truncation)
 TARGET_RTOL = 5e-3
@@ -210,14 +207,14 @@ def sweep_point(param: str, oracle: str):
     return row
 
 
-def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory_shift: float = 0.0,
+def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theory_shift: float = 0.0,
             control: bool = False, rid: str | None = None, lb_pts=None) -> CheckResult:
     """The slope verdict of one (cell, parameter) sweep (see module docstring), by :func:`judge_sweep`: tight and
     absent cells ``|slope − target| <= tol``, upper-bound cells and random families ``slope <= target + tol``
     (target: the formula's slope along the realized points, plus ``theory_shift``); on the worst-case sweeps the
     tightness ratios against the engine's bound (:func:`tightness_extra`) join ``extra``."""
     theory = cell.exponent(param) + theory_shift
-    tol = TOL[tier]
+    tol = tier.table1.slope_tol  # |slope − θ| (tight, absent) or slope − θ (upper) allowed
     kind = "upper" if random else ("tight" if theory > 0 else "absent")
     variant = sw.family if random else (None if sw.variant in (None, "printed") else sw.variant)
     if rid is None:

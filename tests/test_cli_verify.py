@@ -115,7 +115,7 @@ def test_finalize_exception_is_an_error_result_exit_1(suite, tmp_path):
 
 
 @pytest.mark.parametrize("argv, match", [
-    (["--tier", "huge"], "invalid choice"),
+    (["--tier", "huge"], "unknown tier 'huge' (choose from tiny, quick, full)"),
     (["--jobs", "0"], "positive integer"),
     (["--jobs", "two"], "positive integer"),
 ])

@@ -30,6 +30,7 @@ import numpy as np
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.sweeps import CLASS_FAMILIES, random_sweeps
+from mixbounds.checks.tiers import Tier
 from mixbounds.solvers import CountedOracles, solve
 
 AUDIT_ORACLES = ("grad", "A", "C", "Ct", "comm")
@@ -191,7 +192,7 @@ def _SkippingOracles(P):
 
 
 # ----------------------------------------------------------------------------- verdicts
-def audit_sample(tier: str) -> list[tuple[str, str, dict]]:
+def audit_sample(tier: Tier) -> list[tuple[str, str, dict]]:
     """``(class, family, params)``: every problem class once, at the first point of its first random sweep."""
     out = []
     for cls in CLASS_FAMILIES:

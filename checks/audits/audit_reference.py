@@ -63,6 +63,7 @@ from mixbounds.checks import nonsmooth as ns
 from mixbounds.checks.nonsmooth import CLASSES
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
+from mixbounds.checks.tiers import Tier
 from mixbounds.instances.families import build
 from mixbounds.instances.reference.kkt import constraint_system, copy_map
 from mixbounds.instances.reference.lad_interior_point import SOLVE_RTOL, lad_interior_point
@@ -235,7 +236,7 @@ def lad_reference_audit(family: str, params_list: list, plant: str = "") -> dict
     return {"family": family, "instances": rows}
 
 
-def tier_params(tier: str, cls: str, table: int = TABLE) -> tuple[str, list]:
+def tier_params(tier: Tier, cls: str, table: int = TABLE) -> tuple[str, list]:
     """The family and the distinct instance parameters of the sweeps of Table ``table``, class ``cls``, at ``tier``."""
     fam, var = ns.family_of(table, cls)
     seen, out = set(), []
@@ -249,7 +250,7 @@ def tier_params(tier: str, cls: str, table: int = TABLE) -> tuple[str, list]:
     return fam, out
 
 
-def _task(tier: str, cls: str, plant: str = "", table: int = TABLE) -> Task:
+def _task(tier: Tier, cls: str, plant: str = "", table: int = TABLE) -> Task:
     fam, plist = tier_params(tier, cls, table)
     func = reference_audit if table == TABLE else lad_reference_audit
     return Task(func, {"family": fam, "params_list": plist, "plant": plant},

@@ -19,6 +19,7 @@ from mixbounds.checks.lemmas.cases import (
     _rng,
 )
 from mixbounds.checks.run.result import CheckResult, reading
+from mixbounds.checks.tiers import Tier
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, inverse_chebyshev_T
 
 LABEL = "subsec:chebyshev_acc"
@@ -107,21 +108,13 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
-_CHEB_GRID = {
-    "tiny": [1.0, 2.0, 10.0, 100.0, 1e4, 1e6],
-    "quick": sorted({*np.logspace(0, 6, 61).tolist(), *[float(j * j) for j in (2, 3, 10, 31, 100, 316, 1000)], 1.0 + 1e-9, 1.5, 3.99}),
-    "full": sorted({*np.logspace(0, 6, 1201).tolist(), *[float(j * j) for j in range(1, 1001)], 1.0 + 1e-12}),
-}
-_CHEB_DENSE = {"tiny": [4.0, 100.0], "quick": [1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6], "full": [1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6]}
+def _cases_cheb(tier: Tier) -> list[Point]:
+    return [Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_kappas)}, "chebyshev interval grid"),
+            Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_dense_kappas), "dense": True, "seed": 0}, "chebyshev dense P(M)"),
+            Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_kappas), "degree": "quarter"}, "chebyshev control: degree κ^(1/4)")]
 
 
-def _cases_cheb(tier: str) -> list[Point]:
-    return [Point(point_chebyshev, {"kappas": _CHEB_GRID[tier]}, "chebyshev interval grid"),
-            Point(point_chebyshev, {"kappas": _CHEB_DENSE[tier], "dense": True, "seed": 0}, "chebyshev dense P(M)"),
-            Point(point_chebyshev, {"kappas": _CHEB_GRID[tier], "degree": "quarter"}, "chebyshev control: degree κ^(1/4)")]
-
-
-def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_cheb(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     grid, dense, ctrl = pts
     sup = 1.0 / math.cosh(2.0)

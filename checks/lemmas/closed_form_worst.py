@@ -11,6 +11,7 @@ from mixbounds.checks.lemmas.base import (
     Result,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, _clean, reading
+from mixbounds.checks.tiers import FULL, QUICK, Tier
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 from mixbounds.instances.families import build
 from mixbounds.instances.reference.kkt import reference_solution
@@ -79,12 +80,12 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
-def _worst_cases(tier: str) -> list[dict]:
+def _worst_cases(tier: Tier) -> list[dict]:
     """Worst-case constructions for the closed forms.  ``chain`` (the suite's truncation K, not a paper
     parameter) is fixed well above the 2·k_eps components the checks read (k_eps <= 20 here), where the
     truncated solution differs from the infinite one by ρ^{2(K−k)} < 1e-20 relative; the realized
     κ's carry the truncation's O(κ/K²) (their records use rtol 1e-3)."""
-    K = 120 if tier != "full" else 300
+    K = 120 if tier is not FULL else 300
     Kc = K  # coupled-local: the realized μ̃/κ̃ records (rtol 1e-3 vs the infinite chain) need K >~ 100
     sets = [
         {"family": "shared", "kw": {"kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_f": 10.0, "eps": 1e-5, "chain": K}, "solve": True},
@@ -96,7 +97,7 @@ def _worst_cases(tier: str) -> list[dict]:
         {"family": "consensus", "kw": {"kappa_W": 20.0, "kappa_f": 20.0, "eps": 1e-5}, "solve": True},
         {"family": "coupled", "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "eps": 1e-5}, "solve": True},
     ]
-    if tier == "full":
+    if tier is FULL:
         sets += [
             {"family": "shared", "kw": {"kappa_W": 30.0, "kappa_Ct": 40.0, "kappa_f": 30.0, "eps": 1e-6, "chain": 2 * K}, "solve": True},
             {"family": "coupled-local", "kw": {"kappa_W": 20.0, "kappa_C": 20.0, "kappa_AC": 40.0, "kappa_f": 20.0, "eps": 1e-6,
@@ -107,7 +108,7 @@ def _worst_cases(tier: str) -> list[dict]:
     return sets
 
 
-def _cases_closed_worst(tier: str) -> list[Point]:
+def _cases_closed_worst(tier: Tier) -> list[Point]:
     return [Point(point_worst_closed, c, f"{c['family']}{c['kw']}", cost=10.0) for c in _worst_cases(tier)]
 
 
@@ -218,7 +219,7 @@ def _coupled_local_results(pts: list[dict], cl_mats: str, cl_mats_ctrl: str, pre
     return res
 
 
-def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_closed_worst(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     (graphs, rho, rho_ctrl, conj, xstar, funcs, mats, cl_mats, cl_mats_ctrl, presolve, cc_id) = ids
     res = []
     # graph facts as recorded by every builder
@@ -287,7 +288,7 @@ B = "lemma.closed_form"
 CL_PRINTED = ("eq:Ai_rear as printed: V1 writes only the row blocks U1 and V3 only U3 of the constraint space, so "
               "Σ A_i x_i = 0 splits in two and x* has 2 chain components; the construction gives no lower bound")
 LEMMA = LemmaCheck(
-    id=f"{B}.worst_case", label="appendix closed forms", kind="closed-form", tiers=("quick", "full"),
+    id=f"{B}.worst_case", label="appendix closed forms", kind="closed-form", tiers=(QUICK, FULL),
     description="closed forms of the worst-case constructions (reference solutions needed)",
     results=(
         Result(f"{B}.worst_case_graphs"),

@@ -39,10 +39,8 @@ from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     PARAM_REALIZED,
-    POINTS,
     WORST_EPS,
     WORST_FAMILY,
-    WORST_RANGE,
     Sweep,
     cells_of,
     fit_slope,
@@ -50,13 +48,11 @@ from mixbounds.checks.sweeps import (
     geomspace,
     worst_sweeps,
 )
+from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import between_ok
 from mixbounds.checks.verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
 from mixbounds.instances.classes import CLASSES
 
-#: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
-#: integer counts and the staircase n(κ_W) = 3m of the tuned path graph (steps of 3 nodes)
-TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 #: the per-accuracy lower bound's window.  It starts at the first round ``c₁`` whose error is
 #: ``<= EPS1_REL·e₀`` and ends at the first round ``c₂`` whose error is ``<= LB_WINDOW·e(c₁)``: four
 #: decades of the *tail*, measured from the error actually reached at ``c₁``.  The first chain
@@ -86,14 +82,14 @@ IDENT_BASE = {"shared_ident": {"kappa_f": 10.0, "kappa_Ct": 10.0, "kappa_W": 10.
 _NO_C = ("cited",)
 
 
-def sweeps(tier: str, cls: str, variant: str | None, *, grad: bool) -> list[Sweep]:
+def sweeps(tier: Tier, cls: str, variant: str | None, *, grad: bool) -> list[Sweep]:
     """The worst-case sweeps of ``cls`` on ``variant`` (consensus and shared-ident need no sum-trick: every
     chain index of the consensus part costs a gradient at a V1/V3 node)."""
     if cls in IDENT_PARAMS:
         out = []
         for p in IDENT_PARAMS[cls]:
-            lo, hi = WORST_RANGE[tier]["kappa_AC" if p == "kappa_Ct_id" else p]
-            out.append(Sweep(cls, _FAMILY[cls], p, IDENT_BASE[cls], tuple(geomspace(lo, hi, POINTS[tier])),
+            lo, hi = tier.table1.worst_range["kappa_AC" if p == "kappa_Ct_id" else p]
+            out.append(Sweep(cls, _FAMILY[cls], p, IDENT_BASE[cls], tuple(geomspace(lo, hi, tier.table1.points)),
                              variant=variant, eps=WORST_EPS))
         return out
     out = worst_sweeps(tier, cls, variant, grad=grad)
@@ -207,7 +203,7 @@ def foda_verdict(tier, cell, sw: Sweep, pts, *, control=False, rid=None) -> Chec
     with ∇f_i* too (it holds for def:foda); ``fail`` otherwise (neither bound grows: a cut chain).
     """
     rid = rid or f"{cell.id}.kappa_f.lower.def_foda"
-    theory, tol = cell.exponent("kappa_f"), TOL[tier]
+    theory, tol = cell.exponent("kappa_f"), tier.table1.lower_slope_tol
     rows, errs = [], []
     for v, p in pts:
         if "error" in p or "grad" not in p.get("bounds", {}):
@@ -350,7 +346,8 @@ def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckRes
     """The lower-bound slope verdict of one sweep, by :func:`judge_sweep` (module docstring): within
     ``[formula slope − tol, claimed exponent + tol]`` passes, below is the weaker-bound finding, above fails."""
     theory = cell.exponent(param)
-    tol = TOL[tier]
+    # the engine is exact: the slack covers integer counts and the staircase n(κ_W) = 3m of the tuned path graph
+    tol = tier.table1.lower_slope_tol
     rid = rid or _result_id(cell.id, param, sw.variant)
 
     def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:

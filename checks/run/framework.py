@@ -10,7 +10,7 @@ caches each point on disk under the code version so an interrupted run
 resumes, and hands every check its points to ``finalize`` into
 :class:`~mixbounds.checks.run.result.CheckResult` s.
 
-Tiers: ``tiny`` (seconds; CLI tests), ``quick`` (the default; whole registry in
+Tiers (:mod:`mixbounds.checks.tiers`): ``tiny`` (seconds; CLI tests), ``quick`` (the default; whole registry in
 minutes), ``full`` (publication: ≥ 2 decades, ≥ 7 points per sweep).
 """
 
@@ -31,11 +31,11 @@ from typing import Callable, Iterable
 
 from joblib import Parallel, delayed, parallel_config
 from mixbounds.checks.run.result import CheckResult, _clean
+from mixbounds.checks.tiers import TIERS, Tier, as_tier
 from mixbounds.instances.families import build
 from mixbounds.instances.reference.kkt import reference_solution
 from threadpoolctl import threadpool_limits
 
-TIERS = ("tiny", "quick", "full")
 _PACKAGES = ("bounds", "instances", "solvers", "checks")
 
 
@@ -64,16 +64,17 @@ class Check:
 
     ``result_ids(tier)`` lists the ids of the results ``finalize`` will return, so a
     ``--claims`` glob can select checks before anything runs.  ``finalize(tier,
-    points)`` receives ``{task.key: point}`` for its own tasks.
+    points)`` receives ``{task.key: point}`` for its own tasks.  ``tier`` is a
+    :class:`~mixbounds.checks.tiers.Tier`; ``tiers`` lists the tiers the check runs in.
     """
 
     id: str
     family: str
-    result_ids: Callable[[str], list[str]]
-    tasks: Callable[[str], list[Task]]
-    finalize: Callable[[str, dict], list[CheckResult]]
+    result_ids: Callable[[Tier], list[str]]
+    tasks: Callable[[Tier], list[Task]]
+    finalize: Callable[[Tier, dict], list[CheckResult]]
     description: str = ""
-    tiers: tuple = TIERS
+    tiers: tuple[Tier, ...] = TIERS
 
 
 def source_files() -> list[tuple[str, Path]]:
@@ -203,14 +204,15 @@ def _atomic_write_json(path: Path, obj) -> None:
         raise
 
 
-def select(checks: Iterable[Check], pattern: str, tier: str) -> list[Check]:
+def select(checks: Iterable[Check], pattern: str, tier: Tier | str) -> list[Check]:
     """Checks with at least one result id matching the glob."""
+    tier = as_tier(tier)
     return [c for c in checks if tier in c.tiers and any(fnmatchcase(r, pattern) for r in c.result_ids(tier))]
 
 
 def run_checks(
     checks: list[Check],
-    tier: str,
+    tier: Tier | str,
     *,
     jobs: int = 1,
     cache_dir: Path | None = None,
@@ -218,14 +220,14 @@ def run_checks(
     pattern: str = "*",
     executor: Callable[[str, list], Iterable[list]] | None = None,
 ) -> tuple[list[CheckResult], dict]:
-    """Run ``checks`` in ``tier``; returns the results matching ``pattern`` and run statistics.
+    """Run ``checks`` in ``tier`` (a :class:`~mixbounds.checks.tiers.Tier` or its name); returns the results matching
+    ``pattern`` and run statistics.
 
     ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
     or joblib (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`): ``payloads`` is one
     ``[(key, func, kwargs)]`` list per group, and it yields each group's ``[(key, point)]``.
     """
-    if tier not in TIERS:
-        raise ValueError(f"unknown tier {tier!r}; known: {', '.join(TIERS)}")
+    tier = as_tier(tier)  # ValueError for an unknown name
     checks = [c for c in checks if tier in c.tiers]
     tasks, per_check = _collect_tasks(checks, tier)
     version = code_version()
@@ -253,7 +255,7 @@ def run_checks(
     return results, stats
 
 
-def _collect_tasks(checks: list[Check], tier: str) -> tuple[dict[str, Task], dict[str, list[str]]]:
+def _collect_tasks(checks: list[Check], tier: Tier) -> tuple[dict[str, Task], dict[str, list[str]]]:
     """Every task of ``checks`` once (checks share points by key), and each check's task keys."""
     tasks: dict[str, Task] = {}
     per_check: dict[str, list[str]] = {}
@@ -311,7 +313,7 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None
             record_all(_run_group(p) for p in payloads)
 
 
-def _finalize(c: Check, tier: str, pts: dict[str, dict]) -> list[CheckResult]:
+def _finalize(c: Check, tier: Tier, pts: dict[str, dict]) -> list[CheckResult]:
     """The check's results from its points; a finalize that raises gives an ``error`` row per declared result."""
     try:
         return c.finalize(tier, pts)

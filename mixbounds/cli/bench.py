@@ -23,9 +23,9 @@ from pathlib import Path
 
 from mixbounds.bench_method import classes_for, measure_plans, plans, summarize, supported
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
-from mixbounds.checks.run.framework import TIERS
 from mixbounds.checks.run.result import _clean
-from mixbounds.cli.parsing import default_jobs, positive_int
+from mixbounds.checks.tiers import QUICK
+from mixbounds.cli.parsing import TIER_METAVAR, default_jobs, positive_int, tier_arg
 from mixbounds.methods import METHOD_CLASSES, MethodError, resolve
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 from mixbounds.report.bench import print_table, write_report
@@ -50,8 +50,6 @@ def is_bench_document(path: Path) -> bool:
 
 def _validate(args):
     """``(fn, classes, out, json_path, scheduler)`` or an error message (nothing touched yet)."""
-    if args.tier not in TIERS:
-        return f"--tier {args.tier!r}: choose from {', '.join(TIERS)}"
     requested = None
     if args.classes is not None:
         requested = [c.strip() for c in args.classes.split(",") if c.strip()]
@@ -121,7 +119,7 @@ def _run(args, classes, od, jp, executor) -> int:
         print(file=sys.stderr)
     if executor is not None:
         stats["scheduler"] = str(executor.spec)
-    doc = _clean({"version": 1, "method": args.method, "tier": args.tier, "classes": classes, "results": results,
+    doc = _clean({"version": 1, "method": args.method, "tier": args.tier.name, "classes": classes, "results": results,
                   "summary": summarize(results), "stats": dict(stats, wall_time=time.perf_counter() - t0),
                   "command": " ".join(["mixbounds"] + list(getattr(args, "argv", [])))})
     stage = od.stage()
@@ -150,7 +148,7 @@ def register(sub) -> None:
                    help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods)")
     b.add_argument("--classes", default=None, metavar="C,…",
                    help="problem classes (default: those the method declares in .classes, else all)")
-    b.add_argument("--tier", choices=TIERS, default="quick", help="sweeps of the Table 1 checks (default quick)")
+    b.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR, help="sweeps of the Table 1 checks (default quick)")
     b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
     b.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N", help="worker processes")

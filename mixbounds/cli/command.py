@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 from mixbounds.bounds.render import render_markdown, render_text
-from mixbounds.checks.run.framework import TIERS
+from mixbounds.checks.tiers import QUICK
 from mixbounds.cli.bench import register as register_bench
 from mixbounds.cli.instance import register as register_instance
-from mixbounds.cli.parsing import Parser, default_jobs, positive_int
+from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, positive_int, tier_arg
 from mixbounds.cli.report import register as register_report
 from mixbounds.cli.solve import register as register_solve
 from mixbounds.verify import DEFAULT_OUT, Options, redraw, run
@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "verdicts and write results.json, results.csv, report.md, report.html and plots/ "
                                    "into --out. Exit 0: no fail/error and every control caught; 1: a check failed or "
                                    "errored or a control was not caught; 2: bad usage; 130: interrupted.")
-    v.add_argument("--tier", choices=TIERS, default="quick",
+    v.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR,
                    help="tiny: smoke test (seconds-minutes); quick (default): >= 1 decade per sweep; full: publication")
     v.add_argument("--claims", default="*", metavar="GLOB",
                    help="glob(s) over result ids, comma-separated, e.g. 'T1.coupled.*', 'T1.*.lower', 'lemma.*'; "

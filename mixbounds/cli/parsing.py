@@ -10,6 +10,8 @@ import argparse
 import os
 import sys
 
+from mixbounds.checks.tiers import TIER_NAMES, Tier, tier_by_name
+
 #: exit code of a usage error (argparse's own, kept)
 EXIT_USAGE = 2
 
@@ -39,3 +41,16 @@ def positive_int(s: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}")
     return v
+
+
+def tier_arg(s: str) -> Tier:
+    """``--tier`` argument: the :class:`~mixbounds.checks.tiers.Tier` of that name (``ArgumentTypeError`` naming the
+    known ones otherwise: a one-line usage error, exit 2)."""
+    try:
+        return tier_by_name(s)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+#: ``metavar`` of a ``--tier`` option
+TIER_METAVAR = "{" + ",".join(TIER_NAMES) + "}"

@@ -15,6 +15,7 @@ from mixbounds.checks import nonsmooth, rates, sweeps
 from mixbounds.checks.expected import EXPECTED
 from mixbounds.checks.lemmas import base as lemmas
 from mixbounds.checks.lower import slopes as lower
+from mixbounds.checks.tiers import TIERS
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
@@ -26,8 +27,9 @@ CERTIFICATE_KINDS = {
 }
 
 
-def _tiers(d: dict, tier: str, fmt=str) -> list:
-    return [f"**{fmt(d[t])}**" if t == tier else fmt(d[t]) for t in ("tiny", "quick", "full") if t in d]
+def _tiers(value, tier: str, fmt=str) -> list:
+    """``value(t)`` of every tier, the run's (named ``tier`` in the document) in bold."""
+    return [f"**{fmt(value(t))}**" if t.name == tier else fmt(value(t)) for t in TIERS]
 
 
 def _statuses() -> list:
@@ -56,7 +58,7 @@ def _per_accuracy() -> list:
         f"E_k = max_(j≥k) e_j is fitted log-linearly over the iterations with ε₂ ≤ E_k ≤ ε₁, which gives iterations "
         f"per window, times the exact per-iteration count of each oracle. A run stops only once its error has stayed "
         f"≤ ε₂ for the last {frac:.3g} of its iterations (*settle*), so the recorded envelope is the whole run's.",
-        f"**Lower-bound engine** (`checks/lower.py`, no solver): e₀ is the error reachable with zero rounds of the "
+        f"**Lower-bound engine** (`checks/lower/slopes.py`, no solver): e₀ is the error reachable with zero rounds of the "
         f"oracle (everything else free); c₁ is the first round with error ≤ {lower.EPS1_REL:g}·e₀ and c₂ the first "
         f"round with error ≤ {lower.LB_WINDOW:g}·e(c₁): the count c₂ − c₁ spans {lower.LB_DECADES:g} decades of the "
         f"geometric tail, measured from the error actually reached at c₁ (the head that one or two rounds remove "
@@ -81,17 +83,18 @@ def _t2_example(doc: dict) -> str:
 
 
 def _rule_rows(tier: str, doc: dict) -> list:
-    nt = nonsmooth.TOL
-    t2k = {t: round(v + nonsmooth.T2_LOG_ALLOWANCE, 6) for t, v in nt.items()}
+    rt = lambda t: t.table1.slope_tol  # noqa: E731
+    nt = lambda t: t.tables24.slope_tol  # noqa: E731
+    t2k = lambda t: round(t.tables24.slope_tol + nonsmooth.T2_LOG_ALLOWANCE, 6)  # noqa: E731
     return [
         ["Table 1, solver on the worst-case construction (`…tight`)", "|slope − θ_f| ≤ tol",
-         *_tiers(rates.TOL, tier)],
-        ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rates.TOL, tier)],
+         *_tiers(rt, tier)],
+        ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rt, tier)],
         ["Table 1, solver on a random family (`…upper@family`)", "slope ≤ θ_f + tol (an upper bound only)",
-         *_tiers(rates.TOL, tier)],
+         *_tiers(rt, tier)],
         ["Table 1, lower-bound engine (`…lower`, `…lower@variant`)",
          "θ_f − tol ≤ slope ≤ max(θ_f, θ) + tol; below: finding (weaker bound than claimed); above: fail; "
-         "zero counts at some points: finding", *_tiers(lower.TOL, tier)],
+         "zero counts at some points: finding", *_tiers(lambda t: t.table1.lower_slope_tol, tier)],
         ["Tables 2–4, κ sweeps at fixed accuracy parameter", "slope ≤ θ_f + tol; absent: |slope| ≤ tol",
          *_tiers(nt, tier)],
         ["Table 2, κ sweeps (log of the initial primal-dual distance allowed)",
