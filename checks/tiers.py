@@ -131,6 +131,35 @@ class LemmaCases:
     path_kappa_W: tuple
 
 
+@dataclass(frozen=True)
+class StatementSweeps:
+    """The rate statements outside the tables (:mod:`mixbounds.checks.statements`) and the Table 4 penalty homotopy
+    (:mod:`mixbounds.checks.statements.homotopy`).  Ranges are ``(lo, hi)`` of the swept parameter."""
+
+    #: points per sweep
+    points: int
+    #: slope tolerance (APAPC: per-accuracy iterations, smooth in κ_B; GS: counts to a first hit, ±15% phase noise)
+    slope_tol: float
+    #: thm:apapc, χ-dominated regime (τ = 1, χ >= 4κ_G): κ_G and the κ_B range
+    apapc_chi: tuple
+    #: thm:apapc, √(κ_G χ) regime (τ < 1, χ <= κ_G/10): κ_G and the κ_B range
+    apapc_sqrt: tuple
+    #: thm:upper_bound_nonsmooth_affine_constraints: κ_B range, accuracy ranges (x = MR/ε, M/√(με)) and the base
+    #: point of the other sweep
+    sliding_kappa_B: tuple
+    sliding_x_convex: tuple
+    sliding_x_strong: tuple
+    sliding_base: Mapping[str, float]
+    #: nonsmooth consensus (Section 3.2): accuracy range, κ_W range, base point
+    consensus_x: tuple
+    consensus_kappa_W: tuple
+    consensus_base: Mapping[str, float]
+    #: the homotopy: Table 4 classes run, and the largest accuracy parameter of its grid (the Table 4 accuracy grid
+    #: of Tables24Sweeps cut there: the homotopy's early phases cost O(x²) subgradients)
+    homotopy_classes: tuple
+    homotopy_x_max: float
+
+
 @dataclass(frozen=True, eq=False)
 class Tier:
     """One tier: its name and every number it sets, grouped by what they configure (compared by identity)."""
@@ -141,6 +170,7 @@ class Tier:
     #: ``None``: the tier does not run the benchmarks
     bench: BenchSweeps | None
     lemmas: LemmaCases
+    statements: StatementSweeps
 
     def __repr__(self) -> str:
         return f"Tier({self.name!r})"
@@ -171,6 +201,12 @@ TINY = Tier(
         regularized_samples=400, mixed_order_kappa_W=(), mixed_order_seeds=0,
         chebyshev_kappas=(1.0, 2.0, 10.0, 100.0, 1e4, 1e6), chebyshev_dense_kappas=(4.0, 100.0),
         path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3)),
+    statements=StatementSweeps(
+        points=3, slope_tol=0.25, apapc_chi=(2.0, (200.0, 600.0)), apapc_sqrt=(300.0, (3.0, 9.0)),
+        sliding_kappa_B=(10.0, 30.0), sliding_x_convex=(10.0, 30.0), sliding_x_strong=(5.0, 15.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
+        consensus_x=(12.0, 36.0), consensus_kappa_W=(10.0, 30.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
+        homotopy_classes=("coupled",), homotopy_x_max=20.0),
 )
 
 QUICK = Tier(
@@ -205,6 +241,14 @@ QUICK = Tier(
                                        3.99})),
         chebyshev_dense_kappas=(1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6),
         path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist())),
+    statements=StatementSweeps(
+        points=4, slope_tol=0.2, apapc_chi=(2.0, (200.0, 2000.0)), apapc_sqrt=(300.0, (3.0, 30.0)),
+        sliding_kappa_B=(10.0, 100.0), sliding_x_convex=(10.0, 100.0), sliding_x_strong=(5.0, 50.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
+        consensus_x=(12.0, 120.0), consensus_kappa_W=(10.0, 100.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
+        # coupled + local and mixed in the full tier only: their x = 50 homotopy runs complete the first phase
+        # (~25 000 subgradient rounds, 2.3-2.5 s each under load), the quick tier's largest cost
+        homotopy_classes=("coupled", "shared"), homotopy_x_max=50.0),
 )
 
 FULL = Tier(
@@ -235,6 +279,12 @@ FULL = Tier(
                                        1.0 + 1e-12})),
         chebyshev_dense_kappas=(1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6),
         path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist())),
+    statements=StatementSweeps(
+        points=7, slope_tol=0.12, apapc_chi=(10.0, (1000.0, 100000.0)), apapc_sqrt=(10000.0, (10.0, 1000.0)),
+        sliding_kappa_B=(10.0, 1000.0), sliding_x_convex=(10.0, 1000.0), sliding_x_strong=(5.0, 500.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 40.0, "M_mu_eps": 20.0}),
+        consensus_x=(15.0, 1500.0), consensus_kappa_W=(10.0, 1000.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 60.0}),
+        homotopy_classes=("coupled", "shared", "coupled_local", "mixed"), homotopy_x_max=400.0),
 )
 
 #: every tier, smallest first

@@ -73,24 +73,28 @@ import math
 
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
-from mixbounds.solvers.sliding import MAX_INNER, _gs_phase, _Recorder, _result, _setup
+from mixbounds.solvers.sliding import MAX_INNER, _Recorder, _result, _setup, run_phases
 
-#: ``C_H`` of ``N_s = ⌈√(C_H L_s/μ_H)⌉``: ``16 · 97/6`` contracts a phase to ``‖ū − w_s*‖² <= R_s²/8`` (step (i))
-HOMOTOPY_C = 16.0 * 97.0 / 6.0
-#: ``c`` of ``ε_s = max(ε, c μ_H R_s²)``: ``½ + √c + √(c/2) <= 1`` needs ``c <= 0.0858`` (step (iii))
-SHIFT_C = 1.0 / 16.0
+#: ``C_H`` of ``N_s = ⌈√(C_H L_s/μ_H)⌉``: ``8 · 97/6`` contracts a phase to ``‖ū − w_s*‖² <= R_s²/4`` (step (i))
+HOMOTOPY_C = 8.0 * 97.0 / 6.0
+#: ``c`` of ``ε_s = max(ε, c μ_H R_s²)``: ``1/√2 + √c + √(c/2) <= 1`` needs ``c <= 0.0294`` (step (iii))
+SHIFT_C = 1.0 / 36.0
 
 
-def phase_schedule(eps: float, R: float, mu_H: float, phases: int) -> list[tuple[float, float]]:
-    """``[(ε_s, R_s²)]`` for ``s < phases``: ``R_s² = R²/2ˢ``, ``ε_s = max(ε, c μ_H R_s²)`` (module docstring)."""
+def homotopy_plan(eps: float, R: float, mu_H: float):
+    """The phases of the module docstring as a plan for :func:`mixbounds.solvers.sliding.run_phases`: phase ``s``
+    re-targets the penalty to ``ε_s = max(ε, c μ_H R_s²)`` and runs ``N_s = ⌈√(C_H L_s/μ_H)⌉`` outer iterations
+    with ``D̃_s = R_s² = R²/2ˢ``."""
     if not (eps > 0 and R > 0 and mu_H > 0):
-        raise ValueError(f"phase_schedule: eps, R and mu_H must be positive, got {eps}, {R}, {mu_H}")
-    out = []
-    R2 = float(R) ** 2
-    for _ in range(int(phases)):
-        out.append((max(float(eps), SHIFT_C * mu_H * R2), R2))
-        R2 /= 2.0
-    return out
+        raise ValueError(f"homotopy_plan: eps, R and mu_H must be positive, got {eps}, {R}, {mu_H}")
+
+    def plan(s: int, pen) -> dict:
+        R2 = float(R) ** 2 / 2.0 ** s
+        eps_s = max(float(eps), SHIFT_C * mu_H * R2)
+        pen.set_accuracy(eps_s)
+        return {"R2": R2, "eps_s": eps_s, "r": pen.r, "N_phase": int(math.ceil(math.sqrt(HOMOTOPY_C * pen.L / mu_H)))}
+
+    return plan
 
 
 def homotopy_gradient_sliding(problem, *, eps: float, x_star, R: float, mu: float | None = None,
@@ -127,21 +131,8 @@ def homotopy_gradient_sliding(problem, *, eps: float, x_star, R: float, mu: floa
     orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
     mu_H = mu_f / 2.0
     rec = _Recorder(orc, acc, pen)
-    hit = rec.record(w0, 0)
-    budget = [int(max_inner)]
-    w = w0
-    phases = []
-    for s, (eps_s, R2) in enumerate(phase_schedule(eps, R, mu_H, max_phases)):
-        if hit:
-            break
-        pen.set_accuracy(eps_s)
-        N_s = int(math.ceil(math.sqrt(HOMOTOPY_C * pen.L / mu_H)))
-        w, hit, done = _gs_phase(pen, w, R2, rec, rule="book", reading="lan", N=None, outer_limit=N_s,
-                                 inner_budget=budget)
-        phases.append({"phase": s, "eps_s": eps_s, "r": pen.r, "R2": R2, "N_phase": N_s, "outer": done,
-                       "end_row": len(rec.ratio) - 1})
-        if done < N_s and not hit:
-            break  # subgradient budget exhausted
+    w, hit, phases = run_phases(pen, rec, w0, homotopy_plan(eps, R, mu_H), max_phases=max_phases,
+                                max_inner=max_inner)
     pen.set_accuracy(eps)  # describe() reports the final penalty r = 2R_dual²/ε
     reason = "tolerance" if hit else "budget"
     return _result(rec, pen, w, hit, reason, f"homotopy-gradient-sliding[{method}]", eps,
@@ -149,4 +140,4 @@ def homotopy_gradient_sliding(problem, *, eps: float, x_star, R: float, mu: floa
                     "homotopy_constant": HOMOTOPY_C, "shift_constant": SHIFT_C})
 
 
-__all__ = ["HOMOTOPY_C", "SHIFT_C", "homotopy_gradient_sliding", "phase_schedule"]
+__all__ = ["HOMOTOPY_C", "SHIFT_C", "homotopy_gradient_sliding", "homotopy_plan"]
