@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 
-#: parameter → (unicode symbol, meaning)
+#: parameter → (unicode symbol, LaTeX symbol, meaning), as :data:`mixbounds.bounds.claims.PARAMS`
 STATEMENT_PARAMS = MappingProxyType({
-    "kappa_B": ("κ_B", "σ_max²(B)/σ_min+²(B), condition number of the constraint matrix (eq:kappa_A for B)"),
-    "kappa_G": ("L/μ", "condition number of the objective G"),
-    "kappa_W": ("κ_W", "λ_max(W)/λ_min+(W), condition number of the gossip matrix"),
-    "MR_eps": ("MR/ε", "nonsmooth convex accuracy parameter"),
-    "M_mu_eps": ("M/√(με)", "nonsmooth strongly convex accuracy parameter"),
+    "kappa_B": ("κ_B", r"\kappa_B", "σ_max²(B)/σ_min+²(B), condition number of the constraint matrix (eq:kappa_A for B)"),
+    "kappa_G": ("L/μ", r"L/\mu", "condition number of the objective G"),
+    "kappa_W": ("κ_W", r"\kappa_W", "λ_max(W)/λ_min+(W), condition number of the gossip matrix"),
+    "MR_eps": ("MR/ε", r"\frac{MR}{\varepsilon}", "nonsmooth convex accuracy parameter"),
+    "M_mu_eps": ("M/√(με)", r"\frac{M}{\sqrt{\mu\varepsilon}}", "nonsmooth strongly convex accuracy parameter"),
 })
 
 Monomial = tuple[tuple[str, float], ...]

@@ -85,7 +85,8 @@ def _check(regime: str, control: bool) -> Check:
         return [judge_statement(rid, st, "kappa_B", grid, pts, REGIMES[regime][1], tol=tier.statements.slope_tol,
                                 control=control, extra={"kappa_G": kG, "tau": taus, "window": [EPS_1, EPS_2]},
                                 instance={"family": "apapc-hard", "kappa_G": kG,
-                                          "method": "apapc + chebyshev" if control else "apapc (no chebyshev)"})]
+                                          "method": f"APAPC {'with' if control else 'without'} Chebyshev, "
+                                                    f"L/μ = {kG:g} ({'τ = 1' if regime == 'chi_regime' else 'τ < 1'})"})]
 
     what = "with Chebyshev (must fail)" if control else "without Chebyshev"
     return Check(id=rid, family="statements", result_ids=lambda tier: [rid],

@@ -15,6 +15,7 @@ use the unit-constant formula slope instead, which assumes the constants: for ``
 * ``upper``: ``slope <= θ + tol`` — the printed bound holds on the sweep;
 * ``tight``: ``|slope − θ| <= tol`` — the printed exponent is attained (exercised) on the sweep;
 * ``absent``: ``|slope| <= tol``;
+* before any of them, the realized swept parameter must be its target within :data:`TARGET_RTOL` (``fail``);
 * ``predicted`` (optional, with any of them): ``|slope − predicted| <= tol`` as well — the suite's own reading of
   the method in that regime (e.g. the √(κχ) of the APAPC rule), so that a regime that does not behave as the
   suite says it does fails instead of passing quietly.
@@ -38,7 +39,10 @@ from mixbounds.checks.verdict_engine import Judgement, Selection, SweepRules, Un
 
 #: the fields a statement sweep point writes to results.json, in order
 POINT_FIELDS = ("target", "realized", "per_accuracy", "iterations", "eps", "R", "M", "phases", "hit_row",
-                "realized_all")
+                "realized_all", "target_rel_err")
+#: realized swept parameter vs its target (the generic instances set κ_B exactly from singular values, to rounding;
+#: the consensus family tunes κ_W to 1e-6 or better): a point further off fails the sweep before any fit
+TARGET_RTOL = 1e-6
 #: accuracy parameters (their sweeps are judged on the point's own x)
 ACCURACY = ("MR_eps", "M_mu_eps")
 
@@ -70,9 +74,11 @@ def screen(param: str, oracle: str):
 
 def row(param: str, oracle: str):
     def make(v: float, p: dict) -> SweepPoint:
-        return SweepPoint(POINT_FIELDS, target=v, realized=p["realized"][param], per_accuracy=p["per_accuracy"][oracle],
+        real = p["realized"][param]
+        return SweepPoint(POINT_FIELDS, target=v, realized=real, per_accuracy=p["per_accuracy"][oracle],
                           iterations=p.get("iterations"), eps=p.get("eps"), R=p.get("R"), M=p.get("M"),
-                          phases=p.get("phases"), hit_row=p.get("hit_row"), realized_all=p["realized"])
+                          phases=p.get("phases"), hit_row=p.get("hit_row"), realized_all=p["realized"],
+                          target_rel_err=abs(real / v - 1.0))
 
     return make
 
@@ -126,11 +132,11 @@ def judge_statement(rid: str, st: Statement, param: str, grid: list, pts: list, 
         detail += f"; {oracle} counts {[r.per_accuracy for r in rows]} at {param} {[round(r.realized, 3) for r in rows]}"
         return Judgement(status, detail, ex, findings)
 
-    rules = SweepRules(screen=screen(param, oracle), row=row(param, oracle), judge=judge,
+    rules = SweepRules(screen=screen(param, oracle), row=row(param, oracle), judge=judge, target_rtol=TARGET_RTOL,
                        integrity=integrity_stop(fit_integrity, len(grid)))
     return judge_sweep(rid, list(zip(grid, pts)), rules, control=control, kind=rule.kind, theory=e, tolerance=tol,
                        label=st.label, cell=st.id, param=param, instance=instance or {}, extra=extra,
                        expected="fail" if control else None, variant=variant)
 
 
-__all__ = ["ACCURACY", "POINT_FIELDS", "Rule", "judge_statement", "with_exponent"]
+__all__ = ["ACCURACY", "POINT_FIELDS", "Rule", "TARGET_RTOL", "judge_statement", "with_exponent"]
