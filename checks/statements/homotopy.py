@@ -157,10 +157,12 @@ def summary(tier: Tier, mat: list[CheckResult], grad: list[CheckResult]) -> Chec
                            detail="not every homotopy result was judged: " + "; ".join(bad))
     tol = tier.tables24.slope_tol
     rows = {r.cell: {"homotopy": r.readings["homotopy slope"], "paper": r.readings["paper slope"],
-                     "exponent": r.theory} for r in mat}
+                     "exponent": r.theory, "homotopy_ci": list(r.ci or ()), "paper_ci": list(r.extra["paper"]["ci"] or ())}
+            for r in mat}
     hom_ok = all(r.status == "pass" for r in mat)
     paper_over = [c for c, v in rows.items() if not upper_ok(v["paper"], v["exponent"], tol)]
-    table = "; ".join(f"{c}: homotopy {v['homotopy']:.3f}, paper {v['paper']:.3f}" for c, v in rows.items())
+    table = "; ".join(f"{c}: homotopy {v['homotopy']:.3f} (CI {_ci(v['homotopy_ci'])}), paper {v['paper']:.3f} "
+                      f"(CI {_ci(v['paper_ci'])})" for c, v in rows.items())
     gslopes = {r.cell: {"homotopy": r.readings.get("homotopy slope"), "paper": r.readings.get("paper slope"),
                         "homotopy_counts": [p["per_accuracy"] for p in r.points]} for r in grad}
     gtable = "; ".join(f"{c}: homotopy {_fmt(v['homotopy'])}, paper {_fmt(v['paper'])}" for c, v in gslopes.items())
@@ -196,6 +198,10 @@ def summary(tier: Tier, mat: list[CheckResult], grad: list[CheckResult]) -> Chec
 
 def _fmt(v) -> str:
     return "n/a" if v is None else f"{v:.3f}"
+
+
+def _ci(ci) -> str:
+    return f"{ci[0]:.2f}..{ci[1]:.2f}" if len(ci) == 2 else "n/a"
 
 
 def _summary_check(class_checks: list[Check]) -> Check:
