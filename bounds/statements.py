@@ -47,8 +47,9 @@ def _mono(**exps: float) -> Monomial:
 class Statement:
     """One printed rate: ``id``, the paper ``label`` it is stated under, the ``oracle`` counted
     (``iterations``, ``B`` = multiplications by B or Bᵀ, ``grad`` = (sub)gradients of G, ``comm``), its ``terms`` as
-    printed, whether the bound carries ``log(1/ε)`` (``log_eps``), where it comes from (``source``) and, where the
-    source or the proof says otherwise, ``derived_terms`` with the ``discrepancy``."""
+    printed, whether the bound carries ``log(1/ε)`` (``log_eps``), where it comes from (``source``), the formula as
+    the paper prints it (``printed``) and, where the source or the proof says otherwise, ``derived_terms`` with the
+    ``discrepancy``."""
 
     id: str
     label: str
@@ -56,6 +57,7 @@ class Statement:
     terms: tuple[Monomial, ...]
     log_eps: bool
     source: str
+    printed: str = ""
     derived_terms: tuple[Monomial, ...] | None = None
     discrepancy: str | None = None
 
@@ -72,23 +74,28 @@ def _build() -> tuple[Statement, ...]:
     apapc = "thm:smooth_objectives_apapc_convergence"
     gs = "thm:upper_bound_nonsmooth_affine_constraints"
     out = (
-        Statement("S.apapc.iterations", apapc, "iterations", (M(kappa_B=1, kappa_G=.5),), True,
-                  "salim2022optimal Proposition 1, restated as thm:apapc (part 1 of the theorem)"),
-        Statement("S.sliding.convex.B", gs, "B", (M(MR_eps=1, kappa_B=.5),), False, "lan2020communication (part 1)"),
+        Statement("S.apapc.iterations", apapc + " (part 1), thm:apapc", "iterations", (M(kappa_B=1, kappa_G=.5),), True,
+                  "salim2022optimal Proposition 1, restated as thm:apapc (part 1 of the theorem)",
+                  "N = O(κ_B √(L/μ) log(1/ε)) iterations of APAPC"),
+        Statement("S.sliding.convex.B", gs, "B", (M(MR_eps=1, kappa_B=.5),), False, "lan2020communication (part 1)",
+                  "N_B = O(MR/ε · √κ_B) multiplications by B, Bᵀ (μ = 0)"),
         Statement("S.sliding.convex.grad", gs, "grad", (M(MR_eps=2), M(MR_eps=1, kappa_B=.5)), False,
-                  "lan2020communication (part 1)"),
+                  "lan2020communication (part 1)", "N_G' = O(M²R²/ε² + N_B) subgradients (μ = 0)"),
         Statement("S.sliding.strong.B", gs, "B", (M(M_mu_eps=1, kappa_B=.5),), False,
                   "lan2020communication (part 2, restarted)",
+                  "N_B = O(M/√(με) · √κ_B) multiplications by B, Bᵀ (μ > 0, restarted; no log)",
                   discrepancy="the proof (app:affine_constraint_nonsmooth) substitutes L = 2M²κ_B/ε into "
                               "N_s = O(√(L/μ) log(1/ε)): the bound it proves carries log(1/ε), the statement none"),
         Statement("S.sliding.strong.grad", gs, "grad", (M(M_mu_eps=2), M(M_mu_eps=1, kappa_B=.5)), False,
-                  "lan2020communication (part 2, restarted)"),
+                  "lan2020communication (part 2, restarted)", "N_G' = O(M²/(με) + N_B) subgradients (μ > 0)"),
         Statement("S.consensus.nonsmooth.grad", "sec:affine_constraints_statements", "grad", (M(MR_eps=1),), False,
-                  "scaman2018optimal (Section 3.2, tex line 381)", derived_terms=(M(MR_eps=2),),
+                  "scaman2018optimal (Section 3.2, tex line 381)",
+                  "O(M_f²R²/ε) subgradient evaluations (nonsmooth convex consensus)", derived_terms=(M(MR_eps=2),),
                   discrepancy="printed O(M_f²R²/ε); scaman2018optimal and Table 3's gradient cells have ε² "
                               "(TEXT_DISCREPANCIES)"),
         Statement("S.consensus.nonsmooth.comm", "sec:affine_constraints_statements", "comm",
-                  (M(kappa_W=.5, MR_eps=1),), False, "scaman2018optimal (Section 3.2, tex line 381)"),
+                  (M(kappa_W=.5, MR_eps=1),), False, "scaman2018optimal (Section 3.2, tex line 381)",
+                  "O(√κ_W M_f R/ε) communication rounds (nonsmooth convex consensus)"),
     )
     ids = [s.id for s in out]
     assert len(ids) == len(set(ids)), "duplicate statement ids"

@@ -84,8 +84,9 @@ def row(param: str, oracle: str):
 
 
 def _finding(st: Statement, rid: str, param: str, slope: float, ci, what: str, target: float) -> Finding:
-    return Finding(id=f"finding.{rid}", label=st.label, statement=f"{st.id}: {st.oracle} count, printed terms {st.terms}",
-                   printed=f"slope {st.exponent(param):g} in {param}", measured={"slope": slope, "ci": ci, what: target},
+    return Finding(id=f"finding.{rid}", label=st.label, statement=f"{st.label}: {st.printed}",
+                   printed=f"{st.printed}: slope {st.exponent(param):g} in {param}",
+                   measured={"slope": slope, "ci": ci, what: target},
                    detail=st.discrepancy or "", source=rid)
 
 
