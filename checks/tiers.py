@@ -154,10 +154,12 @@ class StatementSweeps:
     consensus_x: tuple
     consensus_kappa_W: tuple
     consensus_base: Mapping[str, float]
-    #: the homotopy: Table 4 classes run, and the largest accuracy parameter of its grid (the Table 4 accuracy grid
-    #: of Tables24Sweeps cut there: the homotopy's early phases cost O(x²) subgradients)
+    #: the homotopy (full tier only, mixbounds.checks.statements.homotopy): Table 4 classes run, the largest accuracy
+    #: parameter of their grid (Tables24Sweeps' Table 4 grid cut there: the homotopy's early phases cost O(x²)
+    #: subgradients), and the accuracy range of the generic-B experiment
     homotopy_classes: tuple
     homotopy_x_max: float
+    homotopy_generic_x: tuple
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,7 +208,7 @@ TINY = Tier(
         sliding_kappa_B=(10.0, 30.0), sliding_x_convex=(10.0, 30.0), sliding_x_strong=(5.0, 15.0),
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
         consensus_x=(12.0, 36.0), consensus_kappa_W=(10.0, 30.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
-        homotopy_classes=("coupled",), homotopy_x_max=20.0),
+        homotopy_classes=("coupled",), homotopy_x_max=20.0, homotopy_generic_x=(100.0, 300.0)),
 )
 
 QUICK = Tier(
@@ -246,9 +248,7 @@ QUICK = Tier(
         sliding_kappa_B=(10.0, 100.0), sliding_x_convex=(10.0, 100.0), sliding_x_strong=(5.0, 50.0),
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
         consensus_x=(12.0, 120.0), consensus_kappa_W=(10.0, 100.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
-        # coupled + local and mixed in the full tier only: their x = 50 homotopy runs complete the first phase
-        # (~25 000 subgradient rounds, 2.3-2.5 s each under load), the quick tier's largest cost
-        homotopy_classes=("coupled", "shared"), homotopy_x_max=50.0),
+        homotopy_classes=("coupled", "shared"), homotopy_x_max=50.0, homotopy_generic_x=(100.0, 1000.0)),
 )
 
 FULL = Tier(
@@ -284,7 +284,8 @@ FULL = Tier(
         sliding_kappa_B=(10.0, 1000.0), sliding_x_convex=(10.0, 1000.0), sliding_x_strong=(5.0, 500.0),
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 40.0, "M_mu_eps": 20.0}),
         consensus_x=(15.0, 1500.0), consensus_kappa_W=(10.0, 1000.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 60.0}),
-        homotopy_classes=("coupled", "shared", "coupled_local", "mixed"), homotopy_x_max=400.0),
+        homotopy_classes=("coupled", "shared", "coupled_local", "mixed"), homotopy_x_max=400.0,
+        homotopy_generic_x=(100.0, 1000.0)),
 )
 
 #: every tier, smallest first

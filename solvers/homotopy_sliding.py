@@ -17,7 +17,7 @@ The restarted GS of :func:`mixbounds.solvers.sliding.restarted_gradient_sliding`
 ``H_r`` on the Chebyshev-preconditioned reformulation, same GS phase, ``"book"`` rule, Lan's reading), with
 phase ``s = 0, 1, …`` run at
 
-* radius ``R_s² = R²/2ˢ`` (``D̃_s = R_s²``), as the restarts;
+* radius ``R_s² = R_0²/2ˢ`` (``D̃_s = R_s²``), as the restarts, from ``R_0 = R/(1 − √(c/2))`` (step (o));
 * accuracy ``ε_s = max(ε, c μ_H R_s²)`` and penalty ``r_s = 2R_dual²/ε_s`` (doubled from one phase to the
   next while ``ε_s > ε``, then fixed at the paper's ``2R_dual²/ε``), ``c`` = :data:`SHIFT_C`;
 * ``N_s = ⌈√(C_H L_s/μ_H)⌉`` outer iterations, ``L_s = r_s λ_max(KᵀK)``, ``C_H`` = :data:`HOMOTOPY_C`;
@@ -26,6 +26,9 @@ phase ``s = 0, 1, …`` run at
 
 Derivation (why the phases chain, and what they cost)
 -----------------------------------------------------
+(o) The first phase.  ``R`` bounds the distance to ``w*``, phase 0 needs one to the minimiser ``w_0*`` of
+``H_{r_0}``: by (ii) below ``‖w⁰ − w_0*‖ <= R + √(ε_0/(2μ_H)) = R + √(c/2) R_0 = R_0``.
+
 (i) One phase.  Lan's bound for the ``"book"`` rule (:mod:`mixbounds.solvers.sliding`) gives
 ``H_s(ū) − H_s* <= L_s/((N+1)(N+2)) · (27/2 ‖w_s − w_s*‖² + 8R_s²/3) <= (97/6) L_s R_s²/N_s²`` when
 ``‖w_s − w_s*‖ <= R_s``; with ``N_s² >= 8·(97/6) L_s/μ_H`` this is ``<= μ_H R_s²/8``, so
@@ -84,12 +87,12 @@ SHIFT_C = 1.0 / 36.0
 def homotopy_plan(eps: float, R: float, mu_H: float):
     """The phases of the module docstring as a plan for :func:`mixbounds.solvers.sliding.run_phases`: phase ``s``
     re-targets the penalty to ``ε_s = max(ε, c μ_H R_s²)`` and runs ``N_s = ⌈√(C_H L_s/μ_H)⌉`` outer iterations
-    with ``D̃_s = R_s² = R²/2ˢ``."""
+    with ``D̃_s = R_s² = R_0²/2ˢ``, ``R_0 = R/(1 − √(c/2))``."""
     if not (eps > 0 and R > 0 and mu_H > 0):
         raise ValueError(f"homotopy_plan: eps, R and mu_H must be positive, got {eps}, {R}, {mu_H}")
 
     def plan(s: int, pen) -> dict:
-        R2 = float(R) ** 2 / 2.0 ** s
+        R2 = (float(R) / (1.0 - math.sqrt(SHIFT_C / 2.0))) ** 2 / 2.0 ** s
         eps_s = max(float(eps), SHIFT_C * mu_H * R2)
         pen.set_accuracy(eps_s)
         return {"R2": R2, "eps_s": eps_s, "r": pen.r, "N_phase": int(math.ceil(math.sqrt(HOMOTOPY_C * pen.L / mu_H)))}

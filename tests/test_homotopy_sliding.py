@@ -49,8 +49,9 @@ def test_the_plan_doubles_the_penalty_until_the_target():
     eps, R, mu_H = 1e-3, 4.0, 0.5
     plan, pen = homotopy_plan(eps, R, mu_H), _Pen()
     rows = [plan(s, pen) for s in range(14)]
+    R0 = R / (1 - math.sqrt(SHIFT_C / 2))  # step (o): the first phase's radius around w_0*
     for s, row in enumerate(rows):
-        R2 = R * R / 2 ** s
+        R2 = R0 * R0 / 2 ** s
         assert row["R2"] == pytest.approx(R2, rel=EXACT_RTOL)
         assert row["eps_s"] == pytest.approx(max(eps, SHIFT_C * mu_H * R2), rel=EXACT_RTOL)
         assert row["r"] == pytest.approx(2 * _Pen.R_dual ** 2 / row["eps_s"], rel=EXACT_RTOL)
@@ -84,6 +85,11 @@ def _far_start(inst):
     return u0, float(np.linalg.norm(w))
 
 
+def _eps0(R, mu_H):
+    """ε_0 of the homotopy's first phase (R_0 = R/(1 − √(c/2)))."""
+    return homotopy_plan(1e-300, R, mu_H)(0, _Pen())["eps_s"]
+
+
 def _restricted_min_eig(pen, r):
     """λ_min of the Hessian of H_r's quadratic part (μ_f on u, r KᵀK) on the iterates' subspace: u free, each
     coordinate of Y orthogonal to the consensus vector (ker W)."""
@@ -108,12 +114,12 @@ def _restricted_min_eig(pen, r):
 @pytest.mark.parametrize("cls", CLASSES)
 def test_the_smallest_penalty_keeps_the_modulus(cls):
     """Every H_{r_s} is μ_f/2-strongly convex on the iterates' subspace (lem:strong_conv_G_penal), checked at the
-    smallest penalty r_0 = 2R_dual²/(c μ_H R²) of the Table 4 runs (far start)."""
+    smallest penalty r_0 = 2R_dual²/(c μ_H R_0²) of the Table 4 runs (far start)."""
     inst, _, _ = _setup(cls)
     P = inst.problem
     _, R = _far_start(inst)
     mu_H = P.objective.mu / 2
-    pen = PenalizedProblem(P, CountedOracles(P), eps=SHIFT_C * mu_H * R * R)
+    pen = PenalizedProblem(P, CountedOracles(P), eps=_eps0(R, mu_H))
     assert _restricted_min_eig(pen, pen.r) >= mu_H * (1 - EIG_RTOL)
 
 
@@ -123,7 +129,7 @@ def test_a_tiny_penalty_loses_the_modulus():
     P = inst.problem
     _, R = _far_start(inst)
     mu_H = P.objective.mu / 2
-    pen = PenalizedProblem(P, CountedOracles(P), eps=SHIFT_C * mu_H * R * R)
+    pen = PenalizedProblem(P, CountedOracles(P), eps=_eps0(R, mu_H))
     assert _restricted_min_eig(pen, pen.r / 1000) < mu_H
 
 

@@ -68,9 +68,6 @@ MUTANTS = {
         "instances/reference/deflated_kkt.py",
         [("        v += self.Y @ e[: self.Y.shape[1]]\n", "        v += self.Y[:, kz:] @ e[kz: self.Y.shape[1]]\n")],
         "audit.reference.T3.*", ["audit.reference.T3.coupled_local"]),
-    "homotopy-penalty-fixed": (
-        "solvers/homotopy_sliding.py", [("        eps_s = max(float(eps), SHIFT_C * mu_H * R2)\n", "        eps_s = float(eps)\n")],
-        "T4.coupled.*.homotopy", ["T4.coupled.A.M_mu_eps.homotopy"]),
     "affine-kappa-B-squared": (
         "instances/affine.py", [("    B = np.sqrt(np.geomspace(1.0, kB, s))[:, None] * V.T\n",
                                  "    B = np.geomspace(1.0, kB, s)[:, None] * V.T\n")],
