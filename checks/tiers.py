@@ -205,7 +205,7 @@ TINY = Tier(
         path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3)),
     statements=StatementSweeps(
         points=3, slope_tol=0.25, apapc_chi=(2.0, (200.0, 600.0)), apapc_sqrt=(300.0, (3.0, 9.0)),
-        sliding_kappa_B=(10.0, 30.0), sliding_x_convex=(10.0, 30.0), sliding_x_strong=(5.0, 15.0),
+        sliding_kappa_B=(10.0, 30.0), sliding_x_convex=(20.0, 60.0), sliding_x_strong=(5.0, 15.0),
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
         consensus_x=(12.0, 36.0), consensus_kappa_W=(10.0, 30.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
         homotopy_classes=("coupled",), homotopy_x_max=20.0, homotopy_generic_x=(100.0, 300.0)),
