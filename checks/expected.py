@@ -67,9 +67,6 @@ EXPECTED: tuple[Expected, ...] = _lemma_findings() + (
     Expected("S.consensus.nonsmooth.grad.MR_eps.upper", "sec:affine_constraints_statements",
              "Section 3.2 prints O(M_f²R²/ε) subgradients for nonsmooth consensus; scaman2018optimal and Table 3 have ε²: "
              "Gradient Sliding's counts exceed the printed exponent and stay within the source's"),
-    Expected("finding.S.sliding.strong.homotopy", "thm:upper_bound_nonsmooth_affine_constraints",
-             "improvement over the proof (full tier, generic B): restarting with the penalty doubled and ε halved "
-             "(mixbounds.solvers.homotopy_sliding) meets the printed exponent where the fixed penalty does not"),
     # the CLI self-test fixture (checks/run/_selftest.py)
     Expected("*@selftest", "checks/_selftest.py", "deliberate finding of the self-test fixture"),
 )

@@ -8,6 +8,7 @@ import math
 import pytest
 from mixbounds.bounds.statements import STATEMENTS, statement
 from mixbounds.checks.statements.apapc_kappa_B import REGIMES, apapc_point
+from mixbounds.checks.statements.homotopy import compare, judge, planted
 from mixbounds.checks.statements.sweep import Rule, judge_statement, with_exponent
 from mixbounds.checks.sweeps import fit_slope, geomspace
 from mixbounds.checks.tiers import QUICK
@@ -101,3 +102,26 @@ def test_plain_apapc_kappa_B_exponent_per_regime(regime):
     assert all((p["tau"] == 1.0) == (regime == "chi_regime") for p in pts)
     slope = fit_slope(xs, [p["per_accuracy"]["iterations"] for p in pts])["slope"]
     assert slope == pytest.approx(rule.predicted, abs=APAPC_SLOPE_TOL)
+
+
+def _hom_points(xs, counts, phases):
+    return [{"converged": True, "phases": ph, "per_accuracy": {"A": c}} for c, ph in zip(counts, phases)]
+
+
+def test_the_homotopy_criterion_sees_a_planted_improvement_and_nothing_else():
+    xs = geomspace(100.0, 1000.0, 5)
+    phases = [3, 4, 5, 6, 7]
+    paper, hom = planted(xs, _hom_points(xs, xs, phases), ("A",))
+    rows = {"c": compare("T", xs, paper, hom, ("A",), TOL)}
+    assert rows["c"]["T.A"]["improved"] and judge("r", rows, TOL, what="t").status == "finding"
+    assert judge("r", rows, TOL, what="t", control=True).status == "fail"  # the control's claim is contradicted
+    # the same slopes for both methods: no improvement
+    same = {"c": compare("T", xs, hom, hom, ("A",), TOL)}
+    assert judge("r", same, TOL, what="t").status == "pass"
+    # fewer than MIN_POINTS points past REGIME_PHASES phases: not measured, no verdict
+    early = {"c": compare("T", xs, paper, _hom_points(xs, xs, [1, 1, 2, 3, 4]), ("A",), TOL)}
+    assert judge("r", early, TOL, what="t").status == "error"
+    # a run that did not converge is no count
+    bad = _hom_points(xs, xs, phases)
+    bad[2] = {"converged": False, "error": "budget"}
+    assert judge("r", {"c": compare("T", xs, paper, bad, ("A",), TOL)}, TOL, what="t").status == "error"

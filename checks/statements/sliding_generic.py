@@ -73,8 +73,9 @@ def sliding_point(kappa_B: float, mu: float, x: float, method: str, max_inner: i
     return out
 
 
-def _task(kappa_B, mu, x, method) -> Task:
-    return Task(sliding_point, {"kappa_B": float(kappa_B), "mu": float(mu), "x": float(x), "method": method},
+def _task(kappa_B, mu, x, method, max_inner: int = MAX_INNER) -> Task:
+    return Task(sliding_point, {"kappa_B": float(kappa_B), "mu": float(mu), "x": float(x), "method": method,
+                                "max_inner": int(max_inner)},
                 label=f"GS[{method}] generic B κ_B={kappa_B:g} μ={mu:g} x={x:g}")
 
 

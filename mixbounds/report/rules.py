@@ -117,8 +117,8 @@ def _rule_rows(tier: str, doc: dict) -> list:
          f"|realized/target − 1| ≤ {statements.TARGET_RTOL:g}", *_tiers(lambda t: t.statements.slope_tol, tier)],
         ["The penalty homotopy (`finding.T4.homotopy`, `finding.S.sliding.strong.homotopy`; full tier)",
          f"on the points where the homotopy ran ≥ {homotopy.REGIME_PHASES} phases (≥ {homotopy.MIN_POINTS} per cell): "
-         "finding (improvement) if its slope ≤ 1 + tol "
-         "while the fixed penalty's is above, on every measured cell; pass otherwise (no improvement measured)",
+         "finding (improvement) if its slope ≤ 1 + tol while the fixed penalty's is above, with non-overlapping 95% "
+         "intervals, on every measured cell; pass otherwise (no improvement measured)",
          *_tiers(nt, tier)],
         ["Table 1 realized vs target κ", f"|realized/target − 1| ≤ {rates.TARGET_RTOL:g}", "", "", ""],
         ["Chain truncation (`T1.<class>.truncation.<param>`)",
