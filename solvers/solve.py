@@ -28,26 +28,50 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
 
     Parameters
     ----------
-    problem : :class:`~mixbounds.instances.problem.MixedProblem` of class consensus, shared,
-        coupled, coupled_local or mixed, with a smooth strongly convex objective.
-    method : ``"apapc"`` (Chebyshev-accelerated, the paper's method) or
-        ``"apapc-nocheb"`` (same reformulation without polynomials: the control).
-    eps : target relative squared error on ``(x, X̃)``.
-    x_star : exact solution in the u-layout (``x̃`` copied to every node); computed by
+    problem : mixbounds.instances.problem.MixedProblem
+        Of class consensus, shared, coupled, coupled_local or mixed, with a smooth strongly convex objective.
+    method : {"apapc", "apapc-nocheb"}
+        Chebyshev-accelerated (the paper's method), or the same reformulation without polynomials (the
+        negative control).
+    eps : float
+        Target relative squared error on ``(x, X̃)``.
+    x_star : array_like, optional
+        Exact solution in the u-layout (``x̃`` copied to every node); computed by
         :func:`mixbounds.instances.reference.kkt.reference_solution` when ``None``.
-    max_iter : iteration budget (a run that hits it has ``converged=False``, ``reason="budget"``).
-    max_calls : call budget (default none): the run stops with ``reason="budget"`` once some
-        oracle has been called ``max_calls`` times (set-up calls included).
-    spectra, constants : ``"lemma"`` (theory bounds, default) or ``"exact"`` (see
-        :mod:`mixbounds.solvers.reformulations`); ``constants`` also ``"spectral"`` (exact constants of ``G``
-        by Lanczos on operators, any size: :mod:`mixbounds.solvers.constants`).
-    x0 : start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
-    oracles : counted oracles to use (default: new); tests pass wrapped ones.
-    materialize : apply fixed polynomial operators as matrices built from their counted
-        recurrence (same counts, values equal to rounding; see ``mixbounds.solvers.reformulations``).
-    settle : stop rule (see :func:`mixbounds.solvers.apapc.apapc`): ``0`` stops at the first error
-        ``<= eps``; ``s > 0`` only once the last ``s·k`` errors are all ``<= settle_eps``
-        (default ``eps``) and the error has reached ``eps``.
+    max_iter : int
+        Iteration budget (a run that hits it has ``converged=False``, ``reason="budget"``).
+    spectra : {"lemma", "exact"}
+        Spectral intervals from the lemmas' bounds (default) or computed exactly
+        (:mod:`mixbounds.solvers.reformulations`).
+    constants : {"lemma", "exact", "spectral"}
+        The constants of ``G``: the lemmas' bounds (default), exact, or by Lanczos on operators at any size
+        (:mod:`mixbounds.solvers.constants`).
+    x0 : array_like, optional
+        Start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
+    oracles : mixbounds.solvers.oracles.CountedOracles, optional
+        Counted oracles to use (default: new ones); tests pass wrapped ones.
+    materialize : bool
+        Apply fixed polynomial operators as matrices built from their counted recurrence (same counts, values
+        equal to rounding; :mod:`mixbounds.solvers.reformulations`).
+    settle : float
+        Stop rule (:func:`mixbounds.solvers.apapc.apapc`): ``0`` stops at the first error ``<= eps``; ``s > 0``
+        only once the last ``s·k`` errors are all ``<= settle_eps`` and the error has reached ``eps``.
+    settle_eps : float, optional
+        The level of the settle rule (default ``eps``).
+    max_calls : int, optional
+        Call budget: the run stops with ``reason="budget"`` once some oracle has been called ``max_calls`` times
+        (set-up calls included).
+
+    Returns
+    -------
+    mixbounds.solvers.result.SolveResult
+        Counts per oracle and per iteration, the error history, ``converged`` and the stop reason; ``params``
+        hold every degree, scaling, constant and interval used.
+
+    Raises
+    ------
+    ValueError
+        An unknown method, a class without a method, or an ``x_star`` of the wrong length.
     """
     if method not in METHODS:
         raise ValueError(f"solve: unknown method {method!r}; expected one of {METHODS}")
