@@ -61,8 +61,11 @@ geometric in ``2ˢ``: ``O(M²/(μ ε) + N_K)`` as in the paper.  The strong conv
 ``H_{r_s}`` needs the lemma's hypothesis (penalty large enough in the Y directions) at the smallest penalty
 ``r_0``; ``tests/test_homotopy_sliding.py`` checks the modulus of ``H_{r_0}`` on the Table 4 families.
 
-The derivation is this suite's (a standard continuation argument), not the paper's; whether the measured
-counts follow it is what :mod:`mixbounds.checks.homotopy` reports (``T4.*.homotopy`` results).
+The derivation is this suite's (a standard continuation argument), not the paper's.  Whether the measured
+counts follow it is what :mod:`mixbounds.checks.statements.homotopy` reports (``finding.T4.homotopy``,
+``finding.S.sliding.strong.homotopy``, full tier): measured, the homotopy needs a constant fraction (0.16–0.75) of
+the fixed penalty's K-applications, but its ε-slope does not come down to 1 on the grids reachable (its geometric
+series over phases starts late); docs/records/statements.md has the numbers.
 
 Stopping and records: as :func:`mixbounds.solvers.sliding.restarted_gradient_sliding` (the first outer
 iterate that is an ``(ε, δ)``-solution of the original problem ends the run; ``history_error`` =
