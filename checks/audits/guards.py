@@ -13,8 +13,9 @@ can fail; ``mixbounds verify`` adds them to the run.
 
 What a check rests on is read from its family and its result ids (:func:`uses`):
 
-* ``rates``, ``controls``, ``nonsmooth``, ``bench`` (solver counts): the counter audit of every class the ids
-  name (``T1.<class>.…``, ``bench.<class>.…``), the engine calibration of those classes' oracles where the
+* ``rates``, ``controls``, ``nonsmooth``, ``bench``, ``statements`` (solver counts): the counter audit of every
+  class the ids name (``T1.<class>.…``, ``bench.<class>.…``; every class for ids that name none, as the statements'
+  own instances), the engine calibration of those classes' oracles where the
   family compares solver counts with the engine (``rates``, ``bench``), the tolerance probes of the family's
   slope rules, and the convergence guard; ``nonsmooth`` also the reference audit of each table × class; their
   non-quadratic series (``…+logcosh``) the audit of the stated ``L_f``, ``μ_f`` of each table × class
@@ -53,10 +54,11 @@ FAMILY_TOLERANCES = {
     "lower": ("lower:TOL[{tier}]",),
     "lemma": tuple(t.where for t in TOLERANCES if t.where.startswith("lemmas:")),
     "pep": ("rates:TOL[{tier}]",),
+    "statements": ("statements:TOL[{tier}]",),
 }
 #: families whose results compare solver counts with the lower-bound engine (consistency checks)
 USES_ENGINE_AND_COUNTS = ("rates", "bench")
-SOLVER_FAMILIES = ("rates", "controls", "nonsmooth", "bench")
+SOLVER_FAMILIES = ("rates", "controls", "nonsmooth", "bench", "statements")
 
 
 @dataclass(frozen=True)
