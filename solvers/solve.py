@@ -9,6 +9,9 @@ variables ``(x, X̃)`` and returns a :class:`~solvers.result.SolveResult` whose
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+
 import numpy as np
 from mixbounds.solvers.apapc import APAPCParameters, apapc
 from mixbounds.solvers.oracles import CountedOracles
@@ -22,7 +25,8 @@ MAX_ITER = 100_000
 def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max_iter: int = MAX_ITER,
           spectra: str = "lemma", constants: str = "lemma", x0=None,
           oracles: CountedOracles | None = None, materialize: bool = True, settle: float = 0.0,
-          settle_eps: float | None = None, max_calls: int | None = None) -> SolveResult:
+          settle_eps: float | None = None, max_calls: int | None = None, facts: dict | None = None,
+          timings: dict | None = None) -> SolveResult:
     """Solve ``problem`` with APAPC on the paper's reformulation.
 
     Parameters
@@ -39,11 +43,16 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
         oracle has been called ``max_calls`` times (set-up calls included).
     spectra, constants : ``"lemma"`` (theory bounds, default) or ``"exact"`` (see
         :mod:`solvers.reformulations`); ``constants`` also ``"spectral"`` (exact constants of ``G``
-        by Lanczos on operators, any size: :mod:`solvers.constants`).
+        by Lanczos on operators, any size, counted in the result's ``setup_counts``), ``"bounds"``
+        (closed-form bounds, no oracle call) and ``"auto"`` (one of the two by a cost model):
+        :mod:`solvers.constants`.
     x0 : start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
     oracles : counted oracles to use (default: new); tests pass wrapped ones.
     materialize : apply fixed polynomial operators as matrices built from their counted
         recurrence (same counts, values equal to rounding; see ``solvers.reformulations``).
+    timings : a dict that receives the wall seconds of the set-up (``"setup"``: the reformulation, its
+        constants and right-hand side) and of the iterations (``"iterations"``), for reports.
+    facts : the spectral facts of :func:`instances.spectra.solver_facts` when already known (computed when ``None``).
     settle : stop rule (see :func:`solvers.apapc.apapc`): ``0`` stops at the first error
         ``<= eps``; ``s > 0`` only once the last ``s·k`` errors are all ``<= settle_eps``
         (default ``eps``) and the error has reached ``eps``.
@@ -57,7 +66,9 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     u_star = np.asarray(x_star, dtype=float).ravel()
     if u_star.shape != (problem.layout.size,):
         raise ValueError(f"solve: x_star must be a u-layout vector of length {problem.layout.size}, got shape {u_star.shape}")
-    ref = Reformulation(problem, oracles, method=method, spectra=spectra, constants=constants, materialize=materialize)
+    t0 = time.perf_counter()
+    ref = Reformulation(problem, oracles, method=method, spectra=spectra, constants=constants, materialize=materialize,
+                        eps=eps, facts=facts)
     u0 = np.zeros(problem.layout.size) if x0 is None else np.asarray(x0, dtype=float).ravel()
     w0 = ref.from_u(u0)
     den = ref.sq_distance(w0, u_star)
@@ -71,7 +82,8 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
 
     lo, hi = ref.interval
     params = APAPCParameters.rule(ref.L_G, ref.mu_G, hi, lo)
-    return apapc(
+    t1 = time.perf_counter()
+    res = apapc(
         grad_G=ref.grad_G,
         apply_BtB=ref.apply_normal,
         Btb=ref.normal_rhs,
@@ -88,6 +100,9 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
         settle_eps=settle_eps,
         max_calls=max_calls,
     )
+    if timings is not None:
+        timings.update(setup=t1 - t0, iterations=time.perf_counter() - t1)
+    return replace(res, setup_counts=ref.setup_counts)
 
 
 __all__ = ["MAX_ITER", "solve"]
