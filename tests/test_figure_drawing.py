@@ -9,9 +9,8 @@ import pytest
 from matplotlib.collections import LineCollection
 from matplotlib.mathtext import MathTextParser
 from mixbounds.checks.run._selftest import fake_document
-from mixbounds.plots import figure_cell_param, figure_heatmap, sweep_groups
+from mixbounds.plots import figure_cell_param, figure_heatmap, style, sweep_groups
 from mixbounds.plots import heatmap as heatmap_mod
-from mixbounds.plots import style
 
 
 @pytest.fixture(scope="module")
