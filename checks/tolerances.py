@@ -1,14 +1,14 @@
 """Every named tolerance that decides a verdict: value, where it is used, why it is that number.
 
 One list (:data:`TOLERANCES`) for the report (:func:`table_rows`) and for the boundary
-controls of :mod:`checks.calibration_tolerances`.  Each entry pins two perturbations next to
+controls of :mod:`mixbounds.checks.audits.calibration_tolerances`.  Each entry pins two perturbations next to
 the value it was designed for: ``tolerate`` (just below the tolerance: rounding the check must
 accept) and ``detect`` (about ten times the tolerance for rounding tolerances, a small multiple
 for slope tolerances: an error the check must reject).  The controls feed both through the
 comparison in effect, so a tolerance loosened (or tightened) past its pinned probes turns the run
 red — a perturbation computed from the tolerance itself would follow any change and catch none.
 
-``INEQ_RTOL`` and ``PATH_ABS_TOL`` are defined here and imported by :mod:`checks.lemmas`; the
+``INEQ_RTOL`` and ``PATH_ABS_TOL`` are defined here and imported by :mod:`mixbounds.checks.lemmas`; the
 other values are read from the module that uses them (``module:NAME``, ``[tier]`` for per-tier
 dicts), so this list never holds a second copy that could drift.
 """
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+
+from mixbounds.checks.tiers import tier_by_name
 
 #: an inequality ``a <= b`` holds if ``a <= b (1 + INEQ_RTOL)``: dense eigenvalues carry absolute
 #: errors ~1e-16·λ_max, i.e. relative errors <= 1e-16·κ <= 1e-8 for the κ <= 1e8 the lemma cases keep.
@@ -44,18 +46,24 @@ class Tolerance:
         return self.where.split(":", 1)[1]
 
     def in_effect(self) -> float:
-        """The value the checks use now (read from the using module)."""
+        """The value the checks use now: read from the using module, or from the tier that sets it
+        (``rates:TOL[<tier>]``, ``lower:TOL[<tier>]``: :data:`_TIER_SET`)."""
         mod, _, name = self.where.partition(":")
         key = None
         if name.endswith("]"):
             name, _, key = name[:-1].partition("[")
+        if f"{mod}:{name}" in _TIER_SET:
+            return float(_TIER_SET[f"{mod}:{name}"](tier_by_name(key)))
         v = getattr(importlib.import_module(f"mixbounds.checks.{_MODULES.get(mod, mod)}"), name)
         return float(v[key] if key is not None else v)
 
 
 _L = "lemmas"
 #: the module that holds the constants of a family (the lemma package keeps them in its base module)
-_MODULES = {"lemmas": "lemmas.base", "lower": "lower.slopes", "calibration_engine": "audits.calibration_engine"}
+_MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine"}
+#: the tolerances a tier sets (:mod:`mixbounds.checks.tiers`), under the names the results record: the Table 1
+#: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``)
+_TIER_SET = {"rates:TOL": lambda tier: tier.table1.slope_tol, "lower:TOL": lambda tier: tier.table1.lower_slope_tol}
 TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance(f"{_L}:INEQ_RTOL", "rel", 1e-7, "dense eigenvalues: relative rounding <= 1e-16·κ <= 1e-8 (κ <= 1e8)",
               tolerate=5e-8, detect=1e-6),
@@ -66,7 +74,7 @@ TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance(f"{_L}:EXACT_RTOL", "rel", 1e-10, "closed forms of exact constructions: rounding only",
               tolerate=5e-11, detect=1e-9),
     Tolerance(f"{_L}:SUITE_RTOL", "rel", 1e-6, "the same spectral number through two code paths (dense vs "
-              "bounds.condition)", tolerate=5e-7, detect=1e-5),
+              "mixbounds.bounds.condition)", tolerate=5e-7, detect=1e-5),
     Tolerance(f"{_L}:SAME_RTOL", "rel", 1e-9, "identical formulas evaluated twice: rounding only",
               tolerate=5e-10, detect=1e-8),
     Tolerance(f"{_L}:SUBSPACE_TOL", "abs", 1e-8, "sine of the largest principal angle, accurate to ~1e-15; "
@@ -94,7 +102,7 @@ TOLERANCES: tuple[Tolerance, ...] = (
               "moves them by less than 2% when it does not truncate", tolerate=0.01, detect=0.2),
     Tolerance("lower:TOL[quick]", "slope", 0.12, "engine counts are exact; integer counts and the path's steps of "
               "3 nodes over one decade (probed by the lower-bound controls, not here: their verdict is "
-              "checks.lower's)"),
+              "in mixbounds.checks.lower.slopes)"),
     Tolerance("calibration_engine:CURVE_RTOL", "rel", 1e-12, "the engine's and the closed form's error curves sum "
               "the same squares in a different order", tolerate=1e-13, detect=1e-10),
 )

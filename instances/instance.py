@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from mixbounds.instances.problem import MixedProblem
@@ -14,7 +14,7 @@ class Instance:
 
     ``targets``: the parameters requested (e.g. ``{"kappa_W": 100, "kappa_f": 10}``);
     ``realized``: condition numbers computed from the matrices
-    (:func:`instances.realized.realized_kappas`), never copied from ``targets``;
+    (:func:`mixbounds.instances.realized.realized_kappas`), never copied from ``targets``;
     ``closed_forms``: each closed form the construction relies on, as
     ``{name: {"printed": …, "computed": …, "holds": bool, "label": paper label}}``;
     ``findings``: disagreements between the paper and the numbers, as
@@ -22,7 +22,7 @@ class Instance:
     ``params``: sizes and the rules that chose them (chain length, n, l, …);
     ``x_star``: the reference solution in the u-layout (``None`` until computed);
     ``spectra``: the ``"spectra"`` record an instance directory was loaded with (``None`` otherwise): the solver's
-    spectral facts and the checksums of the files they were computed from (:mod:`instances.spectra`).
+    spectral facts and the checksums of the files they were computed from (:mod:`mixbounds.instances.spectra`).
     """
 
     problem: MixedProblem
@@ -39,6 +39,4 @@ class Instance:
     spectra: dict | None = None
 
     def with_reference(self, x_star: np.ndarray) -> "Instance":
-        from dataclasses import replace
-
         return replace(self, x_star=np.asarray(x_star, dtype=float))

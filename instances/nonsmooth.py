@@ -15,7 +15,7 @@ Variants: ``"default"`` (``μ_f = 0``, Table 3) and ``"strongly-convex"`` (``μ_
 keyword ``mu`` (default 1); Table 4: strong convexity and bounded subgradients hold
 together only on a bounded set, ``sec:nonsmooth_strongly_convex_case``).
 
-Constraints and κ's: exactly as :mod:`instances.random` (its helper functions are
+Constraints and κ's: exactly as :mod:`mixbounds.instances.random` (its helper functions are
 reused: Fiedler-cut gossip tuning, two-stage ``tune_group`` for κ̂_A / κ̃_AC / κ̂_{C̃ᵀ},
 singular values for κ_C and κ_C̃); the default graph is a ring (``n`` fixed, 4 nodes by
 default) so that sweeps of κ_W do not change ``n``.  Right-hand sides come from a
@@ -30,8 +30,8 @@ Reference optimum (independent of the solvers under test):
   primal–dual interior-point method (:func:`qp_interior_point`, Mehrotra
   predictor–corrector; checked against HiGHS on LPs in the tests);
 * both, once the dense lifted equality matrix would have more than :data:`DENSE_LIFTED_MAX`
-  entries: the sparse Mehrotra method of :mod:`instances.lad_interior_point` (per-node
-  feature blocks, the reduced KKT system factored by :func:`instances.reference._kkt_solver`;
+  entries: the sparse Mehrotra method of :mod:`mixbounds.instances.reference.lad_interior_point` (per-node
+  feature blocks, the reduced KKT system factored by :func:`mixbounds.instances.reference.kkt._kkt_solver`;
   checked against the dense path on small instances of every family in the tests).
 
 The box is chosen **after** the reference solve, ``ρ = max(2 max|u*|, 2 max|u⁰_feas|, 1)``,
@@ -51,7 +51,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
-from mixbounds.instances.objectives import Objective, block_diag_u
+from mixbounds.instances.objectives import Objective, QuadraticObjective, block_diag_u
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random import local_blocks, make_gossip
 from mixbounds.instances.random.common import (
@@ -68,12 +68,14 @@ from mixbounds.instances.random.common import (
 from mixbounds.instances.random.constraint_groups import coupled_group, shared_group
 from mixbounds.instances.random.finish import _finish
 from mixbounds.instances.reference.kkt import constraint_system, copy_map
+from mixbounds.instances.reference.lad_interior_point import lad_interior_point, max_step
+from scipy.optimize import linprog
 
 #: relative accuracy demanded of the reference (constraint residual and optimality)
 REF_RTOL = 1e-8
 #: largest dense lifted equality matrix ``[[D, −I, I], [G, 0, 0]]`` (entries: (rows of D + rows of G) × (columns
 #: of v + 2·rows of D), :func:`lifted_entries`) given to the dense path (HiGHS, :func:`qp_interior_point`); above it
-#: the sparse interior point of :mod:`instances.lad_interior_point`.  Every instance the ``mixbounds verify`` tiers
+#: the sparse interior point of :mod:`mixbounds.instances.reference.lad_interior_point`.  Every instance the ``mixbounds verify`` tiers
 #: and the tests build uses the default sizes (n = 4: at most 6844 entries, nonsmooth-mixed), far below, so their
 #: references and verdicts do not change.  Measured (1 thread, dense vs sparse path): 6.6·10⁵ entries
 #: (nonsmooth-coupled n = 40, d = 10) HiGHS 0.03 s, dense QP 1.2 s, sparse 0.03 s; 1.5·10⁶ (nonsmooth-mixed n = 20)
@@ -170,7 +172,7 @@ class AbsDeviationObjective(Objective):
                 "samples": [int(F.shape[0]) for F in self.features]}
 
 
-# ============================================================== constraints (shared with instances.convex)
+# ============================================================== constraints (shared with mixbounds.instances.convex)
 #: class → structure flags (x, x̃, A, C, C̃, identical C̃) and default sizes (small: these families are for
 #: sublinear methods whose runs are long)
 STRUCTURES = {
@@ -189,7 +191,7 @@ SIZE_KW = ("d", "dt", "m", "p", "pt")
 
 def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kappa_AC, kappa_C, kappa_Ct, graph, kw: dict,
                       feasible_scale: float = 0.5) -> dict:
-    """Graph, layout, constraint blocks and targets of a family (the generators of :mod:`instances.random`).
+    """Graph, layout, constraint blocks and targets of a family (the generators of :mod:`mixbounds.instances.random`).
 
     Returns ``{"gossip", "layout", "blocks" (MixedProblem keywords), "targets", "params",
     "feasible_u"}``; ``feasible_u`` is the u-layout point the right-hand sides come from
@@ -270,8 +272,6 @@ def _add_shared(blocks: dict, targets: dict, params: dict, *, seed: int, n: int,
 
 def skeleton_problem(layout: Layout, gossip, blocks: dict) -> MixedProblem:
     """A problem with the given constraints and a placeholder objective (for the constraint system only)."""
-    from mixbounds.instances.objectives import QuadraticObjective
-
     Q = [sp.identity(layout.d[i] + layout.dt, format="csr") for i in range(layout.n)]
     q = [np.zeros(layout.d[i] + layout.dt) for i in range(layout.n)]
     return MixedProblem(gossip.W, QuadraticObjective(Q, q, layout, L=1.0, mu=1.0), layout, edges=gossip.adjacency, **blocks)
@@ -287,12 +287,6 @@ def _independent_rows(G: np.ndarray, h: np.ndarray, tol: float = 1e-10) -> tuple
     rank = int(np.sum(diag > tol * max(diag.max(), 1e-300)))
     keep = np.sort(piv[:rank])
     return G[keep], h[keep]
-
-
-def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
-    """Largest ``a <= 1`` with ``x + a·dx >= 0`` (``x > 0``): the step to the boundary of both interior points."""
-    neg = dx < 0
-    return min(1.0, float(np.min(-x[neg] / dx[neg]))) if np.any(neg) else 1.0
 
 
 def qp_interior_point(H: np.ndarray, c: np.ndarray, A: np.ndarray, b: np.ndarray, nonneg: np.ndarray, *,
@@ -340,11 +334,11 @@ def qp_interior_point(H: np.ndarray, c: np.ndarray, A: np.ndarray, b: np.ndarray
             return dx, dl, ds
 
         dx, dl, ds = direction(np.zeros(P.size))
-        ap, ad = _max_step(x[P], dx[P]), _max_step(s, ds)
+        ap, ad = max_step(x[P], dx[P]), max_step(s, ds)
         mu_aff = float((x[P] + ap * dx[P]) @ (s + ad * ds)) / max(P.size, 1)
         sigma = (mu_aff / mu) ** 3 if mu > 0 else 0.0
         dx, dl, ds = direction(sigma * mu - dx[P] * ds)
-        a = 0.99 * min(_max_step(x[P], dx[P]), _max_step(s, ds))
+        a = 0.99 * min(max_step(x[P], dx[P]), max_step(s, ds))
         x += a * dx
         lam += a * dl
         s += a * ds
@@ -386,8 +380,6 @@ def reference_nonsmooth(problem_sk: MixedProblem, feats, ys, mu: float) -> dict:
     lifted problem up to :data:`DENSE_LIFTED_MAX` entries, the sparse interior point above."""
     entries = lifted_entries(problem_sk, feats)
     if entries > DENSE_LIFTED_MAX:
-        from mixbounds.instances.reference.lad_interior_point import lad_interior_point
-
         out = lad_interior_point(problem_sk, feats, ys, mu)
         info = {k: v for k, v in out["info"].items() if k != "trace"}
         info["lifted_entries"] = entries
@@ -397,8 +389,6 @@ def reference_nonsmooth(problem_sk: MixedProblem, feats, ys, mu: float) -> dict:
     lay = problem_sk.layout
     H, c, A, b, P, E, nv = _lifted(problem_sk, (feats, ys, lay), mu)
     if mu == 0:
-        from scipy.optimize import linprog
-
         bounds = [(None, None)] * nv + [(0, None)] * (A.shape[1] - nv)
         res = linprog(c, A_eq=A, b_eq=b, bounds=bounds, method="highs",
                       options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
@@ -418,7 +408,7 @@ def reference_nonsmooth(problem_sk: MixedProblem, feats, ys, mu: float) -> dict:
             raise ValueError(f"reference QP (interior point) did not converge: {out['iterations']} iterations, "
                              f"residuals {out['primal_residual']:.1e}/{out['dual_residual']:.1e}/{out['complementarity']:.1e}")
         z = out["x"]
-        info = {"method": "dense primal-dual interior point (Mehrotra), instances.nonsmooth.qp_interior_point",
+        info = {"method": "dense primal-dual interior point (Mehrotra), mixbounds.instances.nonsmooth.qp_interior_point",
                 "iterations": out["iterations"], "dual_residual": out["dual_residual"], "complementarity": out["complementarity"]}
     v = z[:nv]
     info["primal_residual"] = float(np.linalg.norm(A @ z - b) / (1 + np.linalg.norm(b)))

@@ -1,9 +1,9 @@
 """The spectral facts a solver needs of a problem, computed once and stored with the instance.
 
-The reformulations of :mod:`solvers.reformulations` (``app:coupled_cons``, ``lem:coupled_spectrum``,
+The reformulations of :mod:`mixbounds.solvers.reformulations` (``app:coupled_cons``, ``lem:coupled_spectrum``,
 ``eq:block_scaling``, ``lem:local_spectrum``) need, besides ``L_f`` and ``μ_f``, the extreme eigenvalues of the
 gossip matrix and of the constraint groups: :func:`solver_facts` computes them with the functions of
-:mod:`bounds.condition` (the same calls, so the same numbers, as :func:`instances.realized.realized_kappas`).
+:mod:`mixbounds.bounds.condition` (the same calls, so the same numbers, as :func:`mixbounds.instances.realized.realized_kappas`).
 
 An instance directory stores them in ``instance.json`` under ``"spectra"`` (:func:`spectra_record`): the facts,
 how each was computed, the objective's ``L_f`` and ``μ_f``, and the CRC-32 of the files they were computed from.
@@ -39,7 +39,7 @@ DEPENDS = {"lambda_max_W": ("W",), "lambda_min_W": ("W",), "kappa_W": ("W",), "L
 
 def shared_kind(problem) -> str | None:
     """How the shared variable is constrained: ``None`` (no x̃), ``"consensus"``, ``"shared"`` or
-    ``"shared_identical"`` (the t-block of :class:`solvers.reformulations.Reformulation`)."""
+    ``"shared_identical"`` (the t-block of :class:`mixbounds.solvers.reformulations.Reformulation`)."""
     if problem.layout.dt == 0:
         return None
     if problem.Ct is None:
@@ -61,32 +61,32 @@ def solver_facts(problem) -> tuple[dict, dict]:
     gs = gossip_spectrum(P.W)
     f["lambda_max_W"], f["lambda_min_W"], f["kappa_W"] = gs.lmax, gs.lmin_pos, gs.kappa
     for k in ("lambda_max_W", "lambda_min_W", "kappa_W"):
-        how[k] = f"bounds.condition.gossip_spectrum ({gs.method})"
+        how[k] = f"mixbounds.bounds.condition.gossip_spectrum ({gs.method})"
     if P.A is not None:
         f["L_A"] = group_spectrum(P.A, name="A").L
-        how["L_A"] = "bounds.condition.group_spectrum (per distinct block)"
+        how["L_A"] = "mixbounds.bounds.condition.group_spectrum (per distinct block)"
         SA = interaction_extremes(P.A)
         f["lambda_min_S_A"], f["L_S"] = SA.lmin_pos, SA.lmax
-        how["lambda_min_S_A"] = how["L_S"] = f"bounds.condition.interaction_extremes ({SA.method})"
+        how["lambda_min_S_A"] = how["L_S"] = f"mixbounds.bounds.condition.interaction_extremes ({SA.method})"
     if P.C is not None:
         gc = group_spectrum(P.C, kernels=P.C_kernels, name="C")
         f["L_C"], f["mu_C"], f["kappa_C"] = gc.L, gc.mu, gc.kappa
-        how["L_C"] = how["mu_C"] = how["kappa_C"] = "bounds.condition.group_spectrum (per distinct block)"
+        how["L_C"] = how["mu_C"] = how["kappa_C"] = "mixbounds.bounds.condition.group_spectrum (per distinct block)"
     if P.A is not None and P.C is not None:
         pk = projected_kappa(P.A, P.C, D_kernels=P.C_kernels)
         f["mu_tilde_AC"], f["kappa_tilde_AC"] = pk.mu, pk.kappa
-        how["mu_tilde_AC"] = how["kappa_tilde_AC"] = "bounds.condition.projected_kappa"
+        how["mu_tilde_AC"] = how["kappa_tilde_AC"] = "mixbounds.bounds.condition.projected_kappa"
     kind = shared_kind(P)
     if kind == "shared":
         f["L_Ct"] = group_spectrum(P.Ct, name="C̃").L
         e = interaction_extremes(P.Ct, transpose=True)
         f["lambda_min_S_Ct"] = e.lmin_pos
-        how["L_Ct"] = "bounds.condition.group_spectrum (per distinct block)"
-        how["lambda_min_S_Ct"] = f"bounds.condition.interaction_extremes ({e.method})"
+        how["L_Ct"] = "mixbounds.bounds.condition.group_spectrum (per distinct block)"
+        how["lambda_min_S_Ct"] = f"mixbounds.bounds.condition.interaction_extremes ({e.method})"
     elif kind == "shared_identical":
         e = sv_extremes(P.Ct[0], name="C̃")
         f["L_Ct"], f["mu_Ct"] = e.lmax, e.lmin_pos
-        how["L_Ct"] = how["mu_Ct"] = f"bounds.spectral.sv_extremes of C̃_0 ({e.method})"
+        how["L_Ct"] = how["mu_Ct"] = f"mixbounds.bounds.spectral.sv_extremes of C̃_0 ({e.method})"
     return {k: float(v) for k, v in f.items()}, how
 
 

@@ -1,4 +1,4 @@
-"""A user's method: the contract, and how the suite drives it (DESIGN.md, "A user's method (contract)").
+"""A user's method: the contract, and how the suite drives it (docs/design.md, "A user's method (contract)").
 
 A **method** is a generator function ``method(problem, oracles)`` that yields its current primal
 estimate after every iteration::
@@ -21,7 +21,7 @@ estimate after every iteration::
   run on every class asked for.
 * The suite (:func:`run_method`) computes the relative squared error ``‖u_k − u*‖²/‖u*‖²`` of every
   yielded estimate, reads the counters after each ``yield``, and stops the generator once the error
-  has settled below the accuracy (the stop rule of the suite's solvers, :class:`solvers.baselines._common.Run`)
+  has settled below the accuracy (the stop rule of the suite's solvers, :class:`mixbounds.solvers.baselines._common.Run`)
   or at the budget.  A method that raises, yields a wrong shape or a non-finite value, diverges,
   returns, or exceeds the budget gets a run with ``converged=False`` and a ``reason`` saying which.
 """
@@ -35,10 +35,12 @@ import os
 import sys
 import traceback
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Callable
 
 import numpy as np
 
+from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.solvers.baselines._common import Run
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
@@ -102,8 +104,6 @@ class ProblemView:
     @classmethod
     def of(cls, problem) -> "ProblemView":
         """The view of a :class:`~mixbounds.instances.problem.MixedProblem` (constants computed, not counted)."""
-        from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
-
         lay, obj = problem.layout, problem.objective
         g = gossip_spectrum(problem.W)
         kw = dict(problem_class=problem.problem_class, n=problem.n, d=tuple(lay.d), dt=lay.dt, dx=lay.dx,
@@ -197,8 +197,6 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     of the install (a worker finds ``MODULE`` through the directory its task carries, :mod:`mixbounds.bench_method`).
     """
     if ":" not in spec:
-        from importlib.metadata import entry_points
-
         eps = [e for e in entry_points(group=ENTRY_POINT_GROUP) if e.name == spec]
         if not eps:
             raise MethodError(f"method {spec!r}: not MODULE:FUNCTION and no entry point of that name in group "
@@ -260,7 +258,7 @@ def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: flo
     """Drive ``method(ProblemView.of(problem), MethodOracles(...))`` and record it as the suite's solvers are.
 
     Rows of the history are recorded at the start (``u_0 = 0``, counts after whatever the method did before its
-    first ``yield`` are in row 1) and after every ``yield``.  Stopping (:class:`solvers.baselines._common.Run`):
+    first ``yield`` are in row 1) and after every ``yield``.  Stopping (:class:`mixbounds.solvers.baselines._common.Run`):
     ``tolerance`` (converged), ``budget`` (``max_iter`` yields, or ``max_calls`` calls of one oracle),
     ``non-finite``, ``diverged``; and here ``exception: …`` (the method raised), ``shape: …`` (a yield that is not a
     finite vector of length ``problem.size``), ``returned`` (the generator ended before convergence).

@@ -11,6 +11,7 @@ the measured slope itself on a grey background.  Marks after the number:
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 from matplotlib.colors import TwoSlopeNorm
 from mixbounds.plots.data import SweepGroup, finite, variant_of
@@ -74,8 +75,6 @@ def heatmap_matrix(groups: dict[tuple[str, str], SweepGroup]):
 def _cell_borders(ax, nrows: int, ncols: int) -> None:
     """White lines between the cells: two line collections (what a grid on invisible minor ticks at the cell edges
     draws, with the grid's alpha and z-order, without ~2·(rows + columns) tick objects per panel)."""
-    import matplotlib
-
     style = {"colors": "white", "linewidths": 0.8, "alpha": matplotlib.rcParams["grid.alpha"], "zorder": 1.5}
     ax.hlines(np.arange(-0.5, nrows), -0.5, ncols - 0.5, **style)
     ax.vlines(np.arange(-0.5, ncols), -0.5, nrows - 0.5, **style)

@@ -26,7 +26,7 @@ the operator ``v ↦ Π ∇²G Π v`` (``Π`` removes the node mean of ``Y``, a 
 ``λ_min`` uses ``Π∇²GΠ + λ_max(I − Π)`` so that the removed directions sit at the top.  Quadratic ``F``: ``∇²F = Q``
 and the numbers are the exact constants (``constants="exact"`` computes the same ones densely up to 3000 unknowns;
 ``tests/test_scale.py`` compares them); other smooth ``F``: ``μ_f I`` and ``L_f I`` replace ``∇²F``.  Every product
-goes through the reformulation's *set-up* oracles (:attr:`solvers.reformulations.Reformulation.setup_orc`): one
+goes through the reformulation's *set-up* oracles (:attr:`mixbounds.solvers.reformulations.Reformulation.setup_orc`): one
 Hessian product costs one ``grad`` round (``Q v = ∇F(v) − ∇F(0)``), two ``A`` and ``2·deg W'`` ``comm`` rounds, and
 the solve reports them as ``setup_counts``, apart from its own ``counts``.
 
@@ -117,7 +117,7 @@ def _extreme(matvec, size: int, which: str) -> float:
 
 
 def spectral_constants(R) -> tuple[float, float]:
-    """``(μ_G, L_G)`` of the reformulation ``R`` (a :class:`solvers.reformulations.Reformulation`) by Lanczos; every
+    """``(μ_G, L_G)`` of the reformulation ``R`` (a :class:`mixbounds.solvers.reformulations.Reformulation`) by Lanczos; every
     product counted on ``R.setup_orc`` (module docstring)."""
     obj = R.problem.objective
     if not R.has_A:
@@ -151,7 +151,7 @@ def hessian_product_counts(R) -> dict:
 
 
 def predicted_iterations(kappa: float, chi: float, eps: float) -> float:
-    """APAPC's iterations to ``eps`` by its rate ``(1 + ¼ min{1/√(κχ), 1/χ})^{−k}`` (:mod:`solvers.apapc`): a worst-case
+    """APAPC's iterations to ``eps`` by its rate ``(1 + ¼ min{1/√(κχ), 1/χ})^{−k}`` (:mod:`mixbounds.solvers.apapc`): a worst-case
     count (5.8× the 68 measured on random-coupled at 10⁴ variables, ``eps = 1e-6``), used only to compare."""
     return math.log(1.0 / eps) / math.log1p(0.25 * min(1.0 / math.sqrt(kappa * chi), 1.0 / chi))
 
@@ -164,7 +164,7 @@ def choose_constants(R, eps: float) -> tuple[str, str, dict]:
     direction) and ``μ_G <= min(μ_f + r L_A, rα²L_W)`` (at ``∇²F``'s bottom direction, or a ``Y`` alone), so
     ``κ_G >= κ_min = L_f / min(μ_f + rL_A, rα²L_W)``: at most ``I(κ_b) − I(κ_min)`` iterations
     (:func:`predicted_iterations`, with the χ of ``R.interval``) are saved, each costing
-    :meth:`~solvers.reformulations.Reformulation.per_iteration_counts`; the set-up costs at least
+    :meth:`~mixbounds.solvers.reformulations.Reformulation.per_iteration_counts`; the set-up costs at least
     :data:`SPECTRAL_PRODUCTS_MIN` × :func:`hessian_product_counts`.
     """
     b = bound_constants(R)

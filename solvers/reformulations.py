@@ -4,7 +4,7 @@ Variables ``w = (x, Y, X̃)``: ``x`` flat (``Σ d_i``), ``Y`` of shape ``(n, m)`
 auxiliary variable of the coupled constraint, started at 0), ``X̃`` of shape
 ``(n, d̃)`` (node copies of the shared variable).  Absent parts have length 0.
 The original primal variables are ``(x, X̃)`` (:meth:`Reformulation.to_u`, the
-u-layout of :mod:`instances.layout`).
+u-layout of :mod:`mixbounds.instances.layout`).
 
 Constraint blocks (``K = diag(x-block, X̃-block)``,
 ``app:upper_bound_coupled_plus_non_ident_local_constraints_prob``), with
@@ -27,7 +27,7 @@ Every block except the identical-C̃ one is then Chebyshev-accelerated
 needs only ``KᵀK`` and ``Kᵀb'``, so the reformulation exposes
 ``apply_normal = P(BᵀB)`` and ``normal_rhs = P(BᵀB)(BᵀB)⁺Bᵀb`` — APAPC for the
 constraint ``P(BᵀB)^{1/2} w = b''`` (same feasible set), one polynomial per
-iteration instead of two (see :mod:`solvers.apapc`).
+iteration instead of two (see :mod:`mixbounds.solvers.apapc`).
 
 Objective: ``G(w) = F(x, X̃) + (r/2)‖A x + αW'Y − b‖²`` with ``r = μ_f/(2 L_A)``
 (``eq:coupled_constraints_reg_form``; the penalty only when ``A`` is present: it
@@ -39,10 +39,10 @@ is zero on the feasible set, so the minimiser is unchanged).  Constants:
   ``R^d × 𝒴`` with ``𝒴 = {⟨y, 1⟩ = 0}``; the iterates live in ``L_m^⊥ = {Σ_i y_i = 0}``
   (a subspace of 𝒴, equal only for m = 1).  Nothing is corrected silently.
 * ``constants="spectral"``: the same extreme eigenvalues as ``"exact"``, by Lanczos on operators
-  at any size, every product counted as set-up (:mod:`solvers.constants`).
+  at any size, every product counted as set-up (:mod:`mixbounds.solvers.constants`).
 * ``constants="bounds"``: closed-form bounds from the lemma's facts (Young's inequality for ``L_G``, a Schur
-  complement for ``μ_G``; :func:`solvers.constants.bound_constants`): never looser than the lemma, no oracle call.
-* ``constants="auto"``: ``"bounds"`` or ``"spectral"`` by the cost model of :func:`solvers.constants.choose_constants`
+  complement for ``μ_G``; :func:`mixbounds.solvers.constants.bound_constants`): never looser than the lemma, no oracle call.
+* ``constants="auto"``: ``"bounds"`` or ``"spectral"`` by the cost model of :func:`mixbounds.solvers.constants.choose_constants`
   (needs the target ``eps``); the default of ``mixbounds solve``.
 * ``constants="exact"``: extreme eigenvalues of the Hessian of ``G`` restricted to
   ``R^d × L_m^⊥ × R^{n d̃}`` (dense; quadratic objectives only).  The value on the
@@ -71,14 +71,14 @@ never replaced by a measured value in ``"lemma"`` mode.
 ``W' = W``, ``C' = C``, ``C̃' = C̃`` and no outer polynomial, APAPC directly on
 ``BᵀB`` with the same lemmas' bounds.
 
-All products go through :class:`solvers.oracles.CountedOracles`; set-up work that
+All products go through :class:`mixbounds.solvers.oracles.CountedOracles`; set-up work that
 a decentralized method would do (the right-hand side ``Bᵀb'``) is counted too and
 shows in row 0 of the history.  Products made to *estimate* constants (the Lanczos of
 ``"spectral"``, the dense operators of ``"exact"``) go through a second counted oracle object,
 :attr:`Reformulation.setup_orc`, whose counts are :attr:`Reformulation.setup_counts` (the solve
 summary's ``setup_counts``), never mixed into the solve's.  The facts (``λ_max(W)``,
 ``λ_min+(W)``, ``L_A``, ``λ_min+(S_A)``, …) are the constants the paper assumes known: computed
-from the matrices (:func:`instances.spectra.solver_facts`), or passed in (``facts=``, e.g. the
+from the matrices (:func:`mixbounds.instances.spectra.solver_facts`), or passed in (``facts=``, e.g. the
 spectra an instance directory stores).  Materialised polynomials are measured on a scratch
 oracle whose counts are discarded (each application is counted as its recurrence).
 """
@@ -91,6 +91,7 @@ from typing import Callable
 import numpy as np
 import scipy.linalg as sla
 from mixbounds.bounds.spectral import DENSE_LIMIT, sym_extremes
+from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.spectra import fact_keys, shared_kind, solver_facts
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
 from mixbounds.solvers.constants import bound_constants, choose_constants, spectral_constants
@@ -142,7 +143,7 @@ def _extremes(M: np.ndarray, name: str) -> tuple[float, float]:
 
 
 class Reformulation:
-    """Reformulation of a :class:`~instances.problem.MixedProblem` for APAPC.
+    """Reformulation of a :class:`~mixbounds.instances.problem.MixedProblem` for APAPC.
 
     Parameters
     ----------
@@ -152,8 +153,8 @@ class Reformulation:
     spectra : ``"lemma"`` or ``"exact"`` (module docstring).
     constants : ``"lemma"``, ``"exact"``, ``"spectral"``, ``"bounds"`` or ``"auto"`` (module docstring).
     eps : the run's target accuracy, for the cost model of ``constants="auto"`` (default 1e-8).
-    facts : the facts of :func:`instances.spectra.solver_facts` when already known (an instance directory's
-        stored spectra, checked by :func:`instances.spectra.trusted_facts`); computed when ``None``.
+    facts : the facts of :func:`mixbounds.instances.spectra.solver_facts` when already known (an instance directory's
+        stored spectra, checked by :func:`mixbounds.instances.spectra.trusted_facts`); computed when ``None``.
     materialize : apply fixed polynomial operators (``P_W(W)``; small inner and outer
         polynomials) as matrices built from their counted recurrence, adding the
         recurrence's exact counts per application (:class:`_Materialized`); ``False``
@@ -477,8 +478,6 @@ class Reformulation:
 
     def _exact_constants(self) -> tuple[float, float, float | None]:
         """Extreme eigenvalues of ∇²G on R^d × L_m^⊥ × R^{n d̃} (and μ on the printed 𝒴)."""
-        from mixbounds.instances.objectives import QuadraticObjective
-
         P = self.problem
         obj = P.objective
         if not isinstance(obj, QuadraticObjective):
@@ -571,7 +570,7 @@ class Reformulation:
         return ops
 
     def _dense_W_prime_is_cheaper(self) -> bool:
-        """The cost model of :func:`solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the
+        """The cost model of :func:`mixbounds.solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the
         node states it multiplies (``Y``: m columns; ``X̃``: d̃ columns; the wider one decides)."""
         cols = max(self.m if self.has_A else 0, self.dt if self.t_kind in ("shared", "shared_identical") else 0)
         return self.n <= MATERIALIZE_NODES and nodes_dense_is_cheaper(self.n, self.problem.W.nnz,

@@ -1,9 +1,10 @@
-"""Lower-bound certificates (checks/certificates.py), the constructions they rest on and the def:foda class."""
+"""Lower-bound certificates (checks/lower/certificates.py), the constructions they rest on and the def:foda class."""
 
 import pytest
 from mixbounds.bounds.claims import get
 from mixbounds.checks.lower.certificates import certify, certify_param, statements
 from mixbounds.checks.lower.slopes import lower_point
+from mixbounds.checks.tiers import QUICK
 from mixbounds.instances.families import build
 
 #: per-accuracy engine counts are integers; a √10-fold growth (exponent ½ over one decade) reads ≥ 2.5×
@@ -83,10 +84,10 @@ def test_certify_printed_variant_none_and_labels():
     assert certify_param(claims, cell, "kappa_A")["certificate"] == "variant:shared-rows-incidence"
     claims[-1]["status"] = "finding"  # the negative control: the chain cut, no construction passes
     assert certify_param(claims, cell, "kappa_A")["certificate"] == "none"
-    block = certify(claims, "quick")
+    block = certify(claims, QUICK)
     assert block["none"] >= 1 and up["verdict_label"] == "upper matches, lower not certified"
     claims[0]["status"] = "pass"
-    block = certify(claims, "quick")
+    block = certify(claims, QUICK)
     assert up["verdict_label"] == "tight" and up["certificate"] == "printed"
     row = next(r for r in block["statements"] if r["statement"] == "T1.coupled.A")
     assert row["params"]["kappa_A"]["tightness"]["flat"] is True

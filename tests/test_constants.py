@@ -1,4 +1,4 @@
-"""The constants of G (solvers.constants): the closed-form bounds hold against the dense exact constants, never
+"""The constants of G (mixbounds.solvers.constants): the closed-form bounds hold against the dense exact constants, never
 fall behind the lemma's, the cost model of "auto" says why, and the Lanczos of "spectral" is counted as set-up."""
 
 import math

@@ -1,4 +1,4 @@
-"""``--scheduler`` (checks/executors.py): a real Dask LocalCluster gives the serial run's results and cache, result
+"""``--scheduler`` (checks/run/executors.py): a real Dask LocalCluster gives the serial run's results and cache, result
 for result; bad addresses, a missing Dask and a worker with another code version fail with one line."""
 
 import importlib.util

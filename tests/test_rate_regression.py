@@ -1,7 +1,7 @@
 """Rate regression: the Table 1 sweeps of ``mixbounds verify``, run once, judged per registry cell.
 
-Every Table 1 cell of the registry (:mod:`bounds.claims`) × swept parameter must come out
-``pass`` — or ``finding`` where :mod:`checks.expected` records why — for the solver slope
+Every Table 1 cell of the registry (:mod:`mixbounds.bounds.claims`) × swept parameter must come out
+``pass`` — or ``finding`` where :mod:`mixbounds.checks.expected` records why — for the solver slope
 (upper/tight/absent), the lower-bound engine and the cell's truncation/consistency checks;
 every rate and lower-bound negative control must be caught.  A change that breaks a rate,
 a construction or the engine turns this red.
@@ -19,7 +19,8 @@ from fnmatch import fnmatchcase
 import pytest
 from mixbounds.bounds.claims import cells
 from mixbounds.checks.expected import expected
-from mixbounds.checks.run.framework import all_checks, run_checks
+from mixbounds.checks.registry import all_checks
+from mixbounds.checks.run.framework import run_checks
 
 #: tier of the regression sweeps (see module docstring)
 TIER = os.environ.get("MIXBOUNDS_REGRESSION_TIER", "tiny")

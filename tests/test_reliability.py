@@ -3,7 +3,7 @@ path before the work, validate what is read back.
 
 One test per failure of the issue (numbered as there), each asserting the exit code, the one-line
 message and that nothing pre-existing was written or destroyed.  ``verify`` runs use the self-test
-checks (:mod:`checks._selftest`, microseconds per point); the concurrency and kill tests run it in
+checks (:mod:`mixbounds.checks.run._selftest`, microseconds per point); the concurrency and kill tests run it in
 subprocesses with one phase slowed down by a monkeypatch (:data:`RUNNER`), synchronised on a marker
 file the slow phase writes — no timing assertions.
 """
@@ -34,7 +34,7 @@ WAIT_GUARD_S = 120.0
 
 # ----------------------------------------------------------------------------- helpers
 def fake_draw_all(doc, out_dir, formats=("png", "svg"), *, prune=True, jobs=1):
-    """Stand-in for :func:`plots.draw_all` (matplotlib takes seconds per figure): one small file per figure
+    """Stand-in for :func:`mixbounds.plots.draw_all` (matplotlib takes seconds per figure): one small file per figure
     name the real one would write, its bytes derived from the document, and the same manifest shape."""
     from mixbounds.plots import sweep_groups
 

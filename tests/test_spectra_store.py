@@ -1,4 +1,4 @@
-"""Stored spectra (instances.spectra): an instance directory keeps the solver's spectral facts with the CRC-32 of
+"""Stored spectra (mixbounds.instances.spectra): an instance directory keeps the solver's spectral facts with the CRC-32 of
 the files they come from; `mixbounds solve` uses them only while those files are unchanged, and reports its set-up
 (constants chosen, why, and the rounds spent estimating them) apart from the solve's counts."""
 

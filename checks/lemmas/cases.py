@@ -1,24 +1,24 @@
-"""Matrices for the lemma checks of :mod:`checks.lemmas`: seeded cases and dense spectral helpers.
+"""Matrices for the lemma checks of :mod:`mixbounds.checks.lemmas`: seeded cases and dense spectral helpers.
 
-A *case* is a JSON-able dict (so a :class:`checks.framework.Task` can carry it);
+A *case* is a JSON-able dict (so a :class:`mixbounds.checks.run.framework.Task` can carry it);
 :func:`materialize` turns it into the matrices of problem (P):
 
 ``{"source": "raw", "seed": s, ...}``
     Gaussian blocks drawn here (sizes, ranks, zero nodes, scales all in the spec;
     see :func:`_raw`).  Singular values of every random block are set in
     ``[1, √cond]`` (times ``scale``), so that no positive singular value comes near
-    the relative zero threshold ``bounds.spectral.ZERO_RTOL`` by accident, while
+    the relative zero threshold ``mixbounds.bounds.spectral.ZERO_RTOL`` by accident, while
     rank deficiency is exact (a product of thin factors).
 ``{"source": "family", "family": "random-coupled-local", "seed": s, "kw": {...}}``
-    a seeded family of :mod:`instances.random` (its matrices, optionally rescaled
+    a seeded family of :mod:`mixbounds.instances.random` (its matrices, optionally rescaled
     by ``scale_A``, ``scale_C``, ``scale_Ct``, ``scale_W``).
 ``{"source": "worst", "family": "coupled", "kw": {...}}``
-    a worst-case construction of :mod:`instances.worst_case` (small ``chain``).
+    a worst-case construction of :mod:`mixbounds.instances.worst_case` (small ``chain``).
 
 Random streams are ``default_rng([seed, crc32(stream)])``: one per component.
 
 The spectral helpers are *dense* (``numpy.linalg.eigvalsh``) and independent of
-``bounds.spectral`` except for the shared relative zero threshold, so the lemma
+``mixbounds.bounds.spectral`` except for the shared relative zero threshold, so the lemma
 checks do not just re-run the code they check against.  Each returns the gap
 between the largest eigenvalue counted as zero and the smallest counted as
 positive, so a point whose split is ambiguous is flagged, not silently used.
@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.spectral import ZERO_RTOL
+from mixbounds.instances import graphs as g
+from mixbounds.instances.families import build
+from mixbounds.instances.random import make_gossip
 from mixbounds.instances.random.common import _rng  # one seeding rule for every seeded case
 
 #: a split is *clear* when the largest "zero" eigenvalue is below CLEAR_ZERO·λ_max and the smallest
@@ -209,8 +212,6 @@ def random_spd(rng, k: int, kappa: float, *, scale: float = 1.0) -> np.ndarray:
 def gossip_matrix(rng, n: int, graph: str, weights: str, *, seed: int = 0) -> sp.csr_matrix:
     """Laplacian of a connected graph (``path``, ``ring``, ``star``, ``complete``, ``er``, ``grid``) with
     unit, random (uniform in [0.2, 1]) or Metropolis weights."""
-    from mixbounds.instances import graphs as g
-
     if graph == "path":
         adj = g.path_adjacency(n)
     elif graph == "ring":
@@ -264,7 +265,7 @@ def _scaled(blocks, s: float):
 
 def _raw(spec: dict) -> Mats:
     """Raw Gaussian case.  Keys (defaults): ``seed``; ``n`` (6); ``graph`` ("ring"); ``weights``
-    ("random"); ``kappa_W`` (optional: tuned by :func:`instances.random.make_gossip`, weights ignored); ``m`` (3); ``d`` (5, or a list per node); ``p`` (0: no C); ``dt`` (0); ``pt`` (0: no C̃);
+    ("random"); ``kappa_W`` (optional: tuned by :func:`mixbounds.instances.random.make_gossip`, weights ignored); ``m`` (3); ``d`` (5, or a list per node); ``p`` (0: no C); ``dt`` (0); ``pt`` (0: no C̃);
     ``rank_A`` / ``rank_C`` / ``rank_Ct`` (full); ``zero_A`` (number of nodes with A_i = 0);
     ``mu0`` (A_i = R_i C_i, so μ̃_AC = 0); ``ident_Ct`` (identical C̃); ``cond`` (10);
     ``kappa_f`` (10); ``scale_A``, ``scale_C``, ``scale_Ct``, ``scale_W``, ``scale_f`` (1); ``node_spread``
@@ -277,9 +278,7 @@ def _raw(spec: dict) -> Mats:
     d = [int(d)] * n if isinstance(d, (int, np.integer)) else [int(v) for v in d]
     dt, p, pt = int(spec.get("dt", 0)), int(spec.get("p", 0)), int(spec.get("pt", 0))
     cond = float(spec.get("cond", 10.0))
-    if spec.get("kappa_W") is not None:  # a tuned gossip matrix (instances.random: Fiedler-cut weakening / tuned path)
-        from mixbounds.instances.random import make_gossip
-
+    if spec.get("kappa_W") is not None:  # a tuned gossip matrix (mixbounds.instances.random: Fiedler-cut weakening / tuned path)
         W = make_gossip(spec.get("graph", "ring"), n, default_n=n, kappa_W=float(spec["kappa_W"]), seed=seed).W
     else:
         W = gossip_matrix(_rng(seed, "graph"), n, spec.get("graph", "ring"), spec.get("weights", "random"), seed=seed)
@@ -347,14 +346,10 @@ def materialize(spec: dict) -> Mats:
     if src == "raw":
         return _raw(spec)
     if src == "family":
-        from mixbounds.instances.families import build
-
         I = build(spec["family"], seed=int(spec.get("seed", 0)), **spec.get("kw", {}))
         return _from_problem(I.problem, f"{spec['family']}(seed={spec.get('seed', 0)}, {spec.get('kw', {})})", spec,
                              {"realized": I.realized})
     if src == "worst":
-        from mixbounds.instances.families import build
-
         I = build(spec["family"], **spec.get("kw", {}))
         return _from_problem(I.problem, f"worst-case {spec['family']}({spec.get('kw', {})})", spec,
                              {"realized": I.realized, "variant": I.variant})

@@ -1,4 +1,4 @@
-"""Lower-bound checks: the engine (:mod:`checks.engine`) on every worst-case construction.
+"""Lower-bound checks: the engine (:mod:`mixbounds.checks.lower.engine`) on every worst-case construction.
 
 For each tight Table 1 cell and each parameter of its class, a sweep of the
 class's worst-case family gives, per point, the engine's count of the cell's
@@ -32,16 +32,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mixbounds.bounds.claims import get
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.lower.engine import Engine
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     PARAM_REALIZED,
-    POINTS,
     WORST_EPS,
     WORST_FAMILY,
-    WORST_RANGE,
     Sweep,
     cells_of,
     fit_slope,
@@ -49,13 +48,11 @@ from mixbounds.checks.sweeps import (
     geomspace,
     worst_sweeps,
 )
+from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import between_ok
 from mixbounds.checks.verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
 from mixbounds.instances.classes import CLASSES
 
-#: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
-#: integer counts and the staircase n(κ_W) = 3m of the tuned path graph (steps of 3 nodes)
-TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 #: the per-accuracy lower bound's window.  It starts at the first round ``c₁`` whose error is
 #: ``<= EPS1_REL·e₀`` and ends at the first round ``c₂`` whose error is ``<= LB_WINDOW·e(c₁)``: four
 #: decades of the *tail*, measured from the error actually reached at ``c₁``.  The first chain
@@ -72,10 +69,10 @@ LB_DECADES = 4.0
 #: instance accuracy used for the chain length (covers the window's end, see common.py)
 EPS_INSTANCE = WORST_EPS
 
-_VARIANTS = {name: c.engine_variants for name, c in CLASSES.items()}  # instances.classes
-_VARIANTS.update(shared_ident=("natural",), mixed_ident=("natural",))  # instances.worst_case.ident (engine only)
+_VARIANTS = {name: c.engine_variants for name, c in CLASSES.items()}  # mixbounds.instances.classes
+_VARIANTS.update(shared_ident=("natural",), mixed_ident=("natural",))  # mixbounds.instances.worst_case.ident (engine only)
 _FAMILY = dict(WORST_FAMILY, shared_ident="shared-ident", mixed_ident="mixed-ident")
-#: constructions of the identical-C̃ statements (instances.worst_case.ident; none is printed): their parameters and
+#: constructions of the identical-C̃ statements (mixbounds.instances.worst_case.ident; none is printed): their parameters and
 #: base point (small κ's: the engine needs no solver, and the chains stay short)
 IDENT_PARAMS = {"shared_ident": ("kappa_f", "kappa_Ct_id", "kappa_W"),
                 "mixed_ident": ("kappa_f", "kappa_AC", "kappa_Ct_id", "kappa_W")}
@@ -85,14 +82,14 @@ IDENT_BASE = {"shared_ident": {"kappa_f": 10.0, "kappa_Ct": 10.0, "kappa_W": 10.
 _NO_C = ("cited",)
 
 
-def sweeps(tier: str, cls: str, variant: str | None, *, grad: bool) -> list[Sweep]:
+def sweeps(tier: Tier, cls: str, variant: str | None, *, grad: bool) -> list[Sweep]:
     """The worst-case sweeps of ``cls`` on ``variant`` (consensus and shared-ident need no sum-trick: every
     chain index of the consensus part costs a gradient at a V1/V3 node)."""
     if cls in IDENT_PARAMS:
         out = []
         for p in IDENT_PARAMS[cls]:
-            lo, hi = WORST_RANGE[tier]["kappa_AC" if p == "kappa_Ct_id" else p]
-            out.append(Sweep(cls, _FAMILY[cls], p, IDENT_BASE[cls], tuple(geomspace(lo, hi, POINTS[tier])),
+            lo, hi = tier.table1.worst_range["kappa_AC" if p == "kappa_Ct_id" else p]
+            out.append(Sweep(cls, _FAMILY[cls], p, IDENT_BASE[cls], tuple(geomspace(lo, hi, tier.table1.points)),
                              variant=variant, eps=WORST_EPS))
         return out
     out = worst_sweeps(tier, cls, variant, grad=grad)
@@ -104,9 +101,6 @@ def sweeps(tier: str, cls: str, variant: str | None, *, grad: bool) -> list[Swee
 # ----------------------------------------------------------------------------- task
 def lower_point(family: str, params: dict, oracles: list, chain: int | None = None, parts: tuple = ("all",)) -> dict:
     """Build one instance, solve it exactly, and run the engine for ``oracles`` on each part."""
-    from mixbounds.checks.lower.engine import Engine
-    from mixbounds.checks.run.framework import instance_and_reference
-
     kw = dict(params)
     if chain is not None:
         kw["chain"] = chain
@@ -136,7 +130,7 @@ def lower_point(family: str, params: dict, oracles: list, chain: int | None = No
             out["bounds"][key] = {"e0": e0, "e1": e1, "count1": c1, "count2": lb.count_to(e1 * LB_WINDOW),
                                   "reason": lb.reason,
                                   # counts at absolute relative-error levels: the solvers' counts to the
-                                  # same ε must never be smaller (self-consistency, checks.rates)
+                                  # same ε must never be smaller (self-consistency, mixbounds.checks.rates)
                                   "abs": {f"{eps:g}": lb.count_to(eps) for eps in ABS_LEVELS}}
     return out
 
@@ -166,18 +160,6 @@ def best_bound(bounds: dict, oracle: str) -> tuple[str | None, dict | None, int 
     return best
 
 
-def bound_comparisons(lp: dict, count_at):
-    """``(bound key, ε, solver count, lower bound)`` for every level ``ε`` at which the engine point ``lp``
-    recorded a bound and ``count_at(oracle, level key)`` gives the solver's count to the same ε.  A bound
-    on a part (key ``oracle@part``) is a bound for the whole: the part's error never exceeds the whole's."""
-    for key, b in lp["bounds"].items():
-        o = key.split("@")[0]
-        for key_eps, lbc in (b.get("abs") or {}).items():
-            sc = count_at(o, key_eps)
-            if lbc is not None and sc is not None:
-                yield key, float(key_eps), sc, lbc
-
-
 def solver_point_task(sw: Sweep, value: float) -> Task:
     """The engine's task at a solver sweep point (same instance; the tight non-gradient oracles of the class's
     Table 1 cells): the rates and the benchmarks compare their counts with it."""
@@ -187,7 +169,7 @@ def solver_point_task(sw: Sweep, value: float) -> Task:
 
 def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:
     params = sw.point_params(value)
-    params.setdefault("eps", EPS_INSTANCE)  # the instance of the solvers' sweep point (checks.rates.upper_point)
+    params.setdefault("eps", EPS_INSTANCE)  # the instance of the solvers' sweep point (mixbounds.checks.rates.upper_point)
     kw = {"family": sw.family, "params": params, "oracles": sorted(oracles)}
     if sw.cls in _SUM_CLASSES and not sw.family.endswith("-grad"):
         kw["parts"] = ["all", "x", "xt"]
@@ -202,7 +184,7 @@ CONJ_COLLAPSE = 1
 
 
 def class_bounded(oracle: str) -> str:
-    """The class of methods an engine bound holds for (DESIGN.md, "The lower-bound engine").
+    """The class of methods an engine bound holds for (docs/design.md, "The lower-bound engine").
 
     Definition def:foda admits ∇f_i*: one call ∇(f_i + h_i)*(0) fills a sum-trick chain (measured by
     :func:`foda_verdict`), so the gradient bounds hold for def:foda *without* ∇f_i*; the matrix and
@@ -221,7 +203,7 @@ def foda_verdict(tier, cell, sw: Sweep, pts, *, control=False, rid=None) -> Chec
     with ∇f_i* too (it holds for def:foda); ``fail`` otherwise (neither bound grows: a cut chain).
     """
     rid = rid or f"{cell.id}.kappa_f.lower.def_foda"
-    theory, tol = cell.exponent("kappa_f"), TOL[tier]
+    theory, tol = cell.exponent("kappa_f"), tier.table1.lower_slope_tol
     rows, errs = [], []
     for v, p in pts:
         if "error" in p or "grad" not in p.get("bounds", {}):
@@ -286,7 +268,7 @@ def weaker_bound_finding(cell, rid: str, param: str, sw: Sweep, slope: float, ci
         source=rid),)
 
 
-#: the fields of a lower-bound sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+#: the fields of a lower-bound sweep point in results.json, in order (:class:`mixbounds.checks.run.sweep_point.SweepPoint`)
 POINT_FIELDS = ("part", "target", "realized", "e0", "count1", "count2", "per_accuracy", "reason", "n", "chain_length",
                 "realized_all")
 
@@ -364,7 +346,8 @@ def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckRes
     """The lower-bound slope verdict of one sweep, by :func:`judge_sweep` (module docstring): within
     ``[formula slope − tol, claimed exponent + tol]`` passes, below is the weaker-bound finding, above fails."""
     theory = cell.exponent(param)
-    tol = TOL[tier]
+    # the engine is exact: the slack covers integer counts and the staircase n(κ_W) = 3m of the tuned path graph
+    tol = tier.table1.lower_slope_tol
     rid = rid or _result_id(cell.id, param, sw.variant)
 
     def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:

@@ -1,9 +1,9 @@
 """Sweep points on a Dask cluster: ``--scheduler tcp://HOST:PORT | HOST:PORT | FILE.json | local:N``.
 
-:func:`checks.framework.run_checks` runs task groups (the tasks of one sweep point on one
+:func:`mixbounds.checks.run.framework.run_checks` runs task groups (the tasks of one sweep point on one
 instance) serially or with joblib/loky on this machine; given an executor from this module it
 sends every group to a Dask cluster instead (``distributed.Client.map``).  Each group is the
-same pure call (:func:`checks.framework._run_group`) on the same arguments, so a point's
+same pure call (:func:`mixbounds.checks.run.framework._run_group`) on the same arguments, so a point's
 counts and measured values do not depend on where it ran.  The points come back to the client,
 which alone reads and writes the cache: the cache works whether or not the workers share its
 file system.
@@ -15,7 +15,7 @@ processes with one thread each, started and closed here.  The scheduler is reach
 cluster started) before any work, so a bad address fails at once with one line.
 
 Every worker checks that it runs the client's code version (the cache key,
-:func:`checks.framework.code_version`) before running a group: a cluster with another version of
+:func:`mixbounds.checks.run.framework.code_version`) before running a group: a cluster with another version of
 the suite installed would otherwise return points that are cached under the wrong version.
 
 Dask is an optional dependency (``pip install ".[dask]"``); without it a scheduler is refused
@@ -24,10 +24,17 @@ with one line naming the extra.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import logging
 import re
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
+
+from mixbounds.checks.run.framework import _run_group, code_version
+from threadpoolctl import threadpool_limits
 
 #: seconds to reach a remote scheduler before giving up (a cluster on the same network answers in
 #: well under a second; longer means a wrong address or a firewall)
@@ -74,7 +81,7 @@ def parse_scheduler(spec: str) -> SchedulerSpec:
 
 def _import_distributed():
     try:
-        import distributed
+        import distributed  # lazy: optional dependency (the dask extra), absent from a core install
     except ImportError as exc:
         raise SchedulerError(f"--scheduler needs Dask's distributed scheduler, which is not installed "
                              f"({' '.join(str(exc).split())}); install the extra: pip install \".[dask]\"") from None
@@ -101,8 +108,6 @@ def tune_worker_malloc() -> bool:
     faults; points 4.6× slower than on joblib, up to 12× on the communication-heavy ones).  Set here,
     in the worker itself, it holds however the worker was started (LocalCluster, ``dask worker``, SLURM).
     """
-    import ctypes
-    import ctypes.util
 
     name = ctypes.util.find_library("c")
     try:
@@ -115,21 +120,18 @@ def tune_worker_malloc() -> bool:
 
 
 def run_group_on_worker(version: str, calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
-    """:func:`checks.framework._run_group` on a Dask worker, after checking the worker's code version.
+    """:func:`mixbounds.checks.run.framework._run_group` on a Dask worker, after checking the worker's code version.
 
     One BLAS thread, as the local paths use (oversubscribed BLAS threads made LAPACK calls far slower), and
     glibc's large-array reuse restored (:func:`tune_worker_malloc`).
     """
     global _WORKER_VERSION, _MALLOC_TUNED
-    from mixbounds.checks.run.framework import _run_group, code_version
-    from threadpoolctl import threadpool_limits
 
     if _MALLOC_TUNED is None:
         _MALLOC_TUNED = tune_worker_malloc()
     if _WORKER_VERSION is None:
         _WORKER_VERSION = code_version()
     if _WORKER_VERSION != version:
-        import socket
 
         raise RuntimeError(f"worker on {socket.gethostname()} runs mixbounds code version {_WORKER_VERSION}, the client "
                            f"{version}: install the same version of the suite on every worker")
@@ -155,7 +157,6 @@ class DaskExecutor:
     def open(self) -> "DaskExecutor":
         """Reach the scheduler (start the local cluster); ``SchedulerError`` with the reason when that fails."""
         distributed = _import_distributed()
-        import logging
 
         try:
             if self.spec.kind == "local":
@@ -192,7 +193,7 @@ class DaskExecutor:
         return f"{self.spec} ({n} worker{'s' if n != 1 else ''})"
 
     def __call__(self, version: str, payloads: Iterable[list]) -> Iterator[list[tuple[str, dict]]]:
-        from distributed import as_completed
+        from distributed import as_completed  # lazy: optional dependency (the dask extra), absent from a core install
 
         payloads = list(payloads)
         futures = self.client.map(run_group_on_worker, [version] * len(payloads), payloads, pure=False)

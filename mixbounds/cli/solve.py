@@ -1,12 +1,12 @@
 """``mixbounds solve DIR [--method NAME] [--eps E] [--json FILE] [--x FILE]``: solve an exported instance.
 
-Reads a directory in the format of DESIGN.md (``instances.io.load_instance``) and, before any solve:
+Reads a directory in the format of docs/design.md (``mixbounds.instances.io.load_instance``) and, before any solve:
 
 * checks every output path (``--json``, ``--x``): creatable, writable, not a directory, and not an existing
   file this command did not write (an existing ``--json`` must be a solve summary; an existing x file must
   be the one such a summary names);
 * tests the constraint groups for joint feasibility (:func:`constraint_consistency`: the stacked system
-  ``G v = h`` of :func:`instances.reference.constraint_system` — coupled ``A``, local ``C``, shared ``C̃`` —
+  ``G v = h`` of :func:`mixbounds.instances.reference.kkt.constraint_system` — coupled ``A``, local ``C``, shared ``C̃`` —
   solved by a sparse factorisation, group by group, so the message names the group that breaks it);
 * checks a supplied ``x_star.npy`` (:func:`xstar_residual`: finite, one shared block across the nodes,
   feasible, stationary with the best multipliers; a relative KKT residual above :data:`XSTAR_RTOL` is an
@@ -16,7 +16,7 @@ Then it runs the method, prints its counts and writes the JSON summary (method, 
 per-oracle ``counts`` of the solve — its iterations and the right-hand side ``Bᵀb'`` it computes first —,
 ``setup_counts``, the rounds spent estimating APAPC's constants (``--constants spectral``: the Lanczos products;
 zero for ``bounds`` and ``lemma``), ``counts_with_setup`` (their sum), which constants were used and why, where the
-spectral facts came from (the instance's stored spectra when its files are unchanged: :mod:`instances.spectra`),
+spectral facts came from (the instance's stored spectra when its files are unchanged: :mod:`mixbounds.instances.spectra`),
 the seconds of each phase (load, checks, set-up, iterations), the final relative error
 ``‖x − x*‖²/‖x⁰ − x*‖²``, the path of x) and the final
 iterate in the z-layout of ``x_star.npy``: to ``--x FILE``, else next to the summary as ``<stem>.x.npy``; without
@@ -35,11 +35,20 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from threadpoolctl import threadpool_limits
 
-from mixbounds.outdir import atomic_write, atomic_write_text
+from mixbounds.instances.io import load_instance
+from mixbounds.instances.reference.kkt import _kkt_solver, _residual, constraint_system, copy_map, reference_solution
+from mixbounds.instances.spectra import trusted_facts
+from mixbounds.outdir import OutputError, atomic_write, atomic_write_text, check_file
+from mixbounds.solvers import solve
+from mixbounds.solvers.baselines import BASELINES
+from mixbounds.solvers.reformulations import METHODS
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-#: APAPC's constants of the reformulated objective (``--constants``, solvers.constants): "auto" (the default: "bounds"
+#: APAPC's constants of the reformulated objective (``--constants``, mixbounds.solvers.constants): "auto" (the default: "bounds"
 #: or "spectral" by a cost model in oracle rounds, printed with its reason), "bounds" (closed-form bounds from the
 #: lemma's facts, no set-up call), "spectral" (exact, by Lanczos: hundreds of Hessian products, counted in
 #: setup_counts; measured on random-coupled at 10⁵ variables: 822 products for 55 instead of 66 iterations) or "lemma"
@@ -59,13 +68,7 @@ SUMMARY_KEYS = ("method", "eps", "converged", "counts", "x", "instance")
 
 
 def _methods() -> dict:
-    from mixbounds.solvers.reformulations import METHODS
-
     out = {m: None for m in METHODS}
-    try:
-        from mixbounds.solvers.baselines import BASELINES
-    except ImportError:
-        BASELINES = {}
     out.update({k: v for k, v in BASELINES.items()})
     return out
 
@@ -93,8 +96,6 @@ def _read_summary(path: Path) -> dict | None:
 
 def output_paths(args) -> tuple[Path | None, Path | None]:
     """``(json, x)`` output paths, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
-    from mixbounds.outdir import OutputError, check_file
-
     out_json = None if args.json is None else Path(args.json).absolute()
     if args.x is not None:
         x_path = Path(args.x).absolute()
@@ -132,10 +133,6 @@ def _consistent(G, h) -> tuple[bool, float]:
     """Whether ``G v = h`` has a solution: min-norm solve by the reference's KKT solver (the whole KKT matrix
     factored while small, else its Schur complement: a 10⁶-variable vertical-fl instance ran SuperLU out of
     memory here), then its relative residual (above :data:`FEAS_RTOL`: no solution)."""
-    import scipy.sparse as sp
-
-    from mixbounds.instances.reference.kkt import _kkt_solver
-
     if G.shape[0] == 0:
         return True, 0.0
     nv = G.shape[1]
@@ -152,10 +149,6 @@ def constraint_consistency(P) -> str | None:
     is named, and within it the first node whose own block is infeasible, or else that the nodes' blocks
     contradict each other.
     """
-    import scipy.sparse as sp
-
-    from mixbounds.instances.reference.kkt import constraint_system
-
     G, h = constraint_system(P)
     if G.shape[0] == 0:
         return None
@@ -189,10 +182,6 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
     Finite; the nodes' copies of x̃ agree; ``G v = h``; ``∇F + Gᵀλ = 0`` with the least-squares ``λ``
     (reference._residual's scale).  Nonsmooth objectives: feasibility only.
     """
-    import scipy.sparse.linalg as spla
-
-    from mixbounds.instances.reference.kkt import _residual, constraint_system, copy_map
-
     if not np.all(np.isfinite(u)):
         return math.inf, f"{int(np.sum(~np.isfinite(u)))} of its {u.size} entries are not finite"
     lay = P.layout
@@ -220,8 +209,6 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
 
 def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
     """``(x*, error, note)``: the supplied x_star.npy checked, or the computed reference solution."""
-    from mixbounds.instances.reference.kkt import reference_solution
-
     if inst.x_star is not None:
         res, why = xstar_residual(P, np.asarray(inst.x_star, dtype=float))
         if not res <= XSTAR_RTOL:
@@ -235,8 +222,6 @@ def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
 
 
 def _cmd_solve(args) -> int:
-    from mixbounds.outdir import OutputError
-
     def usage(msg: str) -> int:
         print(f"mixbounds solve: error: {' '.join(str(msg).split())}", file=sys.stderr)
         return EXIT_USAGE
@@ -252,17 +237,12 @@ def _cmd_solve(args) -> int:
         out_json, x_path = output_paths(args)
     except OutputError as exc:
         return usage(str(exc))
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=BLAS_THREADS):
         return _load_and_solve(args, methods, usage, out_json, x_path)
 
 
 def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:
     """Load and check the instance directory, its reference, then run the method and report."""
-    from mixbounds.instances.io import load_instance
-    from mixbounds.instances.spectra import trusted_facts
-
     d = Path(args.dir)
     t0 = time.perf_counter()
     try:
@@ -283,8 +263,6 @@ def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:
     t0 = time.perf_counter()
     try:
         if methods[args.method] is None:
-            from mixbounds.solvers import solve
-
             res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter,
                         constants=args.constants, facts=facts, timings=phases)
         else:

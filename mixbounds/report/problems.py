@@ -3,11 +3,11 @@
 A run produces one finding *record* per result that disagrees with the paper (49 in the quick tier);
 many records are the same problem seen from several sweeps (the printed coupled + local construction
 gives no lower bound: 8 engine results, and the mixed construction inherits it).  Records are grouped
-by data — the expected-finding entry that explains them (:mod:`checks.expected`: its paper label and
+by data — the expected-finding entry that explains them (:mod:`mixbounds.checks.expected`: its paper label and
 reason), the kind of the result (engine lower bound, solver upper bound, lemma, closed form) and the
 instance variant — and :data:`PROBLEMS` names the groups (what the paper prints, the corrected
 statement, the severity) where the data alone cannot: it merges groups that are one problem and
-splits none.  Statements the suite records without measuring them (``bounds.claims.TEXT_DISCREPANCIES``)
+splits none.  Statements the suite records without measuring them (``mixbounds.bounds.claims.TEXT_DISCREPANCIES``)
 are problems with no records.
 
 Severity (ranked in this order):
@@ -22,6 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+
+from mixbounds.bounds.claims import TEXT_DISCREPANCIES
+from mixbounds.checks.expected import expected
+from mixbounds.report.index import labels_in
 
 SEVERITIES = ("changes a rate", "changes a constant", "typo")
 
@@ -103,7 +107,7 @@ PROBLEMS: tuple[Problem, ...] = (
             "An arithmetic step of the proof", "ε/64 + ε/4 + ε/2",
             "the terms sum to up to ε/4 + ε/32 + ε/2 = 25ε/32; the lemma itself holds", "typo"),
 )
-#: titles and severities of the statements recorded in bounds.claims.TEXT_DISCREPANCIES (matched by part of ``where``)
+#: titles and severities of the statements recorded in mixbounds.bounds.claims.TEXT_DISCREPANCIES (matched by part of ``where``)
 TEXT_PROBLEMS = {
     "nonsmooth convex consensus": ("Nonsmooth convex consensus: ε where the cited rate has ε²", "changes a rate"),
     "app:smooth_objectives_apapc": ("The 1/δ bound after lem:regularized_convergence has M where the lemma has D",
@@ -136,9 +140,6 @@ def _problem_for(rid: str, fid: str) -> Problem | None:
 
 def _data_key(f: dict, res: dict) -> tuple[str, str, str]:
     """Grouping by data alone: (label of the expected entry or the finding, kind, variant)."""
-    from mixbounds.checks.expected import expected
-    from mixbounds.report.index import labels_in
-
     e = expected(res.get("id") or f.get("source") or "")
     label = e.label if e else (labels_in(f.get("label")) or [str(f.get("label"))])[0]
     kind = res.get("kind") or "finding"
@@ -148,8 +149,6 @@ def _data_key(f: dict, res: dict) -> tuple[str, str, str]:
 
 def group_findings(doc: dict) -> list[Group]:
     """Every finding record of ``doc`` in exactly one group, and the text discrepancies; ranked by severity."""
-    from mixbounds.checks.expected import expected
-
     by_id = {c["id"]: c for c in doc.get("claims", [])}
     groups: dict[str, Group] = {}
     for f in doc.get("findings") or []:
@@ -172,8 +171,6 @@ def group_findings(doc: dict) -> list[Group]:
 
 
 def text_discrepancies() -> list[Group]:
-    from mixbounds.bounds.claims import TEXT_DISCREPANCIES
-
     out = []
     for i, t in enumerate(TEXT_DISCREPANCIES):
         title, sev = next((v for w, v in TEXT_PROBLEMS.items() if w in t["where"]), (f"Text: {t['where']}", "typo"))

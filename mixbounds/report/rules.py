@@ -1,19 +1,24 @@
 """The report's "How to read this report" section, generated from the constants the checks use.
 
 Every number here (tolerances per tier, accuracy windows, settle fraction, allowances) is read
-from the module that decides the verdicts (:mod:`checks.rates`, :mod:`checks.lower`,
-:mod:`checks.nonsmooth`, :mod:`checks.sweeps`, :mod:`checks.lemmas.base`; the judgements themselves
-are :mod:`checks.verdict`), never copied, so the text
-cannot drift from the rules.  Certificates (DESIGN.md, "Certificates") are rendered when the
+from the module that decides the verdicts (:mod:`mixbounds.checks.rates`, :mod:`mixbounds.checks.lower.slopes`,
+:mod:`mixbounds.checks.nonsmooth`, :mod:`mixbounds.checks.sweeps`, :mod:`mixbounds.checks.lemmas.base`; the judgements themselves
+are :mod:`mixbounds.checks.verdict`), never copied, so the text
+cannot drift from the rules.  Certificates (docs/design.md, "Certificates") are rendered when the
 results document carries them (``summary.lower_bound_certificates`` and per-result
 ``certificate``), whatever their fields.
 """
 
 from __future__ import annotations
 
+from mixbounds.checks import nonsmooth, rates, sweeps
+from mixbounds.checks.expected import EXPECTED
+from mixbounds.checks.lemmas import base as lemmas
+from mixbounds.checks.lower import slopes as lower
+from mixbounds.checks.tiers import TIERS
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
-#: the meaning of each certificate kind (DESIGN.md, "Certificates"); unknown kinds are shown as they come
+#: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
 CERTIFICATE_KINDS = {
     "printed": "the engine's bound on the construction as printed has the claimed slope",
     "variant": "a documented corrected construction (variant:<name>) has the claimed slope",
@@ -22,13 +27,12 @@ CERTIFICATE_KINDS = {
 }
 
 
-def _tiers(d: dict, tier: str, fmt=str) -> list:
-    return [f"**{fmt(d[t])}**" if t == tier else fmt(d[t]) for t in ("tiny", "quick", "full") if t in d]
+def _tiers(value, tier: str, fmt=str) -> list:
+    """``value(t)`` of every tier, the run's (named ``tier`` in the document) in bold."""
+    return [f"**{fmt(value(t))}**" if t.name == tier else fmt(value(t)) for t in TIERS]
 
 
 def _statuses() -> list:
-    from mixbounds.checks.expected import EXPECTED
-
     return [
         f"{V('pass').md()}: the numbers agree with the claim under the rule of its family (below).",
         f"{V('finding').md()}: the paper's statement and the numbers disagree in a way the suite can name (a constant, "
@@ -46,9 +50,6 @@ def _statuses() -> list:
 
 
 def _per_accuracy() -> list:
-    from mixbounds.checks import nonsmooth, rates, sweeps
-    from mixbounds.checks.lower import slopes as lower
-
     frac = rates.SETTLE
     return [
         f"**Solver, Table 1** (`checks/rates.py`): the cost between the relative squared errors "
@@ -57,7 +58,7 @@ def _per_accuracy() -> list:
         f"E_k = max_(j≥k) e_j is fitted log-linearly over the iterations with ε₂ ≤ E_k ≤ ε₁, which gives iterations "
         f"per window, times the exact per-iteration count of each oracle. A run stops only once its error has stayed "
         f"≤ ε₂ for the last {frac:.3g} of its iterations (*settle*), so the recorded envelope is the whole run's.",
-        f"**Lower-bound engine** (`checks/lower.py`, no solver): e₀ is the error reachable with zero rounds of the "
+        f"**Lower-bound engine** (`checks/lower/slopes.py`, no solver): e₀ is the error reachable with zero rounds of the "
         f"oracle (everything else free); c₁ is the first round with error ≤ {lower.EPS1_REL:g}·e₀ and c₂ the first "
         f"round with error ≤ {lower.LB_WINDOW:g}·e(c₁): the count c₂ − c₁ spans {lower.LB_DECADES:g} decades of the "
         f"geometric tail, measured from the error actually reached at c₁ (the head that one or two rounds remove "
@@ -82,21 +83,18 @@ def _t2_example(doc: dict) -> str:
 
 
 def _rule_rows(tier: str, doc: dict) -> list:
-    from mixbounds.checks import nonsmooth, rates
-    from mixbounds.checks.lemmas import base as lemmas
-    from mixbounds.checks.lower import slopes as lower
-
-    nt = nonsmooth.TOL
-    t2k = {t: round(v + nonsmooth.T2_LOG_ALLOWANCE, 6) for t, v in nt.items()}
+    rt = lambda t: t.table1.slope_tol  # noqa: E731
+    nt = lambda t: t.tables24.slope_tol  # noqa: E731
+    t2k = lambda t: round(t.tables24.slope_tol + nonsmooth.T2_LOG_ALLOWANCE, 6)  # noqa: E731
     return [
         ["Table 1, solver on the worst-case construction (`…tight`)", "|slope − θ_f| ≤ tol",
-         *_tiers(rates.TOL, tier)],
-        ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rates.TOL, tier)],
+         *_tiers(rt, tier)],
+        ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rt, tier)],
         ["Table 1, solver on a random family (`…upper@family`)", "slope ≤ θ_f + tol (an upper bound only)",
-         *_tiers(rates.TOL, tier)],
+         *_tiers(rt, tier)],
         ["Table 1, lower-bound engine (`…lower`, `…lower@variant`)",
          "θ_f − tol ≤ slope ≤ max(θ_f, θ) + tol; below: finding (weaker bound than claimed); above: fail; "
-         "zero counts at some points: finding", *_tiers(lower.TOL, tier)],
+         "zero counts at some points: finding", *_tiers(lambda t: t.table1.lower_slope_tol, tier)],
         ["Tables 2–4, κ sweeps at fixed accuracy parameter", "slope ≤ θ_f + tol; absent: |slope| ≤ tol",
          *_tiers(nt, tier)],
         ["Table 2, κ sweeps (log of the initial primal-dual distance allowed)",
@@ -144,10 +142,6 @@ def how_to_read(doc: dict) -> list:
 
 def _tolerance_list() -> list:
     """A pointer to the suite-wide table of named tolerances (``checks/tolerances.py``, its own section)."""
-    try:
-        from mixbounds.checks import tolerances  # noqa: F401
-    except ImportError:
-        return []
     return [P(f"Every named tolerance that decides a verdict, with its boundary controls: "
               f"{link('Tolerances', 'tolerances')}.")]
 
