@@ -60,6 +60,8 @@ def main(argv: list[str]) -> dict:
         setattr(mod, name, timed)
 
     wrap(io, "load_instance", "load")
+    if hasattr(cli_solve, "load_instance"):  # imported by name at the module top (newer trees)
+        cli_solve.load_instance = io.load_instance
     wrap(cli_solve, "constraint_consistency", "checks")
     wrap(cli_solve, "_reference", "checks")
     wrap(solve_mod, "apapc", "iterations")
