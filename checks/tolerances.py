@@ -60,7 +60,8 @@ class Tolerance:
 
 _L = "lemmas"
 #: the module that holds the constants of a family (the lemma package keeps them in its base module)
-_MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine"}
+_MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine",
+            "audit_constants": "audits.audit_constants"}
 #: the tolerances a tier sets (:mod:`mixbounds.checks.tiers`), under the names the results record: the Table 1
 #: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``)
 _TIER_SET = {"rates:TOL": lambda tier: tier.table1.slope_tol, "lower:TOL": lambda tier: tier.table1.lower_slope_tol}
@@ -103,6 +104,10 @@ TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance("lower:TOL[quick]", "slope", 0.12, "engine counts are exact; integer counts and the path's steps of "
               "3 nodes over one decade (probed by the lower-bound controls, not here: their verdict is "
               "in mixbounds.checks.lower.slopes)"),
+    Tolerance("audit_constants:CONST_RTOL", "rel", 1e-9, "stated vs witnessed L_f, μ_f of the non-quadratic objectives "
+              "(closed-form witnesses; eigenvalues of k <= 16 dense blocks to ~1e-15 L_f)", tolerate=5e-10, detect=1e-8),
+    Tolerance("audit_constants:FD_RTOL", "rel", 1e-6, "Hessian vs central differences of the gradient (step 1e-5: "
+              "truncation ~1e-10, rounding ~1e-11, relative to L_f)", tolerate=5e-7, detect=1e-5),
     Tolerance("calibration_engine:CURVE_RTOL", "rel", 1e-12, "the engine's and the closed form's error curves sum "
               "the same squares in a different order", tolerate=1e-13, detect=1e-10),
 )

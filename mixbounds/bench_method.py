@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
 from mixbounds.checks.lower.slopes import LB_DECADES, _verdict, solver_point_task
-from mixbounds.checks.rates import MAX_ITER, SETTLE
+from mixbounds.checks.rate_measure import MAX_ITER, SETTLE
 from mixbounds.checks.rates import _task as apapc_task
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference, run_checks
 from mixbounds.checks.sweeps import (

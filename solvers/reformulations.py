@@ -11,16 +11,15 @@ Constraint blocks (``K = diag(x-block, X̃-block)``,
 ``W' = P_W(W)`` (Chebyshev on ``W``, degree ``⌈√κ_W⌉`` on ``[λ_min+(W), λ_max(W)]``)
 and ``C' = P_C(CᵀC)`` (Chebyshev on ``CᵀC``, degree ``⌈√κ_C⌉``):
 
-=================  ===================================================  =====================================
-block              raw ``B`` (normal operator ``N = BᵀB``)              source
-=================  ===================================================  =====================================
-consensus (X̃)      ``√W``, ``N = W``; ``P_W(W)`` is its Chebyshev         ``prob:consensus_cons``
-shared (X̃)         ``B̃ = (C̃; γW')``, ``N = C̃ᵀC̃ + γ²W'²``                  ``app:nonind_upper``, ``lem:coupled_spectrum`` on ``C̃ᵀ``
-shared, identical  ``B̃ = (I⊗C̃'; W')`` (γ = 1), ``C̃' = P(C̃ᵀC̃)``, no outer  ``thm:LI_upper_bound``, ``lem:local_spectrum``
-coupled (x, Y)     ``B = (A  αW')``                                     ``app:coupled_cons``, ``lem:coupled_spectrum``
-coupled_local      ``B = [[A, αW'], [βC', 0]]``                         ``sec:mixed_upper``, ``eq:block_scaling``
-local (x)          ``C``, ``N = CᵀC`` (x-part of a mixed problem without A) —
-=================  ===================================================  =====================================
+Per block: the raw ``B`` (normal operator ``N = BᵀB``), and the paper's source.
+
+* consensus (X̃): ``√W``, ``N = W``; ``P_W(W)`` is its Chebyshev (``prob:consensus_cons``);
+* shared (X̃): ``B̃ = (C̃; γW')``, ``N = C̃ᵀC̃ + γ²W'²`` (``app:nonind_upper``, ``lem:coupled_spectrum`` on ``C̃ᵀ``);
+* shared, identical: ``B̃ = (I⊗C̃'; W')`` (γ = 1), ``C̃' = P(C̃ᵀC̃)``, no outer Chebyshev (``thm:LI_upper_bound``,
+  ``lem:local_spectrum``);
+* coupled (x, Y): ``B = (A  αW')`` (``app:coupled_cons``, ``lem:coupled_spectrum``);
+* coupled_local: ``B = [[A, αW'], [βC', 0]]`` (``sec:mixed_upper``, ``eq:block_scaling``);
+* local (x): ``C``, ``N = CᵀC`` (the x-part of a mixed problem without A).
 
 Every block except the identical-C̃ one is then Chebyshev-accelerated
 (``B → P_B(BᵀB)``) with the spectral interval its lemma gives.  APAPC's z-update
@@ -147,19 +146,28 @@ class Reformulation:
 
     Parameters
     ----------
-    problem : the problem; its :attr:`problem_class` picks the blocks.
-    oracles : counted oracles of ``problem`` (default: a new :class:`CountedOracles`).
-    method : ``"apapc"`` (Chebyshev-accelerated) or ``"apapc-nocheb"`` (control).
-    spectra : ``"lemma"`` or ``"exact"`` (module docstring).
-    constants : ``"lemma"``, ``"exact"``, ``"spectral"``, ``"bounds"`` or ``"auto"`` (module docstring).
-    eps : the run's target accuracy, for the cost model of ``constants="auto"`` (default 1e-8).
-    facts : the facts of :func:`mixbounds.instances.spectra.solver_facts` when already known (an instance directory's
+    problem : MixedProblem
+        The problem; its :attr:`problem_class` picks the blocks.
+    oracles : CountedOracles, optional
+        Counted oracles of ``problem`` (default: a new :class:`CountedOracles`).
+    method : {"apapc", "apapc-nocheb"}
+        Chebyshev-accelerated, or without acceleration (the negative control).
+    spectra : {"lemma", "exact"}
+        Where the spectral intervals come from (module docstring).
+    constants : {"lemma", "exact", "spectral", "bounds", "auto"}
+        Where the constants μ_G, L_G come from (module docstring).
+    materialize : bool
+        Apply fixed polynomial operators (``P_W(W)``; small inner and outer polynomials) as matrices built from
+        their counted recurrence, adding the recurrence's exact counts per application (:class:`_Materialized`);
+        ``False`` evaluates every recurrence step through the oracles.
+    eps : float
+        The run's target accuracy, for the cost model of ``constants="auto"`` (default 1e-8).
+    facts : dict, optional
+        The facts of :func:`mixbounds.instances.spectra.solver_facts` when already known (an instance directory's
         stored spectra, checked by :func:`mixbounds.instances.spectra.trusted_facts`); computed when ``None``.
-    materialize : apply fixed polynomial operators (``P_W(W)``; small inner and outer
-        polynomials) as matrices built from their counted recurrence, adding the
-        recurrence's exact counts per application (:class:`_Materialized`); ``False``
-        evaluates every recurrence step through the oracles.
 
+    Notes
+    -----
     Attributes used by APAPC: :meth:`grad_G`, :meth:`apply_normal`, :attr:`normal_rhs`,
     :attr:`L_G`, :attr:`mu_G`, :attr:`interval` (bounds on the positive spectrum of
     the normal operator), :meth:`to_u`, :meth:`from_u`; :meth:`describe` gives every

@@ -1,7 +1,7 @@
 """Gradient Sliding on the penalised reformulation (Algorithm ``alg:sliding``; Tables 3 and 4).
 
 Problem (``subsec:sliding``, ``eq:affine_constraints_penal_prob``)
------------------------------------------------------------------
+------------------------------------------------------------------
 ``min_{w ∈ U} H_r(w) = G(w) + (r/2)‖K w − b'‖²`` where ``w = (x, Y, X̃)`` are the
 variables of the paper's reformulation of the problem's class and ``K`` its
 **Chebyshev-preconditioned** constraint operator (:class:`mixbounds.solvers.reformulations.Reformulation`:
@@ -35,12 +35,13 @@ Optimization Methods for Machine Learning", Algorithm 8.1), written for ``Ψ = f
     ūᵏ = (1 − γ_k) ūᵏ⁻¹ + γ_k ũᵏ                            (line 12, see below)
 
 The printed Algorithm 2 differs in two lines, recorded as a finding by
-:mod:`mixbounds.checks.nonsmooth` (``finding.alg_sliding.initialisation``): line 6 reads
+:mod:`mixbounds.checks.nonsmooth` (``finding.alg_sliding.line12``: line 12 is the one that breaks convergence): line 6 reads
 "u^k_0 := ũ^k_0, ũ^k_0 := u^{k−1}" (circular: ``u^k_0`` is set from ``ũ^k_0`` before
 ``ũ^k_0`` is defined), and line 12 reads "ū^k := γ_k ũ^k + (1 − γ_k) ũ^{k−1}" (averages
 two inner outputs instead of updating the running average ``ū``).  ``reading="printed"``
 implements the literal text with the sequential interpretation ``u₀ = ũᵏ⁻¹``,
-``ũ₀ = uᵏ⁻¹`` and line 12 as printed, so the two can be compared numerically.
+``ũ₀ = uᵏ⁻¹`` and line 12 as printed, so the two can be compared numerically; ``"line6"`` and
+``"line12"`` take only that line as printed and the other as Lan writes it.
 
 Parameters (``rule``):
 
@@ -91,7 +92,9 @@ from mixbounds.solvers.regularized import Accuracy, PlaceholderObjective, reform
 from mixbounds.solvers.result import SolveResult
 
 RULES = ("book", "horizon")
-READINGS = ("lan", "printed")
+#: "lan": Lan's GS; "printed": lines 6 and 12 as printed; "line6" / "line12": only that line as printed, the
+#: other as Lan writes it (which of the two printed lines breaks convergence)
+READINGS = ("lan", "printed", "line6", "line12")
 #: restart constant: N_s = ⌈√(RESTART_C · L/μ_H)⌉ (module docstring)
 RESTART_C = 65.0
 #: default budgets
@@ -249,7 +252,7 @@ def _gs_phase(pen: PenalizedProblem, w_init: np.ndarray, D2: float, rec: _Record
         wl = (1.0 - gamma) * wbar + gamma * w
         g = pen.grad_penalty(wl)
         a = w - g / beta  # (β u^{k−1} − g)/β
-        if reading == "lan":
+        if reading not in ("printed", "line6"):
             u = w.copy()
             ut = w.copy()
         else:  # printed line 6, read sequentially: u_0 := ũ_0 (= ũ^{k−1}), then ũ_0 := u^{k−1}
@@ -265,7 +268,7 @@ def _gs_phase(pen: PenalizedProblem, w_init: np.ndarray, D2: float, rec: _Record
             ut += th * u
         inner_budget[0] -= T
         w = u
-        if reading == "lan":
+        if reading not in ("printed", "line12"):
             wbar = (1.0 - gamma) * wbar + gamma * ut
         else:  # printed line 12
             wbar = gamma * ut + (1.0 - gamma) * wtil_prev

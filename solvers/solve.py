@@ -32,31 +32,58 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
 
     Parameters
     ----------
-    problem : :class:`~mixbounds.instances.problem.MixedProblem` of class consensus, shared,
-        coupled, coupled_local or mixed, with a smooth strongly convex objective.
-    method : ``"apapc"`` (Chebyshev-accelerated, the paper's method) or
-        ``"apapc-nocheb"`` (same reformulation without polynomials: the control).
-    eps : target relative squared error on ``(x, X̃)``.
-    x_star : exact solution in the u-layout (``x̃`` copied to every node); computed by
+    problem : mixbounds.instances.problem.MixedProblem
+        Of class consensus, shared, coupled, coupled_local or mixed, with a smooth strongly convex objective.
+    method : {"apapc", "apapc-nocheb"}
+        Chebyshev-accelerated (the paper's method), or the same reformulation without polynomials (the
+        negative control).
+    eps : float
+        Target relative squared error on ``(x, X̃)``.
+    x_star : array_like, optional
+        Exact solution in the u-layout (``x̃`` copied to every node); computed by
         :func:`mixbounds.instances.reference.kkt.reference_solution` when ``None``.
-    max_iter : iteration budget (a run that hits it has ``converged=False``, ``reason="budget"``).
-    max_calls : call budget (default none): the run stops with ``reason="budget"`` once some
-        oracle has been called ``max_calls`` times (set-up calls included).
-    spectra, constants : ``"lemma"`` (theory bounds, default) or ``"exact"`` (see
-        :mod:`mixbounds.solvers.reformulations`); ``constants`` also ``"spectral"`` (exact constants of ``G``
-        by Lanczos on operators, any size, counted in the result's ``setup_counts``), ``"bounds"``
-        (closed-form bounds, no oracle call) and ``"auto"`` (one of the two by a cost model):
-        :mod:`mixbounds.solvers.constants`.
-    x0 : start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
-    oracles : counted oracles to use (default: new); tests pass wrapped ones.
-    materialize : apply fixed polynomial operators as matrices built from their counted
-        recurrence (same counts, values equal to rounding; see ``mixbounds.solvers.reformulations``).
-    timings : a dict that receives the wall seconds of the set-up (``"setup"``: the reformulation, its
-        constants and right-hand side) and of the iterations (``"iterations"``), for reports.
-    facts : the spectral facts of :func:`mixbounds.instances.spectra.solver_facts` when already known (computed when ``None``).
-    settle : stop rule (see :func:`mixbounds.solvers.apapc.apapc`): ``0`` stops at the first error
-        ``<= eps``; ``s > 0`` only once the last ``s·k`` errors are all ``<= settle_eps``
-        (default ``eps``) and the error has reached ``eps``.
+    max_iter : int
+        Iteration budget (a run that hits it has ``converged=False``, ``reason="budget"``).
+    spectra : {"lemma", "exact"}
+        Spectral intervals from the lemmas' bounds (default) or computed exactly
+        (:mod:`mixbounds.solvers.reformulations`).
+    constants : {"lemma", "exact", "spectral", "bounds", "auto"}
+        The constants of ``G``: the lemmas' bounds (default), exact, by Lanczos on operators at any size (its
+        products counted in the result's ``setup_counts``), closed-form bounds from the lemma's facts (no oracle
+        call), or one of the last two chosen by a cost model (:mod:`mixbounds.solvers.constants`).
+    x0 : array_like, optional
+        Start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
+    oracles : mixbounds.solvers.oracles.CountedOracles, optional
+        Counted oracles to use (default: new ones); tests pass wrapped ones.
+    materialize : bool
+        Apply fixed polynomial operators as matrices built from their counted recurrence (same counts, values
+        equal to rounding; :mod:`mixbounds.solvers.reformulations`).
+    settle : float
+        Stop rule (:func:`mixbounds.solvers.apapc.apapc`): ``0`` stops at the first error ``<= eps``; ``s > 0``
+        only once the last ``s·k`` errors are all ``<= settle_eps`` and the error has reached ``eps``.
+    settle_eps : float, optional
+        The level of the settle rule (default ``eps``).
+    max_calls : int, optional
+        Call budget: the run stops with ``reason="budget"`` once some oracle has been called ``max_calls`` times
+        (set-up calls included).
+    facts : dict, optional
+        The spectral facts of :func:`mixbounds.instances.spectra.solver_facts` when already known (computed when
+        ``None``).
+    timings : dict, optional
+        Receives the wall seconds of the set-up (``"setup"``: the reformulation, its constants and right-hand side)
+        and of the iterations (``"iterations"``), for reports.
+
+    Returns
+    -------
+    mixbounds.solvers.result.SolveResult
+        Counts per oracle and per iteration, the error history, ``converged`` and the stop reason; ``params``
+        hold every degree, scaling, constant and interval used; ``setup_counts`` the rounds spent estimating
+        constants.
+
+    Raises
+    ------
+    ValueError
+        An unknown method, a class without a method, or an ``x_star`` of the wrong length.
     """
     if method not in METHODS:
         raise ValueError(f"solve: unknown method {method!r}; expected one of {METHODS}")

@@ -244,9 +244,9 @@ def test_cli_runs_and_writes(tmp_path, monkeypatch, capsys):
     assert "Set-up: the per-accuracy counts" in (out / "report.md").read_text()
 
 
-def test_readme_example_is_the_shipped_diging():
-    """The README's complete example is examples/diging.py's function, character for character."""
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("def diging(problem, oracles):", 1)[1].split("```", 1)[0]
+def test_guide_example_is_the_shipped_diging():
+    """The method designer's guide shows examples/diging.py's function as the complete example, character for character."""
+    guide = (ROOT / "docs" / "guides" / "method-designer.md").read_text()
+    block = guide.split("def diging(problem, oracles):", 1)[1].split("```", 1)[0]
     src = (ROOT / "examples" / "diging.py").read_text().split("def diging(problem, oracles):", 1)[1]
     assert block.strip() == src.strip().replace("\n\n\n", "\n\n")

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
+from helpers import installed_copy
 
 pytestmark = pytest.mark.mutants
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBPACKAGES = ("bounds", "instances", "solvers", "checks", "plots")
 
 #: name → (file, [(old, new)], claims subset, globs of which at least one failing id must match)
 MUTANTS = {
@@ -76,15 +75,6 @@ MUTANTS = {
 }
 
 
-def _copy(dst: Path) -> Path:
-    """The installed layout of the package under ``dst`` (importable with ``PYTHONPATH=dst``)."""
-    pkg = dst / "mixbounds"
-    shutil.copytree(ROOT / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    for sub in SUBPACKAGES:
-        shutil.copytree(ROOT / sub, pkg / sub, ignore=shutil.ignore_patterns("__pycache__"))
-    return pkg
-
-
 def _mutate(pkg: Path, rel: str, edits) -> None:
     f = pkg / rel
     text = f.read_text()
@@ -120,7 +110,7 @@ def _details(doc: dict, ids: list[str]) -> list[str]:
 
 def test_unmodified_copy_exits_0(tmp_path):
     root = tmp_path / "src"
-    _copy(root)
+    installed_copy(root)
     claims = ",".join(sorted({m[2] for m in MUTANTS.values()}))
     code, doc = _verify(root, claims, tmp_path / "out")
     assert code == 0, _failing(doc)
@@ -131,7 +121,7 @@ def test_unmodified_copy_exits_0(tmp_path):
 def test_mutant_is_caught(name, tmp_path):
     rel, edits, claims, must = MUTANTS[name]
     root = tmp_path / "src"
-    pkg = _copy(root)
+    pkg = installed_copy(root)
     _mutate(pkg, rel, edits)
     code, doc = _verify(root, claims, tmp_path / "out")
     bad = _failing(doc)

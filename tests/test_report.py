@@ -139,7 +139,7 @@ def test_instance_text_reads_fixed_parameters_and_sizes_from_the_points():
 def test_how_to_read_is_generated_from_the_checks_constants(doc, monkeypatch):
     from dataclasses import replace
 
-    from mixbounds.checks import rates
+    from mixbounds.checks import rate_measure
     from mixbounds.checks.tiers import FULL, QUICK, TINY
 
     from mixbounds.report import rules
@@ -150,7 +150,7 @@ def test_how_to_read_is_generated_from_the_checks_constants(doc, monkeypatch):
         assert needle in md, needle
     monkeypatch.setattr(rules, "TIERS", (TINY, replace(QUICK, table1=replace(QUICK.table1, lower_slope_tol=0.777)),
                                          replace(FULL, tables24=replace(FULL.tables24, slope_tol=0.555))))
-    monkeypatch.setattr(rates, "SETTLE", 0.25)
+    monkeypatch.setattr(rate_measure, "SETTLE", 0.25)
     md2 = report.render_markdown(doc)
     row = next(ln for ln in md2.splitlines() if ln.startswith("| Table 1, lower-bound engine"))
     assert row.endswith("| **0.25** | 0.777 | 0.08 |")  # this run is tier tiny: its column is bold

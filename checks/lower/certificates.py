@@ -7,14 +7,14 @@ matching solver slope shows the method is fast on the instance, not that the ins
 (docs/design.md, "Certificates").  For every statement × parameter with ``θ > 0`` the certificate is read from
 the engine's lower-bound results (:mod:`mixbounds.checks.lower.slopes`) of the same run:
 
-``printed``          the engine's bound on the construction as printed has the claimed slope (``pass``).  For
-                     the mixed row the paper prints no construction; it cites "the combination of lower bounds"
-                     of thm:LN_upper_bound and thm:coupled_iclr: the ``cited`` direct sum counts as printed, and
-                     the suite's C&L ⊕ shared family (result ids without suffix) as ``variant:cl-shared``.
-``variant:<name>``   only on a documented corrected or natural construction (:data:`VARIANT_ORDER`).
-``refuted``          a method of the class whose counts grow with a smaller exponent on every construction
-                     tried (:data:`REFUTATIONS`, with the numbers).  None is recorded: no such method was found.
-``none``             undecided; the reason lists what was tried (each lower result's verdict).
+* ``printed``: the engine's bound on the construction as printed has the claimed slope (``pass``).  For the
+  mixed row the paper prints no construction; it cites "the combination of lower bounds" of thm:LN_upper_bound
+  and thm:coupled_iclr: the ``cited`` direct sum counts as printed, and the suite's C&L ⊕ shared family (result
+  ids without suffix) as ``variant:cl-shared``.
+* ``variant:<name>``: only on a documented corrected or natural construction (:data:`VARIANT_ORDER`).
+* ``refuted``: a method of the class whose counts grow with a smaller exponent on every construction tried
+  (:data:`REFUTATIONS`, with the numbers).  None is recorded: no such method was found.
+* ``none``: undecided; the reason lists what was tried (each lower result's verdict).
 
 A statement's certificate is its weakest parameter's (``refuted`` < ``none`` < ``variant`` < ``printed``).
 

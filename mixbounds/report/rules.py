@@ -11,11 +11,12 @@ results document carries them (``summary.lower_bound_certificates`` and per-resu
 
 from __future__ import annotations
 
-from mixbounds.checks import nonsmooth, rates, sweeps
+from mixbounds.checks import nonsmooth, rate_measure, rates, sweeps
 from mixbounds.checks.expected import EXPECTED
 from mixbounds.checks.lemmas import base as lemmas
 from mixbounds.checks.lower import slopes as lower
 from mixbounds.checks.tiers import TIERS
+from mixbounds.checks.verdict import NOT_EXERCISED
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
@@ -50,7 +51,7 @@ def _statuses() -> list:
 
 
 def _per_accuracy() -> list:
-    frac = rates.SETTLE
+    frac = rate_measure.SETTLE
     return [
         f"**Solver, Table 1** (`checks/rates.py`): the cost between the relative squared errors "
         f"ε₁ = {sweeps.UB_EPS1:g} "
@@ -96,13 +97,14 @@ def _rule_rows(tier: str, doc: dict) -> list:
         ["Table 1, solver on the worst-case construction (`…tight`)", "|slope − θ_f| ≤ tol",
          *_tiers(rt, tier)],
         ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rt, tier)],
-        ["Table 1, solver on a random family (`…upper@family`)", "slope ≤ θ_f + tol (an upper bound only)",
-         *_tiers(rt, tier)],
+        ["Table 1, solver on a random family or the PEP worst cases (`…upper@family`, `…upper@pep-worst`)",
+         f"slope ≤ θ_f + tol (an upper bound only); a pass whose 95% CI lies wholly below θ_f − tol reads "
+         f"`{NOT_EXERCISED}`", *_tiers(rt, tier)],
         ["Table 1, lower-bound engine (`…lower`, `…lower@variant`)",
          "θ_f − tol ≤ slope ≤ max(θ_f, θ) + tol; below: finding (weaker bound than claimed); above: fail; "
          "zero counts at some points: finding", *_tiers(lambda t: t.table1.lower_slope_tol, tier)],
-        ["Tables 2–4, κ sweeps at fixed accuracy parameter", "slope ≤ θ_f + tol; absent: |slope| ≤ tol",
-         *_tiers(nt, tier)],
+        ["Tables 2–4, κ sweeps at fixed accuracy parameter", f"slope ≤ θ_f + tol (CI wholly below θ_f − tol: "
+         f"`{NOT_EXERCISED}`); absent: |slope| ≤ tol", *_tiers(nt, tier)],
         ["Table 2, κ sweeps (log of the initial primal-dual distance allowed)",
          f"slope ≤ θ_f + tol + {nonsmooth.T2_LOG_ALLOWANCE:g}", *_tiers(t2k, tier)],
         ["Table 2, accuracy sweep (L_fR²/ε)",
