@@ -254,12 +254,12 @@ class Reformulation:
     def _set_up_facts(self, facts: dict | None) -> None:
         if facts is None:
             f, _ = solver_facts(self.problem)
-            self.info["facts_source"] = "computed from the matrices"
+            self.facts_source = "computed from the matrices"
         else:
             f = {k: float(v) for k, v in facts.items()}
             if set(f) != fact_keys(self.problem):
                 raise ValueError(f"Reformulation: facts= has keys {sorted(f)}, expected {sorted(fact_keys(self.problem))}")
-            self.info["facts_source"] = "given"
+            self.facts_source = "given"
         if self.has_A and f["lambda_min_S_A"] <= 0:
             raise ValueError("Reformulation: S_A = (1/n)Σ A_i A_iᵀ is zero; the coupled constraint is void")
         if self.has_C and f["mu_C"] <= 0:
