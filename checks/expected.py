@@ -61,6 +61,13 @@ EXPECTED: tuple[Expected, ...] = _lemma_findings() + (
              "T4.mixed.A prints √κ̂_A; the counts follow √κ̃_AC as the proof says"),
     Expected("T4.mixed.A.kappa_AC.*", "table:nonsmooth_strconv_optimization_constraints",
              "T4.mixed.A prints √κ̂_A (κ̃_AC absent); the counts follow √κ̃_AC as the proof says"),
+    # statements outside the tables and the Table 4 homotopy (mixbounds.checks.statements)
+    Expected("S.sliding.strong.B.M_mu_eps.upper", "thm:upper_bound_nonsmooth_affine_constraints",
+             "part 2 prints no log; its proof (app:affine_constraint_nonsmooth) fixes the penalty at ε and has "
+             "N_s = O(√(L/μ) log(1/ε)): the generic-B counts follow the log-including rate, as Table 4's"),
+    Expected("S.consensus.nonsmooth.grad.MR_eps.upper", "sec:affine_constraints_statements",
+             "Section 3.2 prints O(M_f²R²/ε) subgradients for nonsmooth consensus; scaman2018optimal and Table 3 have ε²: "
+             "Gradient Sliding's counts exceed the printed exponent and stay within the source's"),
     # the CLI self-test fixture (checks/run/_selftest.py)
     Expected("*@selftest", "checks/_selftest.py", "deliberate finding of the self-test fixture"),
 )

@@ -104,6 +104,7 @@ from mixbounds.checks.verdict_engine import (
     judge_sweep,
 )
 from mixbounds.instances.families import build
+from mixbounds.solvers.homotopy_sliding import homotopy_gradient_sliding
 from mixbounds.solvers.regularized import counts_at, regularized_apapc
 from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution, restarted_gradient_sliding
 from mixbounds.solvers.subgradient import projected_subgradient
@@ -202,6 +203,8 @@ def point(table: int, family: str, params: dict, x: float, solver: str, method: 
             res = gradient_sliding(P, eps=eps, x_star=u_star, R=R, method=method, x0=u0, max_inner=max_inner)
         elif solver == "restarted":
             res = restarted_gradient_sliding(P, eps=eps, x_star=u_star, R=R, method=method, x0=u0, max_inner=max_inner)
+        elif solver == "homotopy":
+            res = homotopy_gradient_sliding(P, eps=eps, x_star=u_star, R=R, method=method, x0=u0, max_inner=max_inner)
         elif solver == "subgradient":
             res = projected_subgradient(P, eps=eps, x_star=u_star, method=method, x0=u0, max_iter=max_inner)
         else:
@@ -209,7 +212,7 @@ def point(table: int, family: str, params: dict, x: float, solver: str, method: 
         counts = res.counts if res.converged else None
         out["hit_row"] = int(res.iterations)
         out.update(M=M, R=R, R_u=float(np.linalg.norm(u0 - u_star)), Y_norm=ws["Y_norm"])
-        if solver == "restarted":
+        if solver in ("restarted", "homotopy"):
             out["phases"] = len(res.params.get("phases", []))
     out["realized"][ACC[table]] = float(x)
     out.update(eps=eps, converged=bool(res.converged), reason=res.reason, iterations=int(res.iterations),

@@ -175,6 +175,37 @@ class PEPSweeps:
     networks: bool
 
 
+@dataclass(frozen=True)
+class StatementSweeps:
+    """The rate statements outside the tables (:mod:`mixbounds.checks.statements`) and the Table 4 penalty homotopy
+    (:mod:`mixbounds.checks.statements.homotopy`).  Ranges are ``(lo, hi)`` of the swept parameter."""
+
+    #: points per sweep
+    points: int
+    #: slope tolerance (APAPC: per-accuracy iterations, smooth in κ_B; GS: counts to a first hit, ±15% phase noise)
+    slope_tol: float
+    #: thm:apapc, χ-dominated regime (τ = 1, χ >= 4κ_G): κ_G and the κ_B range
+    apapc_chi: tuple
+    #: thm:apapc, √(κ_G χ) regime (τ < 1, χ <= κ_G/10): κ_G and the κ_B range
+    apapc_sqrt: tuple
+    #: thm:upper_bound_nonsmooth_affine_constraints: κ_B range, accuracy ranges (x = MR/ε, M/√(με)) and the base
+    #: point of the other sweep
+    sliding_kappa_B: tuple
+    sliding_x_convex: tuple
+    sliding_x_strong: tuple
+    sliding_base: Mapping[str, float]
+    #: nonsmooth consensus (Section 3.2): accuracy range, κ_W range, base point
+    consensus_x: tuple
+    consensus_kappa_W: tuple
+    consensus_base: Mapping[str, float]
+    #: the homotopy (full tier only, mixbounds.checks.statements.homotopy): Table 4 classes run, the largest accuracy
+    #: parameter of their grid (Tables24Sweeps' Table 4 grid cut there: the homotopy's early phases cost O(x²)
+    #: subgradients), and the accuracy range of the generic-B experiment
+    homotopy_classes: tuple
+    homotopy_x_max: float
+    homotopy_generic_x: tuple
+
+
 @dataclass(frozen=True, eq=False)
 class Tier:
     """One tier: its name and every number it sets, grouped by what they configure (compared by identity)."""
@@ -186,6 +217,7 @@ class Tier:
     bench: BenchSweeps | None
     lemmas: LemmaCases
     pep: PEPSweeps
+    statements: StatementSweeps
 
     def __repr__(self) -> str:
         return f"Tier({self.name!r})"
@@ -221,6 +253,12 @@ TINY = Tier(
         adversarial_budget=(8, 1, 20), adversarial_cost=0.5),
     pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 31.6), kappa_W_range=(100.0, 316.0),
                   points=3, networks=False),
+    statements=StatementSweeps(
+        points=3, slope_tol=0.25, apapc_chi=(2.0, (200.0, 600.0)), apapc_sqrt=(300.0, (3.0, 9.0)),
+        sliding_kappa_B=(10.0, 30.0), sliding_x_convex=(20.0, 60.0), sliding_x_strong=(5.0, 15.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
+        consensus_x=(12.0, 36.0), consensus_kappa_W=(10.0, 30.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
+        homotopy_classes=("coupled",), homotopy_x_max=20.0, homotopy_generic_x=(100.0, 300.0)),
 )
 
 QUICK = Tier(
@@ -265,6 +303,12 @@ QUICK = Tier(
         remark_cases=6, adversarial_budget=(24, 2, 40), adversarial_cost=1.0),
     pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 100.0), kappa_W_range=(100.0, 1000.0),
                   points=4, networks=False),
+    statements=StatementSweeps(
+        points=4, slope_tol=0.2, apapc_chi=(2.0, (200.0, 2000.0)), apapc_sqrt=(300.0, (3.0, 30.0)),
+        sliding_kappa_B=(10.0, 100.0), sliding_x_convex=(10.0, 100.0), sliding_x_strong=(5.0, 50.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
+        consensus_x=(12.0, 120.0), consensus_kappa_W=(10.0, 100.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
+        homotopy_classes=("coupled", "shared"), homotopy_x_max=50.0, homotopy_generic_x=(100.0, 1000.0)),
 )
 
 FULL = Tier(
@@ -300,6 +344,13 @@ FULL = Tier(
         remark_units=tuple(range(2, 41)), remark_cases=40, adversarial_budget=(300, 8, 2400), adversarial_cost=60.0),
     pep=PEPSweeps(classes=("consensus", "coupled", "shared"), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
                   points=7, networks=True),
+    statements=StatementSweeps(
+        points=7, slope_tol=0.12, apapc_chi=(10.0, (1000.0, 100000.0)), apapc_sqrt=(10000.0, (10.0, 1000.0)),
+        sliding_kappa_B=(10.0, 1000.0), sliding_x_convex=(10.0, 1000.0), sliding_x_strong=(5.0, 500.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 40.0, "M_mu_eps": 20.0}),
+        consensus_x=(15.0, 1500.0), consensus_kappa_W=(10.0, 1000.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 60.0}),
+        homotopy_classes=("coupled", "shared", "coupled_local", "mixed"), homotopy_x_max=400.0,
+        homotopy_generic_x=(100.0, 1000.0)),
 )
 
 #: every tier, smallest first

@@ -67,6 +67,10 @@ MUTANTS = {
         "instances/reference/deflated_kkt.py",
         [("        v += self.Y @ e[: self.Y.shape[1]]\n", "        v += self.Y[:, kz:] @ e[kz: self.Y.shape[1]]\n")],
         "audit.reference.T3.*", ["audit.reference.T3.coupled_local"]),
+    "affine-kappa-B-squared": (
+        "instances/affine.py", [("    B = np.sqrt(np.geomspace(1.0, kB, s))[:, None] * V.T\n",
+                                 "    B = np.geomspace(1.0, kB, s)[:, None] * V.T\n")],
+        "S.sliding.convex.B.kappa_B.upper", ["S.sliding.convex.B.kappa_B.upper"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
