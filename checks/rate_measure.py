@@ -49,7 +49,8 @@ def rate_point(inst, x_star, *, method: str = "apapc", eps1: float = UB_EPS1, ep
            "variables": inst.problem.layout.size, "chain_length": inst.params.get("chain_length"),
            "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
            "final_error": res.final_error(), "counts1": res.counts_to(eps1), "counts2": res.counts_to(eps2),
-           "counts": res.counts, "solver": {k: res.params[k] for k in ("degrees", "tau", "L_G", "mu_G", "interval") if k in res.params}}
+           "counts": res.counts, "setup_counts": res.setup_counts,
+           "solver": {k: res.params[k] for k in ("degrees", "tau", "L_G", "mu_G", "interval") if k in res.params}}
     # convergence guard: the error at the returned x, recomputed here from x and x* (not the solver's flag)
     out["final_error_recomputed"], why = convergence_guard(res, x_star, eps2)
     out["eps_asked"] = eps2

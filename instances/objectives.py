@@ -51,6 +51,60 @@ def block_diag_u(blocks: Sequence, layout: Layout, *, square: bool = False) -> s
     return Z
 
 
+#: nodes per chunk of the vectorised symmetry test of dense node blocks (bounds its temporary array)
+SYMMETRY_CHUNK = 512
+
+
+def dense_node_blocks(blocks: Sequence, k: int) -> np.ndarray | None:
+    """The ``(n, k, k)`` array of ``k × k`` CSR blocks each stored densely (every entry, sorted column indices), or
+    ``None`` when some block is not (then the per-block path applies)."""
+    n = len(blocks)
+    if n == 0 or not all(isinstance(B, sp.csr_matrix) and B.shape == (k, k) and B.nnz == k * k for B in blocks):
+        return None
+    indptr = np.concatenate([B.indptr for B in blocks]).reshape(n, k + 1)
+    if not np.array_equal(indptr, np.broadcast_to(np.arange(k + 1) * k, (n, k + 1))):
+        return None
+    indices = np.concatenate([B.indices for B in blocks]).reshape(n * k, k)
+    if not np.array_equal(indices, np.broadcast_to(np.arange(k), (n * k, k))):
+        return None
+    return np.concatenate([B.data for B in blocks]).reshape(n, k, k)
+
+
+def _dense_blocks_valid(S: np.ndarray, q_blocks: Sequence) -> bool:
+    """Every dense block finite and symmetric (to the per-block test's ``1e-10`` relative), every ``q_i`` finite."""
+    if not all(np.all(np.isfinite(q)) for q in q_blocks):
+        return False
+    for a in range(0, S.shape[0], SYMMETRY_CHUNK):
+        C = S[a:a + SYMMETRY_CHUNK]
+        if not np.all(np.isfinite(C)):
+            return False
+        asym = np.abs(C - C.transpose(0, 2, 1)).max(axis=(1, 2))
+        if np.any(asym > 1e-10 * np.maximum(np.abs(C).max(axis=(1, 2)), 1e-300)):
+            return False
+    return True
+
+
+def dense_block_diag_u(S: np.ndarray, layout: Layout) -> sp.csr_matrix:
+    """:func:`block_diag_u` (``square=True``) of the dense node blocks ``S`` (``(n, k, k)``, every ``d_i + d̃ = k``),
+    built from index arithmetic: the same CSR arrays (row order, entry order within a row, index dtype) as the
+    per-block construction, without its ~10 sparse objects per node."""
+    n, k, _ = S.shape
+    N = n * k
+    z_to_u, u_to_z = layout.z_to_u, layout.u_to_z
+    # z-layout row r of node i = r // k holds the columns i·k … i·k + k − 1 in order; the u-layout matrix has row
+    # u ← z-row z_to_u[u], each column c mapped to u_to_z[c], the entries kept in z-column order
+    cols = (np.arange(N) // k * k)[:, None] + np.arange(k)[None, :]
+    data = S.reshape(N, k)
+    identity = bool(np.array_equal(z_to_u, np.arange(N)))
+    if not identity:
+        data = data[z_to_u]
+        cols = u_to_z[cols[z_to_u]]
+    idx = np.int32 if N * k < np.iinfo(np.int32).max else np.int64
+    indptr = (np.arange(N + 1, dtype=np.int64) * k).astype(idx)
+    Q = sp.csr_matrix((np.ascontiguousarray(data).reshape(-1), cols.astype(idx).reshape(-1), indptr), shape=(N, N))
+    return Q
+
+
 class Objective(ABC):
     """``F(u) = Σ_i f_i(z_i)``.  Subclasses set ``layout``, ``L``, ``mu``, ``M``."""
 
@@ -98,7 +152,12 @@ class QuadraticObjective(Objective):
         self.layout = layout
         self.Q_blocks = tuple(_to_sparse(Q) for Q in Q_blocks)
         self.q_blocks = tuple(np.asarray(q, dtype=float).ravel() for q in q_blocks)
-        for i, (Q, q) in enumerate(zip(self.Q_blocks, self.q_blocks)):
+        # equal dense node blocks (the random families' Q_i): one vectorised test and index arithmetic for Q; any
+        # failing test falls to the per-block loop, which names the first node at fault
+        k = layout.d[0] + layout.dt if n and len(set(layout.d)) == 1 else None
+        S = dense_node_blocks(self.Q_blocks, k) if k else None
+        fast = S is not None and all(q.shape == (k,) for q in self.q_blocks) and _dense_blocks_valid(S, self.q_blocks)
+        for i, (Q, q) in enumerate(zip(self.Q_blocks, self.q_blocks) if not fast else ()):
             k = layout.d[i] + layout.dt
             if Q.shape != (k, k):
                 raise ValueError(f"node {i}: Q_{i} has shape {Q.shape}, expected ({k}, {k}) for z_i = (x_i, x̃)")
@@ -109,7 +168,7 @@ class QuadraticObjective(Objective):
             asym = abs(Q - Q.T)
             if asym.nnz and asym.max() > 1e-10 * max(abs(Q).max(), 1e-300):
                 raise ValueError(f"node {i}: Q_{i} is not symmetric (f_i must be a convex quadratic)")
-        self.Q = block_diag_u(self.Q_blocks, layout, square=True)
+        self.Q = dense_block_diag_u(S, layout) if fast else block_diag_u(self.Q_blocks, layout, square=True)
         self.q = np.concatenate(self.q_blocks)[layout.z_to_u] if layout.size else np.zeros(0)
         self._row_node = layout.node_of_u
         if L is None or mu is None:

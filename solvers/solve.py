@@ -9,6 +9,9 @@ variables ``(x, X̃)`` and returns a :class:`~mixbounds.solvers.result.SolveResu
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+
 import numpy as np
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers.apapc import APAPCParameters, apapc
@@ -23,7 +26,8 @@ MAX_ITER = 100_000
 def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max_iter: int = MAX_ITER,
           spectra: str = "lemma", constants: str = "lemma", x0=None,
           oracles: CountedOracles | None = None, materialize: bool = True, settle: float = 0.0,
-          settle_eps: float | None = None, max_calls: int | None = None) -> SolveResult:
+          settle_eps: float | None = None, max_calls: int | None = None, facts: dict | None = None,
+          timings: dict | None = None) -> SolveResult:
     """Solve ``problem`` with APAPC on the paper's reformulation.
 
     Parameters
@@ -43,9 +47,10 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     spectra : {"lemma", "exact"}
         Spectral intervals from the lemmas' bounds (default) or computed exactly
         (:mod:`mixbounds.solvers.reformulations`).
-    constants : {"lemma", "exact", "spectral"}
-        The constants of ``G``: the lemmas' bounds (default), exact, or by Lanczos on operators at any size
-        (:mod:`mixbounds.solvers.constants`).
+    constants : {"lemma", "exact", "spectral", "bounds", "auto"}
+        The constants of ``G``: the lemmas' bounds (default), exact, by Lanczos on operators at any size (its
+        products counted in the result's ``setup_counts``), closed-form bounds from the lemma's facts (no oracle
+        call), or one of the last two chosen by a cost model (:mod:`mixbounds.solvers.constants`).
     x0 : array_like, optional
         Start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
     oracles : mixbounds.solvers.oracles.CountedOracles, optional
@@ -61,12 +66,19 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     max_calls : int, optional
         Call budget: the run stops with ``reason="budget"`` once some oracle has been called ``max_calls`` times
         (set-up calls included).
+    facts : dict, optional
+        The spectral facts of :func:`mixbounds.instances.spectra.solver_facts` when already known (computed when
+        ``None``).
+    timings : dict, optional
+        Receives the wall seconds of the set-up (``"setup"``: the reformulation, its constants and right-hand side)
+        and of the iterations (``"iterations"``), for reports.
 
     Returns
     -------
     mixbounds.solvers.result.SolveResult
         Counts per oracle and per iteration, the error history, ``converged`` and the stop reason; ``params``
-        hold every degree, scaling, constant and interval used.
+        hold every degree, scaling, constant and interval used; ``setup_counts`` the rounds spent estimating
+        constants.
 
     Raises
     ------
@@ -80,7 +92,9 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     u_star = np.asarray(x_star, dtype=float).ravel()
     if u_star.shape != (problem.layout.size,):
         raise ValueError(f"solve: x_star must be a u-layout vector of length {problem.layout.size}, got shape {u_star.shape}")
-    ref = Reformulation(problem, oracles, method=method, spectra=spectra, constants=constants, materialize=materialize)
+    t0 = time.perf_counter()
+    ref = Reformulation(problem, oracles, method=method, spectra=spectra, constants=constants, materialize=materialize,
+                        eps=eps, facts=facts)
     u0 = np.zeros(problem.layout.size) if x0 is None else np.asarray(x0, dtype=float).ravel()
     w0 = ref.from_u(u0)
     den = ref.sq_distance(w0, u_star)
@@ -94,7 +108,8 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
 
     lo, hi = ref.interval
     params = APAPCParameters.rule(ref.L_G, ref.mu_G, hi, lo)
-    return apapc(
+    t1 = time.perf_counter()
+    res = apapc(
         grad_G=ref.grad_G,
         apply_BtB=ref.apply_normal,
         Btb=ref.normal_rhs,
@@ -111,6 +126,9 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
         settle_eps=settle_eps,
         max_calls=max_calls,
     )
+    if timings is not None:
+        timings.update(setup=t1 - t0, iterations=time.perf_counter() - t1)
+    return replace(res, setup_counts=ref.setup_counts)
 
 
 __all__ = ["MAX_ITER", "solve"]

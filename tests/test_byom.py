@@ -240,6 +240,10 @@ def test_cli_runs_and_writes(tmp_path, monkeypatch, capsys):
     assert all(p["ratio"] >= 1 for p in comm["points"]) and math.isfinite(comm["lower"]["slope"])
     assert (out / "report.md").is_file() and (out / "report.html").is_file() and (out / "bench.json").is_file()
     assert "optimal" in (out / "report.md").read_text() and len(list((out / "plots").glob("*.png"))) == 8
+    # set-up counted and said: what each count includes, APAPC's constants-estimation rounds (lemma constants: 0)
+    assert all(r["counts_basis"]["per_accuracy"].startswith("rounds between") for r in doc["results"])
+    assert all(r["apapc"]["setup_counts"] == 0 for r in doc["results"])
+    assert "Set-up: the per-accuracy counts" in (out / "report.md").read_text()
 
 
 def test_guide_example_is_the_shipped_diging():

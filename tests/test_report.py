@@ -147,7 +147,7 @@ def test_how_to_read_is_generated_from_the_checks_constants(doc, monkeypatch):
 
     md = report.render_markdown(doc)
     for needle in ("θ_f − tol ≤ slope ≤ max(θ_f, θ) + tol", "ε₁ = 0.01 and ε₂ = 1e-06", "last 0.333 of its iterations",
-                   "≤ 0.0001·e₀", "spans 4 decades"):
+                   "≤ 0.0001·e₀", "spans 4 decades", "include the set-up the method does through its oracles"):
         assert needle in md, needle
     monkeypatch.setattr(rules, "TIERS", (TINY, replace(QUICK, table1=replace(QUICK.table1, lower_slope_tol=0.777)),
                                          replace(FULL, tables24=replace(FULL.tables24, slope_tol=0.555))))

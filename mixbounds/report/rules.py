@@ -75,6 +75,12 @@ def _per_accuracy() -> list:
         f"the sliding methods, counts to the first (ε, δ)-solution as in Tables 2–4.",
         "Slopes are ordinary least-squares fits of log(count) against log(realized parameter), the parameter "
         "computed from the instance's own matrices; ± is the half-width of the 95% confidence interval.",
+        "**Set-up**: a per-accuracy count is a difference between two error levels, so the rounds spent before the "
+        "first iteration are not in it. Counts *to* an error level (first-hit counts, the consistency comparison with "
+        "the engine's bound) run from the start and include the set-up the method does through its oracles: for "
+        "APAPC the right-hand side Bᵀb′ (row 0 of its history). The checks run APAPC with the lemma's constants, "
+        "which cost no oracle round (`setup_counts` 0); `mixbounds solve` reports any rounds spent estimating "
+        "constants as `setup_counts`, apart from its `counts`.",
     ]
 
 
