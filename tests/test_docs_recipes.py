@@ -249,7 +249,7 @@ def _register_family(pkg: Path) -> None:
     """The recipe's step 2: import the module in ``checks/registry.py`` and add it to ``FAMILIES``."""
     _edit(pkg, "checks/registry.py", "from mixbounds.checks.lower import slopes\n",
           "from mixbounds.checks.lower import slopes\nfrom mixbounds.checks import toy_family\n")
-    _edit(pkg, "checks/registry.py", "audit_constants, pep)", "audit_constants, pep, toy_family)")
+    _edit(pkg, "checks/registry.py", "FAMILIES = (", "FAMILIES = (toy_family, ")
 
 
 def test_recipe_check_family(tmp_path):

@@ -10,7 +10,7 @@ class the theorem covers) or too large (the instance does not reach the class's 
 not the instance's) — would change every verdict of those series without any of them noticing.
 
 What is measured, per audited instance (each node's ``z_i`` block, dense; ``k_i <= 16`` in every tier)
-----------------------------------------------------------------------------------------------------
+------------------------------------------------------------------------------------------------------
 * **exactness**: at the witness of :meth:`~mixbounds.instances.objectives.LogCoshObjective.curvature_witnesses`
   the largest eigenvalue of ``∇²f_i`` must be ``L_i``, and far out along the witness direction of ``μ_i``
   (``+WITNESS_FAR`` along ``u_ij``: ``sech²`` below 1e-34) the smallest must be ``μ_i``; their maximum and
@@ -49,7 +49,7 @@ from mixbounds.instances.objectives import LogCoshObjective
 #: stated vs witnessed constants, and the bounds at the samples, relative to L_f: the witnesses are closed-form
 #: points, the eigenvalues of k <= 16 dense blocks accurate to ~1e-15 · L_f
 CONST_RTOL = 1e-9
-#: central differences with step FD_STEP: truncation ~ h² · |third derivative| <= 1e-10 · c_ij, rounding ~ 1e-16/h
+#: central differences with step FD_STEP: truncation ~ ``h² · |third derivative| <= 1e-10`` · c_ij, rounding ~ 1e-16/h
 FD_RTOL = 1e-6
 FD_STEP = 1e-5
 #: random points (and pairs, and directions) per instance

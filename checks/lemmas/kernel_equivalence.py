@@ -35,7 +35,7 @@ LABEL = "sub:shared_variable_constraints"
 #: singular values below KERNEL_RTOL·σ_max of a stacked, block-normalised matrix count as zero
 KERNEL_RTOL = 1e-10
 #: the zero/nonzero split of a stacked matrix is clear when its smallest nonzero σ/σ_max is above this
-#: (the adversarial P keep |P(λ)|/max|P| >= 1e-4 on the nonzero spectrum; rounding gives ~1e-16)
+#: (the adversarial P keep ``|P(λ)|/max|P| >= 1e-4`` on the nonzero spectrum; rounding gives ~1e-16)
 CLEAR_GAP = 1e-7
 
 

@@ -43,7 +43,7 @@ from mixbounds.solvers.reformulations import Reformulation
 #: fits within 5e-5 (consensus) and 8e-4 (coupled) reproduce V^K to 2.5e-7 and 7e-6, while the shared class's
 #: non-quadratic worst case needs 8e-2 and misses V^K by 0.27
 QUADRATIC_TOL = 1e-3
-#: |V^K(suite's APAPC on the extracted instance) − V^K(PEP)| allowed (V⁰ = 1)
+#: ``|V^K(suite's APAPC on the extracted instance) − V^K(PEP)|`` allowed (V⁰ = 1)
 AGREE_ATOL = 1e-5
 #: family name of the extracted instances
 FAMILY = "pep-worst"

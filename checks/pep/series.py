@@ -56,12 +56,12 @@ from mixbounds.instances.reference.kkt import reference_solution
 
 #: family name of the series (the result ids' ``@pep-worst``)
 FAMILY = "pep-worst"
-#: |x*(reference solve) − x*(constructed)| / |x*| allowed: the reference's KKT residual is <= 1e-9 and the
+#: ``|x*(reference solve) − x*(constructed)| / |x*|`` allowed: the reference's KKT residual is <= 1e-9 and the
 #: instances' condition numbers are <= 10⁴ (the full tier's largest κ_f), so 1e-9 · 10⁴ with a margin of 10
 XSTAR_RTOL = 1e-4
 #: singular values of XᵀG' below this fraction of the largest count as zero (the pseudo-inverse)
 PINV_RTOL = 1e-10
-#: |V¹(the suite's APAPC on the instance, from the worst-case state) − V¹(PEP)| (V⁰ = 1) for the instance to count as
+#: ``|V¹(the suite's APAPC on the instance, from the worst-case state) − V¹(PEP)|`` (V⁰ = 1) for the instance to count as
 #: the worst case.  Measured (path of 3, quick and tiny grids): worst cases over quadratics 1e-8…5e-8; the class's
 #: worst cases whose ρ equals the quadratics' to the SDP's accuracy: consensus <= 7e-7, coupled at κ_f = 10 and 17.8
 #: 1.5e-5 and 3.0e-5 (the SDP fit of mixbounds.checks.pep.extract: 5.8e-6 and 2.7e-5); non-quadratic worst cases
