@@ -126,6 +126,20 @@ def test_1_negative_control_each_command_writes_its_own_kind(suite, tmp_path, ca
     assert _verify(res) == EXIT_OK  # and verify takes its set back after report and plot wrote into it
 
 
+@pytest.mark.parametrize("redraw", [False, True], ids=["report", "report-redraw"])
+def test_1_report_goes_through_the_lock(suite, tmp_path, capsys, redraw):
+    """report takes the lock of its directory before any work: while another run holds a verify set, neither
+    the report nor (with --redraw) the figures in its plots/ are touched."""
+    res = tmp_path / "res"
+    assert _verify(res) == EXIT_OK
+    before = snap(res)
+    capsys.readouterr()
+    with outdir.OutputDir(res, "verify", command="another verify run"):
+        assert main(["report", str(res), *(["--redraw"] if redraw else [])]) == EXIT_USAGE
+    one_line_error(capsys.readouterr().err, "mixbounds report: error:", "in use by another run", "another verify run")
+    assert snap(res) == before
+
+
 def test_1_a_manifest_of_a_version_before_kinds_gets_its_kind_from_its_tool(tmp_path):
     d = tmp_path / "old"
     d.mkdir()

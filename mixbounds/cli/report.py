@@ -56,11 +56,11 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
     if screenshot is not None and find_chromium() is None:
         return _err("--screenshot needs Chromium (Debian: apt-get install chromium); nothing written")
     command = f"mixbounds report {results}"
-    try:
-        if redraw:
-            install_figures(doc, plots, what="figure directory", command=command, jobs=jobs)
-        manifest = existing_manifest(doc, plots)
+    try:  # DIR held first: a report directory in use by another run is refused before any figure is redrawn
         with OutputDir(out, "report", what=what, command=command) as od:
+            if redraw:
+                install_figures(doc, plots, what="figure directory", command=command, jobs=jobs)
+            manifest = existing_manifest(doc, plots)
             stage = od.stage()
             atomic_write_text(stage / "report.md", report.render_markdown(doc, manifest, base=od.path))
             atomic_write_text(stage / "report.html", report.render_html(doc, manifest, base=od.path))
