@@ -11,6 +11,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import stat
@@ -24,15 +25,21 @@ from pathlib import Path
 import mixbounds.plots as figures
 import numpy as np
 import pytest
+from helpers import alive
 from mixbounds.checks.audits import guards
+from mixbounds.checks.audits.calibration_tolerances import probe_all
 from mixbounds.checks.registry import all_checks
 from mixbounds.checks.run import executors, framework
 from mixbounds.checks.run._selftest import GRID, fake_checks, fake_document
 from mixbounds.checks.tiers import QUICK, TINY
+from mixbounds.instances.json_file import JSONFileError, read_json
+from mixbounds.solvers.oracles import CountedOracles
 from test_reliability import fake_draw_all, one_line_error, snap
 
 from mixbounds import outdir, verify
+from mixbounds.bench_method import classes_for
 from mixbounds.cli.command import main
+from mixbounds.cli.parsing import default_jobs
 from mixbounds.report import verify as report
 from mixbounds.verify import select_checks
 
@@ -209,8 +216,6 @@ def test_2_every_size_is_capped_options_and_param_alike(tmp_path, capsys, argv, 
 
 
 def test_2_jobs_capped_at_the_cores_with_a_note(suite, tmp_path, capsys):
-    from mixbounds.cli.parsing import default_jobs
-
     cores = default_jobs()
     assert main(["verify", "--tier", "tiny", "--no-plots", "--jobs", str(cores + 10), "--out", str(tmp_path / "o")]) \
         == EXIT_OK
@@ -277,8 +282,6 @@ def npz_dir(tmp_path_factory):
 def test_2_instance_json_fields_and_declared_sizes_are_checked(npz_dir, tmp_path, capsys, what, needle):
     """Root cause: instance.json fields were converted without type checks, and a block's or layout's declared
     size was allocated before it was compared with the data (an F.npz declaring 10¹² columns: "out of memory")."""
-    import shutil
-
     d = tmp_path / "inst"
     shutil.copytree(npz_dir, d)
     doc = json.loads((d / "instance.json").read_text())
@@ -326,14 +329,10 @@ def test_3_wrong_kind_lock_and_cache_paths_are_one_line(suite, tmp_path, capsys,
     assert _verify(d, "--no-plots") == EXIT_OK
     cache = d / ".cache"
     if what == "cache-is-a-file":
-        import shutil
-
         shutil.rmtree(cache)
         cache.write_text("x")
         needle = "point cache"
     elif what == "version-dir-is-a-file":
-        import shutil
-
         shutil.rmtree(cache / "selftest-version")
         (cache / "selftest-version").write_text("x")
         needle = "selftest-version: exists and is not a directory"
@@ -530,12 +529,12 @@ def test_4_worker_processes_end_with_their_parent(tmp_path):
     p.wait()
     t0 = time.monotonic()
     try:
-        while any(_alive(w) for w in workers):
+        while any(alive(w) for w in workers):
             assert time.monotonic() - t0 < WORKER_END_GUARD_S, "a worker outlived its parent"
             time.sleep(0.2)
     finally:  # a failing run does not leave its 300-s points holding the cores
         for w in workers:
-            if _alive(w):
+            if alive(w):
                 os.kill(w, signal.SIGKILL)
 
 
@@ -554,13 +553,6 @@ def _loky_workers(parent: int) -> list[int]:
         if ppid == parent and b"popen_loky_posix" in cmd:
             out.append(int(d.name))
     return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 # ----------------------------------------------------------------------------- 5. safe reports
@@ -609,8 +601,6 @@ def test_6_every_registered_check_is_described():
 def test_6_a_broken_counter_fails_a_subset_that_measures_with_it(tmp_path, capsys, monkeypatch):
     """In process (the mutation harness does it on a copy of the package): a comm counter missing every second
     round fails `--claims 'T1.consensus.comm.kappa_W.tight'`, through the consensus counter audit."""
-    from mixbounds.solvers.oracles import CountedOracles
-
     real = CountedOracles.comm
 
     def undercount(self, Y):
@@ -634,8 +624,6 @@ def test_6_a_broken_counter_fails_a_subset_that_measures_with_it(tmp_path, capsy
 def test_6_the_lower_bound_tolerance_has_its_boundary_probe():
     """lower:TOL was listed but not probed: now its probes go through the lower-bound verdict, and a loosened
     tolerance accepts the perturbation it must reject."""
-    from mixbounds.checks.audits.calibration_tolerances import probe_all
-
     q = probe_all()["lower:TOL[quick]"]
     assert q["accepts_tolerate"] and not q["accepts_detect"]
     orig = QUICK.table1
@@ -657,15 +645,11 @@ def test_7_instance_directories_are_ordinary_directories(tmp_path):
 
 
 def test_7_duplicated_classes_run_once():
-    from mixbounds.bench_method import classes_for
-
     assert classes_for(None, ["consensus", "coupled", "consensus"]) == ["consensus", "coupled"]
     assert classes_for(("coupled",), None) == ["coupled"]  # control: the declared classes when none is asked for
 
 
 def test_7_read_json_refuses_what_is_not_a_regular_file(tmp_path):
-    from mixbounds.instances.json_file import JSONFileError, read_json
-
     os.mkfifo(tmp_path / "f.json")
     with pytest.raises(JSONFileError, match="not a regular file"):
         read_json(tmp_path / "f.json")
