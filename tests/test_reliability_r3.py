@@ -29,7 +29,7 @@ from helpers import alive
 from mixbounds.checks.audits import guards
 from mixbounds.checks.audits.calibration_tolerances import probe_all
 from mixbounds.checks.registry import all_checks
-from mixbounds.checks.run import executors, framework
+from mixbounds.checks.run import _selftest, executors, framework
 from mixbounds.checks.run._selftest import GRID, fake_checks, fake_document
 from mixbounds.checks.tiers import QUICK, TINY
 from mixbounds.instances.json_file import JSONFileError, read_json
@@ -221,6 +221,23 @@ def test_2_jobs_capped_at_the_cores_with_a_note(suite, tmp_path, capsys):
         == EXIT_OK
     err = capsys.readouterr().err
     assert f"--jobs {cores + 10} capped at the {cores} available core" in err and f"jobs {cores}" in err
+
+
+def test_2_never_more_workers_than_task_groups(monkeypatch):
+    """Root cause of '--jobs 12 starts 14 processes for a 2-point run': the pool was sized by --jobs alone.  Two
+    task groups with 8 jobs asked for start a pool of 2 workers."""
+    sizes = []
+
+    class Recording(framework.Parallel):
+        def __init__(self, n_jobs=None, **kw):
+            sizes.append(n_jobs)
+            super().__init__(n_jobs=n_jobs, **kw)
+
+    monkeypatch.setattr(framework, "Parallel", Recording)
+    tasks = [framework.Task(_selftest.power_point, {"kappa": k, "slope": 0.5}, label=str(k)) for k in GRID[:2]]
+    got = {}
+    framework._execute(tasks, "selftest-version", lambda t, pt: got.update({t.key: pt}), jobs=8, executor=None)
+    assert sizes == [2] and sorted(got) == sorted(t.key for t in tasks)
 
 
 def _results_with(tmp_path, mutate) -> Path:
