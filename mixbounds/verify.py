@@ -309,9 +309,12 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
     if ctl["total"]:
         style = "bold green" if ctl["caught"] == ctl["total"] else "bold red"
         console.print(Text(f"Negative controls: {ctl['caught']}/{ctl['total']} caught", style=style))
+        why = {c["id"]: c.get("detail") for c in doc["claims"]}
         for it in ctl["items"]:
             mark = Text("caught     ", style="green") if it["caught"] else Text("NOT CAUGHT ", style="bold red")
-            console.print(Text("  ") + mark + Text(f"{it['id']} (status {it['status']})"), soft_wrap=True)
+            # a control that could not run says why (e.g. an optional extra that is not installed)
+            reason = f": {_short(why.get(it['id']), 160)}" if not it["caught"] and it["status"] == "skipped" else ""
+            console.print(Text("  ") + mark + Text(f"{it['id']} (status {it['status']}){reason}"), soft_wrap=True)
     bad = [c for c in ordinary if c["status"] in ("fail", "error")]
     for c in bad:
         console.print(Text(f"  {c['status'].upper()} {c['id']}: {_short(c.get('detail'), 300)}", style=STATUS_STYLE[c["status"]]),
