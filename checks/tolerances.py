@@ -47,7 +47,7 @@ class Tolerance:
 
     def in_effect(self) -> float:
         """The value the checks use now: read from the using module, or from the tier that sets it
-        (``rates:TOL[<tier>]``, ``lower:TOL[<tier>]``: :data:`_TIER_SET`)."""
+        (``rates:TOL[<tier>]``, ``lower:TOL[<tier>]``, ``nonsmooth:TOL[<tier>]``: :data:`_TIER_SET`)."""
         mod, _, name = self.where.partition(":")
         key = None
         if name.endswith("]"):
@@ -63,8 +63,10 @@ _L = "lemmas"
 _MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine",
             "audit_constants": "audits.audit_constants"}
 #: the tolerances a tier sets (:mod:`mixbounds.checks.tiers`), under the names the results record: the Table 1
-#: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``)
-_TIER_SET = {"rates:TOL": lambda tier: tier.table1.slope_tol, "lower:TOL": lambda tier: tier.table1.lower_slope_tol}
+#: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``), and
+#: the Tables 2-4 slope tolerance (``mixbounds.checks.nonsmooth``) and the statements' (``mixbounds.checks.statements``)
+_TIER_SET = {"rates:TOL": lambda tier: tier.table1.slope_tol, "lower:TOL": lambda tier: tier.table1.lower_slope_tol,
+             "nonsmooth:TOL": lambda tier: tier.tables24.slope_tol, "statements:TOL": lambda tier: tier.statements.slope_tol}
 TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance(f"{_L}:INEQ_RTOL", "rel", 1e-7, "dense eigenvalues: relative rounding <= 1e-16·κ <= 1e-8 (κ <= 1e8)",
               tolerate=5e-8, detect=1e-6),
@@ -102,8 +104,23 @@ TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance("rates:TRUNC_RTOL", "rel", 0.02, "per-accuracy counts are integers × degrees: doubling the chain "
               "moves them by less than 2% when it does not truncate", tolerate=0.01, detect=0.2),
     Tolerance("lower:TOL[quick]", "slope", 0.12, "engine counts are exact; integer counts and the path's steps of "
-              "3 nodes over one decade (probed by the lower-bound controls, not here: their verdict is "
-              "in mixbounds.checks.lower.slopes)"),
+              "3 nodes over one decade (probed through the lower-bound verdict of mixbounds.checks.lower.slopes on "
+              "an exact power law)", tolerate=0.1, detect=0.24),
+    Tolerance("lower:TOL[tiny]", "slope", 0.25, "three points over half a decade (CLI tests only)", tolerate=0.2,
+              detect=0.5),
+    Tolerance("lower:TOL[full]", "slope", 0.08, "two decades, 7 points", tolerate=0.07, detect=0.16),
+    Tolerance("nonsmooth:TOL[quick]", "slope", 0.2, "Tables 2-4: counts to a first hit are integers with ±15% phase "
+              "noise over one decade", tolerate=0.18, detect=0.4),
+    Tolerance("nonsmooth:TOL[tiny]", "slope", 0.35, "Tables 2-4, three points (CLI tests only)", tolerate=0.3,
+              detect=0.7),
+    Tolerance("nonsmooth:TOL[full]", "slope", 0.12, "Tables 2-4, two decades, 7 points", tolerate=0.1, detect=0.24),
+    Tolerance("statements:TOL[quick]", "slope", 0.2, "the rate statements outside the tables: APAPC's per-accuracy "
+              "iterations (smooth in κ_B) and Gradient Sliding's counts to a first hit (±15% phase noise) over one "
+              "decade", tolerate=0.18, detect=0.4),
+    Tolerance("statements:TOL[tiny]", "slope", 0.25, "theorems as stated, three points (CLI tests only)",
+              tolerate=0.2, detect=0.5),
+    Tolerance("statements:TOL[full]", "slope", 0.12, "theorems as stated, two decades, 7 points", tolerate=0.1,
+              detect=0.24),
     Tolerance("audit_constants:CONST_RTOL", "rel", 1e-9, "stated vs witnessed L_f, μ_f of the non-quadratic objectives "
               "(closed-form witnesses; eigenvalues of k <= 16 dense blocks to ~1e-15 L_f)", tolerate=5e-10, detect=1e-8),
     Tolerance("audit_constants:FD_RTOL", "rel", 1e-6, "Hessian vs central differences of the gradient (step 1e-5: "

@@ -69,6 +69,7 @@ import scipy.io as sio
 import scipy.sparse as sp
 from mixbounds.instances import io_npz
 from mixbounds.instances.instance import Instance
+from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.nonsmooth import AbsDeviationObjective
 from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
@@ -307,6 +308,9 @@ def save_instance(instance: Instance, out_dir, *, matrix_format: str = "mtx") ->
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp creates 0700: the instance directory is an ordinary one
         _write_all(instance, tmp, matrix_format)
         if out.exists():
             backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
@@ -398,12 +402,11 @@ def _expect_shape(d: Path, name: str, M, rows: int | None, cols: int | None, wha
 
 def _read_json(d: Path) -> dict:
     path = d / "instance.json"
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):
         raise ValueError(f"{d}: missing instance.json (not an instance directory)")
     try:
-        with open(path, "r", encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = read_json(path)
+    except (OSError, JSONFileError) as exc:
         raise ValueError(f"{path}: unreadable JSON ({_one_line(exc)})") from None
     if not isinstance(doc, dict):
         raise ValueError(f"{path}: expected a JSON object at top level")
@@ -530,9 +533,40 @@ def load_instance(path) -> Instance:
     )
 
 
+#: the type of every field of ``instance.json`` this reader uses (``int`` excludes ``bool``); a field of another type is
+#: a one-line error naming it, never a conversion that fails later
+FIELD_TYPES = {"format": (str,), "format_version": (int,), "matrix_format": (str,), "family": (str,),
+               "variant": (str,), "name": (str,), "seed": (int, type(None)), "n": (int,), "targets": (dict,),
+               "realized": (dict,), "closed_forms": (dict,), "findings": (list,), "params": (dict,), "notes": (list,),
+               "meta": (dict,), "files": (list,), "blocks": (dict,), "layout": (dict,), "objective": (dict,)}
+
+
+def _check_field_types(jpath: Path, doc: dict) -> None:
+    """Every field of :data:`FIELD_TYPES` present in ``doc`` has its type (``ValueError`` naming the first that has not)."""
+    for key, types in FIELD_TYPES.items():
+        if key in doc and (not isinstance(doc[key], types) or (isinstance(doc[key], bool) and bool not in types)):
+            want = " or ".join("null" if t is type(None) else {"str": "a string", "int": "an integer", "dict": "an object",
+                                                                 "list": "a list"}[t.__name__] for t in types)
+            raise ValueError(f"{jpath}: '{key}' = {str(doc[key])[:40]!r} must be {want}")
+
+
+def _layout(jpath: Path, lay_doc: dict) -> Layout:
+    """The ``layout`` of ``instance.json``: non-negative integer sizes whose vectors fit this machine's memory."""
+    ds, dt = lay_doc.get("d"), lay_doc.get("dt")
+    ok = isinstance(ds, list) and all(isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in ds) \
+        and isinstance(dt, int) and not isinstance(dt, bool) and dt >= 0
+    if not ok:
+        raise ValueError(f"{jpath}: malformed 'layout' (expected {{\"d\": [d_0, ...], \"dt\": d~}} with non-negative "
+                         f"integer sizes)")
+    check_dense_size(jpath, f"a vector of the declared layout (n = {len(ds)}, {sum(ds) + len(ds) * dt} variables)",
+                     sum(ds) + len(ds) * dt)
+    return Layout(tuple(ds), dt)
+
+
 def _read_header(d: Path, doc: dict) -> tuple[str, dict, Layout]:
     """The matrix format, the block groups present and the layout named (or implied) by ``instance.json``."""
     jpath = d / "instance.json"
+    _check_field_types(jpath, doc)
     if doc.get("format", FORMAT) != FORMAT:
         raise ValueError(f"{jpath}: format {doc.get('format')!r} is not {FORMAT!r}")
     if int(doc.get("format_version", FORMAT_VERSION)) > FORMAT_VERSION:
@@ -551,16 +585,9 @@ def _read_header(d: Path, doc: dict) -> tuple[str, dict, Layout]:
     if "layout" not in doc and mfmt == "npz":
         raise ValueError(f"{jpath}: no 'layout' (the npz matrix format needs it: "
                          f"\"layout\": {{\"d\": [d_0, ...], \"dt\": d~}})")
-    if "layout" not in doc:
-        lay = infer_layout(d, doc, blocks)
-    else:
-        try:
-            lay_doc = doc["layout"]
-            lay = Layout(tuple(int(k) for k in lay_doc["d"]), int(lay_doc["dt"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{jpath}: malformed 'layout' ({_one_line(exc)})") from None
+    lay = infer_layout(d, doc, blocks) if "layout" not in doc else _layout(jpath, doc["layout"])
     n = lay.n
-    if "n" in doc and int(doc["n"]) != n:
+    if "n" in doc and doc["n"] != n:
         raise ValueError(f"{jpath}: n = {doc['n']} but layout lists {n} local dimensions")
     return mfmt, blocks, lay
 
@@ -625,12 +652,35 @@ def _read_constraints(d: Path, gr: "_Groups", lay: Layout, blocks: dict) -> dict
 
 
 def _features(d: Path, gr: "_Groups", k: list[int], what: str) -> tuple[list, list]:
-    """The dense feature blocks ``F_i`` (``k[i]`` columns each) and their vectors ``y_i`` (one ``what`` per row)."""
-    F = gr.blocks("F", dense=True)
+    """The dense feature blocks ``F_i`` (``k[i]`` columns each) and their vectors ``y_i`` (one ``what`` per row).
+
+    Read sparse as stored; their shapes are checked against the layout and their dense size against the
+    machine's memory (:func:`check_dense_size`) before they are made dense."""
+    F = gr.blocks("F")
     for i in range(len(k)):
         _expect_shape(d, gr.label("F", i), F[i], None, k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
+    check_dense_size(d / gr.label("F"), "the dense feature blocks", sum(B.shape[0] * B.shape[1] for B in F))
+    F = [B.toarray() for B in F]
     y = gr.vectors("y", [B.shape[0] for B in F], [f"node {i}: one {what} per row of F_{i}" for i in range(len(k))])
     return F, y
+
+
+def memory_bytes() -> int | None:
+    """Physical memory of this machine in bytes (``None`` where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_dense_size(where, what: str, entries: int) -> None:
+    """``ValueError`` (one line, naming ``where``) when ``entries`` float64 numbers exceed this machine's memory: a
+    size declaration (a layout, a block's shape) the files cannot back is refused instead of allocated."""
+    mem = memory_bytes()
+    if mem is not None and entries * 8 > mem:
+        raise ValueError(f"{where}: {what} would take {entries:.3g} numbers ({entries * 8 / 2 ** 30:.3g} GiB), more "
+                         f"than this machine's {mem / 2 ** 30:.3g} GiB of memory: a size declaration the data does "
+                         f"not hold")
 
 
 def _read_objective(d: Path, gr: "_Groups", lay: Layout, doc: dict):

@@ -51,7 +51,9 @@ from mixbounds.checks.sweeps import (
     worst_sweeps,
 )
 from mixbounds.checks.tiers import Tier, as_tier
-from mixbounds.methods import METHOD_CLASSES, declared_classes, resolve, run_method
+from mixbounds.instances.fingerprint import changed_parts, data_fingerprint
+from mixbounds.isolation import call_isolated
+from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_S, resolve, run_method
 
 VERDICTS = ("optimal", "suboptimal", "below-lower-bound", "error")
 #: what the counts of a bench result include (``counts_basis`` of every result; the report says it too)
@@ -88,18 +90,38 @@ def plans(tier: Tier | str, classes, params=None, kinds=("worst", "random")) -> 
 
 # ----------------------------------------------------------------------------- the method's task
 def method_point(family: str, params: dict, method: str, eps1: float, eps2: float, max_iter: int,
-                 path: str | None = None) -> dict:
-    """Build one instance and its exact solution; run the user's ``method`` (a spec); counts and per-accuracy cost."""
-    if path and path not in sys.path:  # worker processes resolve MODULE:FUNCTION from the caller's directory
-        sys.path.insert(0, path)
-    fn = _LOCAL[method] if method.startswith("local:") else resolve(method, add_cwd=False)
+                 path: str | None = None, timeout: float = METHOD_TIMEOUT_S) -> dict:
+    """Build one instance and its exact solution; run the user's ``method`` (a spec) on it in a process of its own
+    (:func:`mixbounds.isolation.call_isolated`, at most ``timeout`` seconds); counts and per-accuracy cost.
+
+    The instance and its solution are the ones the group's other tasks (APAPC, the lower-bound engine) use: the
+    method's process works on a copy, so nothing it does can change their references.  A method that fails in a
+    way no exception shows — a hang, ``sys.exit``, an import-time exit, a crash, an instance changed in place —
+    gives ``{"method_error": reason}``.
+    """
     try:
         inst, ref = instance_and_reference(family, params)
     except ValueError as exc:
         return {"instance_error": f"{family}{params}: {exc}"}
-    res = run_method(fn, inst.problem, ref.u, eps=eps2, settle=SETTLE, settle_eps=eps2, max_iter=max_iter,
-                     name=method)
-    out = {"realized": inst.realized, "n": inst.problem.n, "variables": inst.problem.layout.size,
+    out = call_isolated(lambda: _run_in_child(method, path, inst.problem, ref.u, eps1, eps2, max_iter), timeout,
+                        limit_name="wall-clock limit per point, --method-timeout")
+    if not out.ok:
+        return {"method_error": out.reason, "seconds_in_method": out.seconds}
+    return {"realized": inst.realized, **out.value}
+
+
+def _run_in_child(method: str, path: str | None, problem, u_star, eps1: float, eps2: float, max_iter: int) -> dict:
+    """The method's side of :func:`method_point` (in the child process): resolve, run, measure."""
+    if path and path not in sys.path:  # the module is resolved from the caller's directory
+        sys.path.insert(0, path)
+    fn = _LOCAL[method] if method.startswith("local:") else resolve(method, add_cwd=False)
+    before = data_fingerprint(problem)
+    res = run_method(fn, problem, u_star, eps=eps2, settle=SETTLE, settle_eps=eps2, max_iter=max_iter, name=method)
+    changed = changed_parts(before, data_fingerprint(problem))
+    if changed:
+        return {"method_error": f"changed the instance's data in place ({', '.join(changed)}): its counts are not "
+                                f"counts on this instance"}
+    out = {"n": problem.n, "variables": problem.layout.size,
            "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
            "final_error": res.final_error(), "counts": res.counts, "setup_counts": res.setup_counts or None,
            "abs": {f"{e:g}": res.counts_to(e) for e in ABS_LEVELS}}
@@ -108,18 +130,19 @@ def method_point(family: str, params: dict, method: str, eps1: float, eps2: floa
     return out
 
 
-def method_task(spec: str, sw: Sweep, value: float, max_iter: int = MAX_ITER) -> Task:
+def method_task(spec: str, sw: Sweep, value: float, max_iter: int = MAX_ITER,
+                timeout: float = METHOD_TIMEOUT_S) -> Task:
     params = sw.point_params(value)
     if sw.family in WORST_FAMILY.values():
         params.setdefault("eps", WORST_EPS)  # the instance of the Table 1 sweep point (mixbounds.checks.rates.upper_point)
     kw = {"family": sw.family, "params": params, "method": spec, "eps1": UB_EPS1, "eps2": UB_EPS2,
-          "max_iter": max_iter, "path": os.getcwd()}
+          "max_iter": max_iter, "path": os.getcwd(), "timeout": timeout}
     return Task(method_point, kw, label=f"METHOD {sw.family} {sw.param}={value:g}")
 
 
-def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int) -> dict:
+def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int, timeout: float) -> dict:
     sw = plan.sweep
-    out = {"method": [method_task(spec, sw, v, max_iter) for v in sw.grid]}
+    out = {"method": [method_task(spec, sw, v, max_iter, timeout) for v in sw.grid]}
     if apapc:
         out["apapc"] = [apapc_task(sw, v) for v in sw.grid]
     if plan.kind == "worst":
@@ -129,8 +152,11 @@ def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int) -> dict:
 
 # ----------------------------------------------------------------------------- running
 def measure_plans(spec, plan_list: list[Plan], tier: Tier | str, *, jobs: int = 1, apapc: bool = True,
-                  max_iter: int = MAX_ITER, progress=None, executor=None) -> tuple[list[dict], dict]:
+                  max_iter: int = MAX_ITER, progress=None, executor=None,
+                  timeout: float = METHOD_TIMEOUT_S) -> tuple[list[dict], dict]:
     """Run the tasks of every plan (``spec``: ``MODULE:FUNCTION``, an entry point name, or a callable) and judge.
+
+    ``timeout``: wall-clock seconds the method may take per point (:func:`method_point`).
 
     ``executor``: as for :func:`mixbounds.checks.run.framework.run_checks` (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`); a
     callable ``spec`` lives in this process only, so it cannot be given one (``ValueError``).
@@ -143,7 +169,7 @@ def measure_plans(spec, plan_list: list[Plan], tier: Tier | str, *, jobs: int = 
         key = f"local:{id(spec)}"
         _LOCAL[key] = spec
         spec, jobs = key, 1  # a Python object cannot cross a process boundary by name
-    per_plan = [_tasks(spec, p, apapc=apapc, max_iter=max_iter) for p in plan_list]
+    per_plan = [_tasks(spec, p, apapc=apapc, max_iter=max_iter, timeout=timeout) for p in plan_list]
     every = [t for tp in per_plan for ts in tp.values() for t in ts]
     captured: dict = {}
     check = Check(id="bench.method", family="bench-method", result_ids=lambda t: [], tasks=lambda t: every,
@@ -157,9 +183,9 @@ def measure_plans(spec, plan_list: list[Plan], tier: Tier | str, *, jobs: int = 
     return results, stats
 
 
-def supported(fn_or_spec, classes) -> list[str]:
-    """Classes of ``classes`` the method does not declare (empty when it declares none)."""
-    decl = declared_classes(fn_or_spec)
+def supported(decl: tuple | None, classes) -> list[str]:
+    """Classes of ``classes`` a method declaring ``decl`` (:func:`mixbounds.methods.declared_classes`) does not
+    support (empty when it declares none)."""
     return [] if decl is None else [c for c in classes if c not in decl]
 
 
@@ -173,6 +199,8 @@ def _point_failure(param: str, v: float, p: dict) -> str | None:
         return f"{param}={v:g}: task failed: {p['error']}"
     if "instance_error" in p:
         return f"{param}={v:g}: instance could not be built: {p['instance_error']}"
+    if "method_error" in p:
+        return f"{param}={v:g}: method error: {p['method_error']}"
     if not p["converged"]:
         fe = p.get("final_error")
         fe = f"{fe:.2e}" if isinstance(fe, float) else str(fe)
@@ -292,8 +320,9 @@ def summarize(results: list[dict]) -> list[str]:
     return out
 
 
-def classes_for(fn, requested) -> list[str]:
-    """Classes to run: ``requested`` (validated) or the method's declared ones, else all of :data:`METHOD_CLASSES`."""
+def classes_for(decl: tuple | None, requested) -> list[str]:
+    """Classes to run: ``requested`` (validated; each once) or the declared ones ``decl``, else all of
+    :data:`METHOD_CLASSES`."""
     if requested is None:
-        return list(declared_classes(fn) or METHOD_CLASSES)
-    return list(requested)
+        return list(decl or METHOD_CLASSES)
+    return list(dict.fromkeys(requested))

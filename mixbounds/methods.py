@@ -34,6 +34,7 @@ import math
 import os
 import sys
 import traceback
+import weakref
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Callable
@@ -41,10 +42,18 @@ from typing import Callable
 import numpy as np
 
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
+from mixbounds.isolation import call_isolated
 from mixbounds.solvers.baselines._common import Run
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
+#: wall-clock seconds a user's method may take on one sweep point (importing its module, setting up, running to the
+#: accuracy or the iteration budget), ``mixbounds bench --method-timeout``: at a load average of 13-14 on the 2-core
+#: machine the example APAPC's largest quick-tier points took 0.4-156 s each, instance build and reference included
+#: (consensus and coupled classes, measured for issue 37); 600 s leaves a factor of ~4
+METHOD_TIMEOUT_S = 600.0
+#: largest --method-timeout accepted (a day: beyond that a point is not a measurement anyone waits for)
+METHOD_TIMEOUT_MAX_S = 86400.0
 #: the problem classes a user's method can be measured on (those with a worst-case construction, Table 1)
 METHOD_CLASSES = ("consensus", "coupled", "shared", "coupled_local", "mixed")
 #: entry-point group under which installed packages register methods by name
@@ -130,49 +139,56 @@ class ProblemView:
         return cls(**kw)
 
 
+#: the counted oracles behind each MethodOracles (not an attribute of it: a method sees only the operators)
+_COUNTED: "weakref.WeakKeyDictionary[MethodOracles, CountedOracles]" = weakref.WeakKeyDictionary()
+
+
 class MethodOracles:
     """The counted oracles a method may call (each call is one round at every node, ``def:foda``).
 
     Shapes: ``u`` a u-layout vector (length ``problem.size``); ``x`` flat of length ``problem.dx``;
     ``Y`` of shape ``(n, m)``; ``X̃`` of shape ``(n, dt)``; ``v`` the stacked ``C_i x_i`` (or ``C̃_i x̃_i``).
+    The operators are all it has: the counted oracles (and through them the instance) are held outside the
+    object, and the suite runs a method in a process of its own (:func:`mixbounds.bench_method.method_point`),
+    so whatever a method reaches there is a copy.
     """
 
-    __slots__ = ("_orc",)
+    __slots__ = ("__weakref__",)
 
     def __init__(self, counted: CountedOracles):
-        self._orc = counted
+        _COUNTED[self] = counted
 
     def grad(self, u: np.ndarray) -> np.ndarray:
         """``u`` (size,) → ``(∇f_i(x_i, x̃_i))_i`` in the u-layout (size,); one ``grad``."""
-        return self._orc.grad(np.asarray(u, dtype=float).ravel())
+        return _COUNTED[self].grad(np.asarray(u, dtype=float).ravel())
 
     def A(self, x: np.ndarray) -> np.ndarray:
         """``x`` (dx,) → ``(A_i x_i)_i`` of shape (n, m); one ``A``."""
-        return self._orc.A(x)
+        return _COUNTED[self].A(x)
 
     def AT(self, Y: np.ndarray) -> np.ndarray:
         """``Y`` (n, m) → ``(A_iᵀ y_i)_i`` flat (dx,); one ``A``."""
-        return self._orc.AT(Y)
+        return _COUNTED[self].AT(Y)
 
     def C(self, x: np.ndarray) -> np.ndarray:
         """``x`` (dx,) → stacked ``(C_i x_i)_i``; one ``C``."""
-        return self._orc.C(x)
+        return _COUNTED[self].C(x)
 
     def CT(self, v: np.ndarray) -> np.ndarray:
         """stacked ``v`` → ``(C_iᵀ v_i)_i`` flat (dx,); one ``C``."""
-        return self._orc.CT(v)
+        return _COUNTED[self].CT(v)
 
     def Ct(self, Xt: np.ndarray) -> np.ndarray:
         """``X̃`` (n, dt) → stacked ``(C̃_i x̃_i)_i``; one ``Ct``."""
-        return self._orc.Ct(Xt)
+        return _COUNTED[self].Ct(Xt)
 
     def CtT(self, v: np.ndarray) -> np.ndarray:
         """stacked ``v`` → ``(C̃_iᵀ v_i)_i`` of shape (n, dt); one ``Ct``."""
-        return self._orc.CtT(v)
+        return _COUNTED[self].CtT(v)
 
     def comm(self, Y: np.ndarray) -> np.ndarray:
         """``Y`` (n,) or (n, k) → ``W Y`` along the node axis, same shape; one ``comm``."""
-        return self._orc.comm(Y)
+        return _COUNTED[self].comm(Y)
 
 
 # ----------------------------------------------------------------------------- resolving a method
@@ -230,7 +246,10 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     mod_name, _, attr = spec.partition(":")
     if not mod_name or not attr:
         raise MethodError(f"method {spec!r}: expected MODULE:FUNCTION")
-    cwd = os.getcwd()
+    try:
+        cwd = os.getcwd()
+    except FileNotFoundError:
+        raise MethodError(f"method {spec!r}: the current directory no longer exists") from None
     added = add_cwd and cwd not in sys.path and "" not in sys.path
     if added:
         sys.path.insert(0, cwd)
@@ -247,6 +266,27 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
             raise MethodError(f"method {spec!r}: module {mod_name!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
     return check_method(obj, spec)
+
+
+def probe(spec: str, *, timeout: float | None = None) -> tuple | None:
+    """Resolve ``spec`` in a process of its own (:func:`mixbounds.isolation.call_isolated`) and return the classes
+    the method declares (``None``: every class); :class:`MethodError` with one line when it does not resolve —
+    including a module that calls ``sys.exit`` at import, crashes, or does not import within ``timeout``
+    seconds.  The caller's process never runs the user's code."""
+    def resolve_classes():
+        try:
+            return "ok", declared_classes(resolve(spec))
+        except MethodError as exc:
+            return "bad", str(exc)
+
+    out = call_isolated(resolve_classes, METHOD_TIMEOUT_S if timeout is None else timeout,
+                        limit_name="--method-timeout")
+    if not out.ok:
+        raise MethodError(f"method {spec!r}: resolving it failed: {out.reason}")
+    kind, value = out.value
+    if kind == "bad":
+        raise MethodError(value)
+    return value
 
 
 def check_method(fn, name: str) -> Callable:
@@ -284,11 +324,17 @@ def check_method(fn, name: str) -> Callable:
 
 
 def declared_classes(fn) -> tuple | None:
-    """The method's ``classes`` attribute as a tuple, or ``None`` (no declaration: every class)."""
+    """The method's ``classes`` attribute as a tuple of names, or ``None`` (no declaration: every class);
+    :class:`MethodError` when it is neither a name nor a list or tuple of names (``classes = 5``)."""
     c = getattr(fn, "classes", None)
     if c is None:
         return None
-    return (c,) if isinstance(c, str) else tuple(c)
+    if isinstance(c, str):
+        return (c,)
+    if not isinstance(c, (list, tuple)) or not all(isinstance(x, str) for x in c):
+        raise MethodError(f"method {getattr(fn, '__name__', fn)!r}: classes = {repr(c)[:60]} is not a class name "
+                          f"or a tuple of class names")
+    return tuple(dict.fromkeys(c))
 
 
 # ----------------------------------------------------------------------------- driving a method

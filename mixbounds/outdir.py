@@ -4,12 +4,16 @@
 of files (results, CSV, report, figures) that only makes sense complete.  This module makes three promises about DIR:
 
 * **Ownership.** A directory the suite wrote carries a manifest, :data:`MANIFEST`
-  (``{"format": "mixbounds-out", "tool": …, "files": [names]}``), listing the files it wrote there.
-  A non-empty directory without one is refused (:class:`OutputError`, the CLI exits 2 and touches
-  nothing), and only files a manifest lists are ever replaced or deleted; anything else a user put
-  into an owned directory is left alone.  A directory written by a version of the suite before
-  manifests (its ``results.json`` is a mixbounds results document, or its ``bench.json`` a bench document,
-  and every entry has one of the suite's names) is adopted, with the same guarantee.
+  (``{"format": "mixbounds-out", "tool": …, "kind": …, "files": [names]}``), naming the command that
+  created it, the kind of set it holds (:data:`KINDS`) and the files written there.  A non-empty
+  directory without one is refused (:class:`OutputError`, the CLI exits 2 and touches nothing), and so is
+  a directory holding a kind of set the command does not write (:data:`WRITES`: ``plot`` never writes
+  into a ``verify`` result set, ``bench`` and ``verify`` never into each other's, ``report`` only rewrites
+  the report of a ``verify`` set or its own directory).  Only files a manifest lists are ever replaced or
+  deleted; anything else a user put into an owned directory is left alone.  A directory written by a
+  version of the suite before manifests (its ``results.json`` is a mixbounds results document, or its
+  ``bench.json`` a bench document, and every entry has one of the suite's names) is adopted, with the same
+  guarantee; a manifest of a version before kinds gets its kind from its tool.
 * **One writer.** :class:`OutputDir` holds an exclusive ``flock`` on :data:`LOCK` inside DIR for the
   whole run; the file records the holder's pid, host, start time and command.  A second run on the
   same DIR is refused at once naming the first.  The kernel drops the lock when its holder dies,
@@ -32,10 +36,13 @@ import json
 import os
 import shutil
 import socket
+import stat
 import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
+
+from mixbounds.instances.json_file import JSONFileError, loads, read_json
 
 MANIFEST = ".mixbounds-out.json"
 LOCK = ".mixbounds-lock"
@@ -49,6 +56,22 @@ LEGACY_FIGURE_PREFIXES = ("cell_", "class_", "bench_", "heatmap.", "bench.method
 #: the same for a ``mixbounds bench`` output directory (``bench.json``, its report and ``plots/``)
 LEGACY_BENCH_TOP = ("bench.json", "report.md", "report.html", "plots")
 MANIFEST_FORMAT = "mixbounds-out"
+#: the kinds of set an output directory holds, as the refusal names them
+KINDS = {"verify": "the result set of 'mixbounds verify'", "bench": "the result set of 'mixbounds bench'",
+         "figures": "figures of 'mixbounds plot'", "verify-figures": "the figures of a 'mixbounds verify' result set",
+         "bench-figures": "the figures of a 'mixbounds bench' result set",
+         "report": "a report of 'mixbounds report'"}
+#: the kind of set each command creates in a new directory
+NEW_KIND = {"verify": "verify", "bench": "bench", "plot": "figures", "report": "report"}
+#: the kind of the figure subdirectory (``plots/``) of a set
+FIGURES_OF = {"verify": "verify-figures", "bench": "bench-figures"}
+#: the kinds of existing directory each command may write into: its own, and for ``plot``/``report`` the
+#: figures and the report of a ``verify`` set (their documented redraw); nothing else.  A figure subdirectory
+#: (``subdirs``) must be the one of the set above it (:data:`FIGURES_OF`)
+WRITES = {"verify": ("verify",), "bench": ("bench",), "plot": ("figures", "verify-figures"),
+          "report": ("report", "verify")}
+#: prefix of the temporary file that proves a directory writable (created and removed at once)
+PROBE_PREFIX = ".mixbounds-probe-"
 
 
 class OutputError(Exception):
@@ -65,36 +88,47 @@ def _existing_ancestor(path: Path) -> Path:
     return anc
 
 
+def prove_writable(d: Path, what: str, path: Path | None = None) -> None:
+    """Create and remove a temporary file in directory ``d``: the only proof that files can be created there
+    (``os.access`` answers yes to root on a read-only file system, and knows nothing of ``/proc``)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=PROBE_PREFIX)
+    except OSError as exc:
+        raise OutputError(f"{what} {path or d}: cannot create files in {d} ({exc.strerror})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
 def _creatable(path: Path, what: str) -> None:
-    """``path`` does not exist: its nearest existing ancestor must be a writable directory."""
+    """``path`` does not exist: its nearest existing ancestor must be a directory where files can be created."""
     anc = _existing_ancestor(path.parent)
     if anc.is_symlink() and not anc.exists():
         raise OutputError(f"{what} {path}: {anc} is a dangling symbolic link")
     if not anc.is_dir():
         raise OutputError(f"{what} {path}: {anc} is not a directory")
-    if not os.access(anc, os.W_OK | os.X_OK):
-        raise OutputError(f"{what} {path}: cannot create it, {anc} is not writable")
+    prove_writable(anc, what, path)
 
 
 def check_file(path, what: str, *, ours=None, ours_desc: str = "file this command wrote") -> Path:
-    """Check an output *file* before any work: creatable or a writable file, not a directory.
+    """Check an output *file* before any work: creatable or a replaceable regular file, not a directory.
 
     ``ours(path) -> bool`` says whether an existing file is one this command wrote (so may be
-    replaced); without it any existing file may be replaced.  Returns the absolute path.
+    replaced); without it any existing file may be replaced.  A name ending in ``/`` names a directory and
+    is refused (``Path`` drops the slash, so the raw argument is looked at).  Returns the absolute path.
     """
+    raw = os.fspath(path)
     path = Path(path).absolute()
-    if str(path).endswith(os.sep) or path.is_dir():
-        raise OutputError(f"{what} {path}: is a directory, expected a file name")
+    if raw.endswith(("/", os.sep)) or path.is_dir():
+        raise OutputError(f"{what} {raw}: is a directory, expected a file name")
     if path.exists() or path.is_symlink():
         if path.is_symlink() and not path.exists():
             raise OutputError(f"{what} {path}: is a dangling symbolic link")
         if not path.is_file():
             raise OutputError(f"{what} {path}: exists and is not a regular file")
-        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK | os.X_OK):
-            raise OutputError(f"{what} {path}: not writable")
         if ours is not None and not ours(path):
             raise OutputError(f"{what} {path}: exists and is not a {ours_desc}; refusing to overwrite it "
                               f"(move it away or choose another name)")
+        prove_writable(path.parent, what, path)  # replaced by a rename in its directory (atomic_write)
         return path
     _creatable(path, what)
     return path
@@ -103,54 +137,83 @@ def check_file(path, what: str, *, ours=None, ours_desc: str = "file this comman
 def read_manifest(d: Path) -> dict | None:
     """The manifest of directory ``d`` (``None`` if absent); :class:`OutputError` if it is damaged."""
     f = Path(d) / MANIFEST
-    if not f.exists():
-        return None
     try:
-        m = json.loads(f.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise OutputError(f"{f}: damaged manifest ({exc}); remove the directory or choose another --out") from None
+        m = read_json(f)
+    except FileNotFoundError:
+        return None
+    except JSONFileError as exc:
+        raise OutputError(f"damaged manifest {exc}; remove the directory or choose another --out") from None
     if not (isinstance(m, dict) and m.get("format") == MANIFEST_FORMAT and isinstance(m.get("files"), list)
-            and all(isinstance(x, str) and x and "/" not in x and x not in ("..", ".") for x in m["files"])):
-        raise OutputError(f"{f}: not a mixbounds output manifest (expected format {MANIFEST_FORMAT!r} and a list of "
-                          f"file names); remove the directory or choose another --out")
+            and all(isinstance(x, str) and x and "/" not in x and x not in ("..", ".") for x in m["files"])
+            and isinstance(m.get("tool", ""), str) and m.get("kind", "verify") in KINDS):
+        raise OutputError(f"{f}: not a mixbounds output manifest (expected format {MANIFEST_FORMAT!r}, a list of "
+                          f"file names and a known kind); remove the directory or choose another --out")
     return m
 
 
-def _legacy_files(d: Path) -> list[str] | None:
-    """The files of an output directory written before manifests, or ``None`` if ``d`` is not one."""
+def manifest_kind(d: Path, m: dict) -> str | None:
+    """The kind of set (:data:`KINDS`) a manifest describes; a manifest of a version before kinds gets it from its
+    tool (the figure subdirectory of a set was written by the set's tool)."""
+    if "kind" in m:
+        return m["kind"]
+    tool = m.get("tool")
+    if Path(d).name == "plots" and tool in FIGURES_OF:
+        return FIGURES_OF[tool]
+    if tool == "plot":
+        parent = _manifest_or_none(Path(d).parent)
+        return "verify-figures" if Path(d).name == "plots" and parent is not None and \
+            manifest_kind(Path(d).parent, parent) == "verify" else "figures"
+    return NEW_KIND.get(tool) if tool in ("verify", "bench") else None
+
+
+def _manifest_or_none(d: Path) -> dict | None:
+    try:
+        return read_manifest(d)
+    except OutputError:
+        return None
+
+
+def _legacy_files(d: Path) -> tuple[str, list[str]] | None:
+    """``(kind, files)`` of an output directory written before manifests, or ``None`` if ``d`` is not one."""
     names = {p.name for p in d.iterdir()}
     if "results.json" in names and names <= set(LEGACY_TOP) | set(INTERNAL):
         doc = _json_or_none(d / "results.json")
+        kind = "verify"
         ok = (isinstance(doc, dict) and "schema" in doc and isinstance(doc.get("claims"), list)
               and isinstance(doc.get("versions"), dict) and "code_version" in doc["versions"])
     elif "bench.json" in names and names <= set(LEGACY_BENCH_TOP) | set(INTERNAL):
         doc = _json_or_none(d / "bench.json")
+        kind = "bench"
         ok = (isinstance(doc, dict) and isinstance(doc.get("method"), str) and isinstance(doc.get("results"), list)
               and isinstance(doc.get("summary"), dict))
     else:
         ok = False
-    return sorted(n for n in names if n not in INTERNAL and (d / n).is_file()) if ok else None
+    if not ok:
+        return None
+    return kind, sorted(n for n in names if n not in INTERNAL and (d / n).is_file())
 
 
 def _json_or_none(f: Path):
     try:
-        return json.loads(f.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return read_json(f)
+    except (OSError, JSONFileError):
         return None
 
 
-def _legacy_figures(d: Path) -> list[str] | None:
-    """The figures of ``plots/`` in an output directory written before manifests (its parent holds the results)."""
+def _legacy_figures(d: Path) -> tuple[str, list[str]] | None:
+    """``(kind, figures)`` of ``plots/`` in an output directory written before manifests (its parent holds the
+    results), or ``None``."""
     if not (d.name == "plots" and read_manifest(d.parent) is None and _legacy_files(d.parent) is not None):
         return None  # an owned directory's plots/ has its own manifest: figures without one are a user's
     names = [p.name for p in d.iterdir() if p.name not in INTERNAL]
     if all(n.startswith(LEGACY_FIGURE_PREFIXES) and n.endswith((".png", ".svg")) and (d / n).is_file() for n in names):
-        return sorted(names)
+        return FIGURES_OF[_legacy_files(d.parent)[0]], sorted(names)
     return None
 
 
-def owned_files(d: Path, what: str, *, figures: bool = False) -> list[str] | None:
-    """Files the suite owns in directory ``d`` (``None``: ``d`` is new or empty); :class:`OutputError` if foreign."""
+def owned_set(d: Path, what: str, *, figures: bool = False) -> tuple[str, list[str]] | None:
+    """``(kind, files)`` of the set the suite owns in directory ``d`` (``None``: ``d`` is new or empty);
+    :class:`OutputError` if ``d`` is not a directory or holds something the suite did not write."""
     d = Path(d)
     if not (d.exists() or d.is_symlink()):
         return None
@@ -158,7 +221,11 @@ def owned_files(d: Path, what: str, *, figures: bool = False) -> list[str] | Non
         raise OutputError(f"{what} {d}: exists and is not a directory")
     m = read_manifest(d)
     if m is not None:
-        return list(m["files"])
+        kind = manifest_kind(d, m)
+        if kind is None:
+            raise OutputError(f"{what} {d}: its manifest names an unknown tool {m.get('tool')!r}; "
+                              f"refusing to touch it: choose a new or empty directory")
+        return kind, list(m["files"])
     entries = [p.name for p in d.iterdir() if p.name not in (LOCK,)]
     if not entries:
         return None
@@ -170,23 +237,52 @@ def owned_files(d: Path, what: str, *, figures: bool = False) -> list[str] | Non
                       f"refusing to touch it: choose a new or empty directory")
 
 
-def check_dir(path, what: str, *, figures: bool = False, subdirs: tuple = ()) -> Path:
-    """Check an output *directory* before any work: new (creatable) or owned by the suite, and writable.
+def owned_files(d: Path, what: str, *, figures: bool = False) -> list[str] | None:
+    """Files the suite owns in directory ``d`` (``None``: ``d`` is new or empty); :class:`OutputError` if foreign."""
+    s = owned_set(d, what, figures=figures)
+    return None if s is None else s[1]
 
-    ``subdirs`` (e.g. ``("plots",)``) are checked the same way (figure directories with ``figures=True``).
+
+def refuse_kind(d: Path, what: str, tool: str, kind: str, accepted) -> None:
+    """:class:`OutputError` unless a directory holding a set of ``kind`` is one ``tool`` may write (``accepted``)."""
+    if kind not in accepted:
+        raise OutputError(f"{what} {d}: holds {KINDS.get(kind, kind)}; mixbounds {tool} does not write into it "
+                          f"(nothing touched): choose another directory")
+
+
+def check_dir(path, what: str, *, figures: bool = False, subdirs: tuple = (), tool: str | None = None,
+              accepted=None) -> Path:
+    """Check an output *directory* before any work: new (creatable) or owned by the suite with a kind of set
+    ``tool`` writes (``accepted``, default :data:`WRITES`), and writable (a temporary file is created there).
+
+    ``subdirs`` (e.g. ``("plots",)``) are checked the same way, as the figure directory of the set above them.
     """
     path = Path(path).absolute()
     if path.exists() or path.is_symlink():
-        owned_files(path, what, figures=figures)
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise OutputError(f"{what} {path}: not writable")
+        own = owned_set(path, what, figures=figures)
+        if own is not None and tool is not None:
+            refuse_kind(path, what, tool, own[0], WRITES[tool] if accepted is None else accepted)
+        prove_writable(path, what)
         for s in subdirs:
             sub = path / s
-            owned_files(sub, what, figures=True)
-            if sub.is_dir() and not os.access(sub, os.W_OK | os.X_OK):
-                raise OutputError(f"{what} {sub}: not writable")
+            sub_own = owned_set(sub, what, figures=True)
+            if sub_own is not None and tool is not None and own is not None:
+                refuse_kind(sub, what, tool, sub_own[0], (FIGURES_OF.get(own[0]),))
+            if sub.is_dir():
+                prove_writable(sub, what)
     else:
         _creatable(path, what)
+    return path
+
+
+def check_cache_dir(path, what: str = "point cache") -> Path:
+    """The point cache directory (``OUT/.cache`` or one code version's directory in it): new, or a directory where
+    files can be created; :class:`OutputError` naming it otherwise (a file, a FIFO, a read-only directory)."""
+    path = Path(path).absolute()
+    if path.exists() or path.is_symlink():
+        if not path.is_dir():
+            raise OutputError(f"{what} {path}: exists and is not a directory; remove it or run with --no-cache")
+        prove_writable(path, what)
     return path
 
 
@@ -220,8 +316,9 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, write)
 
 
-def manifest_text(tool: str, files) -> str:
-    return json.dumps({"format": MANIFEST_FORMAT, "tool": tool, "files": sorted(set(files)),
+def manifest_text(tool: str, files, kind: str | None = None) -> str:
+    return json.dumps({"format": MANIFEST_FORMAT, "tool": tool, "kind": kind or NEW_KIND[tool],
+                       "files": sorted(set(files)),
                        "written": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1) + "\n"
 
 
@@ -234,30 +331,59 @@ def _proc_start(pid: int) -> str | None:
         return None
 
 
+def figures_kind(path) -> str:
+    """The kind of a new figure directory: the figures of the ``verify`` set it sits in (``RES/plots``), else
+    a stand-alone figure directory of ``mixbounds plot``."""
+    path = Path(path).absolute()
+    parent = _manifest_or_none(path.parent)
+    if path.name == "plots" and parent is not None and manifest_kind(path.parent, parent) == "verify":
+        return "verify-figures"
+    return "figures"
+
+
 # ----------------------------------------------------------------------------- the owned directory
 class OutputDir:
     """An output directory held for one run: ``with OutputDir(path, "verify", …) as od:``.
 
-    On entry: creates the directory (if new), takes the lock (:class:`OutputError` naming the holder if
-    another run has it), rolls forward an install a killed run had committed, removes staging
-    directories of dead runs, and writes an empty manifest if the directory is new (so the cache of an
-    interrupted first run is recognised as ours).  ``stage()`` gives a fresh staging directory;
-    ``install(stage, files)`` moves the set in (module docstring).  On exit: the staging directory is
-    removed if the run did not install it, and the lock released.
+    On entry: checks that the directory is new, empty or holds a kind of set ``tool`` writes
+    (:data:`WRITES`; ``kind`` is the kind a new directory gets, default :data:`NEW_KIND`), creates it, takes
+    the lock (:class:`OutputError` naming the holder if another run has it), rolls forward an install a
+    killed run had committed, removes staging directories of dead runs, and writes an empty manifest if the
+    directory is new (so the cache of an interrupted first run is recognised as ours).  ``stage()`` gives a
+    fresh staging directory; ``install(stage, files)`` moves the set in (module docstring).  On exit: the
+    staging directory is removed if the run did not install it, and the lock released.
     """
 
     def __init__(self, path, tool: str, *, what: str = "--out", command: str = "", subdirs: tuple = (),
-                 log=None):
+                 log=None, kind: str | None = None):
         self.path = Path(path).absolute()
         self.tool, self.what, self.command, self.subdirs = tool, what, command, tuple(subdirs)
+        self.kind = kind or NEW_KIND[tool]
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self._fd = None
         self._stages: list[Path] = []
 
+    @property
+    def _figures(self) -> bool:
+        return self.kind.endswith("figures")
+
     # -- lock
     def _lock(self) -> None:
         f = self.path / LOCK
-        fd = os.open(f, os.O_RDWR | os.O_CREAT, 0o644)
+        flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(f, flags, 0o644)
+        except IsADirectoryError:
+            raise OutputError(f"{self.what} {self.path}: the lock path {f} is a directory, expected the lock "
+                              f"file of mixbounds; remove it") from None
+        except OSError as exc:
+            why = "is a symbolic link" if exc.errno == errno.ELOOP else f"cannot be opened ({exc.strerror}" + (
+                f"; owned by uid {f.lstat().st_uid}" if f.exists() else "") + ")"
+            raise OutputError(f"{self.what} {self.path}: the lock file {f} {why}; remove it") from None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise OutputError(f"{self.what} {self.path}: the lock path {f} is not a regular file; remove it")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -273,8 +399,12 @@ class OutputDir:
         info = {"pid": os.getpid(), "proc_start": _proc_start(os.getpid()), "host": socket.gethostname(),
                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "command": self.command or self.tool}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
+        except OSError as exc:
+            os.close(fd)
+            raise OutputError(f"{self.what} {self.path}: cannot write the lock file {f} ({exc.strerror})") from None
         self._fd = fd
 
     @staticmethod
@@ -283,18 +413,15 @@ class OutputDir:
         if not data.strip():
             return None
         try:
-            info = json.loads(data)
+            info = loads(data.decode("utf-8"), "lock file")
             return info if isinstance(info, dict) else {"pid": "?"}
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, JSONFileError):
             return {"pid": "?", "command": "unreadable lock file"}
 
     @staticmethod
     def _describe(f: Path) -> str:
-        try:
-            info = json.loads(f.read_text() or "{}")
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            info = {}
-        if not info:
+        info = _json_or_none(f)
+        if not isinstance(info, dict) or not info:
             return "holder unknown"
         return f"pid {info.get('pid')} on {info.get('host')}, started {info.get('started')}: {info.get('command')}"
 
@@ -308,8 +435,22 @@ class OutputDir:
                 self._fd = None
 
     # -- context
+    def _owned(self) -> tuple[str, list[str] | None, dict]:
+        """The kind and files of the directory (refused unless this tool writes that kind) and of its subdirs."""
+        own = owned_set(self.path, self.what, figures=self._figures)
+        if own is not None:
+            refuse_kind(self.path, self.what, self.tool, own[0], WRITES[self.tool])
+        kind, files = own if own is not None else (self.kind, None)
+        subs = {}
+        for s in self.subdirs:
+            sub = owned_set(self.path / s, self.what, figures=True)
+            if sub is not None:
+                refuse_kind(self.path / s, self.what, self.tool, sub[0], (FIGURES_OF.get(kind),))
+            subs[s] = None if sub is None else sub[1]
+        return kind, files, subs
+
     def __enter__(self) -> "OutputDir":
-        check_dir(self.path, self.what, figures=self.tool == "plot", subdirs=self.subdirs)
+        check_dir(self.path, self.what, figures=self._figures, subdirs=self.subdirs, tool=self.tool)
         new = not self.path.exists()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -318,16 +459,16 @@ class OutputDir:
         self._lock()
         try:
             # checked again under the lock: another run may have changed the directory in between
-            files = owned_files(self.path, self.what, figures=self.tool == "plot")
-            subs = {s: owned_files(self.path / s, self.what, figures=True) for s in self.subdirs}
+            self.kind, files, subs = self._owned()
             self.recover()
             # adopt (write the manifests of) an output directory of a version before manifests: subdirectories
             # first, their legacy test looks at the parent's manifest
             for s, sub_files in subs.items():
                 if (self.path / s).is_dir() and read_manifest(self.path / s) is None:
-                    atomic_write_text(self.path / s / MANIFEST, manifest_text(self.tool, sub_files or []))
+                    atomic_write_text(self.path / s / MANIFEST,
+                                      manifest_text(self.tool, sub_files or [], FIGURES_OF[self.kind]))
             if new or read_manifest(self.path) is None:
-                atomic_write_text(self.path / MANIFEST, manifest_text(self.tool, files or []))
+                atomic_write_text(self.path / MANIFEST, manifest_text(self.tool, files or [], self.kind))
         except BaseException:
             self._unlock()
             raise
@@ -349,11 +490,12 @@ class OutputDir:
         return s
 
     # -- install
-    def install(self, stage: Path, files: list[str], *, last: str | None = None) -> None:
+    def install(self, stage: Path, files: list[str], *, last: str | None = None, keep_others: bool = False) -> None:
         """Move ``files`` (paths relative to ``stage``, e.g. ``report.md``, ``plots/heatmap.png``) into the directory.
 
         Every directory touched gets a manifest listing its new files; files the old manifests listed and
-        the new set lacks are removed; ``last`` (e.g. ``results.json``) is moved last.
+        the new set lacks are removed — unless ``keep_others`` (``mixbounds report`` rewriting the report of a
+        ``verify`` set: the other files of the set stay, listed); ``last`` (e.g. ``results.json``) is moved last.
         """
         dirs: dict[str, list[str]] = {}
         for rel in files:
@@ -368,8 +510,13 @@ class OutputDir:
             # the top level also lists its owned subdirectories: new ones and old ones still present (--no-plots)
             keep_dirs = set() if parent else ({d.split("/")[0] for d in dirs if d}
                                               | {n for n in old_files if (self.path / n).is_dir()})
-            removes += [f"{parent}/{n}" if parent else n for n in old_files if n not in names and n not in keep_dirs]
-            atomic_write_text(stage / parent / MANIFEST, manifest_text(self.tool, names + sorted(keep_dirs)))
+            if keep_others:
+                keep_dirs |= {n for n in old_files if n not in names}
+            else:
+                removes += [f"{parent}/{n}" if parent else n for n in old_files
+                            if n not in names and n not in keep_dirs]
+            kind = FIGURES_OF[self.kind] if parent else self.kind
+            atomic_write_text(stage / parent / MANIFEST, manifest_text(self.tool, names + sorted(keep_dirs), kind))
             moves.append(f"{parent}/{MANIFEST}" if parent else MANIFEST)
         if last is not None:
             moves.append(last)
@@ -397,14 +544,11 @@ class OutputDir:
         """Finish an install a killed run had committed; remove staging directories of dead runs (under the lock)."""
         j = self.path / JOURNAL
         if j.exists():
-            try:
-                journal = json.loads(j.read_text())
-                ok = isinstance(journal, dict) and isinstance(journal.get("stage"), str) \
-                    and journal["stage"].startswith(STAGING_PREFIX) and "/" not in journal["stage"] \
-                    and all(isinstance(journal.get(k), list) and all(_inside(r) for r in journal[k])
-                            for k in ("moves", "removes"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-                ok = False
+            journal = _json_or_none(j)
+            ok = isinstance(journal, dict) and isinstance(journal.get("stage"), str) \
+                and journal["stage"].startswith(STAGING_PREFIX) and "/" not in journal["stage"] \
+                and all(isinstance(journal.get(k), list) and all(_inside(r) for r in journal[k])
+                        for k in ("moves", "removes"))
             if not ok:
                 raise OutputError(f"{j}: damaged install journal; remove the directory or choose another --out")
             self.log(f"mixbounds {self.tool}: completing the install of the output set an interrupted run had "

@@ -58,6 +58,7 @@ from rich.text import Text
 
 import mixbounds.plots as figures  # the module; `plots` is the option that turns them on
 from mixbounds.bounds.claims import REGISTRY
+from mixbounds.checks.audits.guards import guard_globs
 from mixbounds.checks.lower.certificates import summary_line
 from mixbounds.checks.registry import all_checks
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
@@ -79,7 +80,16 @@ from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patch
     run_checks,
 )
 from mixbounds.checks.tiers import QUICK, Tier, as_tier
-from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.outdir import (
+    OutputDir,
+    OutputError,
+    atomic_write_text,
+    check_cache_dir,
+    check_dir,
+    check_file,
+    figures_kind,
+    relative_files,
+)
 from mixbounds.plots.data import ResultsFileError, finite, fmt_slope, load_results
 from mixbounds.report import verify as report
 
@@ -213,7 +223,7 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
     manifest = {"cells": {}, "classes": {}, "heatmap": [], "errors": []}
     if plots:
         t0 = time.perf_counter()
-        manifest = figures.draw_all(doc, out / "plots", jobs=jobs, prune=False)
+        manifest = figures.draw_all(doc, out / "plots", jobs=jobs)
         doc["stats"]["plot_seconds"] = time.perf_counter() - t0
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
@@ -340,11 +350,15 @@ def _usage(msg: str) -> int:
     return EXIT_USAGE
 
 
-def _check_outputs(out: Path, json_path: Path | None, plots: bool) -> None:
-    """Every output path of the run, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
-    check_dir(out, "--out", subdirs=("plots",) if plots else ())
+def _check_outputs(out: Path, json_path: Path | None, plots: bool, cache: bool = True) -> None:
+    """Every output path of the run, checked before any work (:class:`mixbounds.outdir.OutputError`): ``--out`` (new,
+    or a ``verify`` set), ``--json``, and the point cache ``OUT/.cache`` with this code version's directory in it."""
+    check_dir(out, "--out", subdirs=("plots",) if plots else (), tool="verify")
     if json_path is not None:
         check_file(json_path, "--json", ours=is_results_document, ours_desc="mixbounds results document")
+    if cache:
+        check_cache_dir(Path(out).absolute() / ".cache")
+        check_cache_dir(Path(out).absolute() / ".cache" / code_version())
 
 
 def _header(r: Run, where: str) -> int:
@@ -354,6 +368,16 @@ def _header(r: Run, where: str) -> int:
                 f"{len(r.keys)} sweep points ({cen['valid']} cached{dmg}), {where}" + ("" if r.cache_dir else ", cache off"),
                 markup=False, highlight=False)
     return cen["valid"]
+
+
+def _guards_left_out(checks: list[Check], selected: list[Check], globs: list[str], tier: Tier) -> list[str]:
+    """The globs of the self-checks ``selected`` rests on (:func:`mixbounds.checks.audits.guards.guard_globs`) that
+    select a result ``globs`` leave out (none with ``'*'``)."""
+    wanted = guard_globs(selected, tier)
+    prefixes = tuple({g.split(".")[0] + "." for g in wanted})
+    left = [r for c in checks if tier in c.tiers for r in c.result_ids(tier)
+            if r.startswith(prefixes) and not matches(r, globs)]
+    return [g for g in wanted if any(matches(r, [g]) for r in left)]
 
 
 def run(opts: Options, *, checks: list[Check] | None = None) -> int:
@@ -367,7 +391,7 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         return _usage(str(exc))
     out = Path(opts.out)
     try:
-        _check_outputs(out, opts.json, opts.plots)
+        _check_outputs(out, opts.json, opts.plots, opts.cache)
     except OutputError as exc:
         return _usage(str(exc))
     try:
@@ -383,11 +407,18 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     selected = select_checks(checks, globs, tier)
     if not selected:
         return _usage(_no_match_message(globs, tier))
+    guards = _guards_left_out(checks, selected, globs, tier)
+    if guards:  # the self-checks a subset rests on run with it (mixbounds.checks.audits.guards)
+        globs = globs + guards
+        selected = select_checks(checks, globs, tier)
     plan = {c.id: list(c.tasks(tier)) for c in selected}
     try:
         executor = open_executor(None if opts.scheduler is None else parse_scheduler(opts.scheduler))
     except SchedulerError as exc:
         return _usage(str(exc))
+    if guards:
+        err.print(f"mixbounds verify: with the self-checks this selection rests on: {', '.join(guards)}",
+                  markup=False, highlight=False, soft_wrap=True)
     r = Run(opts=opts, checks=tuple(selected), globs=tuple(globs), plan=plan,
             keys=frozenset(t.key for ts in plan.values() for t in ts), cache_dir=(out / ".cache") if opts.cache else None,
             n_results=sum(1 for c in selected for rid in c.result_ids(tier) if matches(rid, globs)),
@@ -467,11 +498,26 @@ def _n_figures(manifest: dict) -> int:
             + (1 if manifest["heatmap"] else 0))
 
 
+def install_figures(doc: dict, out: Path, *, what: str, command: str, jobs: int = 1) -> dict | None:
+    """Draw the figures of ``doc`` into a staging directory of the figure directory ``out`` and install them
+    (:mod:`mixbounds.outdir`: ``out`` new, empty, or a figure directory ``mixbounds plot`` may write); the manifest
+    of the drawing, or ``None`` (nothing installed) when ``doc`` has no figure to draw.  :class:`OutputError`."""
+    check_dir(out, what, figures=True, tool="plot")
+    with OutputDir(out, "plot", what=what, command=command, kind=figures_kind(out)) as od:
+        stage = od.stage()
+        manifest = figures.draw_all(doc, stage, jobs=jobs)
+        if _n_figures(manifest) == 0 and not manifest["errors"]:
+            return None
+        od.install(stage, relative_files(stage))
+    return manifest
+
+
 def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures of a results document (runs no solver).
 
-    DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite; the figures
-    are drawn into a staging directory and installed together (:mod:`mixbounds.outdir`).
+    DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite (a stand-alone
+    one or the ``plots/`` of a ``verify`` set; never a result set itself); the figures are drawn into a staging
+    directory and installed together (:func:`install_figures`).
     """
     try:
         doc = load_results(results_path)
@@ -483,22 +529,17 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     out = Path(out_dir) if out_dir is not None else base / "plots"
     what = "--out" if out_dir is not None else "figure directory"
     try:
-        check_dir(out, what, figures=True)
-        with OutputDir(out, "plot", what=what, command=f"mixbounds plot {results_path}") as od:
-            stage = od.stage()
-            manifest = figures.draw_all(doc, stage, jobs=jobs, prune=False)
-            n = _n_figures(manifest)
-            if n == 0 and not manifest["errors"]:
-                print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
-                return EXIT_OK
-            od.install(stage, relative_files(stage))
+        manifest = install_figures(doc, out, what=what, command=f"mixbounds plot {results_path}", jobs=jobs)
     except OutputError as exc:
         print(f"mixbounds plot: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"mixbounds plot: interrupted; the figures in {out} are unchanged", file=sys.stderr)
         return EXIT_INTERRUPTED
-    print(f"mixbounds plot: {n} figures (PNG + SVG) in {out}")
+    if manifest is None:
+        print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
+        return EXIT_OK
+    print(f"mixbounds plot: {_n_figures(manifest)} figures (PNG + SVG) in {out}")
     for e in manifest["errors"]:
         print(f"mixbounds plot: figure failed: {e}", file=sys.stderr)
     return EXIT_FAIL if manifest["errors"] else EXIT_OK

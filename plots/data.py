@@ -12,13 +12,13 @@ engine); the result's ``cell``/``param`` fields are used when present.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mixbounds.checks.run.document import SCHEMA
+from mixbounds.instances.json_file import JSONFileError, read_json
 
 UPPER_KINDS = ("upper", "tight", "absent")
 SWEEP_KINDS = UPPER_KINDS + ("lower",)
@@ -30,23 +30,22 @@ class ResultsFileError(ValueError):
 
 
 def load_results(path) -> dict:
-    """Read and validate a results document; raises :class:`ResultsFileError` with a one-line reason."""
+    """Read and validate a results document; raises :class:`ResultsFileError` with a one-line reason (a FIFO, a
+    directory without results.json, bad JSON or JSON nested too deeply, a field of the wrong type)."""
     path = Path(path)
-    if not path.exists():
+    if not (path.exists() or path.is_symlink()):
         raise ResultsFileError(f"{path}: no such file")
     if path.is_dir():
         cand = path / "results.json"
-        if not cand.is_file():
+        if not (cand.exists() or cand.is_symlink()):
             raise ResultsFileError(f"{path}: is a directory without results.json")
         path = cand
     try:
-        doc = json.loads(path.read_text())
-    except UnicodeDecodeError:
-        raise ResultsFileError(f"{path}: not a text file") from None
-    except json.JSONDecodeError as exc:
-        raise ResultsFileError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except OSError as exc:
-        raise ResultsFileError(f"{path}: cannot read ({exc.strerror})") from None
+        doc = read_json(path)
+    except FileNotFoundError:
+        raise ResultsFileError(f"{path}: no such file") from None
+    except JSONFileError as exc:
+        raise ResultsFileError(str(exc)) from None
     validate(doc, str(path))
     return upgrade(doc)
 
@@ -83,6 +82,74 @@ def _is_value(v, *, obj_ok: bool = False) -> bool:
     return bool(obj_ok) and isinstance(v, dict)
 
 
+#: the type of every field the report and the figures read, when present (``*``: every element of a list or value
+#: of an object; ``num``: a number or a numeric string such as ``"inf"``; ``int`` excludes ``bool``)
+FIELD_TYPES = {
+    "tier": ("str",), "command": ("str", "null"), "started": ("str", "null"), "wall_time": ("num", "null"),
+    "controls": ("dict",), "controls.total": ("int",), "controls.caught": ("int",), "controls.items": ("list",),
+    "controls.items.*": ("dict",), "controls.items.*.id": ("str",), "controls.items.*.status": ("str",),
+    "controls.items.*.caught": ("bool",), "controls.items.*.detail": ("str", "null"),
+    "findings": ("list",), "findings.*": ("dict",), "findings.*.id": ("str",), "findings.*.label": ("str", "null"),
+    "findings.*.statement": ("str", "null"), "findings.*.source": ("str", "null"), "findings.*.detail": ("str", "null"),
+    "seeds": ("dict", "list"), "stats": ("dict",), "versions": ("dict",), "checks": ("list", "dict"),
+    "summary": ("dict",), "summary.status": ("dict",), "summary.status.*": ("int",),
+    "summary.failed": ("list",), "summary.failed.*": ("str",), "summary.controls_not_caught": ("list",),
+    "summary.unexpected_findings": ("list",), "summary.unexpected_findings.*": ("str",),
+    "summary.expected_findings_now_passing": ("list",), "summary.expected_findings_now_passing.*": ("str",),
+    "summary.lower_bound_certificates": ("dict",),
+    "summary.lower_bound_certificates.ratios_not_flat": ("list",),
+    "summary.lower_bound_certificates.ratios_not_flat.*": ("str",),
+    "summary.lower_bound_certificates.statements": ("list",),
+    "summary.lower_bound_certificates.statements.*": ("dict",),
+    "summary.lower_bound_certificates.statements.*.params": ("dict",),
+    "summary.lower_bound_certificates.statements.*.params.*": ("dict",),
+    "summary.lower_bound_certificates.statements.*.params.*.tightness": ("dict", "null"),
+    "claims.*.cell": ("str", "null"), "claims.*.param": ("str", "null"), "claims.*.label": ("str", "null"),
+    "claims.*.detail": ("str", "null"), "claims.*.variant": ("str", "null"), "claims.*.expected": ("str", "null"),
+    "claims.*.verdict_label": ("str", "null"), "claims.*.source": ("str", "null"), "claims.*.control": ("bool",),
+    "claims.*.extra": ("dict",), "claims.*.instance": ("dict",), "claims.*.findings": ("list",),
+    "claims.*.findings.*": ("dict",), "claims.*.ci": ("list", "null"), "claims.*.ci.*": ("num", "null"),
+    "claims.*.tolerance": ("num", "null"), "claims.*.r2": ("num", "null"), "claims.*.theory": ("num", "str", "null"),
+}
+#: fields the report reads without a default: an object at the path must have them
+REQUIRED_FIELDS = {"controls.items.*": ("id", "status", "caught"),
+                   "summary.lower_bound_certificates.statements.*": ("statement", "params"),
+                   "summary.lower_bound_certificates.statements.*.params.*": ("certificate",)}
+_TYPE_NAMES = {"str": "a string", "bool": "true or false", "int": "an integer", "list": "a list", "dict": "an object",
+               "null": "null", "num": "a number"}
+_TYPE_TESTS = {"str": lambda v: isinstance(v, str), "bool": lambda v: isinstance(v, bool),
+               "int": lambda v: isinstance(v, int) and not isinstance(v, bool), "list": lambda v: isinstance(v, list),
+               "dict": lambda v: isinstance(v, dict), "null": lambda v: v is None,
+               "num": lambda v: not isinstance(v, bool) and num(v) is not None}
+
+
+def _check_types(doc: dict, where: str) -> None:
+    """Every field of :data:`FIELD_TYPES` present in ``doc`` has one of its types (:class:`ResultsFileError` naming the
+    first that has not, with its path)."""
+    def walk(obj, parts, shown):
+        if not parts:
+            return [(shown, obj)]
+        head, rest = parts[0], parts[1:]
+        if head == "*":
+            items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+            return [x for k, v in items for x in walk(v, rest, f"{shown}[{k!r}]" if isinstance(obj, dict)
+                                                      else f"{shown}[{k}]")]
+        if isinstance(obj, dict) and head in obj:
+            return walk(obj[head], rest, f"{shown}.{head}" if shown else head)
+        return []
+
+    for path, types in FIELD_TYPES.items():
+        for shown, v in walk(doc, path.split("."), ""):
+            if not any(_TYPE_TESTS[t](v) for t in types):
+                raise ResultsFileError(f"{where}: {shown} = {str(v)[:40]!r} must be "
+                                       f"{' or '.join(_TYPE_NAMES[t] for t in types)}")
+    for path, keys in REQUIRED_FIELDS.items():
+        for shown, v in walk(doc, path.split("."), ""):
+            missing = [k for k in keys if k not in v]
+            if missing:
+                raise ResultsFileError(f"{where}: {shown} lacks {', '.join(missing)}")
+
+
 def validate(doc, where: str = "results") -> None:
     """Check that ``doc`` is a results document of this suite in the layout this version reads (:data:`SCHEMA`).
 
@@ -107,6 +174,7 @@ def validate(doc, where: str = "results") -> None:
         raise ResultsFileError(f"{where}: not a results document (no 'claims' list)")
     for i, c in enumerate(claims):
         _validate_claim(c, f"{where}: claims[{i}]", doc["schema"])
+    _check_types(doc, where)
 
 
 def _validate_claim(c, where: str, schema: int) -> None:

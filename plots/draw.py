@@ -65,14 +65,14 @@ def existing_manifest(doc: dict, out_dir, formats=("png", "svg")) -> dict:
     return manifest
 
 
-def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, prune: bool = True, jobs: int = 1) -> dict:
+def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, jobs: int = 1) -> dict:
     """Draw every figure of ``doc`` into ``out_dir``.
 
     Returns a manifest ``{"cells": {"<cell>|<param>": [paths]}, "classes": {"<table>.<class>": [paths]},
     "heatmap": [paths], "bench": {"<class>.<oracle>": [paths]}, "errors": ["<figure>: <reason>"]}``; a figure that cannot be drawn
-    is reported in ``errors`` and does not stop the others.  With ``prune``, figures of
-    this module's naming (``cell_*``, ``class_*``, ``heatmap``) left in ``out_dir`` by an
-    earlier run and not redrawn now are removed, so the directory matches the results.
+    is reported in ``errors`` and does not stop the others.  Nothing else in ``out_dir`` is touched: the
+    commands draw into a staging directory and install the set through :mod:`mixbounds.outdir`, which alone
+    removes figures (those its manifest lists and the new set lacks), never a file a user put there.
     ``jobs > 1`` draws the figures in that many worker processes (joblib); each figure is
     drawn from the same data either way, so the files do not depend on ``jobs``.
     """
@@ -95,12 +95,4 @@ def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, prune: bool = True, 
                 manifest[section] = paths
             else:
                 manifest[section][key] = paths
-    if prune and out_dir.is_dir():
-        keep = {Path(p).name for ps in [*manifest["cells"].values(), *manifest["classes"].values(), manifest["heatmap"],
-                                        *manifest["bench"].values()]
-                for p in ps}
-        for p in out_dir.iterdir():
-            stale = p.suffix in (".png", ".svg") and (p.name.startswith(("cell_", "class_", "bench_")) or p.stem == "heatmap")
-            if stale and p.name not in keep and p.is_file():
-                p.unlink()
     return manifest

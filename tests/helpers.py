@@ -98,3 +98,11 @@ def wrap_oracles(orc):
         if hasattr(orc, attr):
             setattr(orc, attr, CountingProxy(getattr(orc, attr), tally, key))
     return tally
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (read from /proc: a test of processes outliving a parent)."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

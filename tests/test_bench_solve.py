@@ -127,7 +127,7 @@ def selftest_doc():
 
 @pytest.mark.benchmark(group="figures")
 def test_bench_figures_selftest(benchmark, selftest_doc, tmp_path):
-    m = benchmark.pedantic(draw_all, args=(selftest_doc, tmp_path), kwargs=dict(prune=False), rounds=3, iterations=1)
+    m = benchmark.pedantic(draw_all, args=(selftest_doc, tmp_path), rounds=3, iterations=1)
     assert not m["errors"] and m["cells"] and m["heatmap"]
     benchmark.extra_info.update(figures=len(m["cells"]) + len(m["classes"]) + 1, formats=["png", "svg"])
 
@@ -138,7 +138,7 @@ def test_bench_figures_results_file(benchmark, tmp_path):
     if not path:
         pytest.skip("set MIXBOUNDS_BENCH_RESULTS to a results.json (e.g. of the quick tier) to time its figures")
     doc = load_results(Path(path))
-    m = benchmark.pedantic(draw_all, args=(doc, tmp_path), kwargs=dict(prune=False), rounds=1, iterations=1)
+    m = benchmark.pedantic(draw_all, args=(doc, tmp_path), rounds=1, iterations=1)
     assert not m["errors"]
     benchmark.extra_info.update(results=str(path), figures=len(m["cells"]) + len(m["classes"]) + len(m["bench"]) + 1,
                                 jobs=1)

@@ -162,8 +162,10 @@ def test_negative_control_a_method_that_bypasses_the_counters_is_below_the_lower
     """Control: reading the exact solution around the counters (not through the contract) must be caught."""
     from mixbounds.instances.reference.kkt import reference_solution
 
+    from mixbounds.methods import _COUNTED
+
     def cheat(problem, oracles):
-        x = reference_solution(oracles._orc.problem).u  # the raw problem: forbidden by the contract
+        x = reference_solution(_COUNTED[oracles].problem).u  # the raw problem (its process's copy): forbidden
         while True:
             yield x
 

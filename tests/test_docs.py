@@ -186,7 +186,8 @@ def test_readme_is_short_and_keeps_the_lines_ci_reads():
     assert len(readme.splitlines()) <= README_MAX_LINES
     assert _ci_readme_line("test") == ('python3 -m venv .venv && . .venv/bin/activate && pip install ".[test]" '
                                        '&& pytest')
-    assert _ci_readme_line("main") == "python3 -m venv .venv && . .venv/bin/activate && pip install . && mixbounds verify"
+    assert _ci_readme_line("main") == ('python3 -m venv .venv && . .venv/bin/activate && pip install ".[pep]" '
+                                       '&& mixbounds verify')
     docs = _ci_readme_line("docs")
     assert "sphinx-build -W --keep-going" in docs and '".[docs]"' in docs
 

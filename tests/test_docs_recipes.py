@@ -184,7 +184,10 @@ def test_recipe_lemma_check(tmp_path):
     by_id = {c["id"]: c for c in doc["claims"]}
     assert code == 0, doc["summary"]
     assert by_id["lemma.toy_path_lmax"]["status"] == "pass"
-    assert by_id["lemma.toy_path_lmax.control"]["status"] == "fail" and doc["summary"]["controls_caught"] == 1
+    assert by_id["lemma.toy_path_lmax.control"]["status"] == "fail"
+    # the subset runs the lemma tolerances' probes with it (mixbounds.checks.audits.guards), every control caught
+    assert "control.tolerance.lemmas.INEQ_RTOL.detects" in by_id
+    assert doc["summary"]["controls_caught"] == doc["summary"]["controls_total"]
 
 
 # ----------------------------------------------------------------------------- a claim
@@ -259,7 +262,10 @@ def test_recipe_check_family(tmp_path):
     by_id = {c["id"]: c for c in doc["claims"]}
     assert code == 0, doc["summary"]
     assert by_id["toy.square"]["status"] == "pass" and by_id["control.toy.square"]["status"] == "fail"
-    assert {c["id"]: c["family"] for c in doc["checks"]} == {"toy.square": "toy", "control.toy.square": "toy"}
+    families = {c["id"]: c["family"] for c in doc["checks"]}
+    assert {i: f for i, f in families.items() if f != "selfcheck"} == {"toy.square": "toy", "control.toy.square": "toy"}
+    # a family guards.uses does not describe is guarded by every self-check (recipe step 4)
+    assert {"audit.convergence", "calibration.engine.path", "audit.counters.mixed"} <= set(families)
 
 
 def test_a_family_whose_control_passes_fails_the_run(tmp_path):

@@ -33,7 +33,7 @@ WAIT_GUARD_S = 120.0
 
 
 # ----------------------------------------------------------------------------- helpers
-def fake_draw_all(doc, out_dir, formats=("png", "svg"), *, prune=True, jobs=1):
+def fake_draw_all(doc, out_dir, formats=("png", "svg"), *, jobs=1):
     """Stand-in for :func:`mixbounds.plots.draw_all` (matplotlib takes seconds per figure): one small file per figure
     name the real one would write, its bytes derived from the document, and the same manifest shape."""
     from mixbounds.plots import sweep_groups
@@ -335,11 +335,25 @@ def test_3_solve_json_under_a_dangling_link(inst_dir, tmp_path, capsys):
 
 
 def test_3_solve_json_in_an_unwritable_directory(inst_dir, tmp_path, capsys, monkeypatch):
+    """Writability is proved by creating a file there (issue 37: os.access said yes to root); the refusal names
+    the directory and the system's reason."""
     ro = tmp_path / "ro"
     ro.mkdir()
-    real = os.access
-    monkeypatch.setattr(outdir.os, "access", lambda p, mode: False if Path(p) == ro else real(p, mode))
-    _solve_refused(inst_dir, tmp_path, capsys, ["--json", str(ro / "s.json")], "not writable")
+    real = outdir.tempfile.mkstemp
+
+    def mkstemp(*a, dir=None, **k):
+        if Path(dir) == ro:
+            raise PermissionError(13, "Permission denied")
+        return real(*a, dir=dir, **k)
+
+    monkeypatch.setattr(outdir.tempfile, "mkstemp", mkstemp)
+    _solve_refused(inst_dir, tmp_path, capsys, ["--json", str(ro / "s.json")], f"cannot create files in {ro}",
+                   "Permission denied")
+
+
+def test_3_solve_json_under_proc_is_refused_before_the_work(inst_dir, tmp_path, capsys):
+    """/proc exists and os.access(W_OK) holds for root, but no file can be created there (issue 37)."""
+    _solve_refused(inst_dir, tmp_path, capsys, ["--json", "/proc/mixbounds-x/s.json"], "cannot create files in /proc")
 
 
 def test_3_solve_refuses_a_foreign_json_and_x(inst_dir, tmp_path, capsys):

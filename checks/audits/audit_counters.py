@@ -235,21 +235,29 @@ def audit_verdict(rid: str, p: dict, *, control: bool = False, instance: dict | 
                        **reading("oracles differing", {"oracles differing": len(diff), **p["tally"]}), **common)
 
 
-def checks() -> list[Check]:
-    def ids(tier):
-        return [f"audit.counters.{cls}.{m}" for cls, _, _ in audit_sample(tier) for m in AUDIT_METHODS]
+def _class_check(cls: str) -> Check:
+    """The audit of one problem class (a check of its own, so that a ``--claims`` subset runs the audit of the
+    classes it measures only: :mod:`mixbounds.checks.audits.guards`)."""
+
+    def sample(tier):
+        return next((fam, prm) for c, fam, prm in audit_sample(tier) if c == cls)
 
     def tasks(tier):
-        return [_task(fam, prm, m) for _, fam, prm in audit_sample(tier) for m in AUDIT_METHODS]
+        fam, prm = sample(tier)
+        return [_task(fam, prm, m) for m in AUDIT_METHODS]
 
     def finalize(tier, points):
-        out = []
-        for cls, fam, prm in audit_sample(tier):
-            for m in AUDIT_METHODS:
-                out.append(audit_verdict(f"audit.counters.{cls}.{m}", points[_task(fam, prm, m).key],
-                                         instance={"family": fam, "params": prm, "method": m}))
-        return out
+        fam, prm = sample(tier)
+        return [audit_verdict(f"audit.counters.{cls}.{m}", points[_task(fam, prm, m).key],
+                              instance={"family": fam, "params": prm, "method": m}) for m in AUDIT_METHODS]
 
+    return Check(id=f"audit.counters.{cls}", family="selfcheck",
+                 result_ids=lambda t: [f"audit.counters.{cls}.{m}" for m in AUDIT_METHODS], tasks=tasks,
+                 finalize=finalize, description=f"oracle counters of the {cls} class recounted through wrapped raw "
+                                                f"matrices; per-iteration closed form")
+
+
+def checks() -> list[Check]:
     rid_c = "control.audit.counters.skip-every-second-comm"
 
     def c_sample(tier):
@@ -264,7 +272,6 @@ def checks() -> list[Check]:
         return [audit_verdict(rid_c, points[_task(fam, prm, "apapc", control=True).key], control=True,
                               instance={"family": fam, "params": prm, "method": "apapc"})]
 
-    return [Check(id="audit.counters", family="selfcheck", result_ids=ids, tasks=tasks, finalize=finalize,
-                  description="oracle counters recounted through wrapped raw matrices; per-iteration closed form"),
+    return [_class_check(cls) for cls in CLASS_FAMILIES] + [
             Check(id="control.audit.counters", family="selfcheck", result_ids=lambda t: [rid_c], tasks=c_tasks,
                   finalize=c_final, description="a comm counter missing every second round must fail the audit")]

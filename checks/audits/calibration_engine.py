@@ -160,18 +160,30 @@ def calibration_verdict(rid: str, p: dict, *, control: bool = False) -> CheckRes
                        **common)
 
 
+#: the calibration problem of each oracle's propagation: communication on the path, gradients on Nesterov's chain,
+#: the block operators (A, and C, C̃, whose supports propagate through a block the same way) on the coupled chain
+CASE_OF_ORACLE = {"comm": "path", "grad": "nesterov", "A": "coupled", "C": "coupled", "Ct": "coupled"}
+
+
+def _case_check(case: str) -> Check:
+    """The calibration on one problem (a check of its own: a ``--claims`` subset runs the calibrations of the oracles
+    it bounds only, :mod:`mixbounds.checks.audits.guards`)."""
+    cases = [(c, n) for c, n in CASES if c == case]
+    return Check(id=f"calibration.engine.{case}", family="selfcheck",
+                 result_ids=lambda t: [_rid(c, n) for c, n in cases], tasks=lambda t: [_task(c, n) for c, n in cases],
+                 finalize=lambda tier, points: [calibration_verdict(_rid(c, n), points[_task(c, n).key])
+                                                for c, n in cases],
+                 description=f"the lower-bound engine on {_LABEL[case]}'s problem (exact answers)")
+
+
 def checks() -> list[Check]:
-    def finalize(tier, points):
-        return [calibration_verdict(_rid(c, n), points[_task(c, n).key]) for c, n in CASES]
 
     rid_c = "control.calibration.engine.two-hops.path"
 
     def c_final(tier, points):
         return [calibration_verdict(rid_c, points[_task("path", PATH_NODES[-1], True).key], control=True)]
 
-    return [Check(id="calibration.engine", family="selfcheck", result_ids=lambda t: [_rid(c, n) for c, n in CASES],
-                  tasks=lambda t: [_task(c, n) for c, n in CASES], finalize=finalize,
-                  description="the lower-bound engine on a path, Nesterov's chain and a coupled chain (exact answers)"),
+    return [_case_check(case) for case in dict.fromkeys(c for c, _ in CASES)] + [
             Check(id="control.calibration.engine", family="selfcheck", result_ids=lambda t: [rid_c],
                   tasks=lambda t: [_task("path", PATH_NODES[-1], True)], finalize=c_final,
                   description="an engine taking two hops per counted round must fail the calibration")]

@@ -11,8 +11,9 @@ so a tolerance loosened 100× goes unnoticed.  Here each tolerance with pinned p
 The probes go through the code that decides the verdicts where it is callable: the lemma
 helpers ``_le``/``_ge`` (``INEQ_RTOL``) and ``_eq`` (``EQ_RTOL``); the suite's path Laplacian and
 LAPACK's eigenvalues against ``2(1 ± cos(π/n))`` (``PATH_ABS_TOL``); :func:`mixbounds.checks.rates.verdict`
-on a synthetic exact power-law sweep (``TOL`` per tier, ``TARGET_RTOL``) and
-:func:`mixbounds.checks.rates._truncation` (``TRUNC_RTOL``).  The other tolerances are compared inline in
+on a synthetic exact power-law sweep (``TOL`` per tier, ``TARGET_RTOL``),
+:func:`mixbounds.checks.rates._truncation` (``TRUNC_RTOL``) and the lower-bound verdict
+:func:`mixbounds.checks.lower.slopes._verdict` on engine points of an exact power law (``lower:TOL`` per tier).  The other tolerances are compared inline in
 their checks; their probe is the same comparison (``|a − b| <= tol·|b|``, ``|a − b| <= tol``,
 ``slope excess <= tol``) at the value in effect.
 """
@@ -23,6 +24,7 @@ import math
 
 from mixbounds.bounds.claims import get
 from mixbounds.checks.lemmas import base as lemmas
+from mixbounds.checks.lower.slopes import _verdict as lower_verdict
 from mixbounds.checks.rates import _truncation, verdict
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
@@ -90,6 +92,18 @@ def _accepts_slope(tier: Tier, delta: float) -> bool:
     return verdict(tier, cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
 
 
+def _accepts_lower(tier: Tier, delta: float) -> bool:
+    """The lower-bound verdict (:func:`mixbounds.checks.lower.slopes._verdict`) on engine points whose per-accuracy
+    bounds follow the exponent + ``delta`` exactly (large counts: integer rounding is below 10⁻⁴ in the slope)."""
+    cell, sw, pts = _synthetic_sweep(tier, slope_excess=delta)
+    engine = []
+    for v, p in pts:
+        per = int(round(100.0 * p["per_accuracy"]["comm"]))
+        engine.append((v, {"realized": p["realized"], "n": 10, "chain_length": 100, "variables": 10,
+                           "bounds": {"comm": {"e0": 1.0, "count1": 10, "count2": 10 + per, "reason": "reached"}}}))
+    return lower_verdict(tier, cell, "kappa_W", sw, engine).status == "pass"
+
+
 def _accepts_target(delta: float) -> bool:
     cell, sw, pts = _synthetic_sweep(QUICK, target_rel=delta)
     return verdict(QUICK, cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
@@ -109,6 +123,8 @@ def _accepts(t: Tolerance, delta: float) -> bool:
         return special[t.where](delta)
     if t.where.startswith("rates:TOL["):
         return _accepts_slope(tier_by_name(t.where[len("rates:TOL["):-1]), delta)
+    if t.where.startswith("lower:TOL["):
+        return _accepts_lower(tier_by_name(t.where[len("lower:TOL["):-1]), delta)
     return _accepts_generic(t, delta)
 
 

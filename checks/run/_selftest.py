@@ -11,6 +11,9 @@ not import this module: the fixture never appears in a real run.
 from __future__ import annotations
 
 import math
+import os
+import time
+from pathlib import Path
 
 from mixbounds.checks.run.document import build_document
 from mixbounds.checks.run.framework import Check, Task, run_checks
@@ -22,8 +25,15 @@ GRID = (100.0, 215.44, 464.16, 1000.0)
 
 
 def power_point(kappa: float, slope: float, const: float = 30.0, param: str = "kappa_W", wobble: float = 0.0,
-                seed: int = 0) -> dict:
-    """One fake sweep point: ``per_accuracy = const·κ^slope·(1 + wobble·(−1)^i)``, counts as integers."""
+                seed: int = 0, delay: float = 0.0, marker_dir: str | None = None) -> dict:
+    """One fake sweep point: ``per_accuracy = const·κ^slope·(1 + wobble·(−1)^i)``, counts as integers.
+
+    ``delay`` seconds of sleep first, after writing a file named by this process's pid into ``marker_dir`` (a point
+    that is still running when a test kills its parent, and the test knows which process runs it)."""
+    if marker_dir is not None:
+        (Path(marker_dir) / str(os.getpid())).write_text("")
+    if delay:
+        time.sleep(delay)
     i = int(round(math.log10(kappa) * 3))
     y = const * kappa ** slope * (1.0 + wobble * (-1) ** i)  # integer counts below: keep const·κ^slope ≳ 10
     c1 = int(round(2 * y))

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from mixbounds.checks.run.framework import _run_group, code_version
+from mixbounds.instances.json_file import JSONFileError, read_json
 from threadpoolctl import threadpool_limits
 
 #: seconds to reach a remote scheduler before giving up (a cluster on the same network answers in
@@ -72,11 +73,64 @@ def parse_scheduler(spec: str) -> SchedulerSpec:
     if s.endswith(".json"):
         if not Path(s).is_file():
             raise SchedulerError(f"--scheduler {spec!r}: scheduler file not found")
+        read_scheduler_file(s)
         return SchedulerSpec("file", s)
     if _REMOTE.match(s):
         return SchedulerSpec("address", s)
     raise SchedulerError(f"--scheduler {spec!r}: expected tcp://HOST:PORT, HOST:PORT, a scheduler file (*.json) "
                          f"or local:N")
+
+
+#: what every Dask comm (scheduler, worker) sends first on a TCP connection: a frame whose 8-byte little-endian
+#: length is small, holding a msgpack map of its handshake keys (``compression``, ``python``, ``pickle-protocol``)
+HANDSHAKE_KEYS = (b"compression", b"pickle-protocol")
+HANDSHAKE_MAX_BYTES = 1 << 20
+
+
+def read_scheduler_file(path: str) -> str:
+    """The address a Dask scheduler file names; :class:`SchedulerError` (one line) when the file is not one."""
+    try:
+        doc = read_json(path)
+    except (OSError, JSONFileError) as exc:
+        raise SchedulerError(f"--scheduler {path}: not a Dask scheduler file ({str(exc).removeprefix(f'{path}: ')})") \
+            from None
+    addr = doc.get("address") if isinstance(doc, dict) else None
+    if not isinstance(addr, str) or not _REMOTE.match(addr):
+        raise SchedulerError(f"--scheduler {path}: not a Dask scheduler file (no 'address' of the form "
+                             f"tcp://HOST:PORT; found {str(addr)[:60]!r})")
+    return addr
+
+
+def probe_dask(address: str, timeout: float) -> None:
+    """Connect to a ``tcp://`` (or bare ``HOST:PORT``) address and read the handshake a Dask scheduler sends first;
+    :class:`SchedulerError` naming what answered instead.  Dask itself would read an HTTP server's
+    ``HTTP/1.1 …`` as a frame length of exabytes (``MemoryError``), or wait forever on a server that waits for
+    a request.  Other schemes (tls, ws, ucx) are left to Dask."""
+    target = address[len("tcp://"):] if address.startswith("tcp://") else address
+    if "://" in target:
+        return
+    host, _, port = target.rstrip("/").rpartition(":")
+    data = b""
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            while len(data) < 64:  # the handshake's frame header and keys; whatever arrived in time otherwise
+                chunk = sock.recv(64 - len(data))
+                if not chunk:
+                    break
+                data += chunk
+    except socket.timeout:
+        if not data:
+            raise SchedulerError(f"--scheduler {address}: something listens there but sent no Dask handshake within "
+                                 f"{timeout:g} s: not a Dask scheduler") from None
+    except (OSError, ValueError) as exc:
+        raise SchedulerError(f"--scheduler {address}: cannot reach the Dask scheduler "
+                             f"({' '.join(str(exc).split())})") from None
+    length = int.from_bytes(data[:8], "little") if len(data) >= 8 else None
+    if length is None or not 0 < length <= HANDSHAKE_MAX_BYTES or not any(k in data for k in HANDSHAKE_KEYS):
+        shown = data[:40].decode("latin-1").encode("unicode_escape").decode()
+        raise SchedulerError(f"--scheduler {address}: not a Dask scheduler (it answered {shown!r}, not a Dask "
+                             f"handshake)")
 
 
 def _import_distributed():
@@ -158,6 +212,9 @@ class DaskExecutor:
         """Reach the scheduler (start the local cluster); ``SchedulerError`` with the reason when that fails."""
         distributed = _import_distributed()
 
+        if self.spec.kind != "local":
+            probe_dask(read_scheduler_file(self.spec.target) if self.spec.kind == "file" else self.spec.target,
+                       self.timeout)
         try:
             if self.spec.kind == "local":
                 # loopback only; the dashboard on a free port (":0"), never the fixed 8787 another cluster may hold
@@ -169,10 +226,10 @@ class DaskExecutor:
                 self.client = distributed.Client(scheduler_file=self.spec.target, timeout=self.timeout)
             else:
                 self.client = distributed.Client(self.spec.target, timeout=self.timeout)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:  # noqa: BLE001 - Dask raises many types here (OSError, TimeoutError, TypeError, …)
             self.close()
             raise SchedulerError(f"--scheduler {self.spec}: cannot reach the Dask scheduler "
-                                 f"({' '.join(str(exc).split())})") from None
+                                 f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
         return self
 
     def __exit__(self, *exc) -> bool:

@@ -20,6 +20,7 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -30,9 +31,11 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from joblib import Parallel, delayed, parallel_config
+from mixbounds.checks.run.parent_watch import watch_parent
 from mixbounds.checks.run.result import CheckResult, _clean
 from mixbounds.checks.tiers import TIERS, Tier, as_tier
 from mixbounds.instances.families import build
+from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.instances.reference.kkt import reference_solution
 from threadpoolctl import threadpool_limits
 
@@ -144,6 +147,12 @@ def _group_key(t: Task) -> str:
     return json.dumps({"family": fam, "params": _clean(p)}, sort_keys=True)
 
 
+def _run_group_in_worker(calls: list[tuple[str, Callable, dict]], parent: int) -> list[tuple[str, dict]]:
+    """:func:`_run_group` in a joblib worker, which ends with ``parent`` (:mod:`mixbounds.checks.run.parent_watch`)."""
+    watch_parent(parent)
+    return _run_group(calls)
+
+
 def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
     """Run the tasks of one group in this process, sharing their instances; ``[(key, point)]``."""
     _GROUP.instances = {}
@@ -153,20 +162,29 @@ def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]
         _GROUP.instances = None
 
 
-#: layout of a cache entry: ``{"cache": CACHE_FORMAT, "task": <task key>, "point": {…, "seconds": s}}``
-CACHE_FORMAT = "mixbounds-point-1"
+#: layout of a cache entry: ``{"cache": CACHE_FORMAT, "task": <task key>, "digest": <point digest>, "point": {…,
+#: "seconds": s}}``; format 2 added the digest (format-1 entries live under older code versions, never read)
+CACHE_FORMAT = "mixbounds-point-2"
+
+
+def point_digest(point: dict) -> str:
+    """Digest of a point's canonical JSON: a cache entry whose point was changed or damaged after it was written
+    (a valid wrapper around a garbage point) no longer matches it."""
+    blob = json.dumps(point, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
 
 
 def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
     """``(point, None)`` for a valid cache entry of task ``key``, ``(None, why)`` for a damaged one, ``(None, None)``
-    if there is none.  Valid: JSON ``{"cache": CACHE_FORMAT, "task": key, "point": {…}}`` whose point is an object
-    with a numeric ``seconds`` and no ``error`` (failed points are never cached); anything else is recomputed."""
+    if there is none.  Valid: a regular file holding JSON ``{"cache": CACHE_FORMAT, "task": key, "digest": d,
+    "point": {…}}`` whose point is an object with a numeric ``seconds``, no ``error`` (failed points are never
+    cached) and digest ``d`` (:func:`point_digest`); anything else is recomputed (and counted)."""
     try:
-        entry = json.loads(Path(path).read_text())
+        entry = read_json(path, "cache entry")
     except FileNotFoundError:
         return None, None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, f"unreadable ({type(exc).__name__})"
+    except JSONFileError as exc:
+        return None, f"unreadable ({exc})"
     if not isinstance(entry, dict) or entry.get("cache") != CACHE_FORMAT:
         return None, f"not a cache entry of format {CACHE_FORMAT}"
     if entry.get("task") != key:
@@ -175,6 +193,8 @@ def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
     secs = pt.get("seconds") if isinstance(pt, dict) else None
     if not isinstance(pt, dict) or isinstance(secs, bool) or not isinstance(secs, (int, float)) or "error" in pt:
         return None, "point of the wrong shape"
+    if entry.get("digest") != point_digest(pt):
+        return None, "point does not match its digest"
     return pt, None
 
 
@@ -236,23 +256,45 @@ def run_checks(
     total, done = len(tasks), len(points)
     t0 = time.perf_counter()
 
+    cache_ok = cdir is not None
+
     def record(t: Task, out: dict):
-        nonlocal done
+        nonlocal done, cache_ok
         points[t.key] = out
-        if cdir is not None and "error" not in out:
-            _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key, "point": out})
+        cached.discard(t.key)
+        if cache_ok and "error" not in out:
+            try:
+                _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
+                                                            "digest": point_digest(out), "point": out})
+            except OSError as exc:  # a full disk or a cache made unwritable mid-run: the run goes on uncached
+                cache_ok = False
+                print(f"mixbounds: point cache {cdir}: cannot write ({exc.strerror}); the run goes on without "
+                      f"caching", file=sys.stderr)
         done += 1
         if progress:
             progress(done, total, t)
 
+    cached = set(points)
     _execute(todo, version, record, jobs=jobs, executor=executor)
-    results: list[CheckResult] = []
+    results: dict[str, list[CheckResult]] = {}
+    unreadable: list[Check] = []
     for c in checks:
-        res = _finalize(c, tier, {k: points[k] for k in per_check[c.id]})
-        results.extend(r for r in res if fnmatchcase(r.id, pattern))
-    stats = {"tasks": total, "computed": len(todo), "cached": total - len(todo), "damaged": damaged,
+        res, failed = _finalize(c, tier, {k: points[k] for k in per_check[c.id]})
+        if failed and cached & set(per_check[c.id]):
+            unreadable.append(c)  # finalize could not read a cached point: recompute them below and finalize again
+        results[c.id] = res
+    recomputed = [tasks[k] for k in dict.fromkeys(k for c in unreadable for k in per_check[c.id] if k in cached)]
+    if recomputed:
+        damaged += len(recomputed)
+        total += len(recomputed)
+        _execute(recomputed, version, record, jobs=jobs, executor=executor)
+        for c in unreadable:
+            results[c.id] = _finalize(c, tier, {k: points[k] for k in per_check[c.id]})[0]
+    out = [r for c in checks for r in results[c.id] if fnmatchcase(r.id, pattern)]
+    n_computed = len(todo) + len(recomputed)
+    stats = {"tasks": len(tasks), "computed": n_computed, "cached": len(tasks) - n_computed, "damaged": damaged,
              "seconds": time.perf_counter() - t0, "code_version": version}
-    return results, stats
+    return out, stats
 
 
 def _collect_tasks(checks: list[Check], tier: Tier) -> tuple[dict[str, Task], dict[str, list[str]]]:
@@ -306,17 +348,19 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None
         # one BLAS thread per worker: the suite's work is many small products, and
         # oversubscribed BLAS threads on a 2-core machine made LAPACK calls 100× slower
         with parallel_config(backend="loky", inner_max_num_threads=1):
-            par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-            record_all(par(delayed(_run_group)(p) for p in payloads))
+            par = Parallel(n_jobs=min(jobs, len(batches)), return_as="generator_unordered")
+            record_all(par(delayed(_run_group_in_worker)(p, os.getpid()) for p in payloads))
     else:
         with threadpool_limits(limits=1):
             record_all(_run_group(p) for p in payloads)
 
 
-def _finalize(c: Check, tier: Tier, pts: dict[str, dict]) -> list[CheckResult]:
-    """The check's results from its points; a finalize that raises gives an ``error`` row per declared result."""
+def _finalize(c: Check, tier: Tier, pts: dict[str, dict]) -> tuple[list[CheckResult], bool]:
+    """The check's results from its points, and whether finalize failed: a finalize that raises gives an ``error``
+    row per declared result (:func:`run_checks` first recomputes the points it read from the cache and retries:
+    the fields finalize reads are the last validation of a cache entry)."""
     try:
-        return c.finalize(tier, pts)
+        return c.finalize(tier, pts), False
     except Exception as exc:  # noqa: BLE001
         return [CheckResult(id=rid, kind="error", status="error", detail=f"finalize failed: {type(exc).__name__}: {exc}")
-                for rid in c.result_ids(tier)]
+                for rid in c.result_ids(tier)], True

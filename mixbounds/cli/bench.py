@@ -5,7 +5,15 @@
 ``mixbounds.methods``.  Everything is validated before any work: the method (imports, callable, generator
 function, supports the classes asked for), the classes, the output paths.  Exit 0 when every verdict is
 ``optimal`` or ``suboptimal`` (a measurement, not a failure), 1 when some result is ``error`` or
-``below-lower-bound``, 2 on bad usage (one line naming what is wrong, nothing written).
+``below-lower-bound``, 2 on bad usage (one line naming what is wrong, nothing written), 130 interrupted
+(nothing written).
+
+The user's code never runs in this process: the module is resolved, and the method run on every sweep point,
+in a child process of its own (:mod:`mixbounds.isolation`) with a wall-clock limit per point
+(``--method-timeout``, default :data:`mixbounds.methods.METHOD_TIMEOUT_S`).  A method that hangs, calls
+``sys.exit``, raises ``KeyboardInterrupt``, crashes its process or changes the instance it was given gets
+``error`` on that point with the reason, and the run goes on; APAPC and the lower-bound engine on the same
+point see the instance as built.  A module that exits, crashes or hangs at import is a usage error (exit 2).
 
 ``--out DIR`` is an output directory of the suite (:mod:`mixbounds.outdir`, as for ``mixbounds verify``):
 a manifest, a lock (a second run on DIR is refused), and ``bench.json``, the report and ``plots/`` drawn
@@ -25,12 +33,13 @@ from mixbounds.bench_method import classes_for, measure_plans, plans, summarize,
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.result import _clean
 from mixbounds.checks.tiers import QUICK
-from mixbounds.cli.parsing import TIER_METAVAR, default_jobs, positive_int, tier_arg
-from mixbounds.methods import METHOD_CLASSES, MethodError, resolve
+from mixbounds.cli.parsing import TIER_METAVAR, default_jobs, jobs_option, tier_arg
+from mixbounds.instances.json_file import JSONFileError, read_json
+from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_MAX_S, METHOD_TIMEOUT_S, MethodError, probe
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 from mixbounds.report.bench import print_table, write_report
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 DEFAULT_OUT = "mixbounds-bench"
 
 
@@ -42,14 +51,20 @@ def _usage(msg: str) -> int:
 def is_bench_document(path: Path) -> bool:
     """Whether ``path`` holds a ``bench.json`` of this command (so ``--json`` may replace it)."""
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        doc = read_json(path)
+    except (OSError, JSONFileError):
         return False
     return isinstance(doc, dict) and isinstance(doc.get("method"), str) and isinstance(doc.get("results"), list)
 
 
 def _validate(args):
-    """``(fn, classes, out, json_path, scheduler)`` or an error message (nothing touched yet)."""
+    """``(classes, out, json_path, scheduler)`` or an error message (nothing touched yet).
+
+    The method is resolved in a process of its own (:func:`mixbounds.methods.probe`): this process never runs the
+    user's code, so an import that exits, crashes or hangs is a one-line error here.
+    """
+    if not (0 < args.method_timeout <= METHOD_TIMEOUT_MAX_S):
+        return f"--method-timeout {args.method_timeout:g}: must be in (0, {METHOD_TIMEOUT_MAX_S:g}] seconds"
     requested = None
     if args.classes is not None:
         requested = [c.strip() for c in args.classes.split(",") if c.strip()]
@@ -58,29 +73,28 @@ def _validate(args):
             return f"--classes {args.classes!r}: unknown class {unknown[0] if unknown else '(empty)'!r} " \
                    f"(choose from {', '.join(METHOD_CLASSES)})"
     try:
-        fn = resolve(args.method)
-    except MethodError as exc:
-        return str(exc)
-    classes = classes_for(fn, requested)
-    missing = supported(fn, classes)
-    if missing:
-        return (f"method {args.method!r} does not support class {missing[0]!r} (it declares classes="
-                f"{tuple(getattr(fn, 'classes'))})")
-    try:
-        out = check_dir(args.out, "--out", subdirs=("plots",))
+        out = check_dir(args.out, "--out", subdirs=("plots",), tool="bench")
         jp = None if args.json is None else check_file(args.json, "--json", ours=is_bench_document,
                                                          ours_desc="mixbounds bench document")
         scheduler = None if args.scheduler is None else parse_scheduler(args.scheduler)
     except (OutputError, SchedulerError) as exc:
         return str(exc)
-    return fn, classes, out, jp, scheduler
+    try:
+        decl = probe(args.method, timeout=args.method_timeout)
+    except MethodError as exc:
+        return str(exc)
+    classes = classes_for(decl, requested)
+    missing = supported(decl, classes)
+    if missing:
+        return f"method {args.method!r} does not support class {missing[0]!r} (it declares classes={decl})"
+    return classes, out, jp, scheduler
 
 
 def _cmd_bench(args) -> int:
     v = _validate(args)
     if isinstance(v, str):
         return _usage(v)
-    fn, classes, out, jp, scheduler = v
+    classes, out, jp, scheduler = v
     try:
         executor = open_executor(scheduler)
     except SchedulerError as exc:
@@ -94,6 +108,10 @@ def _cmd_bench(args) -> int:
     except SchedulerError as exc:  # a task group failed on the cluster
         print(f"mixbounds bench: error: {exc}", file=sys.stderr)
         return EXIT_FAIL
+    except KeyboardInterrupt:
+        print(f"\nmixbounds bench: interrupted; nothing written (the previous set in {out}, if any, is unchanged)",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         if executor is not None:
             executor.close()
@@ -114,7 +132,8 @@ def _run(args, classes, od, jp, executor) -> int:
             print(f"{chr(13) if tty else ''}  {done}/{total} points, {time.perf_counter() - t0:.0f} s  "
                   f"{task.label[:60]:<60}", end="" if tty else "\n", file=sys.stderr, flush=True)
 
-    results, stats = measure_plans(args.method, pl, args.tier, jobs=args.jobs, progress=progress, executor=executor)
+    results, stats = measure_plans(args.method, pl, args.tier, jobs=args.jobs, progress=progress, executor=executor,
+                                   timeout=args.method_timeout)
     if tty:
         print(file=sys.stderr)
     if executor is not None:
@@ -151,7 +170,11 @@ def register(sub) -> None:
     b.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR, help="sweeps of the Table 1 checks (default quick)")
     b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
-    b.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N", help="worker processes")
+    b.add_argument("--method-timeout", type=float, default=METHOD_TIMEOUT_S, metavar="SECONDS",
+                   help=f"wall-clock limit of the method on one sweep point (import, set-up and run; default "
+                        f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
+    b.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
+                   help="worker processes (default and cap: the available cores)")
     b.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
                    help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
                         "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")

@@ -10,6 +10,7 @@ was not caught), 2 bad usage or bad input, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from mixbounds.bounds.render import render_markdown, render_text
 from mixbounds.checks.tiers import QUICK
 from mixbounds.cli.bench import register as register_bench
 from mixbounds.cli.instance import register as register_instance
-from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, positive_int, tier_arg
+from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, tier_arg
 from mixbounds.cli.report import register as register_report
 from mixbounds.cli.solve import register as register_solve
 from mixbounds.verify import DEFAULT_OUT, Options, redraw, run
@@ -31,6 +32,10 @@ def _cmd_table(args) -> int:
 
 
 def _cmd_verify(args) -> int:
+    if args.json is not None and args.json.endswith(("/", os.sep)):  # Path() would drop the slash
+        print(f"mixbounds verify: error: --json {args.json}: is a directory name, expected a file name",
+              file=sys.stderr)
+        return EXIT_USAGE
     opts = Options(tier=args.tier, claims=args.claims, jobs=args.jobs, out=Path(args.out),
                    json=None if args.json is None else Path(args.json), plots=not args.no_plots, cache=not args.no_cache,
                    command=" ".join(["mixbounds"] + list(args.argv)), scheduler=args.scheduler)
@@ -57,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--claims", default="*", metavar="GLOB",
                    help="glob(s) over result ids, comma-separated, e.g. 'T1.coupled.*', 'T1.*.lower', 'lemma.*'; "
                         "a glob also selects the ids below it ('T1.coupled.comm' selects T1.coupled.comm.kappa_W.tight)")
-    v.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
+    v.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                    help=f"worker processes for sweep points and figures (default: the available cores, here {default_jobs()})")
     v.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     v.add_argument("--json", default=None, metavar="FILE", help="also write results.json to FILE")
@@ -70,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="redraw the figures from a results.json (never runs a solver)")
     pl.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
     pl.add_argument("--out", default=None, metavar="DIR", help="figure directory (default: plots/ beside RESULTS)")
-    pl.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
+    pl.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
     register_instance(sub)
@@ -102,17 +107,32 @@ def join_negative_numbers(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
-    args = build_parser().parse_args(argv)
-    args.argv = argv
     try:
+        os.getcwd()
+    except FileNotFoundError:  # every relative path and the method's module are resolved against it
+        print("mixbounds: error: the current directory no longer exists (deleted while this shell was in it); "
+              "cd into an existing directory", file=sys.stderr)
+        return EXIT_USAGE
+    argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
+    cmd = "mixbounds"
+    try:
+        args = build_parser().parse_args(argv)
+        args.argv = argv
+        cmd = f"mixbounds {args.cmd}"
         return args.func(args)
     except MemoryError as exc:
         # one line, not a traceback: an instance too large for this machine is an outcome, not a crash
         detail = f" ({exc})" if str(exc) else ""
-        print(f"mixbounds {args.cmd}: out of memory{detail}; try a smaller instance or a machine with more memory",
+        print(f"{cmd}: out of memory{detail}; try a smaller instance or a machine with more memory", file=sys.stderr)
+        return EXIT_FAIL
+    except BrokenPipeError:
+        # the reader of stdout went away (`mixbounds table | head -1`): no traceback, and nothing more to flush into
+        # the closed pipe at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        print(f"{cmd}: error: standard output was closed before the output was written (broken pipe)",
               file=sys.stderr)
-        return 1
+        return EXIT_FAIL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,9 +11,9 @@ and prints a short summary (family, n, sizes, targets vs realized κ's, KKT
 residual, findings, path).
 
 Exit codes (as :mod:`mixbounds.cli.command`): 0 written; 2 bad usage or bad input (unknown
-family, impossible target, unwritable or occupied output path) — nothing is
+family, impossible target, a size beyond its cap, unwritable or occupied output path) — nothing is
 written then; 1 the reference solve failed to reach its KKT tolerance (nothing
-written either).
+written either); 130 interrupted (nothing written).
 
 ``register(subparsers)`` adds the sub-command to the ``mixbounds`` parser.
 """
@@ -21,7 +21,6 @@ written either).
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -35,10 +34,11 @@ from threadpoolctl import threadpool_limits
 
 from mixbounds.instances.families import build, families
 from mixbounds.instances.io import save_instance
+from mixbounds.instances.json_file import JSONFileError, loads
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.instances.reference.lad_interior_point import NotConverged
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: BLAS threads during the build and the reference solve: the work is many small per-node products
 #: (a QR and eigenvalues of every 100 × 100 Q_i, …), and BLAS threads competing for the cores made them up to
 #: 200× slower (random-coupled n = 1000, d = 100, m = 5: 56 s build with 2 threads on a loaded 2-core
@@ -113,6 +113,33 @@ NODES_MAX_FAMILY = {
     "convex-consensus": (10_000, "convex-consensus n = 10⁴, dt = 100 (10⁶ variables): build with its reference 26 s, "
                                  "peak RSS 5.9 GB"),
 }
+
+
+#: largest value of every per-node size keyword (options and --param alike): the largest per-node size measured
+#: is vertical-fl's 49990 features at 10⁶ variables (NODES_MAX_FAMILY); beyond it the dense per-node blocks
+#: ((d + d̃)² entries of a quadratic objective, samples × (d + d̃) features) are not measured
+SIZE_MAX = 50_000
+SIZE_KEYWORDS = ("d", "dt", "m", "p", "pt", "samples", "features", "out_dim", "rank")
+SIZE_MAX_NOTE = "the largest per-node size measured: vertical-fl with 49990 features per node at 10⁶ variables"
+
+
+def size_error(family: str, params: dict, from_param: set = frozenset()) -> str | None:
+    """Why the size keywords of ``params`` are out of range, else ``None``: ``n`` within the family's measured cap
+    (:data:`NODES_MAX_FAMILY`), every other size within :data:`SIZE_MAX`; options and ``--param`` alike (the keys
+    in ``from_param`` came from ``--param``, and the message names them so)."""
+    cap, note = NODES_MAX_FAMILY.get(family, (NODES_MAX, NODES_MAX_NOTE))
+    caps = {"n": (cap, f"for {family} (measured: {note})")}
+    caps.update({k: (SIZE_MAX, f"({SIZE_MAX_NOTE})") for k in SIZE_KEYWORDS})
+    for key, (hi, why) in caps.items():
+        v = params.get(key)
+        if v is None:
+            continue
+        shown = f"--param {key}={v!r}" if key in from_param else f"--{key.replace('_', '-')} {v!r}"
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+            return f"{shown}: must be an integer in [1, {hi}]"
+        if v > hi or (key == "n" and v < 1):  # the lower bounds of the other sizes are the builders' (m >= 2, …)
+            return f"{shown}: must be in [1, {hi}] {why}"
+    return None
 
 
 @contextmanager
@@ -248,20 +275,29 @@ def summary_lines(inst, path: Path | None, ref=None) -> list[str]:
 
 
 def _parse_param(item: str):
-    """``"KEY=VALUE"`` → ``(KEY, VALUE)`` with VALUE read as JSON when it is JSON (``3``, ``0.1``, ``true``), else the string;
-    ``(None, None)`` when malformed."""
+    """``"KEY=VALUE"`` → ``(KEY, VALUE)`` with VALUE read as JSON when it is JSON (``3``, ``0.1``, ``true``; nesting
+    limited as for every JSON the suite reads), else the string; ``(None, None)`` when malformed."""
     key, sep, val = str(item).partition("=")
     key = key.strip()
     if not sep or not key.isidentifier():
         return None, None
     try:
-        return key, json.loads(val)
-    except ValueError:
+        return key, loads(val, f"--param {key}")
+    except JSONFileError:
         return key, val
 
 
 def cmd_instance(args) -> int:
-    """Handler of ``mixbounds instance``."""
+    """Handler of ``mixbounds instance``: a Ctrl-C anywhere is exit 130 with nothing written (the directory is
+    written into a temporary sibling and renamed at the end, :func:`mixbounds.instances.io.save_instance`)."""
+    try:
+        return _instance(args)
+    except KeyboardInterrupt:
+        print(f"mixbounds instance: interrupted; nothing written to {args.out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _instance(args) -> int:
     fams = families()
     if args.family not in fams:
         return _err(f"unknown instance family {args.family!r}; known: {', '.join(sorted(fams)) or 'none'}")
@@ -278,9 +314,9 @@ def cmd_instance(args) -> int:
         if key in params and params[key] != val:
             return _err(f"--param {key}={val!r} disagrees with the option giving {key} = {params[key]!r}")
         params[key] = val
-    cap, note = NODES_MAX_FAMILY.get(args.family, (NODES_MAX, NODES_MAX_NOTE))
-    if args.n is not None and not (1 <= args.n <= cap):
-        return _err(f"--n {args.n}: must be in [1, {cap}] for {args.family} (measured: {note})")
+    why = size_error(args.family, params, {_parse_param(item)[0] for item in args.param or []})
+    if why:
+        return _err(why)
     if args.kappa_A is not None:
         if "kappa_AC" in params and params["kappa_AC"] != args.kappa_A:
             return _err(f"--kappa-A {args.kappa_A} and --kappa-AC {params['kappa_AC']} disagree (--kappa-A is an alias)")

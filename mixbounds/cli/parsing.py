@@ -43,6 +43,18 @@ def positive_int(s: str) -> int:
     return v
 
 
+def jobs_option(s: str) -> int:
+    """``--jobs N``: a positive integer, capped at the available cores (:func:`default_jobs`) with a one-line note:
+    more worker processes than cores only slow every point down (each worker is one BLAS thread)."""
+    v = positive_int(s)
+    cores = default_jobs()
+    if v > cores:
+        print(f"mixbounds: note: --jobs {v} capped at the {cores} available core{'s' if cores > 1 else ''}",
+              file=sys.stderr)
+        return cores
+    return v
+
+
 def tier_arg(s: str) -> Tier:
     """``--tier`` argument: the :class:`~mixbounds.checks.tiers.Tier` of that name (``ArgumentTypeError`` naming the
     known ones otherwise: a one-line usage error, exit 2)."""

@@ -3,42 +3,36 @@
     mixbounds report RESULTS [--out DIR] [--redraw] [--screenshot PNG]
 
 Reads ``results.json`` (or the directory holding it), takes the figures already in ``plots/`` beside it
-(``--redraw`` draws them again first, as ``mixbounds plot`` does), and writes ``report.md`` and
-``report.html`` to ``DIR`` (default: beside RESULTS).  Never runs a solver.  ``--screenshot PNG`` also
-renders the first screen of ``report.html`` in headless Chromium (the README's picture:
-``mixbounds report mixbounds-results --screenshot docs/report-screenshot.png``).
-Exit codes: 0 written; 2 bad input (unreadable results, unusable paths, no browser for --screenshot).
+(``--redraw`` draws them again first, exactly as ``mixbounds plot`` does: staged, installed, only the figures
+its manifest lists ever replaced or removed), and writes ``report.md`` and ``report.html`` to ``DIR`` (default:
+beside RESULTS).  DIR goes through the ownership, lock and staged install of :mod:`mixbounds.outdir`: it must
+be new, empty, a directory of an earlier ``mixbounds report``, or a ``verify`` result set (whose other files
+are kept); a user's own ``report.md`` in a directory the suite did not write is never overwritten.  Never runs
+a solver.  ``--screenshot PNG`` also renders the first screen of ``report.html`` in headless Chromium (the
+README's picture: ``mixbounds report mixbounds-results --screenshot docs/report-screenshot.png``).
+Exit codes: 0 written; 2 bad input (unreadable results, unusable or foreign paths, no browser for
+--screenshot; nothing written); 130 interrupted (nothing half-written).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-import mixbounds.plots as figures  # drawing loads matplotlib on first use (mixbounds.plots)
-from mixbounds.outdir import atomic_write_text
-from mixbounds.plots import ResultsFileError, load_results
+from mixbounds.cli.parsing import default_jobs, jobs_option
+from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.plots import ResultsFileError, existing_manifest, load_results
 from mixbounds.report import verify as report
 from mixbounds.report.browser import find_chromium
 from mixbounds.report.browser import screenshot as shoot
+from mixbounds.verify import install_figures
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
 
 def _err(msg: str) -> int:
     print(f"mixbounds report: error: {msg}", file=sys.stderr)
     return EXIT_USAGE
-
-
-def _unusable(out: Path) -> str | None:
-    """Why ``out`` cannot take the report (not a directory, or no writable existing ancestor), else ``None``."""
-    if out.exists() and not out.is_dir():
-        return f"--out {out}: exists and is not a directory"
-    anc = out
-    while not anc.exists():
-        anc = anc.parent
-    return None if os.access(anc, os.W_OK | os.X_OK) else f"--out {out}: {anc} is not writable"
 
 
 def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int = 1) -> int:
@@ -47,20 +41,35 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
     except ResultsFileError as exc:
         return _err(str(exc))
     src = Path(results)
-    base = src if src.is_dir() else src.parent
-    out = Path(out) if out is not None else base
-    why = _unusable(out)
-    if why:
-        return _err(why)
-    if screenshot is not None:
-        if Path(screenshot).is_dir():
-            return _err(f"--screenshot {screenshot}: is a directory")
-        if find_chromium() is None:
-            return _err("--screenshot needs Chromium (Debian: apt-get install chromium); nothing written")
+    base = (src if src.is_dir() else src.parent).absolute()
+    out = Path(out).absolute() if out is not None else base
+    what = "--out" if out != base else "report directory"
     plots = base / "plots"
-    manifest = figures.draw_all(doc, plots, jobs=jobs) if redraw else figures.existing_manifest(doc, plots)
-    atomic_write_text(out / "report.md", report.render_markdown(doc, manifest, base=out))
-    atomic_write_text(out / "report.html", report.render_html(doc, manifest, base=out))
+    try:  # every path before any work
+        check_dir(out, what, tool="report")
+        if redraw:
+            check_dir(plots, "figure directory", figures=True, tool="plot")
+        if screenshot is not None:
+            check_file(screenshot, "--screenshot")
+    except OutputError as exc:
+        return _err(str(exc))
+    if screenshot is not None and find_chromium() is None:
+        return _err("--screenshot needs Chromium (Debian: apt-get install chromium); nothing written")
+    command = f"mixbounds report {results}"
+    try:  # DIR held first: a report directory in use by another run is refused before any figure is redrawn
+        with OutputDir(out, "report", what=what, command=command) as od:
+            if redraw:
+                install_figures(doc, plots, what="figure directory", command=command, jobs=jobs)
+            manifest = existing_manifest(doc, plots)
+            stage = od.stage()
+            atomic_write_text(stage / "report.md", report.render_markdown(doc, manifest, base=od.path))
+            atomic_write_text(stage / "report.html", report.render_html(doc, manifest, base=od.path))
+            od.install(stage, relative_files(stage), keep_others=True)
+    except OutputError as exc:
+        return _err(str(exc))
+    except KeyboardInterrupt:
+        print(f"mixbounds report: interrupted; the report in {out} is unchanged", file=sys.stderr)
+        return EXIT_INTERRUPTED
     n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + bool(manifest["heatmap"])
     print(f"mixbounds report: wrote {out / 'report.md'} and {out / 'report.html'} ({n} figures linked from {plots})")
     if screenshot is not None:
@@ -74,6 +83,8 @@ def register(sub) -> None:
     r.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
     r.add_argument("--out", default=None, metavar="DIR", help="where to write the report (default: beside RESULTS)")
     r.add_argument("--redraw", action="store_true", help="redraw the figures in plots/ first")
+    r.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
+                   help="worker processes for --redraw (default: the available cores)")
     r.add_argument("--screenshot", default=None, metavar="PNG",
                    help="also save the report's first screen, rendered by headless Chromium, as PNG")
-    r.set_defaults(func=lambda a: run(a.results, a.out, redraw=a.redraw, screenshot=a.screenshot))
+    r.set_defaults(func=lambda a: run(a.results, a.out, redraw=a.redraw, screenshot=a.screenshot, jobs=a.jobs))

@@ -23,7 +23,7 @@ iterate in the z-layout of ``x_star.npy``: to ``--x FILE``, else next to the sum
 either, x is not written (never into the instance directory unless asked).  The summary is strict JSON:
 non-finite numbers are written as the strings ``"nan"``, ``"inf"``, ``"-inf"``.
 
-Exit codes: 0 converged, 1 did not converge, 2 bad input (nothing written).
+Exit codes: 0 converged, 1 did not converge, 2 bad input (nothing written), 130 interrupted (nothing written).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
 from mixbounds.instances.io import load_instance
+from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.instances.reference.kkt import _kkt_solver, _residual, constraint_system, copy_map, reference_solution
 from mixbounds.instances.spectra import trusted_facts
 from mixbounds.outdir import OutputError, atomic_write, atomic_write_text, check_file
@@ -47,7 +48,7 @@ from mixbounds.solvers import solve
 from mixbounds.solvers.baselines import BASELINES
 from mixbounds.solvers.reformulations import METHODS
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: APAPC's constants of the reformulated objective (``--constants``, mixbounds.solvers.constants): "auto" (the default: "bounds"
 #: or "spectral" by a cost model in oracle rounds, printed with its reason), "bounds" (closed-form bounds from the
 #: lemma's facts, no set-up call), "spectral" (exact, by Lanczos: hundreds of Hessian products, counted in
@@ -88,14 +89,17 @@ def strict(x):
 
 def _read_summary(path: Path) -> dict | None:
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        doc = read_json(path)
+    except (OSError, JSONFileError):
         return None
     return doc if isinstance(doc, dict) and all(k in doc for k in SUMMARY_KEYS) else None
 
 
 def output_paths(args) -> tuple[Path | None, Path | None]:
     """``(json, x)`` output paths, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
+    for opt, raw in (("--json", args.json), ("--x", args.x)):  # the raw names: Path() drops a trailing slash
+        if raw is not None:
+            check_file(raw, opt)
     out_json = None if args.json is None else Path(args.json).absolute()
     if args.x is not None:
         x_path = Path(args.x).absolute()
@@ -237,8 +241,12 @@ def _cmd_solve(args) -> int:
         out_json, x_path = output_paths(args)
     except OutputError as exc:
         return usage(str(exc))
-    with threadpool_limits(limits=BLAS_THREADS):
-        return _load_and_solve(args, methods, usage, out_json, x_path)
+    try:
+        with threadpool_limits(limits=BLAS_THREADS):
+            return _load_and_solve(args, methods, usage, out_json, x_path)
+    except KeyboardInterrupt:  # the outputs are written last, each atomically: nothing half-written
+        print("mixbounds solve: interrupted; nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:

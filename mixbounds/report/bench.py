@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import sys
+from html import escape as html_escape
 from pathlib import Path
 
 from rich.console import Console
@@ -166,7 +167,7 @@ def write_report(doc: dict, out: Path) -> dict:
     render_md(bl, Path(out), md)
     (Path(out) / "report.md").write_text("\n".join(md).rstrip() + "\n")
     html = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-            f"<title>mixbounds bench — {doc['method']}</title>", f"<style>{CSS}</style></head><body>"]
+            f"<title>mixbounds bench — {html_escape(str(doc['method']))}</title>", f"<style>{CSS}</style></head><body>"]
     render_html_blocks(bl, Path(out), html)  # figures linked relative to out (not embedded)
     html.append(f"<script>{SCRIPT_LAZY}</script></body></html>")
     (Path(out) / "report.html").write_text("\n".join(html) + "\n")

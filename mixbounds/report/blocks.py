@@ -2,7 +2,12 @@
 
 The report is built once as a list of :class:`Block` s (:mod:`mixbounds.report.verify`) and rendered twice.
 Inline text uses a small Markdown subset in both renderings: ```code```, ``**bold**``, ``*italic*``
-and links ``[text](#anchor)`` / ``[text](relative/path)`` (link text is plain text).
+and links ``[text](#anchor)`` / ``[text](https://…)`` (link text is plain text).  The text comes in part from
+the results document, which anyone can edit, so both renderings are safe against it: a link becomes a link
+only when its target is an in-document anchor or an ``http(s)`` address (:func:`safe_href`; anything else,
+``javascript:`` included, is shown as text), and ``report.md`` escapes ``&``, ``<`` and ``>`` outside code
+(:func:`md_text`) — a Markdown viewer passes raw HTML through — while code blocks are fenced by more
+backticks than they contain.
 
 The HTML is one file that opens from the file system without a server: figures are *linked* files
 with their pixel size, never inlined, fetched only when they near the viewport (``data-src``, set by a
@@ -121,51 +126,83 @@ def rel(path, base) -> str:
     return Path(r).as_posix()
 
 
+# ----------------------------------------------------------------------------- safety
+_SAFE_HREF = re.compile(r"^(#[^\s]*|https?://[^\s]+)$", re.IGNORECASE)
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+def safe_href(href: str) -> str | None:
+    """``href`` when it is an in-document anchor (``#…``) or an ``http(s)`` address, else ``None``."""
+    h = str(href).strip()
+    return h if _SAFE_HREF.match(h) else None
+
+
+def _md_plain(s: str) -> str:
+    """Markdown text outside code: HTML characters as entities, links with an unsafe target as literal text."""
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _LINK.sub(lambda m: m.group(0) if safe_href(m.group(2)) else f"\\[{m.group(1)}\\]({m.group(2)})", s)
+
+
+def md_text(s) -> str:
+    """:func:`_md_plain` on the text outside ```code``` spans (inside them Markdown shows characters as they are)."""
+    parts = re.split(r"(`[^`]+`)", str(s))
+    return "".join(p if p.startswith("`") and p.endswith("`") and len(p) > 1 else _md_plain(p) for p in parts)
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text`` (text cannot close it early)."""
+    longest = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
 # ----------------------------------------------------------------------------- Markdown
 def _md_cell(v) -> str:
-    s = v.md() if isinstance(v, V) else str(v)
+    s = v.md() if isinstance(v, V) else md_text(v)
     return s.replace("|", "\\|").replace("\n", "<br>")
 
 
 def render_md(blocks: list[Block], base, out: list[str]) -> None:
     for b in blocks:
         if b.kind == "h":
-            out += ([f'<a id="{b.anchor}"></a>', ""] if b.anchor else []) + ["#" * b.a + " " + b.b, ""]
+            out += ([f'<a id="{_attr(b.anchor)}"></a>', ""] if b.anchor else []) + ["#" * b.a + " " + md_text(b.b), ""]
         elif b.kind == "p":
-            out += [b.a, ""]
+            out += [md_text(b.a), ""]
         elif b.kind == "list":
-            out += [f"- {x}" for x in b.a] + [""]
+            out += [f"- {md_text(x)}" for x in b.a] + [""]
         elif b.kind == "pre":
-            out += ["```", b.a, "```", ""]
+            fence = _fence(str(b.a))
+            out += [fence, b.a, fence, ""]
         elif b.kind == "table":
-            out.append("| " + " | ".join(b.a) + " |")
+            out.append("| " + " | ".join(md_text(h) for h in b.a) + " |")
             out.append("|" + "---|" * len(b.a))
             for row in b.b:
                 cells = row.cells if isinstance(row, Row) else row
                 cells = [_md_cell(x) for x in cells]
                 if isinstance(row, Row) and row.anchor and cells:
-                    cells[0] = f'<a id="{row.anchor}"></a>' + cells[0]
+                    cells[0] = f'<a id="{_attr(row.anchor)}"></a>' + cells[0]
                 out.append("| " + " | ".join(cells) + " |")
             out.append("")
         elif b.kind == "img":
             if b.a is None:
                 continue
-            a = f'<a id="{b.anchor}"></a>' if b.anchor else ""
-            out += [f"{a}![{b.b}]({rel(b.a, base)})", "", f"*{b.b}*", ""]
+            a = f'<a id="{_attr(b.anchor)}"></a>' if b.anchor else ""
+            out += [f"{a}![{md_text(b.b)}]({rel(b.a, base)})", "", f"*{md_text(b.b)}*", ""]
         elif b.kind == "details":
             out += [f"<details><summary>{html.escape(b.a)}</summary>", ""]
             render_md(b.b, base, out)
             out += ["</details>", ""]
         elif b.kind == "group":
             if b.anchor:
-                out += [f'<a id="{b.anchor}"></a>', ""]
+                out += [f'<a id="{_attr(b.anchor)}"></a>', ""]
             render_md(b.a, base, out)
 
 
+def _attr(value) -> str:
+    """An HTML attribute value (ids are built from result ids, which a results document may carry in any form)."""
+    return html.escape(str(value))
+
+
 # ----------------------------------------------------------------------------- HTML
-_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
-
-
 def _inline_plain(s: str) -> str:
     s = html.escape(s, quote=False)
     s = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", s)
@@ -175,8 +212,11 @@ def _inline_plain(s: str) -> str:
 def _inline_text(s: str) -> str:
     out, pos = [], 0
     for m in _LINK.finditer(s):
+        href = safe_href(m.group(2))
+        if href is None:  # shown as it is written, not followed
+            continue
         out.append(_inline_plain(s[pos:m.start()]))
-        out.append(f'<a href="{html.escape(m.group(2))}">{html.escape(m.group(1), quote=False)}</a>')
+        out.append(f'<a href="{html.escape(href)}">{html.escape(m.group(1), quote=False)}</a>')
         pos = m.end()
     out.append(_inline_plain(s[pos:]))
     return "".join(out)
