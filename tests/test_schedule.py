@@ -176,5 +176,13 @@ def test_bad_workers_is_one_line_and_exit_2(tmp_path, capsys, spec):
     assert err.startswith("schedule: error: --workers") and err.count("\n") == 1
 
 
+def test_run_without_tasks_is_its_serial_part(tmp_path, capsys):
+    """Checks with no sweep points (closed forms only): every W gives the serial wall, and the report says so."""
+    run = read_run(_write(tmp_path, _doc([], points=0.0, wall=6.0)))
+    assert predict(run, 8).wall == pytest.approx(run.serial_seconds, abs=EXACT) and run.serial["other"] == 1.0
+    assert main([str(tmp_path), "--workers", "8"]) == 0
+    assert "the run has no tasks" in capsys.readouterr().out
+
+
 def test_parse_workers_sorts_and_dedups():
     assert parse_workers("64, 2,8,2") == [2, 8, 64]

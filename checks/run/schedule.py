@@ -62,6 +62,8 @@ class Group:
     @property
     def label(self) -> str:
         """The label of the group's longest task, and how many more tasks share its instance."""
+        if not self.tasks:
+            return "(no tasks)"
         name = max(self.tasks, key=lambda t: t[1])[0]
         more = len(self.tasks) - 1
         return name + (f" (+{more} task{'s' if more > 1 else ''} on its instance)" if more else "")
@@ -96,7 +98,8 @@ class RunTiming:
 
     @property
     def longest(self) -> Group:
-        return max(self.groups, key=lambda g: g.seconds)
+        """The longest group (an empty group for a run without tasks)."""
+        return max(self.groups, key=lambda g: g.seconds, default=Group(()))
 
 
 @dataclass(frozen=True)
@@ -300,7 +303,7 @@ def report(run: RunTiming, workers: list[int]) -> list[str]:
                       f"{_s(run.serial_seconds + sub)} s (submitted order)"]
     lg = run.longest
     lines += ["", f"critical path {_s(run.serial_seconds + lg.seconds)} s: serial {_s(run.serial_seconds)} s + the longest "
-                  f"group {_s(lg.seconds)} s: {lg.label}"]
+                  f"group {_s(lg.seconds)} s: {lg.label if lg.tasks else 'the run has no tasks'}"]
     for p in preds:
         sch = p.schedule
         last = sorted(sch.assignment[sch.last_worker], key=lambda i: -d[i])
