@@ -227,8 +227,10 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
         doc["stats"]["plot_seconds"] = time.perf_counter() - t0
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
+    t0 = time.perf_counter()
     md = report.render_markdown(doc, manifest, base=out)
     html = report.render_html(doc, manifest, base=out)
+    doc["stats"]["report_seconds"] = time.perf_counter() - t0  # after wall_time, which the report prints
     text = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
     atomic_write_text(out / "results.csv", csv_text(doc))
     atomic_write_text(out / "report.md", md)
@@ -454,6 +456,8 @@ def _run_locked(r: Run, od: OutputDir) -> int:
         with ProgressReporter(err, len(r.keys), cached) as prog:
             results, stats = run_checks(list(r.checks), opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog,
                                         executor=executor)
+        # the serial start: options, selection, plan, cluster start, cache reading (all before the first point)
+        stats["setup_seconds"] = time.perf_counter() - r.t_start - stats["seconds"]
         if executor is not None:
             stats["scheduler"] = str(executor.spec)
     except SchedulerError as exc:  # a task group failed on the cluster (the points computed so far are cached)
@@ -464,6 +468,7 @@ def _run_locked(r: Run, od: OutputDir) -> int:
                   + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),
                   markup=False, highlight=False)
         return EXIT_INTERRUPTED
+    t_doc = time.perf_counter()
     globs = list(r.globs)
     results = [res for res in results if matches(res.id, globs)]
     doc = build_document(results, stats, tier=opts.tier, globs=globs, wall_time=time.perf_counter() - r.t_start,
@@ -471,6 +476,7 @@ def _run_locked(r: Run, od: OutputDir) -> int:
                          command=opts.command)
     try:
         stage = od.stage()
+        doc["stats"]["document_seconds"] = time.perf_counter() - t_doc
         manifest = write_outputs(doc, stage, plots=opts.plots, t_start=r.t_start, jobs=opts.jobs)
         if opts.json is not None:
             atomic_write_text(Path(opts.json), (stage / "results.json").read_text(encoding="utf-8"))

@@ -253,6 +253,7 @@ def run_checks(
     version = code_version()
     cdir = None if cache_dir is None else Path(cache_dir) / version
     points, todo, damaged = _read_cached(tasks, cdir)
+    cached_keys = sorted(points)
     total, done = len(tasks), len(points)
     t0 = time.perf_counter()
 
@@ -276,6 +277,7 @@ def run_checks(
 
     cached = set(points)
     _execute(todo, version, record, jobs=jobs, executor=executor)
+    t1 = time.perf_counter()
     results: dict[str, list[CheckResult]] = {}
     unreadable: list[Check] = []
     for c in checks:
@@ -290,11 +292,29 @@ def run_checks(
         _execute(recomputed, version, record, jobs=jobs, executor=executor)
         for c in unreadable:
             results[c.id] = _finalize(c, tier, {k: points[k] for k in per_check[c.id]})[0]
+        cached_keys = [k for k in cached_keys if k not in {t.key for t in recomputed}]
     out = [r for c in checks for r in results[c.id] if fnmatchcase(r.id, pattern)]
+    t2 = time.perf_counter()
     n_computed = len(todo) + len(recomputed)
     stats = {"tasks": len(tasks), "computed": n_computed, "cached": len(tasks) - n_computed, "damaged": damaged,
-             "seconds": time.perf_counter() - t0, "code_version": version}
+             "seconds": t2 - t0, "points_seconds": t1 - t0, "finalize_seconds": t2 - t1, "code_version": version}
+    stats.update(task_timing(tasks, points, cached_keys))
     return out, stats
+
+
+def task_timing(tasks: dict[str, Task], points: dict[str, dict], cached_keys: list[str]) -> dict:
+    """The run's measured task durations, for :mod:`mixbounds.checks.run.schedule` (a simulated cluster).
+
+    ``task_seconds``: task key → the ``seconds`` of its point (measured when it was computed: in this run, or in the
+    run that cached it, then its key is in ``task_cached``); ``task_labels``: key → label; ``task_groups``: the keys
+    of every task group (tasks on one instance, run one after the other in one process: the unit a worker receives)
+    in the order :func:`_execute` submits them.  Kept in ``results.json`` because the cache cannot give them: it is
+    off under ``--no-cache``, holds no group structure and may hold other runs' tasks of the same code version.
+    """
+    secs = {k: float(points[k]["seconds"]) for k in tasks if isinstance(points.get(k, {}).get("seconds"), (int, float))}
+    return {"task_seconds": secs, "task_labels": {k: t.label or t.name for k, t in tasks.items()},
+            "task_groups": [[t.key for t in g] for g in task_groups(list(tasks.values()))],
+            "task_cached": cached_keys}
 
 
 def _collect_tasks(checks: list[Check], tier: Tier) -> tuple[dict[str, Task], dict[str, list[str]]]:
@@ -326,14 +346,20 @@ def _read_cached(tasks: dict[str, Task], cdir: Path | None) -> tuple[dict[str, d
     return points, todo, damaged
 
 
+def task_groups(tasks: list[Task]) -> list[list[Task]]:
+    """``tasks`` grouped by instance (:func:`_group_key`), the groups with the largest ``_cost`` hint first: the
+    units and the order in which :func:`_execute` hands them to workers."""
+    groups: dict[str, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault(_group_key(t), []).append(t)
+    return sorted(groups.values(), key=lambda g: -max(float(t.kwargs.get("_cost", 0)) for t in g))
+
+
 def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None], *, jobs: int,
              executor: Callable[[str, list], Iterable[list]] | None) -> None:
     """Run the tasks grouped by instance (one build and one exact solution per group), longest groups first (better
     load balance): on ``executor``, on ``jobs`` joblib workers, or here; ``record`` receives every point."""
-    groups: dict[str, list[Task]] = {}
-    for t in todo:
-        groups.setdefault(_group_key(t), []).append(t)
-    batches = sorted(groups.values(), key=lambda g: -max(float(t.kwargs.get("_cost", 0)) for t in g))
+    batches = task_groups(todo)
     by_key = {t.key: t for t in todo}
     payloads = [[(t.key, t.func, t.kwargs) for t in g] for g in batches]
 
