@@ -52,7 +52,7 @@ def gossip_spectrum(W, *, method: str = "auto") -> Extremes:
     """``λ_max(W)`` and ``λ_min+(W)`` of a gossip matrix whose kernel is the consensus line.
 
     The kernel basis ``1/√n`` is deflated (Assumption ``ass:W``, item 3, which
-    :class:`instances.problem.MixedProblem` validates).
+    :class:`mixbounds.instances.problem.MixedProblem` validates).
     """
     n = W.shape[0]
     if n == 1:

@@ -1,1 +1,1 @@
-"""Measurement: sweeps, slope fits, the lower-bound engine, lemma checks and the CLI."""
+"""Measurement: sweeps, slope fits, verdicts, the lower-bound engine, lemma checks, audits and the run machinery."""

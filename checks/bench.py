@@ -1,15 +1,15 @@
-"""Benchmarks: the baselines (:mod:`solvers.baselines`) and the optimal method on the same points.
+"""Benchmarks: the baselines (:mod:`mixbounds.solvers.baselines`) and the optimal method on the same points.
 
 For every problem class, every parameter of its Table 1 row is swept alone (the others at
 the base point) on the class's **worst-case construction** (as printed) and on its
 **random family**; at every point each method that applies to the class runs through the
 same counted oracles (the paper's APAPC + Chebyshev ``apapc`` for reference, every
-baseline of :data:`solvers.baselines.BASELINES` for the class).  The measured quantity is
-the rate-based per-accuracy cost between ``ε₁`` and ``ε₂`` of :func:`checks.rates.upper_point`:
+baseline of :data:`mixbounds.solvers.baselines.BASELINES` for the class).  The measured quantity is
+the rate-based per-accuracy cost between ``ε₁`` and ``ε₂`` of :func:`mixbounds.checks.rates.upper_point`:
 the error envelope ``E_k = max_{j>=k} e_j`` is fitted log-linearly over ``[ε₂, ε₁]``, giving
 iterations per window, times the mean per-iteration count of each oracle over that window
 (constant for APAPC, variable for the methods with inner solvers).  Slopes are fitted in
-log-log against the realized swept parameter (:func:`checks.sweeps.fit_slope`, 95% CI).
+log-log against the realized swept parameter (:func:`mixbounds.checks.sweeps.fit_slope`, 95% CI).
 
 Results (kind ``bench``)
 ------------------------
@@ -28,9 +28,9 @@ Results (kind ``bench``)
 
 ``bench.<class>.consistency.<param>`` (worst-case sweeps): every method's first-hit count
 of each oracle to each error level at which the engine recorded a bound
-(:data:`checks.sweeps.ABS_LEVELS`; every run records its hits at :data:`HIT_LEVELS`, a superset)
+(:data:`mixbounds.checks.sweeps.ABS_LEVELS`; every run records its hits at :data:`HIT_LEVELS`, a superset)
 must be >= the lower-bound engine's count at the same level on the same instance (the tasks of
-:mod:`checks.lower`, shared); ``fail`` if any method goes below.
+:mod:`mixbounds.checks.lower.slopes`, shared); ``fail`` if any method goes below.
 
 Tiers (points per sweep, κ range, accuracies, budget) are in :data:`TIERS`; the benchmarks run
 in the tiny and full tiers only (:data:`BENCH_TIERS`, with the reason).
@@ -60,7 +60,7 @@ from mixbounds.checks.verdict_engine import (
 from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 from mixbounds.instances.classes import WORST_FAMILY
 
-#: classes benchmarked (those with a worst-case construction) and their worst-case families (instances.classes)
+#: classes benchmarked (those with a worst-case construction) and their worst-case families (mixbounds.instances.classes)
 WORST = WORST_FAMILY
 CLASSES = tuple(WORST)
 #: oracles each class uses
@@ -89,13 +89,13 @@ TIERS = {
 #: the registry's quick verdicts do not need them.  ``mixbounds verify --tier tiny|full --claims 'bench.*'``.
 BENCH_TIERS = ("tiny", "full")
 #: per-parameter overrides: the C&L and mixed worst-case constructions need κ̃_AC > 9 (their printed map
-#: L'_A = L_A/2 − 9μ̃/2), so κ̃_AC sweeps start at 12 and its base value is 30 (as in checks.sweeps.WORST_BASE)
+#: L'_A = L_A/2 − 9μ̃/2), so κ̃_AC sweeps start at 12 and its base value is 30 (as in mixbounds.checks.sweeps.WORST_BASE)
 RANGE_OVERRIDE = {"kappa_AC": {"tiny": (12.0, 30.0), "full": (12.0, 1200.0)}}
 BASE_OVERRIDE = {"kappa_AC": 30.0}
 #: per tier, base values of the random families that differ: the random shared and mixed families cannot
 #: reach κ̂_C̃ = 10 once the κ_W sweep has grown the network (measured in the full tier: minimum 15 at
 #: κ_W = 100, 13.5 at 316; the family's bound κ̂ >= n·rank(S)/Σ_i rank(B_i)), so their κ̂_C̃ sits at 30 as in
-#: the random sweeps of checks.rates (RANDOM_BASE)
+#: the random sweeps of mixbounds.checks.rates (RANDOM_BASE)
 RANDOM_BASE_OVERRIDE = {"tiny": {}, "full": {"kappa_Ct": 30.0}}
 #: error levels at which every run records its first-hit counts (the engine's levels are among them)
 HIT_LEVELS = tuple(sorted(set(ABS_LEVELS) | {10.0 ** -k for k in range(1, 13)}, reverse=True))
@@ -128,12 +128,12 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
                 max_calls: int | None = None) -> dict:
     """Build one instance, solve it exactly and with ``method``; counts and the per-accuracy cost.
 
-    ``method``: ``"apapc"`` (:func:`solvers.solve`) or a key of :data:`solvers.baselines.BASELINES`.
+    ``method``: ``"apapc"`` (:func:`mixbounds.solvers.solve`) or a key of :data:`mixbounds.solvers.baselines.BASELINES`.
     The run stops once the relative squared error has reached ``stop`` and has stayed ``<= eps2``
-    for the last :data:`checks.rates.SETTLE` of the iterations (the envelope of the recorded
+    for the last :data:`mixbounds.checks.rates.SETTLE` of the iterations (the envelope of the recorded
     history above ``eps2`` is then that of the whole run) or at the budget (``max_iter`` iterations,
     ``max_calls`` calls of one oracle); first-hit counts at ``eps1``, ``eps2``
-    and at every level of :data:`checks.sweeps.ABS_LEVELS` are recorded.
+    and at every level of :data:`mixbounds.checks.sweeps.ABS_LEVELS` are recorded.
     """
     from mixbounds.checks.run.framework import instance_and_reference
     from mixbounds.solvers import solve
@@ -222,7 +222,7 @@ def _optimal_exponent(cls: str, oracle: str, param: str):
     return None
 
 
-#: the fields of a benchmark sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+#: the fields of a benchmark sweep point in results.json, in order (:class:`mixbounds.checks.run.sweep_point.SweepPoint`)
 POINT_FIELDS = ("target", "realized", "per_accuracy", "per_iteration", "iterations_window", "iterations", "count1",
                 "count2", "n", "variables")
 

@@ -36,7 +36,7 @@ def _lemma_findings() -> tuple[Expected, ...]:
 
 
 EXPECTED: tuple[Expected, ...] = _lemma_findings() + (
-    # engine lower bounds (checks.lower)
+    # engine lower bounds (mixbounds.checks.lower.slopes)
     Expected("T1.coupled_local.A.*.lower", "app:mixed_coupled_with_local_lower", _CL_PRINTED),
     Expected("T1.coupled_local.C.*.lower", "app:mixed_coupled_with_local_lower", _CL_PRINTED),
     Expected("T1.coupled_local.comm.*.lower", "app:mixed_coupled_with_local_lower", _CL_PRINTED),
@@ -46,11 +46,11 @@ EXPECTED: tuple[Expected, ...] = _lemma_findings() + (
     Expected("T1.mixed.comm.kappa_AC.lower", "app:mixed_coupled_with_local_lower",
              "the κ̃_AC bound needs the x part, the printed C&L construction: " + _CL_PRINTED),
     Expected("T1.mixed.C.*.lower@shared-rows*", "app:mixed_coupled_with_local_lower", _C_ADDITIVE),
-    # the class of the gradient bounds (checks.lower.foda_verdict)
+    # the class of the gradient bounds (mixbounds.checks.lower.slopes.foda_verdict)
     Expected("T1.*.grad.kappa_f.lower.def_foda", "def:foda",
              "def:foda admits ∇f_i*: one call ∇(f_i + h_i)*(0) fills the sum-trick chain, so the gradient lower bounds hold "
              "for primal-gradient methods only (def:foda without ∇f_i*)"),
-    # Tables 2-4 (checks.nonsmooth)
+    # Tables 2-4 (mixbounds.checks.nonsmooth)
     Expected("finding.alg_sliding.initialisation", "alg:sliding",
              "the printed lines 6 and 12 of Algorithm 2 do not converge where Lan's Gradient Sliding does"),
     Expected("T4.*.M_mu_eps.*", "table:nonsmooth_strconv_optimization_constraints",
@@ -60,7 +60,7 @@ EXPECTED: tuple[Expected, ...] = _lemma_findings() + (
              "T4.mixed.A prints √κ̂_A; the counts follow √κ̃_AC as the proof says"),
     Expected("T4.mixed.A.kappa_AC.*", "table:nonsmooth_strconv_optimization_constraints",
              "T4.mixed.A prints √κ̂_A (κ̃_AC absent); the counts follow √κ̃_AC as the proof says"),
-    # the CLI self-test fixture (checks/_selftest.py)
+    # the CLI self-test fixture (checks/run/_selftest.py)
     Expected("*@selftest", "checks/_selftest.py", "deliberate finding of the self-test fixture"),
 )
 

@@ -1,16 +1,16 @@
 """Measured Tables 2-4: slope checks of every cell, negative controls and findings.
 
-Tables (``bounds.claims``): T2 ``table:smooth_conv_optimization_constraints`` (smooth convex,
+Tables (``mixbounds.bounds.claims``): T2 ``table:smooth_conv_optimization_constraints`` (smooth convex,
 accuracy parameter ``L_fR²/ε``), T3 ``table:nonsmooth_conv_optimization_constraints``
 (``M_fR/ε``), T4 ``table:nonsmooth_strconv_optimization_constraints`` (``M_f/√(μ_fε)``).
 All cells are upper bounds (no lower bound is claimed).
 
-Methods (the paper's): T2 regularised APAPC (:func:`solvers.regularized.regularized_apapc`),
-T3 Gradient Sliding (:func:`solvers.sliding.gradient_sliding`), T4 restarted Gradient
-Sliding (:func:`solvers.sliding.restarted_gradient_sliding`), all on the paper's
+Methods (the paper's): T2 regularised APAPC (:func:`mixbounds.solvers.regularized.regularized_apapc`),
+T3 Gradient Sliding (:func:`mixbounds.solvers.sliding.gradient_sliding`), T4 restarted Gradient
+Sliding (:func:`mixbounds.solvers.sliding.restarted_gradient_sliding`), all on the paper's
 reformulations with Chebyshev preconditioning.  Instances: ``convex-<class>`` (T2,
 rank-deficient quadratics) and ``nonsmooth-<class>`` (T3; T4 with variant
-``strongly-convex``), :mod:`instances.convex`, :mod:`instances.nonsmooth`.
+``strongly-convex``), :mod:`mixbounds.instances.convex`, :mod:`mixbounds.instances.nonsmooth`.
 
 Measured quantity: the oracle counts until the method's output is an ``(ε, δ)``-solution
 of the original problem (function gap ``<= ε`` and distance to the feasible set ``<= δ``;
@@ -29,7 +29,7 @@ Sweeps (one parameter at a time, on the realized value):
   (the R of ``thm:upper_bound_nonsmooth_affine_constraints``; ``Y*`` least-norm);
 * κ sweeps: each κ of the class's row at fixed ``x`` (so ε follows the instance).
 
-Verdicts (same rules as :mod:`checks.rates` random families): a parameter in the cell's
+Verdicts (same rules as :mod:`mixbounds.checks.rates` random families): a parameter in the cell's
 formula: ``slope <= θ + tol`` (θ = the formula's log-log slope along the realized points);
 absent: ``|slope| <= tol``.  Accuracy-sweep points whose hit came within fewer than
 :data:`MIN_ROWS` rows are pre-asymptotic and left out of the fit (listed in ``extra``).
@@ -49,11 +49,11 @@ Negative controls (``control=True``, ``expected="fail"``; caught when ``fail``):
 ``control.T2.coupled.comm.kappa_W.nocheb`` and ``control.T3.coupled.comm.kappa_W.nocheb``
 (the same methods without Chebyshev polynomials: κ_W slope ≈ 1 instead of ½),
 ``control.T3.coupled.A.MR_eps.subgradient`` and ``control.T4.coupled.A.M_mu_eps.subgradient``
-(projected subgradient method, :mod:`solvers.subgradient`: matrix-count ε-slope ≈ 2
+(projected subgradient method, :mod:`mixbounds.solvers.subgradient`: matrix-count ε-slope ≈ 2
 instead of 1).
 
 Finding ``finding.alg_sliding.initialisation``: the printed lines 6 and 12 of Algorithm
-``alg:sliding`` versus Lan's GS (see :mod:`solvers.sliding`), run on the same instance
+``alg:sliding`` versus Lan's GS (see :mod:`mixbounds.solvers.sliding`), run on the same instance
 with the same budget.
 
 Time: the quick tier of this module (~200 tasks) takes a few minutes on 2 cores, most of it
@@ -291,7 +291,7 @@ def derived_terms_finding(cell, rid: str, param: str, f: dict, dtarget: float, t
                     source=rid),)
 
 
-#: the fields of a Tables 2-4 sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+#: the fields of a Tables 2-4 sweep point in results.json, in order (:class:`mixbounds.checks.run.sweep_point.SweepPoint`)
 POINT_FIELDS = ("target", "realized", "per_accuracy", "eps", "R", "M", "iterations", "degrees", "realized_all",
                 "phases", "hit_row")
 
@@ -339,7 +339,7 @@ def asymptotic_points(table: int, control: bool):
 
 
 def positive_fit(oracle: str, control: bool):
-    """:func:`checks.sweeps.fit_slope` of the counts; a zero count is no verdict (``error``)."""
+    """:func:`mixbounds.checks.sweeps.fit_slope` of the counts; a zero count is no verdict (``error``)."""
 
     def fit(rows: list[SweepPoint]) -> Fit | Stop:
         ys = [r.per_accuracy for r in rows]
@@ -503,7 +503,7 @@ def _finding_sliding() -> Check:
                     detail="Line 6 is circular (u^k_0 is assigned from ũ^k_0 before ũ^k_0 is defined); Lan's GS "
                            "(Lan 2016 Alg. 1 / Lan 2020 Alg. 8.1) starts the inner loop at u_0 = ũ_0 = u^{k-1}. Line 12 "
                            "averages two inner outputs instead of updating the running average ū^k = (1 − γ_k) ū^{k−1} + "
-                           "γ_k ũ^k on which the accelerated analysis rests. solvers.sliding implements Lan's reading. "
+                           "γ_k ũ^k on which the accelerated analysis rests. mixbounds.solvers.sliding implements Lan's reading. "
                            + detail,
                     source=rid)
         # measured: the printed reading's best accuracy ratio (<= 1 reaches (ε, δ)); both runs' numbers in readings

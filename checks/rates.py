@@ -1,7 +1,7 @@
 """Upper-bound rate checks: every Table 1 cell × every parameter of its class.
 
 For each problem class, each parameter of its Table 1 row is swept alone (the
-others at the base point, :mod:`checks.sweeps`) on
+others at the base point, :mod:`mixbounds.checks.sweeps`) on
 
 * the class's **worst-case construction** (as printed) — verdict against the claim:
   ``tight``: ``|slope − θ| <= tol`` (θ = the cell's exponent, or for a sum of
@@ -10,13 +10,13 @@ others at the base point, :mod:`checks.sweeps`) on
 * one **random family** — ``upper``: ``slope <= θ + tol`` (an upper bound only).
 
 The measured quantity is the per-accuracy cost between ``ε₁`` and ``ε₂`` (rate-based,
-see :func:`upper_point`) of the paper's optimal method (``solvers.solve``, APAPC with Chebyshev acceleration) for
+see :func:`upper_point`) of the paper's optimal method (``mixbounds.solvers.solve``, APAPC with Chebyshev acceleration) for
 the cell's oracle, fitted in log-log against the *realized* swept parameter.
 A point whose solver did not converge is an ``error``, never a count.  Every
 point also checks realized against target (the family's stated tolerance).
 
 On the worst-case sweeps the same points run through the lower-bound engine
-(the very tasks of :mod:`checks.lower`, shared), which gives two more records per
+(the very tasks of :mod:`mixbounds.checks.lower.slopes`, shared), which gives two more records per
 sweep: ``…consistency.<param>`` (no solver count may be below the engine's bound at
 the same ε: ``fail`` otherwise) and, in each upper result's ``extra``, the
 tightness ratio (solver / bound, per decade of accuracy) and its slope.
@@ -70,7 +70,7 @@ TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 TARGET_RTOL = 5e-3
 #: iteration budget per solver run
 MAX_ITER = 200_000
-#: stop rule of the rate runs (``solvers.apapc.apapc``'s ``settle``): the run ends once the error has
+#: stop rule of the rate runs (``mixbounds.solvers.apapc.apapc``'s ``settle``): the run ends once the error has
 #: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades and its zero
 #: crossings dip 5 decades below the envelope, so a first-hit stop can end a run at a dip and make the
 #: envelope of the cut history look cheaper than it is (README, "A stop at a dip").
@@ -79,7 +79,7 @@ SETTLE = 1.0 / 3.0
 TRUNC_RTOL = 0.02
 
 #: random-family sweeps: base points and ranges
-RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # instances.classes
+RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # mixbounds.instances.classes
 RANDOM_RANGE = {
     "tiny": (30, 100),
     "quick": (30, 300),
@@ -171,7 +171,7 @@ def convergence_guard(res, x_star, eps: float) -> tuple[float, str | None]:
 def recomputed_error(x, x_star) -> float:
     """``‖x − x*‖² / ‖x⁰ − x*‖²`` with ``x⁰ = 0`` (the solvers' start), from the returned point itself.
 
-    The accuracy every rate run asks for (``solvers.solve``: relative squared distance on the original
+    The accuracy every rate run asks for (``mixbounds.solvers.solve``: relative squared distance on the original
     variables); ``‖x − x*‖²`` when ``x* = 0``.
     """
     x, xs = np.asarray(x, float).ravel(), np.asarray(x_star, float).ravel()
@@ -189,7 +189,7 @@ def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER
 
 
 # ----------------------------------------------------------------------------- verdicts
-#: the fields of a Table 1 sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+#: the fields of a Table 1 sweep point in results.json, in order (:class:`mixbounds.checks.run.sweep_point.SweepPoint`)
 POINT_FIELDS = ("target", "realized", "per_accuracy", "count1", "count2", "per_iteration", "iterations_window",
                 "iterations", "settle", "n", "chain_length", "variables", "degrees", "realized_all", "target_rel_err")
 
@@ -304,7 +304,7 @@ def tightness_extra(cell, rows: list[SweepPoint], lb_pts) -> dict:
 def _truncation(tier, cls, param, sw, base_pt, long_pt) -> CheckResult:
     """Doubling the chain must not change the per-accuracy counts (common.py's chain rule)."""
     rid = f"T1.{cls}.truncation.{param}"
-    common = dict(kind="truncation", theory=f"|Δ| <= {TRUNC_RTOL:g}", tolerance=TRUNC_RTOL, label="DESIGN.md: chain dimensions",
+    common = dict(kind="truncation", theory=f"|Δ| <= {TRUNC_RTOL:g}", tolerance=TRUNC_RTOL, label="docs/design.md: chain dimensions",
                   cell=f"T1.{cls}", param=param, instance={"family": sw.family, "point": sw.grid[0]})
     for p in (base_pt, long_pt):
         if "error" in p or not p.get("converged") or "per_accuracy" not in p or _guarded(p):

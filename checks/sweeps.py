@@ -1,5 +1,5 @@
-"""Sweep designs shared by the upper-bound (``checks.rates``) and lower-bound
-(``checks.lower``) families, and the slope fit.
+"""Sweep designs shared by the upper-bound (``mixbounds.checks.rates``) and lower-bound
+(``mixbounds.checks.lower.slopes``) families, and the slope fit.
 
 One sweep varies **one** parameter of one problem class over a grid, the others
 fixed at the class's base point, on one instance family.  The x-axis of every fit
@@ -21,7 +21,7 @@ from mixbounds.bounds.claims import REGISTRY, Cell
 from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 from scipy import stats
 
-#: class → (worst-case family, random family, parameters of the class's Table 1 row), read from instances.classes
+#: class → (worst-case family, random family, parameters of the class's Table 1 row), read from mixbounds.instances.classes
 CLASS_FAMILIES = {c.name: (c.worst_family, c.random_family, c.params) for c in CLASSES.values()}
 
 #: builder keyword for each registry parameter
@@ -136,7 +136,7 @@ def decades(grid) -> float:
 
 
 # ----------------------------------------------------------------------------- grids
-#: base points of the worst-case families (instances.classes)
+#: base points of the worst-case families (mixbounds.instances.classes)
 WORST_BASE = {name: CLASSES[name].worst_base for name in WORST_FAMILY}
 #: (lo, hi) of each swept parameter per tier (worst-case families)
 WORST_RANGE = {

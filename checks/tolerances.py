@@ -1,14 +1,14 @@
 """Every named tolerance that decides a verdict: value, where it is used, why it is that number.
 
 One list (:data:`TOLERANCES`) for the report (:func:`table_rows`) and for the boundary
-controls of :mod:`checks.calibration_tolerances`.  Each entry pins two perturbations next to
+controls of :mod:`mixbounds.checks.audits.calibration_tolerances`.  Each entry pins two perturbations next to
 the value it was designed for: ``tolerate`` (just below the tolerance: rounding the check must
 accept) and ``detect`` (about ten times the tolerance for rounding tolerances, a small multiple
 for slope tolerances: an error the check must reject).  The controls feed both through the
 comparison in effect, so a tolerance loosened (or tightened) past its pinned probes turns the run
 red — a perturbation computed from the tolerance itself would follow any change and catch none.
 
-``INEQ_RTOL`` and ``PATH_ABS_TOL`` are defined here and imported by :mod:`checks.lemmas`; the
+``INEQ_RTOL`` and ``PATH_ABS_TOL`` are defined here and imported by :mod:`mixbounds.checks.lemmas`; the
 other values are read from the module that uses them (``module:NAME``, ``[tier]`` for per-tier
 dicts), so this list never holds a second copy that could drift.
 """
@@ -66,7 +66,7 @@ TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance(f"{_L}:EXACT_RTOL", "rel", 1e-10, "closed forms of exact constructions: rounding only",
               tolerate=5e-11, detect=1e-9),
     Tolerance(f"{_L}:SUITE_RTOL", "rel", 1e-6, "the same spectral number through two code paths (dense vs "
-              "bounds.condition)", tolerate=5e-7, detect=1e-5),
+              "mixbounds.bounds.condition)", tolerate=5e-7, detect=1e-5),
     Tolerance(f"{_L}:SAME_RTOL", "rel", 1e-9, "identical formulas evaluated twice: rounding only",
               tolerate=5e-10, detect=1e-8),
     Tolerance(f"{_L}:SUBSPACE_TOL", "abs", 1e-8, "sine of the largest principal angle, accurate to ~1e-15; "
@@ -94,7 +94,7 @@ TOLERANCES: tuple[Tolerance, ...] = (
               "moves them by less than 2% when it does not truncate", tolerate=0.01, detect=0.2),
     Tolerance("lower:TOL[quick]", "slope", 0.12, "engine counts are exact; integer counts and the path's steps of "
               "3 nodes over one decade (probed by the lower-bound controls, not here: their verdict is "
-              "checks.lower's)"),
+              "in mixbounds.checks.lower.slopes)"),
     Tolerance("calibration_engine:CURVE_RTOL", "rel", 1e-12, "the engine's and the closed form's error curves sum "
               "the same squares in a different order", tolerate=1e-13, detect=1e-10),
 )

@@ -11,10 +11,10 @@ along the realized points) under a tolerance ``tol``:
   (a sum of monomials): ``lo − tol <= slope <= hi + tol``.
 
 The stages around them (screens, target check, fit integrity, …) are the engine's
-(:func:`checks.verdict_engine.judge_sweep`); each table's special rule is a small named function in
-the module of its checks, passed to the engine (:func:`checks.nonsmooth.table2_log_tolerance`,
-:func:`checks.nonsmooth.table4_log_factor_finding`, :func:`checks.nonsmooth.derived_terms_finding`,
-:func:`checks.lower.weaker_bound_finding`, :func:`checks.rates.tightness_extra`).
+(:func:`mixbounds.checks.verdict_engine.judge_sweep`); each table's special rule is a small named function in
+the module of its checks, passed to the engine (:func:`mixbounds.checks.nonsmooth.table2_log_tolerance`,
+:func:`mixbounds.checks.nonsmooth.table4_log_factor_finding`, :func:`mixbounds.checks.nonsmooth.derived_terms_finding`,
+:func:`mixbounds.checks.lower.slopes.weaker_bound_finding`, :func:`mixbounds.checks.rates.tightness_extra`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from mixbounds.checks.sweeps import fit_slope
 
 
 def fit_counts(xs, ys) -> dict:
-    """:func:`checks.sweeps.fit_slope` of counts ``ys`` against ``xs``; a sweep with a zero count has no slope
+    """:func:`mixbounds.checks.sweeps.fit_slope` of counts ``ys`` against ``xs``; a sweep with a zero count has no slope
     (``nan``), unless every count is the same (slope 0: the oracle is not needed anywhere on the sweep)."""
     if min(ys) <= 0:
         return {"slope": 0.0 if len(set(ys)) == 1 else float("nan"), "ci": (float("nan"),) * 2, "r2": float("nan")}

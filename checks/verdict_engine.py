@@ -1,18 +1,18 @@
-"""The one sweep verdict engine: Tables 1–4 (:mod:`checks.rates`, :mod:`checks.nonsmooth`), the lower-bound slopes
-(:mod:`checks.lower`) and the benchmarks (:mod:`checks.bench`) all judge a sweep with :func:`judge_sweep`.
+"""The one sweep verdict engine: Tables 1–4 (:mod:`mixbounds.checks.rates`, :mod:`mixbounds.checks.nonsmooth`), the lower-bound slopes
+(:mod:`mixbounds.checks.lower.slopes`) and the benchmarks (:mod:`mixbounds.checks.bench`) all judge a sweep with :func:`judge_sweep`.
 
-A sweep verdict goes through the same stages everywhere (DESIGN.md, "Measuring a rate"):
+A sweep verdict goes through the same stages everywhere (docs/design.md, "Measuring a rate"):
 
 1. **collect** the task outputs in grid order; **screen** each one (an exception, the counter audit, the
    convergence guard, a solver that did not converge, no per-accuracy window, …): a screened point is an
-   :class:`Unjudged` with its reason, the others become :class:`~checks.sweep_point.SweepPoint` s;
+   :class:`Unjudged` with its reason, the others become :class:`~mixbounds.checks.run.sweep_point.SweepPoint` s;
 2. decide what the unjudged points mean (default: the verdict is ``error``, ``fail`` for a negative
    control; the benchmarks tell budgets from failures);
 3. the **target check**: the realized swept parameter must be its target within ``target_rtol``;
 4. **select** the points the fit uses (Tables 2–4 leave pre-asymptotic points out, and say so);
 5. **fit** the log-log slope of the per-accuracy counts against the realized parameter, then the **fit
    integrity** (the fit used the whole sweep and has a finite interval);
-6. **judge**: compare the slope with the table's rule (:mod:`checks.verdict`) and name its findings.
+6. **judge**: compare the slope with the table's rule (:mod:`mixbounds.checks.verdict`) and name its findings.
 
 What differs between the tables is passed in as small named functions (:class:`SweepRules`): the
 screen and the point record, the fit, the rule of the last stage with its special cases (Table 2's log
@@ -58,7 +58,7 @@ class Stop:
 
 @dataclass(frozen=True)
 class Fit:
-    """A slope fit: ``slope``, its 95% ``ci`` and ``r2`` (:func:`checks.sweeps.fit_slope` keys), the raw dict."""
+    """A slope fit: ``slope``, its 95% ``ci`` and ``r2`` (:func:`mixbounds.checks.sweeps.fit_slope` keys), the raw dict."""
 
     slope: float
     ci: tuple
@@ -101,7 +101,7 @@ class SweepRules:
     ``unjudged(unjudged, rows) -> Stop | None`` (``None``: carry on with the judged points);
     ``target_rtol``: realized vs target (``None``: no target check);
     ``select(rows) -> Selection | Stop`` (default: every judged point);
-    ``fit(rows) -> Fit | Stop`` (default :func:`checks.verdict.fit_counts` of the selected points);
+    ``fit(rows) -> Fit | Stop`` (default :func:`mixbounds.checks.verdict.fit_counts` of the selected points);
     ``integrity(fit, selection, control) -> Stop | None`` (the fit is not a verdict; :func:`integrity_stop`);
     ``judge(fit, selection, unjudged) -> Judgement``.
     """
@@ -119,7 +119,7 @@ class SweepRules:
 def judge_sweep(rid: str, pts, rules: SweepRules, *, control: bool = False, extra: dict | None = None,
                 **common) -> CheckResult:
     """The verdict of one sweep: ``pts`` are ``(grid value, task output)`` pairs in grid order; ``common`` the
-    :class:`~checks.result.CheckResult` fields every outcome shares (kind, theory, tolerance, label, cell, param,
+    :class:`~mixbounds.checks.run.result.CheckResult` fields every outcome shares (kind, theory, tolerance, label, cell, param,
     instance, expected, variant, …); ``extra`` the part of ``extra`` every outcome shares (a stage adds its own)."""
     base = dict(extra or {})
     rows, unjudged = [], []
@@ -180,7 +180,7 @@ def default_unjudged(control: bool) -> Callable:
 
 
 def integrity_stop(check: Callable[[dict, int, int], str | None], grid_len: int) -> Callable:
-    """The fit-integrity stage from :func:`checks.sweeps.fit_integrity`: a fit that did not use every point of the
+    """The fit-integrity stage from :func:`mixbounds.checks.sweeps.fit_integrity`: a fit that did not use every point of the
     sweep (minus the stated exclusions) or has no finite interval is ``error`` (``fail`` for a control), with the
     slope it got."""
 

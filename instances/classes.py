@@ -1,13 +1,13 @@
 """The problem classes of Table ``table:smooth_str_convex_optimization_affine_constraints``, as one table.
 
 Each :class:`ProblemClass` says, once, everything the checks need to know about a class: the
-parameters of its Table 1 row (registry names, :mod:`bounds.claims`), the oracles its methods
+parameters of its Table 1 row (registry names, :mod:`mixbounds.bounds.claims`), the oracles its methods
 call (Definition ``def:foda``), its worst-case construction (a module of
-:mod:`instances.worst_case`, built as printed in its appendix) and its random family
-(:mod:`instances.random`), and the base points the sweeps hold the non-swept parameters at.
-The sweeps and rates (:mod:`checks.sweeps`, :mod:`checks.rates`), the lower-bound engine's
-sweeps (:mod:`checks.lower`), the benchmarks (:mod:`checks.bench`) and the worst-case family
-registry (:mod:`instances.worst_case`) all read this table.
+:mod:`mixbounds.instances.worst_case`, built as printed in its appendix) and its random family
+(:mod:`mixbounds.instances.random`), and the base points the sweeps hold the non-swept parameters at.
+The sweeps and rates (:mod:`mixbounds.checks.sweeps`, :mod:`mixbounds.checks.rates`), the lower-bound engine's
+sweeps (:mod:`mixbounds.checks.lower.slopes`), the benchmarks (:mod:`mixbounds.checks.bench`) and the worst-case family
+registry (:mod:`mixbounds.instances.worst_case`) all read this table.
 
 Adding a worst-case family: its module under ``instances/worst_case/`` (a ``build(**kw)``) and
 its name in the class's entry below (``worst_family``, ``worst_module``, ``worst_base``).
@@ -24,12 +24,12 @@ class ProblemClass:
 
     ``params``: the row's parameters (registry names; ``kappa_Ct_id`` is κ_C̃ of the identical
     variant); ``oracles``: the oracle names its methods call; ``worst_family`` / ``worst_module``:
-    the CLI family name of the worst-case construction and its module in ``instances.worst_case``
+    the CLI family name of the worst-case construction and its module in ``mixbounds.instances.worst_case``
     (``None`` for the classes without one); ``random_family``: the random family's name;
     ``worst_base`` / ``random_base``: the sweeps' base point on each (registry names → value);
     ``engine_variants``: the variants of the worst-case construction the lower-bound engine sweeps
     (``None``: the family's default, the construction as printed); ``sum_trick``: the gradient bound needs the
-    construction's sum-trick twin ``<worst_family>-grad`` (:mod:`instances.worst_case.sum_trick`); ``False`` when
+    construction's sum-trick twin ``<worst_family>-grad`` (:mod:`mixbounds.instances.worst_case.sum_trick`); ``False`` when
     the construction is itself a gradient lower bound (Scaman et al.'s consensus chain).
     """
 

@@ -8,24 +8,24 @@ Objectives (Assumption ``ass:smooth_and_str_convex_of_f_i`` with ``L_f > μ_f = 
   so each ``f_i`` is bounded below and the problem has minimisers, generally a whole
   affine set of them (flat directions of ``F`` inside the feasible set).
 * ``logistic``: logistic regression **without** regularisation
-  (:class:`~instances.objectives.LogisticObjective` with ``reg = 0``) on noisy, hence
+  (:class:`~mixbounds.instances.objectives.LogisticObjective` with ``reg = 0``) on noisy, hence
   non-separable, labels; ``L_f = max_i ‖F_i‖²/(4N_i)``.
 
-Constraints and κ's: :func:`instances.nonsmooth.build_constraints` (the generators of
-:mod:`instances.random`, ring graph by default so that ``n`` is fixed along κ_W sweeps).
+Constraints and κ's: :func:`mixbounds.instances.nonsmooth.build_constraints` (the generators of
+:mod:`mixbounds.instances.random`, ring graph by default so that ``n`` is fixed along κ_W sweeps).
 
 Reference solution (``x_star``): the minimiser **nearest to the start** ``u⁰ = 0`` in the
 u-layout norm (the one the regularised method of ``thm:smooth_objectives_apapc_convergence``
 converges to as ν → 0 from ``u⁰ = 0``, and the ``u*`` that makes ``R = ‖u⁰ − u*‖`` smallest for that start).
-The T2 checks (:mod:`checks.nonsmooth`) start far from 0 (``u⁰ = ρ·s``): there ``R = ‖u⁰ − u*‖`` with this
+The T2 checks (:mod:`mixbounds.checks.nonsmooth`) start far from 0 (``u⁰ = ρ·s``): there ``R = ‖u⁰ − u*‖`` with this
 ``u*`` is a valid ``R`` of Lemma ``lem:regularized_convergence`` (any minimiser may be its ``u*``) but not the
 smallest one (convex-coupled quick-tier base instance: 16.42 against the distance 12.73 from ``u⁰`` to the
 solution set); the audit ``audit.reference.T2.*`` checks the contract stated here.
 Quadratic, up to :data:`DENSE_REFERENCE_MAX` unknowns and multipliers: one solution of the singular KKT
 system by dense least squares, then the component along the solution set ``v₀ + (ker H ∩ ker G)`` removed
 in the u-layout metric; above it, proximal-point steps on one sparse factorisation with a certificate that
-the point is the nearest minimiser (:mod:`instances.min_norm_reference`).  The KKT residual is reported.  Logistic: equality-constrained Newton
-(:func:`instances.reference.reference_solution`), strictly convex on the feasible set
+the point is the nearest minimiser (:mod:`mixbounds.instances.reference.min_norm`).  The KKT residual is reported.  Logistic: equality-constrained Newton
+(:func:`mixbounds.instances.reference.kkt.reference_solution`), strictly convex on the feasible set
 for these data (checked by its KKT solve).  ``params`` report ``R_u``, ``L_f``, ``F*``,
 ``D = F(u*) − inf F`` (Lemma ``lem:regularized_convergence``; quadratic only) and
 ``grad_norm_star = ‖∇F(u*)‖``.

@@ -14,7 +14,7 @@ class Instance:
 
     ``targets``: the parameters requested (e.g. ``{"kappa_W": 100, "kappa_f": 10}``);
     ``realized``: condition numbers computed from the matrices
-    (:func:`instances.realized.realized_kappas`), never copied from ``targets``;
+    (:func:`mixbounds.instances.realized.realized_kappas`), never copied from ``targets``;
     ``closed_forms``: each closed form the construction relies on, as
     ``{name: {"printed": …, "computed": …, "holds": bool, "label": paper label}}``;
     ``findings``: disagreements between the paper and the numbers, as

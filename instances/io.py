@@ -1,9 +1,9 @@
-"""Portable export / import of instances (DESIGN.md, "Instance directory").
+"""Portable export / import of instances (docs/design.md, "Instance directory").
 
 An instance directory holds only Matrix Market (``.mtx``, ``scipy.io.mmwrite``),
 NumPy (``.npy``, ``numpy.save`` without pickling) and JSON files, so other tools
 read it without this package.  Node indices ``i`` are **0-based** (node 0 is the
-paper's node 1), as in every error message of :mod:`instances.problem`.
+paper's node 1), as in every error message of :mod:`mixbounds.instances.problem`.
 
 ==================  ==============================================================
 file                content
@@ -18,7 +18,7 @@ file                content
 ``Q_{i}.mtx``       quadratic objective ``f_i(z) = ½ zᵀQ_i z − q_iᵀz`` with ``q_{i}.npy``, ``z = (x_i, x̃)``
 ``F_{i}.mtx``       logistic objective: features ``F_i`` (N_i × (d_i + d̃)) and labels ``y_{i}.npy`` (±1);
                     ``f_i(z) = (1/N_i) Σ_j log(1 + exp(−y_ij F_i[j]·z)) + reg/2 ‖z‖²``, ``reg`` in instance.json;
-                    or the nonsmooth absolute-deviation objective (``instances.nonsmooth``): features ``F_i``
+                    or the nonsmooth absolute-deviation objective (``mixbounds.instances.nonsmooth``): features ``F_i``
                     and real targets ``y_{i}.npy``, ``f_i(z) = (1/N_i) Σ_j |F_i[j]·z − y_ij| + mu/2 ‖z‖²`` on
                     the box ``[−rho, rho]`` of every coordinate, ``mu`` and ``rho`` in instance.json
 ``x_star.npy``      reference solution in the z-layout: node blocks in node order, each ``x_i`` then its copy of x̃
@@ -30,7 +30,7 @@ files).
 Binary variant (``save_instance(…, matrix_format="npz")``, ``mixbounds instance … --format npz``):
 each group is one NumPy archive instead of a file per node — ``W.npz``, ``edges.npz``, ``A.npz``
 (every A_i) with ``b.npz``, ``C.npz``/``c.npz``, ``Ct.npz``/``ct.npz``, ``Nker.npz``,
-``Q.npz``/``q.npz`` or ``F.npz``/``y.npz`` (layout in :mod:`instances.io_npz`); ``instance.json``
+``Q.npz``/``q.npz`` or ``F.npz``/``y.npz`` (layout in :mod:`mixbounds.instances.io_npz`); ``instance.json``
 then says ``"matrix_format": "npz"`` and ``format_version`` 2 (a reader of version 1 refuses it
 with a clear error).  Both forms are read by :func:`load_instance` with the same checks; Matrix
 Market stays the portable default.  ``instance.json`` holds ``format`` (``"mixbounds-instance"``),
@@ -49,7 +49,7 @@ Writes are atomic: everything goes to a hidden temporary sibling directory that
 is renamed onto the target only when complete, so the target path never holds
 a half-written instance.  An existing target is replaced only if it is an
 instance directory (has ``instance.json``) or empty.  Loading validates through
-:class:`instances.problem.MixedProblem` and reports problems as one-line
+:class:`mixbounds.instances.problem.MixedProblem` and reports problems as one-line
 ``ValueError``\\ s naming the directory and file.
 """
 
@@ -392,7 +392,7 @@ def _read_json(d: Path) -> dict:
 
 class _Groups:
     """The block groups of an instance directory in its matrix format: a file per node and block
-    (Matrix Market and ``.npy``) or one archive per group (``.npz``, :mod:`instances.io_npz`)."""
+    (Matrix Market and ``.npy``) or one archive per group (``.npz``, :mod:`mixbounds.instances.io_npz`)."""
 
     def __init__(self, d: Path, matrix_format: str, n: int):
         self.d, self.npz, self.n = d, matrix_format == "npz", n

@@ -1,4 +1,4 @@
-"""The binary form of an instance directory's block groups: one ``.npz`` per group (DESIGN.md, "Instance directory").
+"""The binary form of an instance directory's block groups: one ``.npz`` per group (docs/design.md, "Instance directory").
 
 Matrix Market keeps one text file per node and block (``A_0.mtx … A_{n-1}.mtx``); at 1000 nodes that
 is thousands of files parsed one by one.  The binary form stores a whole group in one NumPy archive

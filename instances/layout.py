@@ -6,7 +6,7 @@ node copies ``x̃_1, …, x̃_n`` of the shared variable (``x̃_i ∈ R^{d̃}``)
 * **u-layout** (solvers, objectives): ``u = (x_1, …, x_n, x̃_1, …, x̃_n)``.  The
   ``x̃`` part reshapes to an ``(n, d̃)`` array whose first axis is the node axis,
   so ``W`` acts on it as ``W @ X̃`` (never ``kron(W, I)``).
-* **z-layout** (files, DESIGN.md): node blocks one after another,
+* **z-layout** (files, docs/design.md): node blocks one after another,
   ``z = (x_1, x̃_1, x_2, x̃_2, …)``; ``x_star.npy`` uses it.
 """
 

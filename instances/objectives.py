@@ -1,6 +1,6 @@
 """Local objectives ``f_i(x_i, x̃)``, evaluated at all nodes at once.
 
-An objective works on the u-layout vector of :mod:`instances.layout` and returns
+An objective works on the u-layout vector of :mod:`mixbounds.instances.layout` and returns
 the gradient of ``F(u) = Σ_i f_i(x_i, x̃_i)`` (each ``∇f_i`` lands in node ``i``'s
 coordinates).  Constants refer to each ``f_i`` (Assumptions
 ``ass:smooth_and_str_convex_of_f_i`` and ``ass:nonsmooth_and_str_convex_of_f_i``):

@@ -79,7 +79,7 @@ def _extremes_large(W: sp.csr_matrix) -> tuple[float, float, float]:
 
     Narrow band after reverse Cuthill–McKee (paths, rings, grids): LAPACK's banded solver, exact and O(n·band²),
     for all three (ARPACK's λ_max of a 10⁴-node ring took 59 s: its top eigenvalues cluster within O(1/n²)).
-    Otherwise λ_max by Lanczos to :data:`~bounds.spectral.LMAX_TOL` (it only scales the thresholds), and
+    Otherwise λ_max by Lanczos to :data:`~mixbounds.bounds.spectral.LMAX_TOL` (it only scales the thresholds), and
     (shift-invert's sparse LU of a random graph fills in: a 10⁴-node Erdős–Rényi W did not factor in
     minutes) the smallest eigenvalue ``μ`` of ``W`` on ``1⊥`` from Lanczos on ``W + λ_max·11ᵀ/n`` applied
     as an operator (the consensus direction, an eigenvector of eigenvalue 0, moved to ``λ_max``): the two
@@ -113,7 +113,7 @@ class MixedProblem:
     Parameters
     ----------
     W : (n, n) gossip matrix (sparse or dense).
-    objective : :class:`instances.objectives.Objective` on the u-layout of ``layout``.
+    objective : :class:`mixbounds.instances.objectives.Objective` on the u-layout of ``layout``.
     layout : sizes ``d_i`` of the local variables and ``d̃`` of the shared one.
     A, b : per-node ``A_i`` (m × d_i) and ``b_i`` (m,), or ``None`` (no coupled constraint).
     C, c : per-node ``C_i`` (p_i × d_i) and ``c_i``, or ``None`` (no local constraints).

@@ -7,18 +7,13 @@ registry), ``mixbounds.instances`` (graphs, worst-case constructions, random fam
 the lower-bound engine, lemma checks) and ``mixbounds.plots`` (figures), with the command line
 (:mod:`mixbounds.cli.command`), the run orchestration (:mod:`mixbounds.verify`) and the report
 (:mod:`mixbounds.report.verify`) on top of them.
+
+The suite is always used through an install: ``pip install .``, or ``pip install -e .`` for a checkout
+(setuptools maps the top-level folders ``bounds/``, ``instances/``, ``solvers/``, ``checks/`` and ``plots/``
+to ``mixbounds.<folder>``; the checkout's ``mixbounds/`` folder alone is not the whole package).
 """
 
 from __future__ import annotations
-
-import os as _os
-
-# In a source checkout the subpackages are the top-level folders beside this one (setuptools maps
-# them under ``mixbounds`` when it installs); make them importable as ``mixbounds.<name>`` there too.
-_here = _os.path.dirname(_os.path.abspath(__file__))
-_root = _os.path.dirname(_here)
-if not _os.path.isdir(_os.path.join(_here, "bounds")) and _os.path.isfile(_os.path.join(_root, "bounds", "__init__.py")):
-    __path__.append(_root)  # noqa: F821  (the package's own __path__)
 
 try:
     from importlib.metadata import PackageNotFoundError as _NotFound

@@ -1,16 +1,16 @@
 """``mixbounds bench``: a user's method (:mod:`mixbounds.methods`) against the paper's lower bounds.
 
 For each chosen problem class, every parameter of its Table 1 row is swept alone over the sweeps of the
-Table 1 checks (:func:`checks.sweeps.worst_sweeps` on the worst-case construction as printed,
-:func:`checks.rates.random_sweeps` on the random family).  At every point three tasks run on one shared
-instance (:mod:`checks.framework`): the user's method (:func:`method_point`), the paper's method APAPC with
-Chebyshev acceleration (:func:`checks.rates.upper_point`, for the figures) and, on the worst-case
-construction, the lower-bound engine (:func:`checks.lower.lower_point`, the tasks of the Table 1 checks).
+Table 1 checks (:func:`mixbounds.checks.sweeps.worst_sweeps` on the worst-case construction as printed,
+:func:`mixbounds.checks.rates.random_sweeps` on the random family).  At every point three tasks run on one shared
+instance (:mod:`mixbounds.checks.run.framework`): the user's method (:func:`method_point`), the paper's method APAPC with
+Chebyshev acceleration (:func:`mixbounds.checks.rates.upper_point`, for the figures) and, on the worst-case
+construction, the lower-bound engine (:func:`mixbounds.checks.lower.slopes.lower_point`, the tasks of the Table 1 checks).
 
 The measured quantity is the rate-based per-accuracy cost between ``ε₁ = 1e-2`` and ``ε₂ = 1e-6``
-(:func:`checks.bench.per_accuracy`, as for the suite's own solvers), fitted in log-log against the realized
-swept parameter (:func:`checks.sweeps.fit_slope`, 95% CI).  Verdict per class × family × oracle × parameter
-(:func:`judge`), with tolerance :data:`checks.rates.TOL` of the tier:
+(:func:`mixbounds.checks.bench.per_accuracy`, as for the suite's own solvers), fitted in log-log against the realized
+swept parameter (:func:`mixbounds.checks.sweeps.fit_slope`, 95% CI).  Verdict per class × family × oracle × parameter
+(:func:`judge`), with tolerance :data:`mixbounds.checks.rates.TOL` of the tier:
 
 * ``below-lower-bound``: at some point the method reached an error level ``ε`` (1e-2 or 1e-6) with fewer
   rounds of the oracle than the engine's bound for every method of the class (Definition ``def:foda``) on the
@@ -100,7 +100,7 @@ def method_point(family: str, params: dict, method: str, eps1: float, eps2: floa
 def method_task(spec: str, sw: Sweep, value: float, max_iter: int = MAX_ITER) -> Task:
     params = sw.point_params(value)
     if sw.family in WORST_FAMILY.values():
-        params.setdefault("eps", WORST_EPS)  # the instance of the Table 1 sweep point (checks.rates.upper_point)
+        params.setdefault("eps", WORST_EPS)  # the instance of the Table 1 sweep point (mixbounds.checks.rates.upper_point)
     kw = {"family": sw.family, "params": params, "method": spec, "eps1": UB_EPS1, "eps2": UB_EPS2,
           "max_iter": max_iter, "path": os.getcwd()}
     return Task(method_point, kw, label=f"METHOD {sw.family} {sw.param}={value:g}")
@@ -121,7 +121,7 @@ def measure_plans(spec, plan_list: list[Plan], tier: str, *, jobs: int = 1, apap
                   max_iter: int = MAX_ITER, progress=None, executor=None) -> tuple[list[dict], dict]:
     """Run the tasks of every plan (``spec``: ``MODULE:FUNCTION``, an entry point name, or a callable) and judge.
 
-    ``executor``: as for :func:`checks.framework.run_checks` (e.g. :class:`checks.executors.DaskExecutor`); a
+    ``executor``: as for :func:`mixbounds.checks.run.framework.run_checks` (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`); a
     callable ``spec`` lives in this process only, so it cannot be given one (``ValueError``).
     """
     if callable(spec):
@@ -174,7 +174,7 @@ def _lower_slope(tier: str, plan: Plan, cell, lpts) -> dict:
     """The engine's per-accuracy lower bound on this sweep: per point (per decade) and its slope/verdict."""
     from mixbounds.checks.lower.slopes import LB_DECADES, _verdict
 
-    if cell.oracle == "grad" or not lpts:  # gradient bounds need the sum-trick families (checks.lower): not run here
+    if cell.oracle == "grad" or not lpts:  # gradient bounds need the sum-trick families (mixbounds.checks.lower.slopes): not run here
         return {"slope": None, "status": None, "per_decade": [None] * len(plan.sweep.grid), "part": None}
     r = _verdict(tier, cell, plan.sweep.param, plan.sweep, lpts)
     per = [None if p.get("per_accuracy") in (None, 0) else p["per_accuracy"] / LB_DECADES for p in r.points]

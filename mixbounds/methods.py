@@ -1,4 +1,4 @@
-"""A user's method: the contract, and how the suite drives it (DESIGN.md, "A user's method (contract)").
+"""A user's method: the contract, and how the suite drives it (docs/design.md, "A user's method (contract)").
 
 A **method** is a generator function ``method(problem, oracles)`` that yields its current primal
 estimate after every iteration::
@@ -21,7 +21,7 @@ estimate after every iteration::
   run on every class asked for.
 * The suite (:func:`run_method`) computes the relative squared error ``‖u_k − u*‖²/‖u*‖²`` of every
   yielded estimate, reads the counters after each ``yield``, and stops the generator once the error
-  has settled below the accuracy (the stop rule of the suite's solvers, :class:`solvers.baselines._common.Run`)
+  has settled below the accuracy (the stop rule of the suite's solvers, :class:`mixbounds.solvers.baselines._common.Run`)
   or at the budget.  A method that raises, yields a wrong shape or a non-finite value, diverges,
   returns, or exceeds the budget gets a run with ``converged=False`` and a ``reason`` saying which.
 """
@@ -190,7 +190,12 @@ def _is_generator_function(fn) -> bool:
 def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     """``"MODULE:FUNCTION"`` (the current directory first on ``sys.path``, as ``python -m`` does) or the name of an
     entry point of group :data:`ENTRY_POINT_GROUP`; :class:`MethodError` when it does not import, is not callable
-    or is not a generator function."""
+    or is not a generator function.
+
+    The current directory is put first only while ``MODULE`` is imported: worker processes inherit ``sys.path``,
+    and run from a checkout they would otherwise import ``mixbounds`` from its bare ``mixbounds/`` folder instead
+    of the install (a worker finds ``MODULE`` through the directory its task carries, :mod:`mixbounds.bench_method`).
+    """
     if ":" not in spec:
         from importlib.metadata import entry_points
 
@@ -207,13 +212,18 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     mod_name, _, attr = spec.partition(":")
     if not mod_name or not attr:
         raise MethodError(f"method {spec!r}: expected MODULE:FUNCTION")
-    if add_cwd and os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    cwd = os.getcwd()
+    added = add_cwd and cwd not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
     try:
         obj = importlib.import_module(mod_name)
     except Exception as exc:  # noqa: BLE001
         raise MethodError(f"method {spec!r}: module {mod_name!r} does not import: "
                           f"{type(exc).__name__}: {exc}") from None
+    finally:
+        if added:
+            sys.path.remove(cwd)
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise MethodError(f"method {spec!r}: module {mod_name!r} has no attribute {attr!r}")
@@ -250,7 +260,7 @@ def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: flo
     """Drive ``method(ProblemView.of(problem), MethodOracles(...))`` and record it as the suite's solvers are.
 
     Rows of the history are recorded at the start (``u_0 = 0``, counts after whatever the method did before its
-    first ``yield`` are in row 1) and after every ``yield``.  Stopping (:class:`solvers.baselines._common.Run`):
+    first ``yield`` are in row 1) and after every ``yield``.  Stopping (:class:`mixbounds.solvers.baselines._common.Run`):
     ``tolerance`` (converged), ``budget`` (``max_iter`` yields, or ``max_calls`` calls of one oracle),
     ``non-finite``, ``diverged``; and here ``exception: …`` (the method raised), ``shape: …`` (a yield that is not a
     finite vector of length ``problem.size``), ``returned`` (the generator ended before convergence).

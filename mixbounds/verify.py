@@ -8,11 +8,11 @@ The main job of the suite (README's first command)::
 * selects every check with a result id matching ``--claims`` (comma-separated
   globs; a glob also selects the ids below it: ``T1.coupled.comm`` selects
   ``T1.coupled.comm.kappa_W.lower``, ``…lower`` selects ``…lower@variant``);
-* runs their tasks (sweep points) with :func:`checks.framework.run_checks`:
+* runs their tasks (sweep points) with :func:`mixbounds.checks.run.framework.run_checks`:
   a progress bar on a terminal, a line per ~10 % otherwise; every point is cached
   under ``OUT/.cache/<code version>/`` so an interrupted run resumes
   (``--no-cache`` neither reads nor writes the cache); with ``--scheduler`` the points run on
-  a Dask cluster (:mod:`checks.executors`; reached before any work) and come back to this
+  a Dask cluster (:mod:`mixbounds.checks.run.executors`; reached before any work) and come back to this
   process, which alone writes the cache;
 * prints a table of verdicts, the findings, the negative controls and a summary line;
 * writes, only once everything has run, ``OUT/results.json``, ``OUT/results.csv``,
@@ -24,7 +24,7 @@ The main job of the suite (README's first command)::
   Every output path (``--out``, ``--json``) is checked before any work.
 
 Exit codes: 0 no result ``fail``/``error``, every ``finding`` expected
-(:mod:`checks.expected`, each with its reason) and every negative control caught;
+(:mod:`mixbounds.checks.expected`, each with its reason) and every negative control caught;
 1 a check failed or errored, a finding is not an expected one, a control was not
 caught, or the outputs could not be written; 2 bad usage (unknown tier,
 bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable or foreign ``--out``
@@ -318,7 +318,7 @@ def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path
 
 
 def run(opts: Options, *, checks: list[Check] | None = None) -> int:
-    """Run ``mixbounds verify`` with ``opts``; ``checks`` defaults to :func:`checks.framework.all_checks`."""
+    """Run ``mixbounds verify`` with ``opts``; ``checks`` defaults to :func:`mixbounds.checks.run.framework.all_checks`."""
     if opts.tier not in TIERS:
         return _usage(f"unknown tier {opts.tier!r} (choose from {', '.join(TIERS)})")
     if not isinstance(opts.jobs, int) or opts.jobs < 1:

@@ -1,17 +1,17 @@
-"""Figures and the report, drawn from check results only.
+"""Figures, drawn from check results only (the reports that show them are :mod:`mixbounds.report`).
 
 ``draw_all(doc, out_dir)`` turns a results document (``results.json`` of
 ``mixbounds verify``) into log-log figures, PNG and SVG:
 
 * ``cell_<cell>_<param>.{png,svg}``: one (table cell, swept parameter) — solver
   per-accuracy counts, the lower-bound engine's curve, fitted slopes ± CI,
-  the claimed slope (:func:`plots.scaling.figure_cell_param`);
+  the claimed slope (:func:`mixbounds.plots.scaling.figure_cell_param`);
 * ``class_<table>.<class>.{png,svg}``: every oracle × parameter of a problem class
-  (:func:`plots.scaling.figure_class_panel`);
+  (:func:`mixbounds.plots.scaling.figure_class_panel`);
 * ``heatmap.{png,svg}``: measured/claimed exponent per cell × parameter
-  (:func:`plots.heatmap.figure_heatmap`);
+  (:func:`mixbounds.plots.heatmap.figure_heatmap`);
 * ``bench_<class>_<oracle>.{png,svg}``: every method's counts on the benchmark sweeps
-  (:func:`plots.bench.figure_bench`).
+  (:func:`mixbounds.plots.bench.figure_bench`).
 
 Nothing here runs a solver (``mixbounds plot results.json`` redraws everything).
 """

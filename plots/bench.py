@@ -3,7 +3,7 @@
 One figure per (problem class, oracle): one panel per swept parameter, one series per
 method, solid on the worst-case construction and dashed on the random family, each
 labelled with its fitted slope (``bench.<class>.<method>.<oracle>.<param>[@family]``
-results of :mod:`checks.bench`).  The slopes are reported, not judged.
+results of :mod:`mixbounds.checks.bench`).  The slopes are reported, not judged.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Reading ``results.json`` and grouping its sweep results for the figures.
 
 Nothing here runs a solver: every number comes from the results document
-written by ``mixbounds verify`` (schema in ``DESIGN.md``).  Sweep-type results
+written by ``mixbounds verify`` (schema in ``docs/design.md``).  Sweep-type results
 carry per point ``realized`` (the x value: the realized swept κ) and
 ``per_accuracy`` (the y value: the per-accuracy oracle count).
 
@@ -49,7 +49,7 @@ def load_results(path) -> dict:
     return upgrade(doc)
 
 
-#: results layouts this version reads (:data:`checks.document.SCHEMA` and the older ones :func:`upgrade` converts)
+#: results layouts this version reads (:data:`mixbounds.checks.run.document.SCHEMA` and the older ones :func:`upgrade` converts)
 READABLE_SCHEMAS = (1, 2)
 
 

@@ -2,7 +2,7 @@
 
 Every figure is a :class:`matplotlib.figure.Figure` drawn with the Agg canvas
 (no display, no pyplot global state).  Axis symbols follow the paper's notation
-(``bounds.claims.PARAMS``), written in matplotlib mathtext: ``κ_W`` is
+(``mixbounds.bounds.claims.PARAMS``), written in matplotlib mathtext: ``κ_W`` is
 ``$\\kappa_W$``, ``κ̂_C̃ᵀ`` is ``$\\hat\\kappa_{\\widetilde C^\\top}$``, oracle counts are
 ``N_∇f, N_A, N_C, N_C̃, N_W``.
 """
@@ -21,7 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from mixbounds.bounds.claims import PARAMS  # noqa: E402
 
-#: mathtext of each registry parameter (the LaTeX symbols of bounds.claims.PARAMS)
+#: mathtext of each registry parameter (the LaTeX symbols of mixbounds.bounds.claims.PARAMS)
 PARAM_TEX = {k: v[1] for k, v in PARAMS.items()}
 #: oracle → mathtext of its count (Definition def:foda: one round at every node)
 ORACLE_TEX = {"grad": r"N_{\nabla f}", "A": r"N_A", "C": r"N_C", "Ct": r"N_{\widetilde C}", "comm": r"N_W"}

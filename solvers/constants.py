@@ -68,7 +68,7 @@ def _extreme(matvec, size: int, which: str) -> float:
 
 
 def spectral_constants(R) -> tuple[float, float]:
-    """``(μ_G, L_G)`` of the reformulation ``R`` (a :class:`solvers.reformulations.Reformulation`)."""
+    """``(μ_G, L_G)`` of the reformulation ``R`` (a :class:`mixbounds.solvers.reformulations.Reformulation`)."""
     from mixbounds.instances.objectives import QuadraticObjective
 
     obj = R.problem.objective

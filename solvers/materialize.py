@@ -121,7 +121,7 @@ class MaterializedSparse:
     """``P(M)`` of an inner operator as one sparse matrix, counted as its recurrence.
 
     For ``C' = P_C(CᵀC)`` and ``C̃' = P(C̃ᵀC̃)`` above :data:`MATERIALIZE_LIMIT` unknowns:
-    the matrix comes from :meth:`solvers.chebyshev.Chebyshev.sparse_P` on ``CᵀC`` (the same
+    the matrix comes from :meth:`mixbounds.solvers.chebyshev.Chebyshev.sparse_P` on ``CᵀC`` (the same
     recurrence on sparse matrices); the counts per application are those of one recurrence
     application measured on the scratch oracle, and that application's result on a random
     probe must agree with the matrix to :data:`SPARSE_CHECK_RTOL` (:meth:`build` returns

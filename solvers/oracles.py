@@ -1,6 +1,6 @@
 """Counted oracles: the only way a solver touches a problem's data.
 
-Counting follows the class of algorithms of Definition ``def:foda`` and DESIGN.md
+Counting follows the class of algorithms of Definition ``def:foda`` and docs/design.md
 ("Oracle accounting"): one *round* of an oracle is the operation done at every
 node in parallel.
 
@@ -78,7 +78,7 @@ def spmv(M, x: np.ndarray) -> np.ndarray:
 
 
 class CountedOracles:
-    """Counted access to a :class:`~instances.problem.MixedProblem`.
+    """Counted access to a :class:`~mixbounds.instances.problem.MixedProblem`.
 
     Vectors: ``x`` flat of length ``Σ d_i``; ``X̃`` of shape ``(n, d̃)``; ``Y`` of shape
     ``(n, m)`` for the coupled-constraint space; ``u`` the u-layout vector.

@@ -4,7 +4,7 @@ Variables ``w = (x, Y, X̃)``: ``x`` flat (``Σ d_i``), ``Y`` of shape ``(n, m)`
 auxiliary variable of the coupled constraint, started at 0), ``X̃`` of shape
 ``(n, d̃)`` (node copies of the shared variable).  Absent parts have length 0.
 The original primal variables are ``(x, X̃)`` (:meth:`Reformulation.to_u`, the
-u-layout of :mod:`instances.layout`).
+u-layout of :mod:`mixbounds.instances.layout`).
 
 Constraint blocks (``K = diag(x-block, X̃-block)``,
 ``app:upper_bound_coupled_plus_non_ident_local_constraints_prob``), with
@@ -27,7 +27,7 @@ Every block except the identical-C̃ one is then Chebyshev-accelerated
 needs only ``KᵀK`` and ``Kᵀb'``, so the reformulation exposes
 ``apply_normal = P(BᵀB)`` and ``normal_rhs = P(BᵀB)(BᵀB)⁺Bᵀb`` — APAPC for the
 constraint ``P(BᵀB)^{1/2} w = b''`` (same feasible set), one polynomial per
-iteration instead of two (see :mod:`solvers.apapc`).
+iteration instead of two (see :mod:`mixbounds.solvers.apapc`).
 
 Objective: ``G(w) = F(x, X̃) + (r/2)‖A x + αW'Y − b‖²`` with ``r = μ_f/(2 L_A)``
 (``eq:coupled_constraints_reg_form``; the penalty only when ``A`` is present: it
@@ -39,7 +39,7 @@ is zero on the feasible set, so the minimiser is unchanged).  Constants:
   ``R^d × 𝒴`` with ``𝒴 = {⟨y, 1⟩ = 0}``; the iterates live in ``L_m^⊥ = {Σ_i y_i = 0}``
   (a subspace of 𝒴, equal only for m = 1).  Nothing is corrected silently.
 * ``constants="spectral"``: the same extreme eigenvalues as ``"exact"``, by Lanczos on operators
-  at any size (:mod:`solvers.constants`); the default of ``mixbounds solve``.
+  at any size (:mod:`mixbounds.solvers.constants`); the default of ``mixbounds solve``.
 * ``constants="exact"``: extreme eigenvalues of the Hessian of ``G`` restricted to
   ``R^d × L_m^⊥ × R^{n d̃}`` (dense; quadratic objectives only).  The value on the
   printed subspace 𝒴 is recorded as ``mu_G_printed_subspace`` for comparison.
@@ -67,7 +67,7 @@ never replaced by a measured value in ``"lemma"`` mode.
 ``W' = W``, ``C' = C``, ``C̃' = C̃`` and no outer polynomial, APAPC directly on
 ``BᵀB`` with the same lemmas' bounds.
 
-All products go through :class:`solvers.oracles.CountedOracles`; set-up work that
+All products go through :class:`mixbounds.solvers.oracles.CountedOracles`; set-up work that
 a decentralized method would do (the right-hand side ``Bᵀb'``) is counted too and
 shows in row 0 of the history.  Spectral *constants* are computed from the
 matrices at set-up and not counted; dense spectra (``"exact"``) use a separate
@@ -133,7 +133,7 @@ def _extremes(M: np.ndarray, name: str) -> tuple[float, float]:
 
 
 class Reformulation:
-    """Reformulation of a :class:`~instances.problem.MixedProblem` for APAPC.
+    """Reformulation of a :class:`~mixbounds.instances.problem.MixedProblem` for APAPC.
 
     Parameters
     ----------
@@ -554,7 +554,7 @@ class Reformulation:
         return ops
 
     def _dense_W_prime_is_cheaper(self) -> bool:
-        """The cost model of :func:`solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the
+        """The cost model of :func:`mixbounds.solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the
         node states it multiplies (``Y``: m columns; ``X̃``: d̃ columns; the wider one decides)."""
         cols = max(self.m if self.has_A else 0, self.dt if self.t_kind in ("shared", "shared_identical") else 0)
         return self.n <= MATERIALIZE_NODES and nodes_dense_is_cheaper(self.n, self.problem.W.nnz,

@@ -4,8 +4,8 @@ pieces every non-strongly-convex solver of this package shares.
 Method (Theorem ``thm:smooth_objectives_apapc_convergence`` part 2, Lemma
 ``lem:regularized_convergence``, Appendix ``app:smooth_convex_results``)
 --------------------------------------------------------------------------
-APAPC (:func:`solvers.apapc.apapc`, parameters :meth:`APAPCParameters.rule`) on the paper's
-reformulation of the problem's class (:class:`solvers.reformulations.Reformulation`, the
+APAPC (:func:`mixbounds.solvers.apapc.apapc`, parameters :meth:`APAPCParameters.rule`) on the paper's
+reformulation of the problem's class (:class:`mixbounds.solvers.reformulations.Reformulation`, the
 same blocks, scalings and Chebyshev preconditioning as the strongly convex case) with the
 objective replaced by the regularised one::
 
@@ -35,12 +35,12 @@ until the criterion has held for the last :data:`SETTLE_MIN` rows; ``params["set
 which the criterion held until the end of the run (APAPC is not monotone; rates use it),
 ``params["first_hit_row"]`` the first row where it held.
 
-Shared pieces (used by :mod:`solvers.sliding` and :mod:`solvers.subgradient`)
+Shared pieces (used by :mod:`mixbounds.solvers.sliding` and :mod:`mixbounds.solvers.subgradient`)
 ----------------------------------------------------------------------------
 * :class:`ProblemView` and :class:`DelegatingOracles`: the reformulation of a problem
   whose objective is replaced (regularised here, a placeholder for the nonsmooth
   methods, which use only the constraint side of the reformulation), with **every**
-  oracle call counted in the caller's :class:`~solvers.oracles.CountedOracles` of the
+  oracle call counted in the caller's :class:`~mixbounds.solvers.oracles.CountedOracles` of the
   original problem.  (``Reformulation`` accepts only smooth strongly convex objectives;
   the view is the workaround, see the module ``reformulate``.)
 * :class:`Accuracy`: the ``(ε, δ)`` measurement above (uncounted: it is the error
@@ -296,10 +296,10 @@ def regularized_apapc(problem, *, eps: float, x_star, R: float | None = None, me
 
     Parameters
     ----------
-    problem : :class:`~instances.problem.MixedProblem` with a smooth objective (``μ_f`` may be 0).
+    problem : :class:`~mixbounds.instances.problem.MixedProblem` with a smooth objective (``μ_f`` may be 0).
     eps : target function gap ε (units of F).
     x_star : a solution in the u-layout (gap and distance are measured against it); the
-        families of :mod:`instances.convex` give the one nearest to ``x0``.
+        families of :mod:`mixbounds.instances.convex` give the one nearest to ``x0``.
     R : bound on ``‖x0 − x*‖`` (default: that distance); ``ν = ε/R²``.
     method : ``"apapc"`` or ``"apapc-nocheb"`` (control: no Chebyshev polynomials).
     delta : residual tolerance (default :func:`default_delta_smooth`).

@@ -13,7 +13,7 @@ class SolveResult:
     """Outcome of a solver run.
 
     ``x``: final iterate in the u-layout; ``iterations``: iterations done;
-    ``counts``: per-oracle totals (keys of :data:`solvers.oracles.ORACLES`);
+    ``counts``: per-oracle totals (keys of :data:`mixbounds.solvers.oracles.ORACLES`);
     ``history_counts``: ``(iterations + 1, 5)`` int array of cumulative counts after
     each iteration (row 0: after set-up, before the first iteration), columns in
     ``ORACLES`` order; ``history_error``: the relative error

@@ -4,7 +4,7 @@ Problem (``subsec:sliding``, ``eq:affine_constraints_penal_prob``)
 -----------------------------------------------------------------
 ``min_{w ∈ U} H_r(w) = G(w) + (r/2)‖K w − b'‖²`` where ``w = (x, Y, X̃)`` are the
 variables of the paper's reformulation of the problem's class and ``K`` its
-**Chebyshev-preconditioned** constraint operator (:class:`solvers.reformulations.Reformulation`:
+**Chebyshev-preconditioned** constraint operator (:class:`mixbounds.solvers.reformulations.Reformulation`:
 ``KᵀK = P(BᵀB)`` = ``apply_normal``, ``Kᵀb'`` = ``normal_rhs``; ``method="apapc-nocheb"``
 gives the raw ``BᵀB``, the negative control).  ``G(w) = F(x, X̃)`` (the nonsmooth objective;
 ``Y`` enters only the penalty); ``U`` = the objective's box on ``x`` and ``X̃`` (``Y`` free).
@@ -35,7 +35,7 @@ Optimization Methods for Machine Learning", Algorithm 8.1), written for ``Ψ = f
     ūᵏ = (1 − γ_k) ūᵏ⁻¹ + γ_k ũᵏ                            (line 12, see below)
 
 The printed Algorithm 2 differs in two lines, recorded as a finding by
-:mod:`checks.nonsmooth` (``finding.alg_sliding.initialisation``): line 6 reads
+:mod:`mixbounds.checks.nonsmooth` (``finding.alg_sliding.initialisation``): line 6 reads
 "u^k_0 := ũ^k_0, ũ^k_0 := u^{k−1}" (circular: ``u^k_0`` is set from ``ũ^k_0`` before
 ``ũ^k_0`` is defined), and line 12 reads "ū^k := γ_k ũ^k + (1 − γ_k) ũ^{k−1}" (averages
 two inner outputs instead of updating the running average ``ū``).  ``reading="printed"``
@@ -74,7 +74,7 @@ lemma's, fixed for the target ε (``r = 2R_dual²/ε``), as in the proof of
 ``thm:upper_bound_nonsmooth_affine_constraints`` part 2.
 
 Stopping and records: after every outer iteration the output ``ū`` (u-part) is measured
-by :class:`solvers.regularized.Accuracy` (``F(u) − F* <= ε`` and distance to the feasible
+by :class:`mixbounds.solvers.regularized.Accuracy` (``F(u) − F* <= ε`` and distance to the feasible
 set of (P) ``<= δ``, default ``δ = ε/M``: then the projection onto the feasible set is
 ``2ε``-optimal); the run stops at the first such iterate (``reason="tolerance"``).
 ``history_error`` = ``max(gap/ε, dist/δ)`` per outer iteration.

@@ -1,9 +1,9 @@
 """``solve(problem)``: the paper's optimal method for each problem class.
 
-Picks the reformulation of :mod:`solvers.reformulations` by
+Picks the reformulation of :mod:`mixbounds.solvers.reformulations` by
 ``problem.problem_class`` (``ValueError`` for classes without a method), runs
-APAPC (:mod:`solvers.apapc`) to ``‖x_k − x*‖² <= eps·‖x_0 − x*‖²`` on the original
-variables ``(x, X̃)`` and returns a :class:`~solvers.result.SolveResult` whose
+APAPC (:mod:`mixbounds.solvers.apapc`) to ``‖x_k − x*‖² <= eps·‖x_0 − x*‖²`` on the original
+variables ``(x, X̃)`` and returns a :class:`~mixbounds.solvers.result.SolveResult` whose
 ``params`` hold every degree, scaling, constant and interval used.
 """
 
@@ -27,24 +27,24 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
 
     Parameters
     ----------
-    problem : :class:`~instances.problem.MixedProblem` of class consensus, shared,
+    problem : :class:`~mixbounds.instances.problem.MixedProblem` of class consensus, shared,
         coupled, coupled_local or mixed, with a smooth strongly convex objective.
     method : ``"apapc"`` (Chebyshev-accelerated, the paper's method) or
         ``"apapc-nocheb"`` (same reformulation without polynomials: the control).
     eps : target relative squared error on ``(x, X̃)``.
     x_star : exact solution in the u-layout (``x̃`` copied to every node); computed by
-        :func:`instances.reference.reference_solution` when ``None``.
+        :func:`mixbounds.instances.reference.kkt.reference_solution` when ``None``.
     max_iter : iteration budget (a run that hits it has ``converged=False``, ``reason="budget"``).
     max_calls : call budget (default none): the run stops with ``reason="budget"`` once some
         oracle has been called ``max_calls`` times (set-up calls included).
     spectra, constants : ``"lemma"`` (theory bounds, default) or ``"exact"`` (see
-        :mod:`solvers.reformulations`); ``constants`` also ``"spectral"`` (exact constants of ``G``
-        by Lanczos on operators, any size: :mod:`solvers.constants`).
+        :mod:`mixbounds.solvers.reformulations`); ``constants`` also ``"spectral"`` (exact constants of ``G``
+        by Lanczos on operators, any size: :mod:`mixbounds.solvers.constants`).
     x0 : start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
     oracles : counted oracles to use (default: new); tests pass wrapped ones.
     materialize : apply fixed polynomial operators as matrices built from their counted
-        recurrence (same counts, values equal to rounding; see ``solvers.reformulations``).
-    settle : stop rule (see :func:`solvers.apapc.apapc`): ``0`` stops at the first error
+        recurrence (same counts, values equal to rounding; see ``mixbounds.solvers.reformulations``).
+    settle : stop rule (see :func:`mixbounds.solvers.apapc.apapc`): ``0`` stops at the first error
         ``<= eps``; ``s > 0`` only once the last ``s·k`` errors are all ``<= settle_eps``
         (default ``eps``) and the error has reached ``eps``.
     """

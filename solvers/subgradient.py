@@ -1,6 +1,6 @@
 """Projected subgradient method on the penalised problem (negative control for Tables 3-4).
 
-Same problem as :mod:`solvers.sliding` (``H_r(w) = G(w) + (r/2)‖Kw − b'‖²`` on the
+Same problem as :mod:`mixbounds.solvers.sliding` (``H_r(w) = G(w) + (r/2)‖Kw − b'‖²`` on the
 Chebyshev-preconditioned reformulation, ``r = 2R_dual²/ε``, box ``U``), solved by the
 plain projected subgradient method with a fixed step::
 
@@ -14,7 +14,7 @@ O(R²/(hk) + hM²)``, so ``O(M²R²/ε²)`` iterations: every oracle count grows
 ``(M R/ε)²`` (and like ``M²/(μ_f ε)`` for strongly convex ``F``), against ``M R/ε`` for the
 matrix cells of GS — the worse ε-slope the control must show.
 
-Accuracy is measured as in :mod:`solvers.sliding` at checkpoints ``k`` growing by
+Accuracy is measured as in :mod:`mixbounds.solvers.sliding` at checkpoints ``k`` growing by
 :data:`CHECK_GROWTH` (every iteration below 50); ``history_error`` has one row per checkpoint.
 """
 

@@ -1,4 +1,4 @@
-"""Small random problems for unit tests (the seeded families proper live in instances.random)."""
+"""Small random problems for unit tests (the seeded families proper live in mixbounds.instances.random)."""
 
 import numpy as np
 import scipy.sparse as sp

@@ -1,4 +1,4 @@
-"""The T2 reference audit (checks/audit_reference.py): passes on the suite's references, fails on planted ones."""
+"""The T2 reference audit (checks/audits/audit_reference.py): passes on the suite's references, fails on planted ones."""
 
 from __future__ import annotations
 

@@ -96,10 +96,10 @@ def test_bench_apapc_iteration(benchmark, big):
 
 
 # ---------------------------------------------------------------------- coupled and mixed classes (issue 19)
-#: vector passes over the whole APAPC state per iteration (``solvers.apapc``: u_g 2, d 1, u^{k+1/2} 3, Bᵀb 1,
+#: vector passes over the whole APAPC state per iteration (``mixbounds.solvers.apapc``: u_g 2, d 1, u^{k+1/2} 3, Bᵀb 1,
 #: z 1, u^{k+1} 1, u_f 3, the error's difference and dot 2)
 APAPC_VECTOR_PASSES = 14
-#: vector passes per Chebyshev step (two in-place BLAS passes, ``solvers.chebyshev``), plus two per application
+#: vector passes per Chebyshev step (two in-place BLAS passes, ``mixbounds.solvers.chebyshev``), plus two per application
 CHEB_VECTOR_PASSES_PER_STEP, CHEB_VECTOR_PASSES_PER_APPLY = 2, 2
 #: pytest-benchmark rounds of the big cases (minimum reported): 3 rounds left the 10⁶ ratio between 1.21 and 1.37
 #: from one run to the next on an idle 2-core machine

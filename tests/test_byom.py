@@ -17,8 +17,10 @@ from mixbounds.methods import MethodError, ProblemView, resolve, run_method
 from mixbounds.testing import assert_optimal, measure
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # `examples` is a top-level folder of the checkout, as for `mixbounds bench`
-    sys.path.insert(0, str(ROOT))
+# `examples` is a top-level folder of the checkout, as for `mixbounds bench`; appended, not prepended: `mixbounds`
+# must resolve to the install, never to the checkout's bare mixbounds/ folder (worker processes inherit sys.path)
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
 
 from examples.apapc import apapc  # noqa: E402
 from examples.diging import diging  # noqa: E402

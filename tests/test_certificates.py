@@ -1,4 +1,4 @@
-"""Lower-bound certificates (checks/certificates.py), the constructions they rest on and the def:foda class."""
+"""Lower-bound certificates (checks/lower/certificates.py), the constructions they rest on and the def:foda class."""
 
 import pytest
 from mixbounds.bounds.claims import get

@@ -24,7 +24,7 @@ def test_bad_usage_exits_2(capsys):
 
 
 def test_console_script_entry_point():
-    r = subprocess.run([sys.executable, "-m", "mixbounds", "table"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds", "table"], capture_output=True, text=True)
     assert r.returncode == 0 and "Table 1" in r.stdout
 
 

@@ -1,4 +1,4 @@
-"""``mixbounds instance`` (checks/cli_instance.py): exit codes, parameters passed on, nothing half-written."""
+"""``mixbounds instance`` (mixbounds/cli/instance.py): exit codes, parameters passed on, nothing half-written."""
 
 import os
 import subprocess
@@ -15,7 +15,7 @@ from mixbounds.cli.instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
 
 
 def parser():
-    """A parser built the way checks/cli.py builds its own, with only this sub-command."""
+    """A parser built the way mixbounds/cli/command.py builds its own, with only this sub-command."""
     p = _Parser(prog="mixbounds")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     register(sub)
@@ -179,13 +179,13 @@ def test_rerun_replaces_the_instance(tmp_path):
 
 def test_module_entry_point(tmp_path):
     out = tmp_path / "lg"
-    r = subprocess.run([sys.executable, "-m", "mixbounds.cli.instance", "instance", "local-global", "--kappa-f", "50",
+    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds.cli.instance", "instance", "local-global", "--kappa-f", "50",
                         "--n", "4", "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "app:problem_formulations" in r.stdout
     inst = load_instance(out)
     assert np.all(np.isfinite(inst.x_star))
-    r = subprocess.run([sys.executable, "-m", "mixbounds.cli.instance", "instance", "random-coupled", "--kappa-AC", "0.1",
+    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds.cli.instance", "instance", "random-coupled", "--kappa-AC", "0.1",
                         "--out", str(tmp_path / "bad")], capture_output=True, text=True)
     assert r.returncode == 2 and not (tmp_path / "bad").exists()
 

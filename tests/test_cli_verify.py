@@ -1,7 +1,7 @@
 """``mixbounds verify`` and ``mixbounds plot``: exit codes, selection, cache, parallelism, atomic outputs.
 
-The checks are the self-test fixture :mod:`checks._selftest` (exact power laws,
-microseconds per point), patched in for :func:`checks.framework.all_checks`.
+The checks are the self-test fixture :mod:`mixbounds.checks.run._selftest` (exact power laws,
+microseconds per point), patched in for :func:`mixbounds.checks.run.framework.all_checks`.
 """
 
 import json
@@ -255,8 +255,8 @@ def test_plot_bad_results_exit_2(tmp_path, capsys, content, match):
 
 
 def test_console_entry_point_usage_errors(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "mixbounds", "verify", "--claims", "no.such.claim*", "--out", str(tmp_path / "o")],
+    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds", "verify", "--claims", "no.such.claim*", "--out", str(tmp_path / "o")],
                        capture_output=True, text=True)
     assert r.returncode == EXIT_USAGE and r.stderr.count("\n") == 1
-    r = subprocess.run([sys.executable, "-m", "mixbounds", "verify", "--help"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds", "verify", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "--no-cache" in r.stdout and "--json" in r.stdout

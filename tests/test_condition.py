@@ -167,7 +167,7 @@ def test_group_L_equals_group_spectrum_L_and_needs_no_kernel():
     assert group_L(C, name="C") == pytest.approx(exact, rel=LMAX_RTOL)
 
 
-#: the iterative λ_max is computed to ARPACK tol 1e-8 (bounds.spectral.LMAX_TOL); 1e-6 leaves headroom.
+#: the iterative λ_max is computed to ARPACK tol 1e-8 (mixbounds.bounds.spectral.LMAX_TOL); 1e-6 leaves headroom.
 LMAX_RTOL = 1e-6
 
 

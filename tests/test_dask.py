@@ -1,4 +1,4 @@
-"""``--scheduler`` (checks/executors.py): a real Dask LocalCluster gives the serial run's results and cache, result
+"""``--scheduler`` (checks/run/executors.py): a real Dask LocalCluster gives the serial run's results and cache, result
 for result; bad addresses, a missing Dask and a worker with another code version fail with one line."""
 
 import importlib.util
@@ -139,7 +139,7 @@ def _faults(mode: str) -> tuple[str, int]:
     import subprocess
 
     env = dict(os.environ, MALLOC_TRIM_THRESHOLD_="65536")  # what Dask's nanny gives every worker
-    out = subprocess.run([sys.executable, "-c", _FAULT_LOOP, mode], env=env, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-P", "-c", _FAULT_LOOP, mode], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
     return out[0], int(out[1])
 

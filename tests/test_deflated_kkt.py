@@ -1,4 +1,4 @@
-"""instances.deflated_kkt: KKT solves whose node blocks are singular, against a dense solve; the controls show that
+"""mixbounds.instances.reference.deflated_kkt: KKT solves whose node blocks are singular, against a dense solve; the controls show that
 the block Cholesky / Schur path refuses the same systems and that the border system needs its equilibration."""
 
 import numpy as np

@@ -172,13 +172,13 @@ def test_write_and_read_empty_blocks(tmp_path):
 
 def test_cli_format_npz_and_solve(tmp_path):
     out = tmp_path / "inst"
-    r = subprocess.run([sys.executable, "-m", "mixbounds", "instance", "random-coupled", "--n", "5", "--format", "npz",
+    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds", "instance", "random-coupled", "--n", "5", "--format", "npz",
                         "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert (out / "A.npz").is_file() and not (out / "A_0.mtx").exists()
     inst = load_instance(out)
     assert inst.problem.n == 5 and inst.x_star is not None
-    bad = subprocess.run([sys.executable, "-m", "mixbounds", "instance", "random-coupled", "--format", "hdf5",
+    bad = subprocess.run([sys.executable, "-P", "-m", "mixbounds", "instance", "random-coupled", "--format", "hdf5",
                           "--out", str(tmp_path / "x")], capture_output=True, text=True)
     assert bad.returncode == 2 and "--format" in bad.stderr and not (tmp_path / "x").exists()
 

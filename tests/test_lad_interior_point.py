@@ -1,4 +1,4 @@
-"""instances.lad_interior_point: the sparse IPM against the dense reference path of instances.nonsmooth on
+"""mixbounds.instances.reference.lad_interior_point: the sparse IPM against the dense reference path of mixbounds.instances.nonsmooth on
 small instances of the 7 nonsmooth families (both variants), its Newton system, non-convergence as an error,
 the Schur-complement path of _kkt_solver (forced) and the switch in reference_nonsmooth."""
 
@@ -90,7 +90,7 @@ def test_strongly_convex_optima_agree_at_tight_tolerance(structure, seed):
 
 @pytest.mark.parametrize("structure", list(ns.STRUCTURES))
 def test_family_strongly_convex_reference_is_accurate(structure):
-    """The family's dense reference (run to instances.nonsmooth.QP_TOL) is the optimum to U_RTOL, against the sparse
+    """The family's dense reference (run to mixbounds.instances.nonsmooth.QP_TOL) is the optimum to U_RTOL, against the sparse
     interior point at TIGHT_TOL.  At the solver's default 1e-11 the quick tier's nonsmooth-coupled reference was 6.9e-6
     off (F 2.6e-11 above the optimum), and this test fails on the mixed structure."""
     inst = build(f"nonsmooth-{structure}", variant="strongly-convex", **SIZES[structure])
@@ -103,7 +103,7 @@ def test_family_strongly_convex_reference_is_accurate(structure):
 @pytest.mark.parametrize("eliminate", [True, False])
 @pytest.mark.parametrize("structure,mu", [("coupled-local", 0.0), ("mixed", 0.0), ("mixed-ident", 1.0)])
 def test_schur_path_of_the_kkt_solver(monkeypatch, structure, mu, eliminate, path):
-    """The paths large instances take, forced: the deflated border system (instances.deflated_kkt), and, when its
+    """The paths large instances take, forced: the deflated border system (mixbounds.instances.reference.deflated_kkt), and, when its
     border would be too large, the block / arrow Cholesky of H with a Schur complement on G; with the block rows
     eliminated and (the path of the G_SᵀG_S term) without."""
     variant = "strongly-convex" if mu else "default"
@@ -245,7 +245,7 @@ def test_local_rows_and_their_gram(structure):
     assert np.allclose(lad._gram(GS, P.layout.dt).toarray(), (GS.T @ GS).toarray(), rtol=1e-13, atol=1e-13)
 
 
-# ------------------------------------------------------------------ instances.block_elimination
+# ------------------------------------------------------------------ mixbounds.instances.reference.block_elimination
 #: exactness of the parametrisation x_i = x_i⁰ + N_i z_i (block rows, data residuals, the μ-norm)
 ELIM_ATOL = 1e-12
 

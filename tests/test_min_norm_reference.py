@@ -1,4 +1,4 @@
-"""The sparse proximal reference of the smooth convex families (instances/min_norm_reference.py) against the
+"""The sparse proximal reference of the smooth convex families (instances/reference/min_norm.py) against the
 dense least-squares one, its certificate's negative control and its non-convergence error."""
 
 import numpy as np

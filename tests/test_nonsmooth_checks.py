@@ -1,4 +1,4 @@
-"""checks.nonsmooth: coverage of Tables 2-4, verdict rules, controls and findings (synthetic points)."""
+"""mixbounds.checks.nonsmooth: coverage of Tables 2-4, verdict rules, controls and findings (synthetic points)."""
 
 import math
 

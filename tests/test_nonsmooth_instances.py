@@ -7,7 +7,7 @@ from mixbounds.instances.nonsmooth import STRUCTURES, qp_interior_point
 from mixbounds.instances.reference.kkt import constraint_system, copy_map
 from scipy.optimize import linprog
 
-#: realized κ's vs targets (the generators of instances.random tune to 1e-8)
+#: realized κ's vs targets (the generators of mixbounds.instances.random tune to 1e-8)
 TARGET_RTOL = 1e-6
 #: reference accuracy (relative constraint residual / optimality)
 REF_TOL = 1e-8

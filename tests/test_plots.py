@@ -187,7 +187,7 @@ def test_schema_1_measured_dict_read_as_readings(tmp_path):
 
 def _bench_doc():
     def res(rid, pts, slope, status="pass"):
-        # the series fields as checks.bench writes them (plots.bench reads these, not the id)
+        # the series fields as mixbounds.checks.bench writes them (mixbounds.plots.bench reads these, not the id)
         head, _, family = rid.partition("@")
         _, cls, method, oracle, param = head.split(".")
         return {"id": rid, "kind": "bench", "status": status, "measured": slope, "ci": None if slope is None else [slope - 0.1, slope + 0.1],

@@ -172,7 +172,7 @@ def test_tune_group_both_stages_and_floor():
     assert t1.info["tuning"].startswith("stage 1") and t2.info["tuning"].startswith("stage 2")
     for t, target in ((t1, 1.7), (t2, 1e4)):
         assert group_ratio(t.blocks) == pytest.approx(target, rel=1e-10)
-        assert mixed_kappa(t.blocks) == pytest.approx(target, rel=1e-10)  # the paper's κ̂ (bounds.condition)
+        assert mixed_kappa(t.blocks) == pytest.approx(target, rel=1e-10)  # the paper's κ̂ (mixbounds.bounds.condition)
     # rank-deficient frame: r_i < m has a floor n/⌊n r/m⌋ > 1
     Xs = frame_base(5, [2] * n, rng)
     assert group_ratio(Xs) == pytest.approx(n / ((n * 2) // 5), rel=1e-12)

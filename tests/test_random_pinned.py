@@ -3,7 +3,7 @@
 The SHA-256 fingerprints below were computed from the single-file ``instances/random.py`` (main at
 9c2c72a) before it was split into one module per concept; a refactor, or a faster tuning path that
 is meant to change nothing at these sizes, must reproduce every matrix, vector, realized κ and
-parameter record exactly.  The cases cover every family of ``instances.random`` (stage 1 and stage 2
+parameter record exactly.  The cases cover every family of ``mixbounds.instances.random`` (stage 1 and stage 2
 of the κ̂ tuning, tuned paths, Fiedler-cut weakening, ER graphs, Metropolis gossip, the logistic
 objective) and the nonsmooth/convex families built from the same helpers.
 """

@@ -1,7 +1,7 @@
 """Rate regression: the Table 1 sweeps of ``mixbounds verify``, run once, judged per registry cell.
 
-Every Table 1 cell of the registry (:mod:`bounds.claims`) × swept parameter must come out
-``pass`` — or ``finding`` where :mod:`checks.expected` records why — for the solver slope
+Every Table 1 cell of the registry (:mod:`mixbounds.bounds.claims`) × swept parameter must come out
+``pass`` — or ``finding`` where :mod:`mixbounds.checks.expected` records why — for the solver slope
 (upper/tight/absent), the lower-bound engine and the cell's truncation/consistency checks;
 every rate and lower-bound negative control must be caught.  A change that breaks a rate,
 a construction or the engine turns this red.

@@ -1,4 +1,4 @@
-"""The paper's reformulations + APAPC (:func:`solvers.solve`), class by class.
+"""The paper's reformulations + APAPC (:func:`mixbounds.solvers.solve`), class by class.
 
 Convergence to the reference solution, oracle counts against an independent
 count, per-iteration counts implied by the Chebyshev degrees, and the rates:
@@ -61,7 +61,7 @@ def small(name, seed=0):
 
 
 def path_W(n, kappa_W):
-    """Path Laplacian on a FIXED number of nodes, first edge weight tuned to κ_W (instances.graphs)."""
+    """Path Laplacian on a FIXED number of nodes, first edge weight tuned to κ_W (mixbounds.instances.graphs)."""
     assert kappa_W >= beta(n)
     a = brentq(lambda a: _weighted_path_kappa(n, a) / kappa_W - 1.0, 0.0, 1 - 1e-9, xtol=1e-15, rtol=1e-15)
     return path_weights_laplacian(n, a)
@@ -326,7 +326,7 @@ def test_kappa_tilde_AC_flat_with_chebyshev_grows_without():
 
 
 def test_iterations_grow_like_sqrt_kappa_f():
-    """χ = O(1) after Chebyshev: per-accuracy iterations ∝ √κ_f (DESIGN: fit counts ε₁ → ε₂)."""
+    """χ = O(1) after Chebyshev: per-accuracy iterations ∝ √κ_f (docs/design.md, "Measuring a rate": fit counts ε₁ → ε₂)."""
     W = ring_laplacian(6)
     kfs = np.array([10.0, 100.0, 1000.0])
     cost = []

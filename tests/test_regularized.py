@@ -1,4 +1,4 @@
-"""Regularised APAPC (Table 2) and the shared pieces of solvers.regularized."""
+"""Regularised APAPC (Table 2) and the shared pieces of mixbounds.solvers.regularized."""
 
 import numpy as np
 import pytest

@@ -3,7 +3,7 @@ path before the work, validate what is read back.
 
 One test per failure of the issue (numbered as there), each asserting the exit code, the one-line
 message and that nothing pre-existing was written or destroyed.  ``verify`` runs use the self-test
-checks (:mod:`checks._selftest`, microseconds per point); the concurrency and kill tests run it in
+checks (:mod:`mixbounds.checks.run._selftest`, microseconds per point); the concurrency and kill tests run it in
 subprocesses with one phase slowed down by a monkeypatch (:data:`RUNNER`), synchronised on a marker
 file the slow phase writes — no timing assertions.
 """
@@ -34,7 +34,7 @@ WAIT_GUARD_S = 120.0
 
 # ----------------------------------------------------------------------------- helpers
 def fake_draw_all(doc, out_dir, formats=("png", "svg"), *, prune=True, jobs=1):
-    """Stand-in for :func:`plots.draw_all` (matplotlib takes seconds per figure): one small file per figure
+    """Stand-in for :func:`mixbounds.plots.draw_all` (matplotlib takes seconds per figure): one small file per figure
     name the real one would write, its bytes derived from the document, and the same manifest shape."""
     from mixbounds.plots import sweep_groups
 
@@ -166,7 +166,7 @@ def test_2_second_run_on_a_held_out_is_refused_at_once(suite, tmp_path, capsys):
 def test_2_stale_lock_of_a_dead_run_is_taken_over(suite, tmp_path, capsys):
     d = tmp_path / "o"
     assert _verify(d, "--no-plots") == EXIT_OK
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run([sys.executable, "-P", "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     (d / outdir.LOCK).write_text(json.dumps({"pid": int(dead.stdout), "started": "2026-01-01T00:00:00+00:00",
                                              "command": "a killed run"}))
     capsys.readouterr()
@@ -220,7 +220,7 @@ sys.exit(main(sys.argv[1:]))
 def _child(tmp_path, out, phase, *extra):
     marker = tmp_path / f"marker-{phase}-{time.monotonic_ns()}"
     env = dict(os.environ, SLOW_PHASE=phase, MARKER=str(marker), TESTS_DIR=str(Path(__file__).parent))
-    p = subprocess.Popen([sys.executable, "-c", RUNNER, "verify", "--tier", "tiny", "--jobs", "1", "--out", str(out),
+    p = subprocess.Popen([sys.executable, "-P", "-c", RUNNER, "verify", "--tier", "tiny", "--jobs", "1", "--out", str(out),
                           *extra], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          # a background job of a non-interactive shell (CI) starts with SIGINT ignored
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

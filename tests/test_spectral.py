@@ -147,7 +147,7 @@ def test_smallest_eigenvalue_wider_band_still_uses_shift_invert():
     assert smallest_eigenvalue(M) == pytest.approx(smallest_eigenvalue(M, method="dense"), rel=PATH_AGREEMENT)
 
 
-#: relative accuracy of the Lanczos λ_max (bounds.spectral.LMAX_TOL is 1e-8 on the residual)
+#: relative accuracy of the Lanczos λ_max (mixbounds.bounds.spectral.LMAX_TOL is 1e-8 on the residual)
 LMAX_REL = 1e-7
 
 

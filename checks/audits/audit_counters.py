@@ -1,15 +1,15 @@
 """Counter audit: the oracle counts every verdict rests on, recounted independently in every run.
 
-DESIGN.md ("Oracle accounting"): solvers reach the data only through the counted
-oracles of :mod:`solvers.oracles`, and every counter is tested against an independent
+docs/design.md ("Oracle accounting"): solvers reach the data only through the counted
+oracles of :mod:`mixbounds.solvers.oracles`, and every counter is tested against an independent
 count.  A counter that undercounts (say every second ``comm`` round) moves no slope — a
 constant factor cannot — and the lower-bound consistency check has slack of 8× and more,
 so ``mixbounds verify`` needs its own audit:
 
 1. **Recount through wrapped raw matrices** (:func:`audit_point`, one task per problem class ×
    method): the raw ``W``, block-diagonal ``A``/``Aᵀ``, ``C``/``Cᵀ``, ``C̃``/``C̃ᵀ`` and the
-   objective inside a :class:`~solvers.oracles.CountedOracles` are replaced by the counting
-   proxies below (written here, independently of :mod:`solvers.oracles`); APAPC runs
+   objective inside a :class:`~mixbounds.solvers.oracles.CountedOracles` are replaced by the counting
+   proxies below (written here, independently of :mod:`mixbounds.solvers.oracles`); APAPC runs
    :data:`AUDIT_ITERATIONS` iterations without materialised polynomials, so every product
    reaches a raw matrix; the proxies' tally must equal the counters exactly.  The same
    iterations are rerun with materialised polynomials (what the sweeps use): the count
@@ -18,7 +18,7 @@ so ``mixbounds verify`` needs its own audit:
    iteration (``alg:apapc``) is one ``∇G`` and one application of the (polynomial) normal
    operator ``P(BᵀB)``; with the degrees of every polynomial this fixes every oracle's count
    per iteration.  Every iteration of the audit runs and of every rate sweep point
-   (:func:`closed_form_mismatch`, called by :func:`checks.rates.upper_point`) must match it.
+   (:func:`closed_form_mismatch`, called by :func:`mixbounds.checks.rates.upper_point`) must match it.
 
 Any difference makes the point ``error`` with both numbers.  Negative control: the same
 audit of a counter that skips every second ``comm`` round must come out ``fail``.
@@ -120,7 +120,7 @@ def closed_form_per_iteration(x_block: str | None, t_block: str | None, degrees:
 
 
 def closed_form_mismatch(res) -> str | None:
-    """Every iteration of an APAPC run (a :class:`~solvers.result.SolveResult`) against the closed form.
+    """Every iteration of an APAPC run (a :class:`~mixbounds.solvers.result.SolveResult`) against the closed form.
 
     ``None`` when every row of the count history's differences equals
     :func:`closed_form_per_iteration`; otherwise the difference, with both numbers.
@@ -216,7 +216,7 @@ def _task(family: str, params: dict, method: str, control: bool = False) -> Task
 def audit_verdict(rid: str, p: dict, *, control: bool = False, instance: dict | None = None) -> CheckResult:
     """Exact equality of tally and counters, of the two count histories, and of every iteration with the closed form."""
     common = dict(kind="audit", theory="independent tally = counters; per-iteration counts = closed form",
-                  tolerance=0.0, label="DESIGN.md: oracle accounting", instance=instance or {}, control=control,
+                  tolerance=0.0, label="docs/design.md: oracle accounting", instance=instance or {}, control=control,
                   expected="fail" if control else None)
     if "error" in p:
         return CheckResult(id=rid, status="fail" if control else "error", detail=p["error"], **common)

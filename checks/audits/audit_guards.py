@@ -1,13 +1,13 @@
 """Negative controls of the two guards every rate verdict passes.
 
-* **Convergence guard** (:func:`checks.rates.convergence_guard`, applied at every rate sweep point):
+* **Convergence guard** (:func:`mixbounds.checks.rates.convergence_guard`, applied at every rate sweep point):
   a point is judged only when the error at the returned ``x``, recomputed from ``x*``, is within the
   ``ε`` the run asked for.  Control ``control.guard.convergence.stops-a-decade-early``: a run asked
   for ``ε`` that stops at ``10ε`` (APAPC with the looser stopping accuracy) must be refused.
   Ordinary result ``audit.convergence.stop-rule``: the same instance solved to ``ε`` with the
   first-hit stop rule must end with a recomputed error ``<= ε`` (a solver that stops early fails it
   in every run, whether or not a rate sweep happens to run long enough to hide it).
-* **Fit integrity** (:func:`checks.sweeps.fit_integrity`, applied by :func:`checks.rates.verdict`):
+* **Fit integrity** (:func:`mixbounds.checks.sweeps.fit_integrity`, applied by :func:`mixbounds.checks.rates.verdict`):
   a fit uses every point of its sweep and has a finite confidence interval.  Control
   ``control.guard.fit.first-two-points``: the verdict of an exact power-law sweep handed only its
   first two points must not pass.

@@ -2,9 +2,9 @@
 
 Why this check exists
 ---------------------
-The convex families (:mod:`instances.convex`, ``μ_f = 0``) have a whole affine set of minimisers,
+The convex families (:mod:`mixbounds.instances.convex`, ``μ_f = 0``) have a whole affine set of minimisers,
 ``v* + (ker H ∩ ker G)`` in the unique variables ``v = (x, x̃)`` (``u = E v``, ``H = EᵀQE``, ``G v = h``
-the constraints, :mod:`instances.reference`).  The family's reference is the one nearest to the
+the constraints, :mod:`mixbounds.instances.reference.kkt`).  The family's reference is the one nearest to the
 start ``u⁰ = 0`` in the u-layout norm, and the T2 checks read ``R = ‖u⁰ − u*‖`` from it
 (Lemma ``lem:regularized_convergence``: ``ν = ε/R²``).  Any other minimiser has the same ``F*``
 and the same ``∇F(u*)``, so a reference moved along the solution set leaves every T2 slope
@@ -38,8 +38,8 @@ some ``λ`` give ``Dᵀ(w∘θ) + μEᵀEv + Gᵀλ = 0`` to ``LAD_STAT_RTOL`` r
 terms (``0 ∈ ∂F(v) + range Gᵀ``, the optimality condition of a convex problem with affine constraints).
 Control ``control.reference.T3.not-a-minimiser`` (and ``T4``): the reference moved by ``10⁻⁴‖u*‖`` along a
 random feasible direction (``E·ker G``).  The same certificate (``sparse_stationarity``, ``sparse_feasibility``)
-is applied to the optimum of the sparse interior point (:mod:`instances.lad_interior_point`, with its block
-elimination and its deflated KKT solves, :mod:`instances.deflated_kkt`, forced) run on the same instance: no tier
+is applied to the optimum of the sparse interior point (:mod:`mixbounds.instances.reference.lad_interior_point`, with its block
+elimination and its deflated KKT solves, :mod:`mixbounds.instances.reference.deflated_kkt`, forced) run on the same instance: no tier
 instance is large enough to take that path, so without it a broken large-instance reference would pass verify
 (planted: the lift without its particular solution).  Every KKT solve of that run must also meet the interior
 point's ``SOLVE_RTOL`` (``sparse_solve_residual``): its regularisation fallback still reaches the optimum when the
@@ -64,10 +64,10 @@ from mixbounds.instances.reference.lad_interior_point import SOLVE_RTOL
 
 #: ``‖E v* − u*‖ / ‖u*‖``: equal copies of x̃, up to rounding
 COPIES_RTOL = 1e-12
-#: relative KKT residual of ``u*`` (the family's own requirement is 1e-9, instances.convex.KKT_RTOL)
+#: relative KKT residual of ``u*`` (the family's own requirement is 1e-9, mixbounds.instances.convex.KKT_RTOL)
 KKT_RTOL = 1e-9
 #: ``‖u* − u_nearest‖ / ‖u*‖``: the dense reference is exact to rounding (≈ 1e-15 measured); the sparse
-#: proximal one certifies its stationarity to 1e-9 (instances.min_norm_reference.MIN_NORM_RTOL)
+#: proximal one certifies its stationarity to 1e-9 (mixbounds.instances.reference.min_norm.MIN_NORM_RTOL)
 NEAREST_RTOL = 1e-8
 #: the audit is dense; it refuses instances larger than this (unknowns + multipliers)
 DENSE_MAX = 4000

@@ -1,6 +1,6 @@
 """Engine calibration: the lower-bound engine on three problems whose answers are known exactly.
 
-The engine (:mod:`checks.engine`, DESIGN.md "The lower-bound engine") counts how many rounds
+The engine (:mod:`mixbounds.checks.lower.engine`, docs/design.md "The lower-bound engine") counts how many rounds
 of one oracle any method of the class needs.  An engine that propagates supports two hops per
 counted round halves every bound and moves no slope, and a weaker bound never trips the
 one-sided solver-vs-bound consistency check — so every run calibrates it on:

@@ -1,4 +1,4 @@
-"""Tolerance boundary controls: every probed tolerance of :mod:`checks.tolerances`, from both sides.
+"""Tolerance boundary controls: every probed tolerance of :mod:`mixbounds.checks.tolerances`, from both sides.
 
 The negative controls of the check families are gross (factors 2–4) and fail at any tolerance,
 so a tolerance loosened 100× goes unnoticed.  Here each tolerance with pinned probes gets
@@ -10,9 +10,9 @@ so a tolerance loosened 100× goes unnoticed.  Here each tolerance with pinned p
 
 The probes go through the code that decides the verdicts where it is callable: the lemma
 helpers ``_le``/``_ge`` (``INEQ_RTOL``) and ``_eq`` (``EQ_RTOL``); the suite's path Laplacian and
-LAPACK's eigenvalues against ``2(1 ± cos(π/n))`` (``PATH_ABS_TOL``); :func:`checks.rates.verdict`
+LAPACK's eigenvalues against ``2(1 ± cos(π/n))`` (``PATH_ABS_TOL``); :func:`mixbounds.checks.rates.verdict`
 on a synthetic exact power-law sweep (``TOL`` per tier, ``TARGET_RTOL``) and
-:func:`checks.rates._truncation` (``TRUNC_RTOL``).  The other tolerances are compared inline in
+:func:`mixbounds.checks.rates._truncation` (``TRUNC_RTOL``).  The other tolerances are compared inline in
 their checks; their probe is the same comparison (``|a − b| <= tol·|b|``, ``|a − b| <= tol``,
 ``slope excess <= tol``) at the value in effect.
 """

@@ -1,29 +1,29 @@
 """Lemma checks: every lemma and closed form the proofs rest on, checked numerically.
 
-One lemma per module, each a declarative :class:`~checks.lemmas.base.LemmaCheck` (its result
+One lemma per module, each a declarative :class:`~mixbounds.checks.lemmas.base.LemmaCheck` (its result
 ids, cases, point function and ``finalize``).  Each check computes *both sides* of a statement
-from matrices, on many seeded cases (:mod:`checks.lemmas.cases`: raw Gaussian blocks with mixed
-scales, rank deficiency, zero nodes and ``μ̃ = 0``; the random families of :mod:`instances.random`;
+from matrices, on many seeded cases (:mod:`mixbounds.checks.lemmas.cases`: raw Gaussian blocks with mixed
+scales, rank deficiency, zero nodes and ``μ̃ = 0``; the random families of :mod:`mixbounds.instances.random`;
 small worst-case constructions), and reports
 
 * ``pass``    the printed statement holds on every case (within the named tolerance);
 * ``finding`` the printed statement fails somewhere, and a corrected statement,
   derived here and checked on the same cases, holds everywhere (both recorded,
-  with the worst numbers, in :class:`checks.result.Finding`);
+  with the worst numbers, in :class:`mixbounds.checks.run.result.Finding`);
 * ``fail``    neither holds (a bug in the suite, or a false claim we cannot name);
 * ``error``   a point could not be computed.
 
 ``measured`` is one number, the one the verdict compares: the *worst observed ratio of the two sides* over
 all cases (oriented so that ``>= 1`` means "holds"), or a count where the statement has no ratio (a
 control's cases violating, a closed form's printed records failing); ``readings`` holds every number of
-the check by name (:func:`checks.result.reading` names the chosen one), ``points`` the per-case
+the check by name (:func:`mixbounds.checks.run.result.reading` names the chosen one), ``points`` the per-case
 numbers.  Every check ships a negative control (``….control``, ``control=True``,
 ``expected="fail"``): the same comparison with a constant or exponent made wrong; it must come out
 ``fail``.
 
 Adding a lemma check: a module here defining ``LEMMA = LemmaCheck(...)``, and its name in
 ``MODULES`` below.  Its expected findings (``Result(..., finding=reason)``) reach
-:mod:`checks.expected` and the tests from that declaration.
+:mod:`mixbounds.checks.expected` and the tests from that declaration.
 """
 
 from __future__ import annotations
@@ -61,10 +61,10 @@ LEMMAS: tuple[LemmaCheck, ...] = tuple(import_module(f"{__name__}.{m}").LEMMA fo
 
 
 def checks() -> list[Check]:
-    """The lemma family (``checks.framework.all_checks`` imports this)."""
+    """The lemma family (``mixbounds.checks.run.framework.all_checks`` imports this)."""
     return [lem.check() for lem in LEMMAS]
 
 
 def declared_results() -> list[tuple[LemmaCheck, Result]]:
-    """Every declared result with its check: what the tests and :mod:`checks.expected` derive from."""
+    """Every declared result with its check: what the tests and :mod:`mixbounds.checks.expected` derive from."""
     return [(lem, r) for lem in LEMMAS for r in lem.results]

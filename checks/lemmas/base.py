@@ -3,7 +3,7 @@
 A :class:`LemmaCheck` is declarative: its result ids (each written once, in :class:`Result`),
 its cases per tier, the point function that computes both sides of the statement on one case,
 and ``finalize``, which turns the points into verdicts.  The registry
-(:mod:`checks.lemmas`), the tests and the expected findings (:mod:`checks.expected`) are all
+(:mod:`mixbounds.checks.lemmas`), the tests and the expected findings (:mod:`mixbounds.checks.expected`) are all
 derived from these objects.
 
 Conventions: ``L_W = σ_max²(W) = λ_max(W)²`` and ``μ_W = σ_min+²(W) = λ_min+(W)²``
@@ -35,9 +35,9 @@ EXACT_RTOL = 1e-10
 ORDER_SLOPE_TOL = 0.5
 #: κ_B/(κ̃κ_W² + κ̃κ_C) can not exceed 9 if the explicit bound holds (4κ̃ + (4κ̃+1)κ_W² + (4κ̃+2)κ_C <= 9(κ̃κ_W² + κ̃κ_C))
 ORDER_CONST_MAX = 9.0
-#: two computations of the same spectral number through different code paths (dense here vs bounds.condition)
+#: two computations of the same spectral number through different code paths (dense here vs mixbounds.bounds.condition)
 SUITE_RTOL = 1e-6
-#: identical formulas evaluated twice (κ̃ with D = 0 vs κ̂ in bounds.condition): rounding only
+#: identical formulas evaluated twice (κ̃ with D = 0 vs κ̂ in mixbounds.bounds.condition): rounding only
 SAME_RTOL = 1e-9
 #: two orthonormal bases span the same subspace when the sine of the largest principal angle is below this
 #: (‖(I − UUᵀ)V‖₂ is accurate to ~1e-15; generic principal angles are O(1))
@@ -65,7 +65,7 @@ class Result:
     """One result a lemma check returns: its id, and what the suite expects of it.
 
     ``control``: a negative control (must come out ``fail``); ``finding``: the reason the
-    result is an *expected* finding (it then appears in :mod:`checks.expected` with
+    result is an *expected* finding (it then appears in :mod:`mixbounds.checks.expected` with
     ``label``, default the check's label); ``tiers``: the tiers it is produced in.
     """
 

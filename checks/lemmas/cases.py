@@ -1,24 +1,24 @@
-"""Matrices for the lemma checks of :mod:`checks.lemmas`: seeded cases and dense spectral helpers.
+"""Matrices for the lemma checks of :mod:`mixbounds.checks.lemmas`: seeded cases and dense spectral helpers.
 
-A *case* is a JSON-able dict (so a :class:`checks.framework.Task` can carry it);
+A *case* is a JSON-able dict (so a :class:`mixbounds.checks.run.framework.Task` can carry it);
 :func:`materialize` turns it into the matrices of problem (P):
 
 ``{"source": "raw", "seed": s, ...}``
     Gaussian blocks drawn here (sizes, ranks, zero nodes, scales all in the spec;
     see :func:`_raw`).  Singular values of every random block are set in
     ``[1, √cond]`` (times ``scale``), so that no positive singular value comes near
-    the relative zero threshold ``bounds.spectral.ZERO_RTOL`` by accident, while
+    the relative zero threshold ``mixbounds.bounds.spectral.ZERO_RTOL`` by accident, while
     rank deficiency is exact (a product of thin factors).
 ``{"source": "family", "family": "random-coupled-local", "seed": s, "kw": {...}}``
-    a seeded family of :mod:`instances.random` (its matrices, optionally rescaled
+    a seeded family of :mod:`mixbounds.instances.random` (its matrices, optionally rescaled
     by ``scale_A``, ``scale_C``, ``scale_Ct``, ``scale_W``).
 ``{"source": "worst", "family": "coupled", "kw": {...}}``
-    a worst-case construction of :mod:`instances.worst_case` (small ``chain``).
+    a worst-case construction of :mod:`mixbounds.instances.worst_case` (small ``chain``).
 
 Random streams are ``default_rng([seed, crc32(stream)])``: one per component.
 
 The spectral helpers are *dense* (``numpy.linalg.eigvalsh``) and independent of
-``bounds.spectral`` except for the shared relative zero threshold, so the lemma
+``mixbounds.bounds.spectral`` except for the shared relative zero threshold, so the lemma
 checks do not just re-run the code they check against.  Each returns the gap
 between the largest eigenvalue counted as zero and the smallest counted as
 positive, so a point whose split is ambiguous is flagged, not silently used.
@@ -264,7 +264,7 @@ def _scaled(blocks, s: float):
 
 def _raw(spec: dict) -> Mats:
     """Raw Gaussian case.  Keys (defaults): ``seed``; ``n`` (6); ``graph`` ("ring"); ``weights``
-    ("random"); ``kappa_W`` (optional: tuned by :func:`instances.random.make_gossip`, weights ignored); ``m`` (3); ``d`` (5, or a list per node); ``p`` (0: no C); ``dt`` (0); ``pt`` (0: no C̃);
+    ("random"); ``kappa_W`` (optional: tuned by :func:`mixbounds.instances.random.make_gossip`, weights ignored); ``m`` (3); ``d`` (5, or a list per node); ``p`` (0: no C); ``dt`` (0); ``pt`` (0: no C̃);
     ``rank_A`` / ``rank_C`` / ``rank_Ct`` (full); ``zero_A`` (number of nodes with A_i = 0);
     ``mu0`` (A_i = R_i C_i, so μ̃_AC = 0); ``ident_Ct`` (identical C̃); ``cond`` (10);
     ``kappa_f`` (10); ``scale_A``, ``scale_C``, ``scale_Ct``, ``scale_W``, ``scale_f`` (1); ``node_spread``
@@ -277,7 +277,7 @@ def _raw(spec: dict) -> Mats:
     d = [int(d)] * n if isinstance(d, (int, np.integer)) else [int(v) for v in d]
     dt, p, pt = int(spec.get("dt", 0)), int(spec.get("p", 0)), int(spec.get("pt", 0))
     cond = float(spec.get("cond", 10.0))
-    if spec.get("kappa_W") is not None:  # a tuned gossip matrix (instances.random: Fiedler-cut weakening / tuned path)
+    if spec.get("kappa_W") is not None:  # a tuned gossip matrix (mixbounds.instances.random: Fiedler-cut weakening / tuned path)
         from mixbounds.instances.random import make_gossip
 
         W = make_gossip(spec.get("graph", "ring"), n, default_n=n, kappa_W=float(spec["kappa_W"]), seed=seed).W

@@ -48,7 +48,7 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
     """Chebyshev preconditioning at degree ``K = ⌈√κ⌉``: the exact interval ``[1 − 1/T_K, 1 + 1/T_K]`` vs
     ``[11/15, 19/15]`` on a κ grid, and (``case["dense"]``) the eigenvalues of ``P(M)`` for a random
     rank-deficient PSD ``M`` with ``λ_max/λ_min+ = κ``: by this module's own evaluation of the
-    residual polynomial and, when available, by :class:`solvers.chebyshev.Chebyshev` (Algorithm alg:chebyshev).
+    residual polynomial and, when available, by :class:`mixbounds.mixbounds.solvers.chebyshev.Chebyshev` (Algorithm alg:chebyshev).
     """
     kappas = [float(k) for k in case["kappas"]]
     degree_rule = case.get("degree", "sqrt")
@@ -64,7 +64,7 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
     out = {"case": f"kappas[{len(kappas)}], degree {degree_rule}", "rows": rows,
            "max_inv_T": max(r["inv_T"] for r in rows), "all_inside": all(r["inside"] for r in rows)}
     try:
-        from mixbounds.solvers.chebyshev import chebyshev_degree, inverse_chebyshev_T
+        from mixbounds.mixbounds.solvers.chebyshev import chebyshev_degree, inverse_chebyshev_T
 
         out["solver_module"] = True
         out["degree_agrees"] = all(chebyshev_degree(r["kappa"], 1.0) == r["K"] for r in rows) if degree_rule == "sqrt" else None
@@ -96,7 +96,7 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
             rec.update(own_min=float(on_range.min()), own_max=float(on_range.max()),
                        kernel_max=float(np.max(np.abs(evP[: N - rank]))) if N > rank else 0.0)
             if out.get("solver_module"):
-                from mixbounds.solvers.chebyshev import Chebyshev
+                from mixbounds.mixbounds.solvers.chebyshev import Chebyshev
 
                 ch = Chebyshev(lambda v: Mm @ v, L, mu, r["K"], name="M")
                 P_sol = ch.apply_P(np.eye(N))
@@ -145,7 +145,7 @@ def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
         detail=(f"1/T_K computed as 1/cosh(K·arccosh θ), θ = (κ+1)/(κ−1), on {len(grid['rows'])} values of κ ∈ [1, 1e6] including "
                 f"perfect squares (K = √κ exactly, the worst case). sup_κ 1/T_⌈√κ⌉ = 1/cosh(2) = {sup:.6f} < 4/15 = {4 / 15:.6f} "
                 f"(as κ → ∞, T_√κ(θ) → cosh 2): the quoted [11/15, 19/15] holds with margin {4 / 15 - sup:.2e}. "
-                f"solvers.chebyshev present: {grid.get('solver_module')}; its degree and 1/T_K agree: {agree}."))]
+                f"mixbounds.solvers.chebyshev present: {grid.get('solver_module')}; its degree and 1/T_K agree: {agree}."))]
     dd = dense["dense"]
     ok = all(r["within"] and r["attains_lo"] and r["kernel_max"] <= CHEB_EIG_TOL for r in dd)
     sol = [r for r in dd if "solver_vs_own" in r]
@@ -160,9 +160,9 @@ def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
         points=dd,
         detail=("P(M) = U diag(1 − T_K((L+μ−2λ)/(L−μ))/T_K(θ)) Uᵀ evaluated here (cos form) on random rank-30 PSD 40×40 M "
                 "(spectrum ends μ, L present, scales 1e±3), and, "
-                + ("by Algorithm alg:chebyshev in solvers.chebyshev (apply_P on the identity): they agree to "
+                + ("by Algorithm alg:chebyshev in mixbounds.solvers.chebyshev (apply_P on the identity): they agree to "
                    f"{max((r['solver_vs_own'] for r in sol), default=float('nan')):.1e}." if sol else
-                   "solvers.chebyshev not available: only the own evaluation was checked."))))
+                   "mixbounds.solvers.chebyshev not available: only the own evaluation was checked."))))
     res.append(CheckResult(
         id=ids[2], kind="lemma", status="pass" if ctrl["all_inside"] else "fail", label=label, control=True, expected="fail",
         theory="K = ⌈κ^{1/4}⌉ (wrong exponent) keeps the spectrum in [11/15, 19/15]", tolerance=0.0,

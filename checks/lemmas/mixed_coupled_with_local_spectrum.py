@@ -165,7 +165,7 @@ def _finalize_mixed_cl(tier: str, pts: list[dict], ids: tuple) -> list[CheckResu
         detail=(f"{len(pos)} cases with μ̃ > 0 and {len(zero)} with μ̃ = 0 (A_i = R_i C_i), raw (scales 1e±3, rank-deficient A and "
                 f"C, zero blocks), random-coupled-local family, worst-case coupled-local. σ_max²(B) <= L_A + α²L_W + β²L_C (the "
                 f"proof's first display, whose W coefficient is printed γ) holds on all: {not badL}. μ̃ agrees with "
-                f"bounds.condition.projected_kappa: {suite_ok}."
+                f"mixbounds.bounds.condition.projected_kappa: {suite_ok}."
                 + ("" if not bad else f" VIOLATED on {[p['case'] for p in bad[:3]]}.") + _clear_note(pts)))]
     res.append(CheckResult(
         id=ids[1], kind="lemma", status="pass" if not badk else "fail", label=label,

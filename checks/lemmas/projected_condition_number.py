@@ -154,7 +154,7 @@ def _finalize_remark(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult
             "cases violating": len(viol), "cases with D": len(withD)}),
         tolerance=INEQ_RTOL, findings=fnd, instance={"cases": len(withD)},
         points=[_compact(p, ("kappa_hat", "kappa_tilde", "mu_tilde", "ratio_tilde_over_hat", "rank_M", "rank_MP")) for p in withD],
-        detail=f"κ̃ from the dense projected interaction matrix; agrees with bounds.condition.projected_kappa: {suite_ok}."))
+        detail=f"κ̃ from the dense projected interaction matrix; agrees with mixbounds.bounds.condition.projected_kappa: {suite_ok}."))
     eq_bad = [p for p in pts if not (_eq(p["kappa_tilde_D0_suite"], p["kappa_hat_suite"], SAME_RTOL)
                                        and _eq(p["kappa_hat_suite"], p["kappa_hat"], SUITE_RTOL))]
     res.append(CheckResult(

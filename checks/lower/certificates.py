@@ -4,8 +4,8 @@ Table 1 (``table:smooth_str_convex_optimization_affine_constraints``) claims *op
 cells, plus 5 identical-``C̃`` statements stated only in theorems (``thm:LI_upper_bound`` and the identical
 case of ``thm:upper_bound_coupled_plus_non_ident_local_constraints_prob``) — 22 optimality statements.  A
 matching solver slope shows the method is fast on the instance, not that the instance is hard
-(DESIGN.md, "Certificates").  For every statement × parameter with ``θ > 0`` the certificate is read from
-the engine's lower-bound results (:mod:`checks.lower`) of the same run:
+(docs/design.md, "Certificates").  For every statement × parameter with ``θ > 0`` the certificate is read from
+the engine's lower-bound results (:mod:`mixbounds.checks.lower.slopes`) of the same run:
 
 ``printed``          the engine's bound on the construction as printed has the claimed slope (``pass``).  For
                      the mixed row the paper prints no construction; it cites "the combination of lower bounds"
@@ -22,7 +22,7 @@ Mapping to statuses (exit codes unchanged): a ``…tight`` result keeps its ``pa
 upper side: the solver's slope), and gains ``certificate`` and ``verdict_label``: ``tight`` only with a
 ``printed`` or ``variant`` certificate, ``upper matches, lower not certified`` otherwise.  The lower-bound
 results themselves carry their own verdicts (a construction that gives no bound is an expected
-``finding``, :mod:`checks.expected`).
+``finding``, :mod:`mixbounds.checks.expected`).
 
 Tightness (item of the same audit): for each certified statement × parameter, solver count per decade of
 accuracy / engine bound per decade at each sweep point, and the slope of that ratio in the swept
@@ -47,10 +47,10 @@ SUITE_NAMES = {"mixed": "cl-shared"}
 #: measured refutations: (cell id, param) → evidence text.  Empty: no method of the class was found that beats
 #: a claimed lower bound on every construction tried (see the report's κ_C discussion).
 REFUTATIONS: dict = {}
-#: tightness ratio flat iff |slope| <= this (the quick tier's rate tolerance, checks.rates.TOL)
+#: tightness ratio flat iff |slope| <= this (the quick tier's rate tolerance, mixbounds.checks.rates.TOL)
 RATIO_TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 _RANK = {"refuted": 0, "none": 1, "variant": 2, "printed": 3}
-_LB_DECADES = 4.0  # checks.lower.LB_DECADES (not imported: checks.lower imports the solver-free engine only)
+_LB_DECADES = 4.0  # mixbounds.checks.lower.slopes.LB_DECADES (not imported: mixbounds.checks.lower.slopes imports the solver-free engine only)
 
 
 def statements() -> list:

@@ -1,4 +1,4 @@
-"""The algorithm-independent lower-bound engine (DESIGN.md, "The lower-bound engine").
+"""The algorithm-independent lower-bound engine (docs/design.md, "The lower-bound engine").
 
 For the class of Definition ``def:foda`` (and its coupled-constraint analogue of
 Yarmoshik et al. 2024) every node's memory is a span of vectors; which

@@ -1,4 +1,4 @@
-"""Lower-bound checks: the engine (:mod:`checks.engine`) on every worst-case construction.
+"""Lower-bound checks: the engine (:mod:`mixbounds.checks.lower.engine`) on every worst-case construction.
 
 For each tight Table 1 cell and each parameter of its class, a sweep of the
 class's worst-case family gives, per point, the engine's count of the cell's
@@ -72,10 +72,10 @@ LB_DECADES = 4.0
 #: instance accuracy used for the chain length (covers the window's end, see common.py)
 EPS_INSTANCE = WORST_EPS
 
-_VARIANTS = {name: c.engine_variants for name, c in CLASSES.items()}  # instances.classes
-_VARIANTS.update(shared_ident=("natural",), mixed_ident=("natural",))  # instances.worst_case.ident (engine only)
+_VARIANTS = {name: c.engine_variants for name, c in CLASSES.items()}  # mixbounds.instances.classes
+_VARIANTS.update(shared_ident=("natural",), mixed_ident=("natural",))  # mixbounds.instances.worst_case.ident (engine only)
 _FAMILY = dict(WORST_FAMILY, shared_ident="shared-ident", mixed_ident="mixed-ident")
-#: constructions of the identical-C̃ statements (instances.worst_case.ident; none is printed): their parameters and
+#: constructions of the identical-C̃ statements (mixbounds.instances.worst_case.ident; none is printed): their parameters and
 #: base point (small κ's: the engine needs no solver, and the chains stay short)
 IDENT_PARAMS = {"shared_ident": ("kappa_f", "kappa_Ct_id", "kappa_W"),
                 "mixed_ident": ("kappa_f", "kappa_AC", "kappa_Ct_id", "kappa_W")}
@@ -136,7 +136,7 @@ def lower_point(family: str, params: dict, oracles: list, chain: int | None = No
             out["bounds"][key] = {"e0": e0, "e1": e1, "count1": c1, "count2": lb.count_to(e1 * LB_WINDOW),
                                   "reason": lb.reason,
                                   # counts at absolute relative-error levels: the solvers' counts to the
-                                  # same ε must never be smaller (self-consistency, checks.rates)
+                                  # same ε must never be smaller (self-consistency, mixbounds.checks.rates)
                                   "abs": {f"{eps:g}": lb.count_to(eps) for eps in ABS_LEVELS}}
     return out
 
@@ -187,7 +187,7 @@ def solver_point_task(sw: Sweep, value: float) -> Task:
 
 def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:
     params = sw.point_params(value)
-    params.setdefault("eps", EPS_INSTANCE)  # the instance of the solvers' sweep point (checks.rates.upper_point)
+    params.setdefault("eps", EPS_INSTANCE)  # the instance of the solvers' sweep point (mixbounds.checks.rates.upper_point)
     kw = {"family": sw.family, "params": params, "oracles": sorted(oracles)}
     if sw.cls in _SUM_CLASSES and not sw.family.endswith("-grad"):
         kw["parts"] = ["all", "x", "xt"]
@@ -202,7 +202,7 @@ CONJ_COLLAPSE = 1
 
 
 def class_bounded(oracle: str) -> str:
-    """The class of methods an engine bound holds for (DESIGN.md, "The lower-bound engine").
+    """The class of methods an engine bound holds for (docs/design.md, "The lower-bound engine").
 
     Definition def:foda admits ∇f_i*: one call ∇(f_i + h_i)*(0) fills a sum-trick chain (measured by
     :func:`foda_verdict`), so the gradient bounds hold for def:foda *without* ∇f_i*; the matrix and
@@ -286,7 +286,7 @@ def weaker_bound_finding(cell, rid: str, param: str, sw: Sweep, slope: float, ci
         source=rid),)
 
 
-#: the fields of a lower-bound sweep point in results.json, in order (:class:`checks.sweep_point.SweepPoint`)
+#: the fields of a lower-bound sweep point in results.json, in order (:class:`mixbounds.checks.run.sweep_point.SweepPoint`)
 POINT_FIELDS = ("part", "target", "realized", "e0", "count1", "count2", "per_accuracy", "reason", "n", "chain_length",
                 "realized_all")
 

@@ -1,10 +1,10 @@
 """Self-test fixture for the ``mixbounds verify`` machinery (not a check family).
 
-:func:`fake_checks` builds small :class:`~checks.framework.Check` s whose tasks
+:func:`fake_checks` builds small :class:`~mixbounds.checks.run.framework.Check` s whose tasks
 are exact power laws (``count = c·κ^slope``, computed in microseconds), so the
 CLI's exit codes, caching, parallelism, outputs and plots can be tested without
 running a solver.  The task function lives in an importable module so that
-joblib worker processes can run it.  :func:`checks.framework.all_checks` does
+joblib worker processes can run it.  :func:`mixbounds.checks.run.framework.all_checks` does
 not import this module: the fixture never appears in a real run.
 """
 
@@ -88,7 +88,7 @@ def fake_checks(*, failing: bool = False, uncaught_control: bool = False, findin
 
     ``failing`` adds a check whose slope misses its claim; ``uncaught_control`` a control that passes;
     ``finding`` a check whose miss is a named, *expected* finding (id ``…@selftest``, listed in
-    :mod:`checks.expected`; does not fail the run); ``unexpected_finding`` one that is not listed (fails it).
+    :mod:`mixbounds.checks.expected`; does not fail the run); ``unexpected_finding`` one that is not listed (fails it).
     """
     out = [
         sweep_check("T1.coupled.comm.kappa_W.tight", kind="tight", theory=0.5, slope=0.5),

@@ -72,7 +72,7 @@ def summarize(claims: list[dict]) -> dict:
     caught = [c["id"] for c in controls if c["status"] == "fail"]
     missed = [c["id"] for c in controls if c["status"] != "fail"]
     bad = [c["id"] for c in ordinary if c["status"] in ("fail", "error")]
-    # a finding is a legitimate verdict only when it is an expected one (checks.expected, with its reason)
+    # a finding is a legitimate verdict only when it is an expected one (mixbounds.checks.expected, with its reason)
     unexpected = [c["id"] for c in ordinary if c["status"] == "finding" and expected(c["id"]) is None]
     resolved = [c["id"] for c in ordinary if c["status"] == "pass" and expected(c["id"]) is not None
                 and c.get("kind") in ("lemma", "closed-form", "finding")]

@@ -1,9 +1,9 @@
 """Sweep points on a Dask cluster: ``--scheduler tcp://HOST:PORT | HOST:PORT | FILE.json | local:N``.
 
-:func:`checks.framework.run_checks` runs task groups (the tasks of one sweep point on one
+:func:`mixbounds.checks.run.framework.run_checks` runs task groups (the tasks of one sweep point on one
 instance) serially or with joblib/loky on this machine; given an executor from this module it
 sends every group to a Dask cluster instead (``distributed.Client.map``).  Each group is the
-same pure call (:func:`checks.framework._run_group`) on the same arguments, so a point's
+same pure call (:func:`mixbounds.checks.run.framework._run_group`) on the same arguments, so a point's
 counts and measured values do not depend on where it ran.  The points come back to the client,
 which alone reads and writes the cache: the cache works whether or not the workers share its
 file system.
@@ -15,7 +15,7 @@ processes with one thread each, started and closed here.  The scheduler is reach
 cluster started) before any work, so a bad address fails at once with one line.
 
 Every worker checks that it runs the client's code version (the cache key,
-:func:`checks.framework.code_version`) before running a group: a cluster with another version of
+:func:`mixbounds.checks.run.framework.code_version`) before running a group: a cluster with another version of
 the suite installed would otherwise return points that are cached under the wrong version.
 
 Dask is an optional dependency (``pip install ".[dask]"``); without it a scheduler is refused
@@ -115,7 +115,7 @@ def tune_worker_malloc() -> bool:
 
 
 def run_group_on_worker(version: str, calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
-    """:func:`checks.framework._run_group` on a Dask worker, after checking the worker's code version.
+    """:func:`mixbounds.checks.run.framework._run_group` on a Dask worker, after checking the worker's code version.
 
     One BLAS thread, as the local paths use (oversubscribed BLAS threads made LAPACK calls far slower), and
     glibc's large-array reuse restored (:func:`tune_worker_malloc`).

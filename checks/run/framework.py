@@ -5,10 +5,10 @@ function call (a module-level function plus JSON-able keyword arguments) that
 returns a JSON-able dict (a sweep point: realized κ's, counts, …).  Identical
 tasks requested by several checks run once.  :func:`run_checks` executes the
 tasks (serially, with joblib processes or on a Dask cluster through
-:mod:`checks.executors`; counts never depend on scheduling),
+:mod:`mixbounds.checks.run.executors`; counts never depend on scheduling),
 caches each point on disk under the code version so an interrupted run
 resumes, and hands every check its points to ``finalize`` into
-:class:`~checks.result.CheckResult` s.
+:class:`~mixbounds.checks.run.result.CheckResult` s.
 
 Tiers: ``tiny`` (seconds; CLI tests), ``quick`` (the default; whole registry in
 minutes), ``full`` (publication: ≥ 2 decades, ≥ 7 points per sweep).
@@ -72,14 +72,25 @@ class Check:
     tiers: tuple = TIERS
 
 
+def source_files() -> list[tuple[str, Path]]:
+    """``[(name, path)]`` of every source file of :data:`_PACKAGES`, found where each package was imported from.
+
+    ``name`` is the path below ``mixbounds/`` in the installed layout (``checks/run/framework.py``): the same in a
+    wheel install and in an editable one (where ``mixbounds.checks`` is the checkout's ``checks/`` folder).
+    """
+    out = []
+    for pkg in _PACKAGES:
+        base = Path(importlib.import_module(f"mixbounds.{pkg}").__file__).resolve().parent
+        out += [(str(Path(pkg) / p.relative_to(base)), p) for p in sorted(base.rglob("*.py"))]
+    return out
+
+
 def code_version() -> str:
     """Hash of the suite's source (cache key): any code change invalidates cached points."""
     h = hashlib.blake2b(digest_size=10)
-    root = Path(__file__).resolve().parents[2]
-    for pkg in _PACKAGES:
-        for p in sorted((root / pkg).rglob("*.py")):
-            h.update(str(p.relative_to(root)).encode())
-            h.update(p.read_bytes())
+    for name, p in source_files():
+        h.update(name.encode())
+        h.update(p.read_bytes())
     return h.hexdigest()
 
 
@@ -101,7 +112,7 @@ _GROUP = threading.local()
 
 
 def instance_and_reference(family: str, params: dict):
-    """``(instances.families.build(family, **params), reference_solution(its problem))``.
+    """``(mixbounds.instances.families.build(family, **params), reference_solution(its problem))``.
 
     Inside a task group (:func:`_run_group`: the tasks of one sweep point — upper bound,
     lower bound, benchmarks — run one after the other in one process) the pair is built
@@ -209,7 +220,7 @@ def run_checks(
     """Run ``checks`` in ``tier``; returns the results matching ``pattern`` and run statistics.
 
     ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
-    or joblib (e.g. :class:`checks.executors.DaskExecutor`): ``payloads`` is one
+    or joblib (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`): ``payloads`` is one
     ``[(key, func, kwargs)]`` list per group, and it yields each group's ``[(key, point)]``.
     """
     if tier not in TIERS:

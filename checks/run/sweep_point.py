@@ -1,11 +1,11 @@
 """One judged point of a sweep: the typed record every sweep verdict (Tables 1–4, lower bounds, benchmarks) builds.
 
 A sweep point is what a verdict reads from one task's output once the point passed the screens of
-:func:`checks.verdict_engine.judge_sweep`: the swept parameter's target and realized value (the x of
+:func:`mixbounds.checks.verdict_engine.judge_sweep`: the swept parameter's target and realized value (the x of
 the log-log fit), the per-accuracy count of the judged oracle (the y), and the readings that let
 anyone re-fit or audit it (first-hit counts, iterations, the instance's size, every realized
 constant).  Each table writes the fields its points have always carried, in its own order
-(``fields``: e.g. :data:`checks.rates.POINT_FIELDS`), so ``results.json`` points keep their keys.
+(``fields``: e.g. :data:`mixbounds.checks.rates.POINT_FIELDS`), so ``results.json`` points keep their keys.
 """
 
 from __future__ import annotations

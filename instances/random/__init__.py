@@ -1,6 +1,6 @@
 """Seeded random instance families for upper-bound checks away from the worst case.
 
-Every builder returns an :class:`instances.instance.Instance` whose ``realized`` condition numbers
+Every builder returns an :class:`mixbounds.instances.instance.Instance` whose ``realized`` condition numbers
 are computed from the matrices and checked against the targets (:mod:`.finish`).  One module per
 concept:
 

@@ -1,4 +1,4 @@
-"""Seeding, argument checks and tolerances shared by every random family (:mod:`instances.random`).
+"""Seeding, argument checks and tolerances shared by every random family (:mod:`mixbounds.instances.random`).
 
 All random draws come from streams ``default_rng([seed, crc32(name)])`` that are independent per
 component (graph, objective, each matrix group), so changing one target does not redraw the others.
@@ -15,10 +15,10 @@ from mixbounds.bounds.spectral import ZERO_RTOL
 
 #: relative tolerance to which realized κ's match their targets (dense spectral path)
 TARGET_RTOL = 1e-8
-#: the same when some matrix is larger than ``bounds.spectral.DENSE_LIMIT`` (ARPACK path)
+#: the same when some matrix is larger than ``mixbounds.bounds.spectral.DENSE_LIMIT`` (ARPACK path)
 TARGET_RTOL_LARGE = 1e-6
 #: largest target accepted: beyond it κ approaches the relative zero threshold
-#: ``bounds.spectral.ZERO_RTOL`` = 1e-9 and λ_min+ could not be told from 0.
+#: ``mixbounds.bounds.spectral.ZERO_RTOL`` = 1e-9 and λ_min+ could not be told from 0.
 KAPPA_MAX = 1e8
 #: relative accuracy demanded of the internal root finding
 ROOT_RTOL = 1e-10

@@ -5,7 +5,7 @@
 ``C̃_i`` get their singular values set directly (:func:`.constraint_blocks.identical_shared_block`).  The
 right-hand sides come from a random point (``b_i = A_i x⁰_i``, ``c̃_i = C̃_i x̃⁰``), so every instance is feasible.
 Shared by the smooth random families (:mod:`.generic`) and the nonsmooth/convex ones
-(:mod:`instances.nonsmooth`), with the same seeded streams, so both draw the same blocks.
+(:mod:`mixbounds.instances.nonsmooth`), with the same seeded streams, so both draw the same blocks.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Assembling a random instance: realized κ's computed from the matrices and checked against the targets.
 
-Every builder returns an :class:`instances.instance.Instance` whose ``realized`` condition numbers
-are computed by :func:`instances.realized.realized_kappas` (never copied from ``targets``); a
+Every builder returns an :class:`mixbounds.instances.instance.Instance` whose ``realized`` condition numbers
+are computed by :func:`mixbounds.instances.realized.realized_kappas` (never copied from ``targets``); a
 builder that cannot meet a target to its stated tolerance raises ``ValueError`` instead of
 returning a mis-tuned instance.  Tolerances are relative, stored per target in
 ``params["tolerance"]``: :data:`TARGET_RTOL`, or :data:`TARGET_RTOL_LARGE` when a matrix is large
-enough for the iterative eigen-solver path of ``bounds.spectral``.
+enough for the iterative eigen-solver path of ``mixbounds.bounds.spectral``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Graph and gossip matrix of a random family, with κ_W tuned (Assumption ``ass:W``).
 
 On ``graph="path"`` with Laplacian gossip the path of ``app:example_graph``
-(:func:`instances.graphs.tuned_path`; ``n`` is then forced by κ_W).  On any other graph (or
+(:func:`mixbounds.instances.graphs.tuned_path`; ``n`` is then forced by κ_W).  On any other graph (or
 Metropolis gossip) the edges of a Fiedler cut (the nodes split at the median of the Fiedler
 vector) are weakened by a factor ``1 − a`` and ``a ∈ [0, 1)`` is found by root finding: κ_W ranges
 over ``[κ_W(a=0), ∞)``; a target below the unweighted graph's κ_W is impossible and raises
@@ -98,7 +98,7 @@ def make_gossip(graph: str | None, n: int | None, *, default_n: int, kappa_W: fl
     """Graph + gossip matrix, with κ_W tuned when ``kappa_W`` is given (module docstring).
 
     ``graph=None``: ``"path"`` if ``kappa_W`` is given, else ``"ring"``.  ``n=None``:
-    ``default_n``, or the ``n`` that :func:`instances.graphs.tuned_path` forces.
+    ``default_n``, or the ``n`` that :func:`mixbounds.instances.graphs.tuned_path` forces.
     """
     if gossip not in GOSSIPS:
         raise ValueError(f"unknown gossip matrix {gossip!r} (known: {', '.join(GOSSIPS)})")

@@ -1,6 +1,6 @@
 """The block-local constraints of the LAD reference problem, eliminated through their null spaces.
 
-What: the lifted problem of :mod:`instances.lad_interior_point` in the original variables ``v = (x, x̃)``
+What: the lifted problem of :mod:`mixbounds.instances.reference.lad_interior_point` in the original variables ``v = (x, x̃)``
 (Tables 3 and 4; the constraints of problem (P): coupled ``Σ A_i x_i = Σ b_i``, local ``C_i x_i = c_i``,
 shared-variable ``C̃_i x̃ = c̃_i``) with every row of ``G v = h`` that acts on one ``x_i`` alone (the ``C_i``) or on
 ``x̃`` alone (the ``C̃_i``) replaced by a parametrisation of its solution set::
@@ -16,7 +16,7 @@ become ``G_g N``, ``h_g − G_g v⁰``.  It is the same problem: the same feasib
 the constant ``(μ/2)‖E v⁰‖²``; a block whose rows are inconsistent is an error, never a silently projected point.
 
 Why: the interior point's KKT system ``[[H, Gᵀ], [G, 0]]`` goes to a Schur complement on ``G`` above
-:data:`instances.reference.KKT_DIRECT_MAX_NNZ`, and with more than :data:`instances.reference.SCHUR_DENSE_MAX` rows
+:data:`mixbounds.instances.reference.kkt.KKT_DIRECT_MAX_NNZ`, and with more than :data:`mixbounds.instances.reference.kkt.SCHUR_DENSE_MAX` rows
 that complement is applied by MINRES, inside every solve of every iteration.  ``nonsmooth-coupled-local`` at 10⁶
 variables (n = 10⁴, d = 100, p = 2, m = 5) has 2·10⁴ local rows: its build was stopped after 7289 s.  After the
 elimination only the m coupled rows remain (a dense 5 × 5 Schur complement); the identical ``C̃_i`` of the

@@ -1,15 +1,15 @@
 """KKT solves whose Hessian has numerically singular node blocks: their near-null directions are deflated.
 
 What: solves of ``[[H, Gᵀ], [G, 0]] (v, λ) = (r₁, r₂)`` for the interior point of
-:mod:`instances.lad_interior_point` on the large nonsmooth families (Tables 3 and 4), where ``H`` is block diagonal
-over the nodes up to a border (``x̃``, the last ``border`` rows; arrow-shaped as in :mod:`instances.hessian_factor`)
+:mod:`mixbounds.instances.reference.lad_interior_point` on the large nonsmooth families (Tables 3 and 4), where ``H`` is block diagonal
+over the nodes up to a border (``x̃``, the last ``border`` rows; arrow-shaped as in :mod:`mixbounds.instances.reference.hessian_factor`)
 and ``G`` (the coupled rows ``Σ A_i x_i = b``) has few rows.
 
 Why: with ``μ_f = 0`` a vertex of the absolute-deviation LP fits exactly (``Θ → ∞``) as many data rows as it has
 free unknowns, less the coupled rows: a few nodes are left with fewer exactly fitted rows than block columns, and
 their blocks ``F_iᵀΘ_iF_i`` become singular up to ~24 decades, while the KKT matrix stays regular (``G`` pins those
 directions).  The block Cholesky of the Schur-complement path then refused a block; the primal regularisation that
-followed (:data:`instances.lad_interior_point.PRIMAL_REG`) perturbed every node block, and its refinement and GMRES
+followed (:data:`mixbounds.instances.reference.lad_interior_point.PRIMAL_REG`) perturbed every node block, and its refinement and GMRES
 stalled: nonsmooth-coupled-local at 10⁶ variables ran 100 iterations to a dual residual of 2.3e-7 (tolerance 1e-10).
 
 How: every node block ``B`` is inverted (its ∞-norm condition estimated from the inverse); a block that is not
@@ -27,7 +27,7 @@ which is exact (the block rows of ``HZ`` are ``ZΛ₀``, orthogonal to the range
 of ``C`` need solves).  ``S`` is symmetric and small (deflated directions + ``dt`` + rows of ``G``); its
 pseudo-inverse comes from one eigendecomposition (redundant rows of ``G`` give zero eigenvalues).  Nothing is
 regularised, so the interior point's refinement on the plain system converges.  Without deflated directions this is
-the arrow/Schur elimination of :mod:`instances.reference` in one border system.
+the arrow/Schur elimination of :mod:`mixbounds.instances.reference.kkt` in one border system.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class BorderTooLarge(ValueError):
 
 
 class DeflatedKKT:
-    """Refined-solve interface of :mod:`instances.reference` (``K0``, ``once``, ``name``) for the system of the
+    """Refined-solve interface of :mod:`mixbounds.instances.reference.kkt` (``K0``, ``once``, ``name``) for the system of the
     module docstring.  ``parts``: index sets of the node blocks among the first ``nv − border`` rows (fixed pattern:
     the caller computes them once); ``K0``: the plain saddle-point operator (``[[H, Gᵀ], [G, 0]]``)."""
 

@@ -1,6 +1,6 @@
 """Solves with the Hessian ``H = Eᵀ∇²F E`` of a reference problem, exploiting its block structure.
 
-In the original variables ``v = (x_1, …, x_n, x̃)`` of :mod:`instances.reference` the Hessian of
+In the original variables ``v = (x_1, …, x_n, x̃)`` of :mod:`mixbounds.instances.reference.kkt` the Hessian of
 ``Σ f_i(x_i, x̃)`` is
 
     H = [ Q_1              B_1 ]
@@ -44,7 +44,7 @@ class BlockCholesky:
     positive definite by a batched Cholesky and inverted in one batched call, so a solve is one batched
     product per block size (a loop over 10⁶ singleton blocks, the diagonal ``X_i`` part of vertical-fl,
     would cost seconds per solve).  The refinement and the KKT-residual check of
-    :mod:`instances.reference` stand behind the explicit inverses.
+    :mod:`mixbounds.instances.reference.kkt` stand behind the explicit inverses.
     """
 
     name = "block Cholesky"
@@ -76,7 +76,7 @@ class BlockCholesky:
         """The ``k`` diagonal blocks ``H[idx_j, idx_j]`` of one size ``s`` as a dense ``(k, s, s)`` stack.
 
         When the blocks are consecutive rows stored densely in order (the node blocks the interior point of
-        :mod:`instances.lad_interior_point` writes), the CSR data already is that stack: it is read in place,
+        :mod:`mixbounds.instances.reference.lad_interior_point` writes), the CSR data already is that stack: it is read in place,
         after checking every column index (1.3 s of fancy indexing at 2·10⁷ entries otherwise, per factorisation)."""
         k, size = idx.shape
         r0 = int(idx[0, 0]) if idx.size else 0

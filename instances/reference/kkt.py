@@ -17,7 +17,7 @@ multipliers come from the Schur complement ``G H⁻¹ Gᵀ`` (:class:`_SchurKKT`
 refined the same way, unless that complement is too large to form and the whole KKT matrix is still below
 :data:`KKT_DIRECT_BEFORE_MINRES_NNZ` (then SuperLU is tried first: MINRES on a Schur complement of millions of
 rows is far slower); the residual check below is the same for both.  ``H`` itself is
-factored by its structure (:mod:`instances.hessian_factor`: block diagonal without a shared
+factored by its structure (:mod:`mixbounds.instances.reference.hessian_factor`: block diagonal without a shared
 variable, arrow-shaped with one), SuperLU otherwise.  Quadratic objectives need one solve;
 other smooth objectives use equality-constrained Newton steps.  The result carries its
 relative KKT residual; anything above ``tol`` is an error, never a silently returned point.
@@ -82,7 +82,7 @@ def copy_map(problem: MixedProblem) -> sp.csr_matrix:
 
 
 def layout_copy_map(lay) -> sp.csr_matrix:
-    """:func:`copy_map` of a :class:`~instances.layout.Layout`."""
+    """:func:`copy_map` of a :class:`~mixbounds.instances.layout.Layout`."""
     Ex = sp.eye(lay.dx, format="csr")
     Et = sp.kron(np.ones((lay.n, 1)), sp.eye(lay.dt), format="csr")
     return sp.csr_matrix(sp.block_diag([Ex, Et], format="csr")) if lay.dt else sp.csr_matrix(Ex)
@@ -152,7 +152,7 @@ class _Saddle:
 class _KKT:
     """Factorisation of ``[[H, Gᵀ], [G, −δI]]`` and refined solves of the δ = 0 system.
 
-    Interface shared with :class:`_SchurKKT` (and used by :mod:`instances.lad_interior_point`): ``K0`` (the
+    Interface shared with :class:`_SchurKKT` (and used by :mod:`mixbounds.instances.reference.lad_interior_point`): ``K0`` (the
     δ = 0 matrix, anything with ``@``), ``once`` (one unrefined solve), ``solve`` (refined), ``name``.
     """
 
@@ -242,7 +242,7 @@ class _SchurKKT:
 
     def solve(self, rhs: np.ndarray, stall: float | None = REFINE_STALL, guess: np.ndarray | None = None) -> np.ndarray:
         """Refined solve; ``guess`` (multipliers) starts the first MINRES on the Schur complement (a sequence of
-        nearby systems, as the proximal steps of :mod:`instances.min_norm_reference`, then needs fewer iterations)."""
+        nearby systems, as the proximal steps of :mod:`mixbounds.instances.reference.min_norm`, then needs fewer iterations)."""
         pending = [guess]
 
         def once(r):

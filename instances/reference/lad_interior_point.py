@@ -1,6 +1,6 @@
 """Sparse primal–dual interior-point method for the reference optimum of the nonsmooth families.
 
-What: the optimum of the absolute-deviation objectives of :mod:`instances.nonsmooth`
+What: the optimum of the absolute-deviation objectives of :mod:`mixbounds.instances.nonsmooth`
 (Assumption ``ass:nonsmooth_and_str_convex_of_f_i``; Tables 3 and 4,
 ``table:nonsmooth_conv_optimization_constraints`` and
 ``table:nonsmooth_strconv_optimization_constraints``; ``μ_f > 0`` is the case of
@@ -9,11 +9,11 @@ lifted LP/QP in the original variables ``v = (x, x̃)`` (``x̃`` once)::
 
     min_{v,p,q}  Σ_j w_j (p_j + q_j) + (μ/2)·vᵀ(EᵀE)v   s.t.  D v − p + q = y,  G v = h,  p, q >= 0,
 
-``D = block_diag_u(F_1, …, F_n) E`` (``E`` = :func:`instances.reference.copy_map`), ``G, h`` =
-:func:`instances.reference.constraint_system`, ``w_j = 1/N_i`` on the rows of node ``i``.
+``D = block_diag_u(F_1, …, F_n) E`` (``E`` = :func:`mixbounds.instances.reference.kkt.copy_map`), ``G, h`` =
+:func:`mixbounds.instances.reference.kkt.constraint_system`, ``w_j = 1/N_i`` on the rows of node ``i``.
 
-Why: :func:`instances.nonsmooth.reference_nonsmooth` forms this problem densely (HiGHS, or the
-dense :func:`instances.nonsmooth.qp_interior_point`), which stops near 2000 nodes; this method
+Why: :func:`mixbounds.instances.nonsmooth.reference_nonsmooth` forms this problem densely (HiGHS, or the
+dense :func:`mixbounds.instances.nonsmooth.qp_interior_point`), which stops near 2000 nodes; this method
 never forms a dense ``D``, ``G`` or any ``n × n`` matrix, so the families build at 10⁵–10⁶
 u-layout variables.
 
@@ -33,8 +33,8 @@ the node blocks are one batched product when all ``F_i`` have one shape and are 
 arrays of ``H`` in ``v``, whose index structure is fixed (``x_i``-rows: the block of node ``i`` and the ``x̃``
 columns; ``x̃``-rows: every column, the ``x̃x̃`` part summed over the nodes); otherwise a loop over nodes and
 ``Eᵀ(·)E`` of the u-layout matrix.  The saddle-point matrix is factored once per iteration (:func:`_kkt`) by
-:func:`instances.reference._kkt_solver` while it is small (direct SuperLU), above that by
-:class:`instances.deflated_kkt.DeflatedKKT` (node blocks inverted, the near-null directions of the blocks that a
+:func:`mixbounds.instances.reference.kkt._kkt_solver` while it is small (direct SuperLU), above that by
+:class:`mixbounds.instances.reference.deflated_kkt.DeflatedKKT` (node blocks inverted, the near-null directions of the blocks that a
 vertex of the LP leaves singular moved with ``x̃`` and ``λ`` into a small border system: nothing regularised), or,
 when that border would be too large or ``H`` has no node blocks, the Schur complement over the block/arrow Cholesky
 of ``H`` (redundant rows of ``G`` are handled there); the factorisation serves the predictor and the corrector
@@ -44,7 +44,7 @@ when a factorisation is refused, a primal regularisation (:data:`PRIMAL_REG`); e
 plain system (and continued by GMRES when refinement stalls).
 
 Before any of this, the rows of ``G`` on one block (``C_i`` on ``x_i``, ``C̃_i`` on ``x̃``) are eliminated through
-their null spaces (:mod:`instances.block_elimination`): otherwise the 2·10⁴ local rows of a 10⁶-variable
+their null spaces (:mod:`mixbounds.instances.reference.block_elimination`): otherwise the 2·10⁴ local rows of a 10⁶-variable
 coupled-local instance sent the Schur complement of every KKT solve to MINRES.
 
 Stopping rule: the relative primal residuals ``‖r_1‖/(1 + ‖y‖)`` and ``‖r_2‖/(1 + ‖h‖)``, the relative
@@ -92,7 +92,7 @@ STEP_FRACTION = 0.99
 #: the mean absolute data residual (at least 1): strictly interior, primal data rows feasible
 START_SHIFT = 1.0
 
-#: primal regularisation levels (a fallback: the deflated solver, :mod:`instances.deflated_kkt`, needs none on the
+#: primal regularisation levels (a fallback: the deflated solver, :mod:`mixbounds.instances.reference.deflated_kkt`, needs none on the
 #: families; before it, every late iteration of a μ_f = 0 instance above the direct size went through them and
 #: nonsmooth-coupled-local at 10⁶ variables stalled at a dual residual of 2.3e-7), tried in turn when a
 #: factorisation of the KKT system is refused (not positive definite) or, on the Schur path, yields solves that even
@@ -115,7 +115,7 @@ SOLVE_RTOL = 1e-8
 #: iterate whose residuals lagged saw its complementarity fall to 1e-25 and the iteration break down
 COMP_FLOOR = 0.1
 
-METHOD = "sparse primal-dual interior point (Mehrotra), instances.lad_interior_point"
+METHOD = "sparse primal-dual interior point (Mehrotra), mixbounds.instances.reference.lad_interior_point"
 
 #: one INFO record per iteration (the residuals of the stopping rule): a 10⁶-variable reference takes tens of
 #: minutes, and ``mixbounds instance`` prints these records so the run shows where it is
@@ -267,12 +267,12 @@ def _gram(GS: sp.csr_matrix, border: int) -> sp.csr_matrix:
 
 
 #: the KKT solvers :func:`lad_interior_point` may be told to use: ``auto`` (below), ``deflated`` (forced wherever ``H``
-#: has node blocks: the audit of :mod:`checks.audit_reference` runs it on tier instances, which are all small)
+#: has node blocks: the audit of :mod:`mixbounds.checks.audits.audit_reference` runs it on tier instances, which are all small)
 KKT_CHOICES = ("auto", "deflated")
 
 
 def _kkt(H: sp.csr_matrix, G: sp.csr_matrix, border: int, cache: dict, choice: str = "auto"):
-    """The KKT solver of one iteration: :class:`instances.deflated_kkt.DeflatedKKT` where :func:`_kkt_solver` would
+    """The KKT solver of one iteration: :class:`mixbounds.instances.reference.deflated_kkt.DeflatedKKT` where :func:`_kkt_solver` would
     take its Schur-complement path (or always, ``choice="deflated"``) and ``H`` is block diagonal up to the border (its
     singular node blocks are deflated, never regularised), else :func:`_kkt_solver`.  ``cache``: the node blocks of
     ``H`` (fixed pattern), found once."""
@@ -403,7 +403,7 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
     ``feats[i]`` (``N_i × (d_i + d̃)``), ``ys[i]`` (``N_i``), ``μ >= 0``.
 
     With ``eliminate`` (default) the rows of ``G`` on one block (``C_i``, ``C̃_i``) are first eliminated through
-    their null spaces (:mod:`instances.block_elimination`) and the interior point runs on the reduced problem; its
+    their null spaces (:mod:`mixbounds.instances.reference.block_elimination`) and the interior point runs on the reduced problem; its
     stopping rule is then measured there (the same problem up to the constant ``(μ/2)‖E v⁰‖²``, which ``objective``
     includes), and ``primal_residual_constraints`` is recomputed on the original ``G v = h``.
 

@@ -1,15 +1,15 @@
 """The minimiser of a convex quadratic (P) nearest to the start, by proximal-point steps on a sparse KKT system.
 
-The smooth convex families (Table 2, ``μ_f = 0``, :mod:`instances.convex`) have a whole affine set of
+The smooth convex families (Table 2, ``μ_f = 0``, :mod:`mixbounds.instances.convex`) have a whole affine set of
 minimisers ``v₀ + N`` with ``N = ker H ∩ ker G`` (``H = Eᵀ∇²F E``, ``G v = h`` the constraints in the
-original variables ``v = (x, x̃)``, :mod:`instances.reference`).  Their reference ``u*`` is the one nearest to
+original variables ``v = (x, x̃)``, :mod:`mixbounds.instances.reference.kkt`).  Their reference ``u*`` is the one nearest to
 ``u⁰ = 0`` in the u-layout norm, ``‖E v‖² = vᵀ D v`` with ``D = EᵀE = diag(1 for x, n for x̃)``: the point the
 regularised method of ``thm:smooth_objectives_apapc_convergence`` converges to as ν → 0, and the ``u*`` that
 makes ``R = ‖u⁰ − u*‖`` of ``lem:regularized_convergence`` smallest.
 
 The dense route (least squares on the KKT matrix, then projection onto the dense null space) is cubic in the
 size.  Here instead, with one factorisation of the strongly convex KKT matrix
-``[[H + νD, Gᵀ], [G, 0]]`` (the structured solver of :func:`instances.reference._kkt_solver`), the
+``[[H + νD, Gᵀ], [G, 0]]`` (the structured solver of :func:`mixbounds.instances.reference.kkt._kkt_solver`), the
 proximal-point steps
 
     w_{j+1} = argmin F(E v) + (ν/2)‖v − w_j‖²_D   s.t.  G v = h,      w₀ = 0,
@@ -24,7 +24,7 @@ complement each step contracts by ``ν/(ν + λ)`` for the eigenvalues ``λ > 0`
 ``δ_j = w_{j+1} − w_j`` (sums of steps, no cancellation of large terms); ``‖D v − Hα − Gᵀβ‖`` is then
 evaluated with the matrices themselves, so a wrong step, a wrong metric or a start with a component in ``N``
 shows as a large residual.  Both it and the KKT residual of (P) are reported and must be below
-:data:`MIN_NORM_RTOL` and :data:`instances.reference.KKT_RTOL`; otherwise ``ValueError``, never a point.
+:data:`MIN_NORM_RTOL` and :data:`mixbounds.instances.reference.kkt.KKT_RTOL`; otherwise ``ValueError``, never a point.
 """
 
 from __future__ import annotations

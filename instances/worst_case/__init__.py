@@ -1,8 +1,8 @@
 """Worst-case (lower-bound) constructions of the paper, built as printed.
 
-``FAMILIES`` maps CLI family names to builders returning :class:`instances.instance.Instance`.
+``FAMILIES`` maps CLI family names to builders returning :class:`mixbounds.instances.instance.Instance`.
 A ``-grad`` family is the same construction with the gradient sum-trick
-(:mod:`instances.worst_case.sum_trick`) applied.
+(:mod:`mixbounds.instances.worst_case.sum_trick`) applied.
 """
 
 from importlib import import_module
@@ -33,10 +33,10 @@ def _grad(builder):
     return build
 
 
-#: one construction per problem class that has one (instances.classes names the module)
+#: one construction per problem class that has one (mixbounds.instances.classes names the module)
 _BASE = {c.worst_family: import_module(f"{__name__}.{c.worst_module}").build for c in CLASSES.values() if c.worst_family}
 #: the identical-C̃ constructions (documented variants, none is printed): run by the lower-bound engine only
-#: (checks.lower), so they are not the classes' worst families (no solver sweeps on them)
+#: (mixbounds.checks.lower.slopes), so they are not the classes' worst families (no solver sweeps on them)
 _BASE.update({"shared-ident": ident.build_shared, "mixed-ident": ident.build_mixed})
 
 FAMILIES: dict = {name: _check_n(b) for name, b in _BASE.items()}

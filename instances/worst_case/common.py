@@ -24,7 +24,7 @@ with ``CHAIN_FACTOR = 8``, i.e. ``K ≈ 2√κ_chain log(1/ε)`` (``k_ε ≈ √
 A Chebyshev-accelerated method applies polynomials of degree ``~√κ`` every
 iteration, so its iterates' supports reach any finite ``K`` within a few
 iterations: no chain length keeps a run "from reaching the end".  What the
-checks verify instead (``checks.rates``, ``…truncation.<param>``) is that
+checks verify instead (``mixbounds.checks.rates``, ``…truncation.<param>``) is that
 doubling ``K`` leaves the measured per-accuracy counts unchanged.
 """
 
@@ -44,7 +44,7 @@ CHAIN_MAX = 200_000
 #: the chain's ratio is ρ ≈ 1 − 2/√κ, so beyond it the chain needs ≳ 10⁴·log(1/ε) coordinates (CHAIN_MAX is
 #: reached for ε ≤ 1e-4) and at κ ≈ 1e16 ρ rounds to 1 in double precision (k_ε would divide by zero)
 KAPPA_PRINTED_MAX = 1e8
-#: smallest target accuracy: ε below it only lengthens the chain, the measurements stop at 1e-21 (checks.sweeps)
+#: smallest target accuracy: ε below it only lengthens the chain, the measurements stop at 1e-21 (mixbounds.checks.sweeps)
 EPS_MIN = 1e-30
 #: the κ parameters of the printed constructions and their paper symbols (messages)
 KAPPA_NAMES = {"kappa_f": "κ_f", "kappa_AC": "κ̃_AC", "kappa_A": "κ̂_A", "kappa_C": "κ_C", "kappa_Ct": "κ̂_C̃",
@@ -55,7 +55,7 @@ def check_printed_params(params: dict) -> None:
     """Upper bounds of a printed construction's parameters, checked before anything is built.
 
     Each κ must be finite and <= :data:`KAPPA_PRINTED_MAX` (κ_W and κ_C, realized by tuned paths: the path's
-    bound :data:`instances.graphs.PATH_KAPPA_W_MAX`), ε in [EPS_MIN, 1); the message says the bound and why.
+    bound :data:`mixbounds.instances.graphs.PATH_KAPPA_W_MAX`), ε in [EPS_MIN, 1); the message says the bound and why.
     """
     from mixbounds.instances.graphs import PATH_KAPPA_W_MAX
 
@@ -143,7 +143,7 @@ def unit_rows(K: int, ks) -> sp.csr_matrix:
 #: closed-form tolerances (``closed_form(..., rtol=)``); a record that misses its tolerance becomes a finding.
 #: Exact algebra on the built matrices (dense eigenvalues, entries): rounding only
 RTOL_ALGEBRA = 1e-9
-#: an extreme eigenvalue by Lanczos (ARPACK at ``bounds.spectral.LMAX_TOL`` = 1e-8)
+#: an extreme eigenvalue by Lanczos (ARPACK at ``mixbounds.bounds.spectral.LMAX_TOL`` = 1e-8)
 RTOL_EIGEN = 1e-8
 #: read off the reference solution ``x*`` (a KKT solve, ratios of small components) or an iterative λ_min+
 RTOL_ITERATIVE = 1e-6

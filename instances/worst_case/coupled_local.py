@@ -10,7 +10,7 @@ U3``) with ``κ(W_C) = κ_C``.  Node ``i`` holds ``x_i = (p_i, t_i)``, ``p_i = (
     A_i = (diag(δ_U1) ⊗ √L'_A E₁ᵀ, diag(δ_U1) ⊗ √μ'_A I)   (i ∈ V1),  0 (V2),  the same with U3, E₂ (V3)   (eq:Ai_rear)
 
 with ``L'_A = L_A/2 − 9μ̃/2``, ``μ'_A = 9μ̃``, ``μ̃ = 1``, ``L_A = κ̃_AC`` and ``E₁, E₂`` of
-:mod:`instances.worst_case.coupled`.
+:mod:`mixbounds.instances.worst_case.coupled`.
 
 Variants
 --------

@@ -10,7 +10,7 @@ function, supports the classes asked for), the classes, the output paths.  Exit 
 ``--out DIR`` is an output directory of the suite (:mod:`mixbounds.outdir`, as for ``mixbounds verify``):
 a manifest, a lock (a second run on DIR is refused), and ``bench.json``, the report and ``plots/`` drawn
 into a staging directory and installed as one set.  ``--scheduler ADDRESS|local:N`` runs the sweep points
-on a Dask cluster (:mod:`checks.executors`, as ``verify --scheduler``); the method's module must then be
+on a Dask cluster (:mod:`mixbounds.checks.run.executors`, as ``verify --scheduler``); the method's module must then be
 importable on the workers (a ``local:N`` cluster runs in the current directory).
 """
 

@@ -1,11 +1,11 @@
 """``mixbounds instance FAMILY … --out DIR``: build a named instance and export it.
 
-Builds ``instances.families.build(FAMILY, **params)`` with only the parameters
+Builds ``mixbounds.instances.families.build(FAMILY, **params)`` with only the parameters
 the user gave, computes the reference solution ``x*`` (exact sparse KKT,
-:func:`instances.reference.reference_solution`) unless ``--no-reference`` — except for the families that
+:func:`mixbounds.instances.reference.kkt.reference_solution`) unless ``--no-reference`` — except for the families that
 compute their own as part of the construction (convex: the minimiser nearest to the start; nonsmooth: the LP/QP
 optimum that sizes the box), whose reference is kept and reported as built,
-writes the instance directory atomically (:func:`instances.io.save_instance`; ``--format npz`` for
+writes the instance directory atomically (:func:`mixbounds.instances.io.save_instance`; ``--format npz`` for
 the binary form, one archive per block group)
 and prints a short summary (family, n, sizes, targets vs realized κ's, KKT
 residual, findings, path).
@@ -34,7 +34,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: BLAS threads during the build and the reference solve: the work is many small per-node products
 #: (a QR and eigenvalues of every 100 × 100 Q_i, …), and BLAS threads competing for the cores made them up to
 #: 200× slower (random-coupled n = 1000, d = 100, m = 5: 56 s build with 2 threads on a loaded 2-core
-#: machine, 5.2 s with 1); the same limit as every task of ``mixbounds verify`` (checks.framework)
+#: machine, 5.2 s with 1); the same limit as every task of ``mixbounds verify`` (mixbounds.checks.run.framework)
 BLAS_THREADS = 1
 #: a build or reference solve running longer than this prints a progress line (and again every as long)
 PROGRESS_SECONDS = 5.0
@@ -332,7 +332,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         description="Build FAMILY with the given targets, compute its reference solution and write it to --out "
                     "(instance.json, W.mtx, per-node blocks, x_star.npy). Only the options given are passed to the family.",
     )
-    p.add_argument("family", metavar="FAMILY", help="instance family, e.g. random-mixed (see instances.families)")
+    p.add_argument("family", metavar="FAMILY", help="instance family, e.g. random-mixed (see mixbounds.instances.families)")
     p.add_argument("--kappa-W", dest="kappa_W", type=float, metavar="X", help="target κ_W of the gossip matrix")
     p.add_argument("--kappa-C", dest="kappa_C", type=float, metavar="X", help="target κ_C of the local constraints")
     p.add_argument("--kappa-AC", dest="kappa_AC", type=float, metavar="X", help="target κ̃_AC (κ̂_A without local constraints)")

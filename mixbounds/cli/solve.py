@@ -1,12 +1,12 @@
 """``mixbounds solve DIR [--method NAME] [--eps E] [--json FILE] [--x FILE]``: solve an exported instance.
 
-Reads a directory in the format of DESIGN.md (``instances.io.load_instance``) and, before any solve:
+Reads a directory in the format of docs/design.md (``mixbounds.instances.io.load_instance``) and, before any solve:
 
 * checks every output path (``--json``, ``--x``): creatable, writable, not a directory, and not an existing
   file this command did not write (an existing ``--json`` must be a solve summary; an existing x file must
   be the one such a summary names);
 * tests the constraint groups for joint feasibility (:func:`constraint_consistency`: the stacked system
-  ``G v = h`` of :func:`instances.reference.constraint_system` — coupled ``A``, local ``C``, shared ``C̃`` —
+  ``G v = h`` of :func:`mixbounds.instances.reference.kkt.constraint_system` — coupled ``A``, local ``C``, shared ``C̃`` —
   solved by a sparse factorisation, group by group, so the message names the group that breaks it);
 * checks a supplied ``x_star.npy`` (:func:`xstar_residual`: finite, one shared block across the nodes,
   feasible, stationary with the best multipliers; a relative KKT residual above :data:`XSTAR_RTOL` is an
@@ -37,7 +37,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: APAPC's constants of the reformulated objective (``--constants``): "spectral" (exact, by Lanczos, at any size;
 #: the default) or "lemma" (the lemma's bounds μ_f/4, 2L_f·κ_W'², which the rate checks keep as printed). Lanczos
 #: applies the Chebyshev-accelerated operator hundreds of times: cheap at 10⁵ variables, not at 10⁷ on a long path
-#: (solvers.constants), where the lemma's constants cost no set-up and some more iterations
+#: (mixbounds.solvers.constants), where the lemma's constants cost no set-up and some more iterations
 SOLVE_CONSTANTS = "spectral"
 CONSTANTS_CHOICES = ("spectral", "lemma")
 #: relative KKT residual above which a supplied x_star.npy is not the solution (saved ones have ~1e-12;

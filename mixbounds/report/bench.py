@@ -4,7 +4,7 @@ Rendered from the bench document only (what ``bench.json`` holds).  Figures over
 oracle × parameter, the user's method, the paper's method (APAPC + Chebyshev) and the lower-bound engine's
 bound, all per decade of accuracy (the method's and APAPC's per-accuracy cost between ε₁ = 1e-2 and
 ε₂ = 1e-6 divided by the 4 decades; the engine's per-accuracy bound divided by its window,
-:data:`checks.lower.LB_DECADES`).  The Markdown/HTML renderers are those of ``mixbounds verify``'s report.
+:data:`mixbounds.checks.lower.slopes.LB_DECADES`).  The Markdown/HTML renderers are those of ``mixbounds verify``'s report.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ class LabelEntry:
     results: list = field(default_factory=list)
     findings: list = field(default_factory=list)
     cells: list = field(default_factory=list)  # registry cells citing it (measured or not)
-    problems: list = field(default_factory=list)  # problems with the paper under this label (report_problems.Group)
+    problems: list = field(default_factory=list)  # problems with the paper under this label (mixbounds.report.problems.Group)
 
 
 def label_index(doc: dict, problems=()) -> dict[str, LabelEntry]:

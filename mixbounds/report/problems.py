@@ -3,11 +3,11 @@
 A run produces one finding *record* per result that disagrees with the paper (49 in the quick tier);
 many records are the same problem seen from several sweeps (the printed coupled + local construction
 gives no lower bound: 8 engine results, and the mixed construction inherits it).  Records are grouped
-by data — the expected-finding entry that explains them (:mod:`checks.expected`: its paper label and
+by data — the expected-finding entry that explains them (:mod:`mixbounds.checks.expected`: its paper label and
 reason), the kind of the result (engine lower bound, solver upper bound, lemma, closed form) and the
 instance variant — and :data:`PROBLEMS` names the groups (what the paper prints, the corrected
 statement, the severity) where the data alone cannot: it merges groups that are one problem and
-splits none.  Statements the suite records without measuring them (``bounds.claims.TEXT_DISCREPANCIES``)
+splits none.  Statements the suite records without measuring them (``mixbounds.bounds.claims.TEXT_DISCREPANCIES``)
 are problems with no records.
 
 Severity (ranked in this order):
@@ -103,7 +103,7 @@ PROBLEMS: tuple[Problem, ...] = (
             "An arithmetic step of the proof", "ε/64 + ε/4 + ε/2",
             "the terms sum to up to ε/4 + ε/32 + ε/2 = 25ε/32; the lemma itself holds", "typo"),
 )
-#: titles and severities of the statements recorded in bounds.claims.TEXT_DISCREPANCIES (matched by part of ``where``)
+#: titles and severities of the statements recorded in mixbounds.bounds.claims.TEXT_DISCREPANCIES (matched by part of ``where``)
 TEXT_PROBLEMS = {
     "nonsmooth convex consensus": ("Nonsmooth convex consensus: ε where the cited rate has ε²", "changes a rate"),
     "app:smooth_objectives_apapc": ("The 1/δ bound after lem:regularized_convergence has M where the lemma has D",

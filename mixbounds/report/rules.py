@@ -1,10 +1,10 @@
 """The report's "How to read this report" section, generated from the constants the checks use.
 
 Every number here (tolerances per tier, accuracy windows, settle fraction, allowances) is read
-from the module that decides the verdicts (:mod:`checks.rates`, :mod:`checks.lower`,
-:mod:`checks.nonsmooth`, :mod:`checks.sweeps`, :mod:`checks.lemmas.base`; the judgements themselves
-are :mod:`checks.verdict`), never copied, so the text
-cannot drift from the rules.  Certificates (DESIGN.md, "Certificates") are rendered when the
+from the module that decides the verdicts (:mod:`mixbounds.checks.rates`, :mod:`mixbounds.checks.lower.slopes`,
+:mod:`mixbounds.checks.nonsmooth`, :mod:`mixbounds.checks.sweeps`, :mod:`mixbounds.checks.lemmas.base`; the judgements themselves
+are :mod:`mixbounds.checks.verdict`), never copied, so the text
+cannot drift from the rules.  Certificates (docs/design.md, "Certificates") are rendered when the
 results document carries them (``summary.lower_bound_certificates`` and per-result
 ``certificate``), whatever their fields.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
-#: the meaning of each certificate kind (DESIGN.md, "Certificates"); unknown kinds are shown as they come
+#: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
 CERTIFICATE_KINDS = {
     "printed": "the engine's bound on the construction as printed has the claimed slope",
     "variant": "a documented corrected construction (variant:<name>) has the claimed slope",

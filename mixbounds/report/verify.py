@@ -1,7 +1,7 @@
 """The reviewer's report of a ``mixbounds verify`` run: ``report.md`` and ``report.html``.
 
 Both are rendered from the results document only (the same one written to ``results.json``) plus
-the figure manifest of :func:`plots.draw_all`, in this order:
+the figure manifest of :func:`mixbounds.plots.draw_all`, in this order:
 
 1. verdict line, summary, table of contents (and, in HTML, a filter by status / class / oracle);
 2. how to read the report: statuses, "per accuracy", every verdict rule with its tolerance per tier,
@@ -253,7 +253,7 @@ def _table_section(doc: dict, t: int, idx: dict) -> list[Block]:
 
 
 def _certificates_section(doc: dict) -> list[Block]:
-    """One row per optimality statement (checks/certificates.py): certificate, per parameter, the reason of a none."""
+    """One row per optimality statement (checks/lower/certificates.py): certificate, per parameter, the reason of a none."""
     lbc = (doc.get("summary") or {}).get("lower_bound_certificates") or {}
     if not lbc.get("total"):
         return []

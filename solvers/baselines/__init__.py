@@ -2,7 +2,7 @@
 
 Every function has the signature
 ``solve_<name>(problem, *, eps, x_star=None, max_iter, oracles=None, settle=0, settle_eps=None, max_calls=None,
-**params) -> SolveResult`` and the stopping rule of :func:`solvers.solve` (``settle`` and
+**params) -> SolveResult`` and the stopping rule of :func:`mixbounds.solvers.solve` (``settle`` and
 ``settle_eps`` as there; relative squared distance of the original
 variables ``(x, X̃)`` to ``x*``, start ``0``; ``converged=False`` with the reason on a budget,
 non-finite or diverging run).  :data:`BASELINES` maps a name to
@@ -18,7 +18,7 @@ msda               consensus                                :mod:`.msda` (inner 
 tracking-admm      coupled                                  :mod:`.tracking_admm` (inner solves)
 dpmm               coupled                                  :mod:`.dpmm` (inner solves)
 dual-gradient      coupled, coupled_local, mixed            :mod:`.dual_gradient` (inner solves)
-apapc-nocheb       every class of :func:`solvers.solve`     :mod:`.apapc_nocheb`
+apapc-nocheb       every class of :func:`mixbounds.solvers.solve`     :mod:`.apapc_nocheb`
 =================  ======================================  =================================
 """
 

@@ -1,7 +1,7 @@
 """Shared machinery of the baselines: history recording, stopping, constants, inner solver.
 
 Every baseline reports through :class:`Run`, which applies the same stopping rule
-as :func:`solvers.apapc.apapc` so that counts are comparable:
+as :func:`mixbounds.solvers.apapc.apapc` so that counts are comparable:
 
 * the error is the relative squared distance ``‖u_k − u*‖² / ‖u_0 − u*‖²`` of the
   ORIGINAL variables ``u = (x, X̃)`` (u-layout), with ``u_0 = 0``;
@@ -10,7 +10,7 @@ as :func:`solvers.apapc.apapc` so that counts are comparable:
 * ``reason``: ``"tolerance"`` (the only one with ``converged=True``), ``"budget"``
   (``max_iter`` outer iterations, or some oracle called ``max_calls`` times, checked after
   every outer iteration), ``"non-finite"``, ``"diverged"`` (error above
-  :data:`solvers.apapc.DIVERGENCE_RATIO`).
+  :data:`mixbounds.solvers.apapc.DIVERGENCE_RATIO`).
 
 Inner solver (:func:`inner_agd`), used by the methods that need a local argmin
 (Tracking-ADMM, DPMM, the dual gradient method, MSDA's ``∇f*``): Nesterov's
@@ -72,7 +72,7 @@ def require(problem, classes: tuple, method: str) -> None:
 class Run:
     """History, stopping test and result record of one baseline run.
 
-    ``settle``/``settle_eps`` are the stop rule of :func:`solvers.apapc.apapc`: ``0`` stops at the
+    ``settle``/``settle_eps`` are the stop rule of :func:`mixbounds.solvers.apapc.apapc`: ``0`` stops at the
     first error ``<= eps``, ``s > 0`` once the last ``s·k`` recorded errors are all ``<= settle_eps``
     (default ``eps``) and the error has reached ``eps``.
     """

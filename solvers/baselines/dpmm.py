@@ -36,7 +36,7 @@ paper leaves them free):
   smaller or larger was slower in iterations on both; ``γ`` without the ``1/n``
   took 864 / 14451 (random).
 
-Inner solver (counted).  ``x̂`` by :func:`solvers.baselines._common.inner_agd` on
+Inner solver (counted).  ``x̂`` by :func:`mixbounds.solvers.baselines._common.inner_agd` on
 ``∇φ(x) = ∇f(x) + Aᵀ(ỹ + γ(A x − b)) + (x − x^k)/α``: one inner step = one ``grad`` and two
 ``A`` rounds; constants ``μ = μ_f + 1/α``, ``L = L_f + γL_A + 1/α``; warm start ``x^k``; per-node
 stop at ``‖∇φ_i‖ <= inner_rel·‖∇φ_i(x^k)‖``.  ``A x̂`` is reused from the last inner step.

@@ -39,7 +39,7 @@ distinct positive eigenvalues ``λ_j`` of ``W`` (Leja-ordered for stability), i.
 (``n − 1`` on a path).  Its first round also carries ``W X̃`` (one message).  The eigenvalues
 are set-up knowledge of the method (like the spectral constants of every method here).
 
-Inner solver (counted).  ``u(v)`` by :func:`solvers.baselines._common.inner_agd` on
+Inner solver (counted).  ``u(v)`` by :func:`mixbounds.solvers.baselines._common.inner_agd` on
 ``∇φ(u) = ∇F(u) + v``: one ``grad`` round per inner step (``v`` costs one ``A``, one ``C``,
 one ``Ct`` round per iteration), constants ``(μ_f, L_f)``, warm start at the previous
 ``u``, per-node stop at ``‖∇φ_i‖ <= inner_rel·‖∇φ_i(u_prev)‖``.

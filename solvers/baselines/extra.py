@@ -13,7 +13,7 @@ iteration costs **one ``grad`` and one ``comm``**.
 Parameters
 ----------
 * mixing matrix ``M = I − W/λ_max(W)`` (symmetric, doubly stochastic, eigenvalues in
-  ``[0, 1]``; :func:`solvers.baselines._common.mixing_matrix_apply`) — the paper takes
+  ``[0, 1]``; :func:`mixbounds.solvers.baselines._common.mixing_matrix_apply`) — the paper takes
   any symmetric doubly stochastic ``W`` with ``null(I − W) = span(1)``; this is the
   standard one built from a gossip matrix.  Then ``λ_min(M̃) >= 1/2``.
 * step ``α = λ_min(M̃)/L_f`` (default): the paper's convergence theorem for convex ``f``

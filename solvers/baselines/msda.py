@@ -16,13 +16,13 @@ Parameters (the paper's Algorithm 2; ``γ = λ_min+(W)/λ_max(W) = 1/κ_W``, ``�
 
 * ``K = ⌊1/√γ⌋`` gossip rounds per iteration, ``P_K(W) = I − T_K(c₂(I − c₃W))/T_K(c₂)``
   with ``c₂ = (1 + γ)/(1 − γ)``, ``c₃ = 2/((1 + γ)λ_max(W))`` — the Chebyshev polynomial of
-  :class:`solvers.chebyshev.Chebyshev` on ``[λ_min+(W), λ_max(W)]``;
+  :class:`mixbounds.solvers.chebyshev.Chebyshev` on ``[λ_min+(W), λ_max(W)]``;
 * ``c₁ = (1 − √γ)/(1 + √γ)``, step ``η = α(1 + c₁^{2K})/(1 + c₁^K)²`` (``= μ_f/λ_max(P_K(W))``),
   momentum ``μ = ((1 + c₁^K)√κ_l − 1 + c₁^K)/((1 + c₁^K)√κ_l + 1 − c₁^K)``.
 
 Oracle model.  MSDA needs the dual oracle ``∇f_i*``, which is **not** one of this suite's
 oracles (Definition ``def:foda`` counts primal gradients).  Here ``∇f_i*(x_i)`` is computed
-by the inner solver of :mod:`solvers.baselines._common` (accelerated gradient on
+by the inner solver of :mod:`mixbounds.solvers.baselines._common` (accelerated gradient on
 ``f_i(θ) − ⟨x_i, θ⟩``, constants ``(μ_f, L_f)``, warm-started at ``θ_{t−1}``, stopped node by
 node when the gradient is reduced by ``inner_rel`` = :data:`~._common.INNER_REL`): every inner
 step is one counted ``grad`` round.  So MSDA's ``comm`` count is the paper's, and its

@@ -31,7 +31,7 @@ Parameters
   (worst case); the balanced penalty without ``1/n`` took >4000).  Override with ``c=``.
 
 Inner solver (counted).  The local argmin is solved by the accelerated gradient method of
-:func:`solvers.baselines._common.inner_agd` on the subproblem, whose gradient is
+:func:`mixbounds.solvers.baselines._common.inner_agd` on the subproblem, whose gradient is
 ``∇φ_i(x) = ∇f_i(x) + A_iᵀ(λ̄_i + c(A_i x − v_i))`` with ``v_i = A_i x_i^k − δ_i^k``: one inner
 step = one ``grad`` round and two ``A`` rounds (``A x`` and ``Aᵀ·``); constants
 ``μ = μ_f``, ``L = L_f + c L_A``; warm start ``x^k``; stopping rule: per node,
