@@ -46,7 +46,10 @@ EXPECTED: tuple[Expected, ...] = _lemma_findings() + (
     Expected("T1.mixed.comm.kappa_AC.lower", "app:mixed_coupled_with_local_lower",
              "the κ̃_AC bound needs the x part, the printed C&L construction: " + _CL_PRINTED),
     Expected("T1.mixed.C.*.lower@shared-rows*", "app:mixed_coupled_with_local_lower", _C_ADDITIVE),
-    # the class of the gradient bounds (mixbounds.checks.lower.slopes.foda_verdict)
+    Expected("T1.coupled_local.*.lower.refutation", "app:mixed_coupled_with_local_lower",
+             "refuted by measurement (mixbounds.checks.lower.refutation): on the printed construction the engine's count "
+             "stays bounded and the dual-gradient method's counts fall as κ̃_AC grows; " + _CL_PRINTED),
+    # the class of the gradient bounds (mixbounds.checks.lower.constructions.foda_result)
     Expected("T1.*.grad.kappa_f.lower.def_foda", "def:foda",
              "def:foda admits ∇f_i*: one call ∇(f_i + h_i)*(0) fills the sum-trick chain, so the gradient lower bounds hold "
              "for primal-gradient methods only (def:foda without ∇f_i*)"),

@@ -52,6 +52,19 @@ from scipy.sparse.csgraph import connected_components
 ORACLES = ("grad", "A", "C", "Ct", "comm")
 
 
+def tail_curve(rounds: np.ndarray, masses: np.ndarray, total: float) -> np.ndarray:
+    """``tail[k] = Σ_{v : rounds_v > k or never} masses_v / total`` for ``k = 0 … max(rounds)`` (``rounds_v < 0``: never).
+
+    The smallest relative squared error of any point whose supports are the vertices reached within ``k``
+    rounds; summed from the far end (the smallest masses first), so that deep tails carry no cancellation.
+    """
+    top = int(rounds.max()) if rounds.size else 0
+    never = float(masses[rounds < 0].sum())
+    per = np.bincount(rounds[rounds >= 0], weights=masses[rounds >= 0], minlength=max(top, 0) + 1)
+    tail = np.concatenate([np.cumsum(per[::-1])[::-1][1:], [0.0]]) + never
+    return tail / total
+
+
 def _gather(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The column indices of ``rows`` of a CSR pattern, concatenated (vectorised row gather)."""
     if rows.size == 0:
@@ -270,15 +283,8 @@ class Engine:
         return dist[labels]
 
     def error_curve(self, reach: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-        """``errors[k]``: the relative squared error of the supports after ``k`` rounds (``k = 0 … max reach``),
-        each a sum of the masses still outside (summed from the smallest, so no cancellation)."""
-        w = self.w if mask is None else np.where(mask, self.w, 0.0)
-        top = int(reach.max()) if reach.size else 0
-        never = float(w[reach < 0].sum())
-        per = np.bincount(reach[reach >= 0], weights=w[reach >= 0], minlength=top + 1)
-        # tail[k] = never + Σ_{l > k} per[l], accumulated from the far end
-        tail = np.concatenate([np.cumsum(per[::-1])[::-1][1:], [0.0]]) + never
-        return tail / self.total
+        """``errors[k]``: the relative squared error of the supports after ``k`` rounds (``k = 0 … max reach``)."""
+        return tail_curve(reach, self.w if mask is None else np.where(mask, self.w, 0.0), self.total)
 
     def lower_bound(self, oracle: str, eps: float, *, max_steps: int = 1_000_000,
                     free: tuple[str, ...] | None = None, part: str = "all", conjugate: bool = False) -> LowerBound:

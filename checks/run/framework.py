@@ -326,7 +326,7 @@ def _finalize(c: Check, tier: str, pts: dict[str, dict]) -> list[CheckResult]:
 def all_checks() -> list[Check]:
     """Every registered check, from every family module present."""
     out: list[Check] = []
-    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower.slopes", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
+    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower.constructions", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
                 "mixbounds.checks.audits.audit_counters", "mixbounds.checks.audits.calibration_engine",
                 "mixbounds.checks.audits.calibration_tolerances", "mixbounds.checks.audits.audit_guards",
                 "mixbounds.checks.audits.audit_reference"):
