@@ -29,6 +29,7 @@ from mixbounds.checks.lower.asymptotic import MODELS, has_model, model_key
 from mixbounds.checks.lower.exact import bound_key, exact_point, formula_text
 from mixbounds.checks.lower.exact_verdict import judge
 from mixbounds.checks.lower.refutation import refutation_check
+from mixbounds.checks.lower.tightness import tightness_check
 from mixbounds.checks.run.framework import TIERS, Check, Task
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
 from mixbounds.checks.sweeps import WORST_EPS, cells_of, geomspace
@@ -60,7 +61,8 @@ class Construction:
     ``name``: the certificate's construction (``printed``, ``cited:<what>``, ``variant:<name>``); ``suffix``: the
     result ids' ``@suffix`` (``None``: the paper's construction); ``keywords``: builder keywords (``variant``,
     ``gradient``); ``parts``: ``(oracle, param) → part`` for direct sums measured on one part; ``params``: the swept
-    parameters (default: the class's); ``quick``: those swept in the tiny and quick tiers (default: ``params``).
+    parameters (default: the class's); ``quick``: those swept in the tiny and quick tiers (default: ``params``);
+    ``certifies``: the oracles whose bound it is meant to carry (default: ``oracles``; the tightness runs only there).
     """
 
     cls: str
@@ -73,6 +75,7 @@ class Construction:
     params: tuple | None = None
     tiers: tuple = TIERS
     quick: tuple | None = None
+    certifies: tuple | None = None
 
     def swept(self, tier: str = "full") -> tuple:
         if tier != "full" and self.quick is not None:
@@ -107,9 +110,9 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("shared", "shared-grad", "variant:split-gradient", "split-gradient", ("grad",), dict(_SPLIT),
                  params=("kappa_f",)),
     Construction("coupled_local", "coupled-local", "printed", None, ("A", "C", "comm"), {"variant": "printed"},
-                 quick=("kappa_AC",)),
+                 quick=("kappa_AC",), certifies=()),
     Construction("coupled_local", "coupled-local", "variant:shared-rows-incidence", "shared-rows-incidence",
-                 ("A", "C", "comm"), {"variant": "shared-rows-incidence"}),
+                 ("A", "C", "comm"), {"variant": "shared-rows-incidence"}, certifies=("A", "comm")),
     Construction("coupled_local", "coupled-local", "variant:split-rows", "split-rows", ("C",),
                  {"variant": "split-rows"}, params=("kappa_f", "kappa_AC", "kappa_C")),
     Construction("coupled_local", "coupled-local-grad", "printed", None, ("grad",), dict(_SUM, variant="printed"),
@@ -126,7 +129,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("mixed", "mixed", "variant:split-rows", "split-rows", ("C",), {"variant": "split-rows"},
                  params=("kappa_f", "kappa_AC", "kappa_C")),
     Construction("mixed", "mixed", "variant:cl-shared", None, ("A", "C", "comm"), {"variant": "printed"},
-                 tiers=("full",)),
+                 tiers=("full",), certifies=()),
     Construction("shared_ident", "shared-ident", "variant:natural", "natural", ("grad", "Ct", "comm"),
                  params=("kappa_f", "kappa_Ct_id", "kappa_W")),
     Construction("mixed_ident", "mixed-ident", "variant:natural", "natural", ("Ct", "comm"),
@@ -303,8 +306,20 @@ def controls() -> list[Check]:
     ]
 
 
+def tightness_checks() -> list[Check]:
+    """APAPC against the engine on every certifying construction other than the printed worst-case families."""
+    out = []
+    for c in CONSTRUCTIONS:
+        meant = c.oracles if c.certifies is None else c.certifies
+        ck = tightness_check(c, [cell for cell in cells(c) if cell.oracle in meant], task=task, grid=grid, key=lambda c, cell, p: c.key(cell.oracle, p),
+                             result_id=lambda cell, p, c: with_variant(f"{cell.id}.{p}.tightness", c.suffix))
+        if ck is not None:
+            out.append(ck)
+    return out
+
+
 def checks() -> list[Check]:
-    out = [ck for c in CONSTRUCTIONS if (ck := _check(c)) is not None]
+    out = [ck for c in CONSTRUCTIONS if (ck := _check(c)) is not None] + tightness_checks()
     printed_cl = _by("coupled-local")
     engine_task = lambda tier, v: task(tier, printed_cl, "kappa_AC", v)  # noqa: E731
     refute = [refutation_check(control=ctl, construction=printed_cl, engine_task=engine_task,

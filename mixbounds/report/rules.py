@@ -15,10 +15,14 @@ from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
 CERTIFICATE_KINDS = {
-    "printed": "the engine's bound on the construction as printed has the claimed slope",
-    "variant": "a documented corrected construction (variant:<name>) has the claimed slope",
-    "refuted": "measured evidence that no such lower bound holds in the class",
-    "none": "undecided; the reason is given",
+    "printed": "the construction as printed carries the bound: the engine's counts equal the closed-form counts at "
+               "every point over the tier's decades and the closed form has the claimed exponent (without a closed "
+               "form: the slope rule)",
+    "cited": "the same, on the construction the paper cites (cited:<what>)",
+    "variant": "the same, on a documented corrected or natural construction (variant:<name>)",
+    "none": "no construction tried carries the bound; the reason is given",
+    "refuted (per construction)": "measured: the construction does not carry the bound and a method of the class "
+                                  "beats the claimed growth on it",
 }
 
 
