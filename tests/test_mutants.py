@@ -38,10 +38,25 @@ MUTANTS = {
         "audit.counters.*", ["audit.counters.*"]),
     "engine-two-hops": (
         "checks/lower/engine.py",
-        [("                return S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)",
-          "                S1 = S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)\n"
-          "                return S1 | ((step_adj @ S1.astype(np.float64)) > 0)")],
-        "calibration.engine.*", ["calibration.engine.*"]),
+        [("            def expand(front):\n                return _gather(step.indptr, step.indices, front)\n",
+          "            def expand(front):\n                one = _gather(step.indptr, step.indices, front)\n"
+          "                return np.concatenate([one, _gather(step.indptr, step.indices, one)])\n")],
+        "calibration.engine.*,T1.consensus.comm.*.lower", ["calibration.engine.*", "T1.consensus.comm.*.lower"]),
+    "arrival-one-round-late": (
+        "checks/lower/arrival.py",
+        [("    out = h * np.maximum(k - 2, 0)[None, :] + np.where((k % 2 == 0)[None, :], b1[:, None], b3[:, None])",
+          "    out = h * np.maximum(k - 2, 0)[None, :] + np.where((k % 2 == 0)[None, :], b1[:, None] + 1, b3[:, None])")],
+        "T1.consensus.comm.*.lower", ["T1.consensus.comm.*.lower"]),
+    "closed-form-chain-ratio": (
+        "instances/worst_case/closed_solution.py",
+        [('    rho = rho_from_shift(3.0 * params["alpha"] / params["beta"])',
+          '    rho = rho_from_shift(3.3 * params["alpha"] / params["beta"])')],
+        "T1.consensus.*.lower", ["T1.consensus.*.lower"]),
+    "hop-distance-exponent": (
+        "checks/lower/asymptotic.py",
+        [("    return math.pi / math.acos((kappa - 1.0) / (kappa + 1.0))",
+          "    return (math.pi / math.acos((kappa - 1.0) / (kappa + 1.0))) ** 0.9")],
+        "T1.consensus.comm.kappa_W.lower", ["T1.consensus.comm.kappa_W.lower"]),
     "ineq-rtol-loosened": (
         "checks/tolerances.py", [("INEQ_RTOL = 1e-7", "INEQ_RTOL = 1e-5")],
         "control.tolerance.lemmas.INEQ_RTOL.*", ["control.tolerance.lemmas.INEQ_RTOL.detects"]),

@@ -127,6 +127,8 @@ def per_decade(key: str, oracle: str, part: str, targets: dict) -> float:
     """The closed form's count per decade of accuracy, ``R / (2 log₁₀(1/ρ))``, at continuous ``targets``."""
     kind, R = MODELS[(key, oracle, part)]
     t = _targets(targets)
+    if key in ("mixed@cited", "mixed-ident"):  # the coupled part is built with κ̂_A = κ̃_AC
+        t["kappa_A"] = t["kappa_AC"]
     s = _shift(kind, t)
     c = 1.0 + s / 2.0
     log_inv_rho = math.acosh(c) if c > 1.0 + 1e-8 else math.sqrt(s) * (1.0 - s / 24.0)  # ln(1/ρ) = arccosh(1 + s/2)

@@ -51,6 +51,7 @@ def _statuses() -> list:
 
 def _per_accuracy() -> list:
     from mixbounds.checks import nonsmooth, rates, sweeps
+    from mixbounds.checks.lower import exact
     from mixbounds.checks.lower import slopes as lower
 
     frac = rates.SETTLE
@@ -61,11 +62,14 @@ def _per_accuracy() -> list:
         f"E_k = max_(j≥k) e_j is fitted log-linearly over the iterations with ε₂ ≤ E_k ≤ ε₁, which gives iterations "
         f"per window, times the exact per-iteration count of each oracle. A run stops only once its error has stayed "
         f"≤ ε₂ for the last {frac:.3g} of its iterations (*settle*), so the recorded envelope is the whole run's.",
-        f"**Lower-bound engine** (`checks/lower.py`, no solver): e₀ is the error reachable with zero rounds of the "
-        f"oracle (everything else free); c₁ is the first round with error ≤ {lower.EPS1_REL:g}·e₀ and c₂ the first "
-        f"round with error ≤ {lower.LB_WINDOW:g}·e(c₁): the count c₂ − c₁ spans {lower.LB_DECADES:g} decades of the "
-        f"geometric tail, measured from the error actually reached at c₁ (the head that one or two rounds remove "
-        f"is not counted).",
+        f"**Lower-bound engine** (`checks/lower/`, no solver): e₀ is the error reachable with zero rounds of the "
+        f"oracle (everything else free). The certificates (`checks/lower/exact.py`) compare the engine's count with "
+        f"the count derived from the construction's closed form at the levels "
+        f"{', '.join(f'{r:g}' for r in exact.LEVELS)}·e₀ and at the ends of the window: c₁, the first round with "
+        f"error ≤ {exact.HEAD_CUT:g}·e₀, and c₂, the first round with error ≤ {exact.WINDOW:g}·e(c₁), so that "
+        f"c₂ − c₁ spans {exact.WINDOW_DECADES:g} decades of the geometric tail (the head that one or two rounds "
+        f"remove is not counted). At the solvers' sweep points (consistency, tightness of the rate checks) the engine "
+        f"uses c₁ at {lower.EPS1_REL:g}·e₀ and c₂ at {lower.LB_WINDOW:g}·e(c₁), {lower.LB_DECADES:g} decades.",
         f"**Tables 2–4** (`checks/nonsmooth.py`): the rates are sublinear, so the count until the output is an "
         f"(ε, δ)-solution is itself the per-accuracy cost; accuracy-sweep points whose hit came within fewer rows "
         f"than {', '.join(f'{k} (T{t})' for t, k in nonsmooth.MIN_ROWS.items())} are pre-asymptotic and left out "
@@ -88,7 +92,9 @@ def _t2_example(doc: dict) -> str:
 def _rule_rows(tier: str, doc: dict) -> list:
     from mixbounds.checks import nonsmooth, rates
     from mixbounds.checks.lemmas import base as lemmas
-    from mixbounds.checks.lower import slopes as lower
+    from mixbounds.checks.lower import exact
+    from mixbounds.checks.lower import exact_verdict as ev
+    from mixbounds.checks.lower import tightness as tight
 
     nt = nonsmooth.TOL
     t2k = {t: round(v + nonsmooth.T2_LOG_ALLOWANCE, 6) for t, v in nt.items()}
@@ -99,8 +105,13 @@ def _rule_rows(tier: str, doc: dict) -> list:
         ["Table 1, solver on a random family (`…upper@family`)", "slope ≤ θ_f + tol (an upper bound only)",
          *_tiers(rates.TOL, tier)],
         ["Table 1, lower-bound engine (`…lower`, `…lower@variant`)",
-         "θ_f − tol ≤ slope ≤ max(θ_f, θ) + tol; below: finding (weaker bound than claimed); above: fail; "
-         "zero counts at some points: finding", *_tiers(lower.TOL, tier)],
+         "engine count = closed-form count at every level of every point (±1 only within "
+         f"{exact.BOUNDARY_RTOL:g} of a tail value), ≥ the tier's decades ({', '.join(f'{t} {v:g}' for t, v in ev.MIN_DECADES.items())}), "
+         f"closed-form asymptotic exponent within {ev.ASYMPTOTIC_TOL:g} of θ (below: finding, weaker bound; above: "
+         "fail); the fit a cross-check within ±tol (full tier: the whole 95% CI); without a closed form the fit "
+         "decides within ±tol", *_tiers(ev.SLOPE_BAND, tier)],
+        ["Table 1, tightness on the certifying construction (`…tightness@variant`)",
+         "APAPC / engine per decade on the same instances: |slope| ≤ tol", *_tiers(tight.RATIO_TOL, tier)],
         ["Tables 2–4, κ sweeps at fixed accuracy parameter", "slope ≤ θ_f + tol; absent: |slope| ≤ tol",
          *_tiers(nt, tier)],
         ["Table 2, κ sweeps (log of the initial primal-dual distance allowed)",
