@@ -29,6 +29,8 @@ from mixbounds.checks.lower.asymptotic import MODELS, has_model, model_key
 from mixbounds.checks.lower.exact import bound_key, exact_point, formula_text
 from mixbounds.checks.lower.exact_verdict import judge
 from mixbounds.checks.lower.refutation import refutation_check
+from mixbounds.checks.lower.tables234 import control_check as t234_control
+from mixbounds.checks.lower.tables234 import table_checks
 from mixbounds.checks.lower.tightness import tightness_check
 from mixbounds.checks.run.framework import TIERS, Check, Task
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
@@ -325,4 +327,6 @@ def checks() -> list[Check]:
     refute = [refutation_check(control=ctl, construction=printed_cl, engine_task=engine_task,
                                grid=lambda tier: grid(tier, "kappa_AC"), base=lambda tier: base(tier, printed_cl))
               for ctl in (False, True)]
-    return out + controls() + refute
+    t234 = table_checks(constructions=CONSTRUCTIONS, task=task, grid=grid, base=base)
+    t234.append(t234_control(construction=_by("coupled"), task=task, grid=grid, base=base))
+    return out + controls() + refute + t234

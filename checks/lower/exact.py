@@ -10,7 +10,7 @@ formula: with masses ``m_v = (x*_v)²`` and closed-form arrival rounds ``r_v``,
 i.e. (chain indices needed for ε, read from the closed-form ``x*``) spread over the rounds each index costs
 (``h`` hops of the path per index for communication, one or two matrix rounds per index, …).  :func:`exact_point`
 builds the instance, solves it (KKT), runs the engine on the built matrices and compares its count with ``N(ε)``
-by integer equality at :data:`LEVELS` and at the ends of the per-accuracy window (:data:`HEAD_CUT`,
+by integer equality at :data:`LEVELS` (relative to e₀) and at the ends of the per-accuracy window (:data:`HEAD_CUT`,
 :data:`WINDOW`).  A level that lies within :data:`BOUNDARY_RTOL` of a value of the closed-form tail may differ by
 one round (the computed ``x*`` and the closed form agree to rounding, not beyond); the record says where.
 
