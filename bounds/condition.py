@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from mixbounds.bounds.spectral import ZERO_RTOL, Extremes, sv_extremes, sv_max_sq, sym_extremes
+from mixbounds.bounds.spectral import ZERO_RTOL, Extremes, smallest_eigenvalue, sv_extremes, sv_max_sq, sym_extremes
 
 
 def kappa_f(L_f: float, mu_f: float) -> float:
@@ -341,8 +341,6 @@ def kernel_basis_is_complete(D, N, *, method: str = "auto") -> bool:
     Then ``DᵀD + λ_max(DᵀD) N Nᵀ`` is nonsingular: its smallest eigenvalue is
     above the zero threshold.
     """
-    from mixbounds.bounds.spectral import ZERO_RTOL, smallest_eigenvalue
-
     G = (sp.csr_matrix(D).T @ sp.csr_matrix(D)) if sp.issparse(D) else np.asarray(D).T @ np.asarray(D)
     e = sym_extremes(G, kernel=N, method=method, name="DᵀD")  # also checks D N = 0
     Ns = sp.csr_matrix(N) if sp.issparse(N) else np.asarray(N)

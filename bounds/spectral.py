@@ -40,6 +40,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.linalg import eigh_tridiagonal, eigvals_banded
+from scipy.linalg.lapack import dpbtrf
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 #: eigenvalues ``<= ZERO_RTOL * λ_max`` are treated as zero.
 ZERO_RTOL = 1e-9
@@ -114,8 +117,6 @@ def _dense_extremes(M, rtol: float) -> Extremes:
 
 def _banded_form(M) -> tuple[np.ndarray, int] | None:
     """Lower banded storage of ``M`` after RCM reordering, or ``None`` if the band is too wide."""
-    from scipy.sparse.csgraph import reverse_cuthill_mckee
-
     Ms = sp.csr_matrix(M)
     perm = reverse_cuthill_mckee(Ms, symmetric_mode=True)
     Mp = sp.coo_matrix(Ms[perm][:, perm])
@@ -133,8 +134,6 @@ def _banded_form(M) -> tuple[np.ndarray, int] | None:
 
 def _pd(ab: np.ndarray, shift: float) -> bool:
     """Is ``M − shift·I`` positive definite?  (banded Cholesky, LAPACK dpbtrf, O(n b²))."""
-    from scipy.linalg.lapack import dpbtrf
-
     a = ab.copy()
     a[0] -= shift
     _, info = dpbtrf(a, lower=1)
@@ -143,8 +142,6 @@ def _pd(ab: np.ndarray, shift: float) -> bool:
 
 def _nd(ab: np.ndarray, shift: float) -> bool:
     """Is ``shift·I − M`` positive definite?"""
-    from scipy.linalg.lapack import dpbtrf
-
     a = -ab
     a[0] += shift
     _, info = dpbtrf(a, lower=1)
@@ -176,8 +173,6 @@ def _banded_extremes(ab: np.ndarray, rtol: float) -> Extremes | None:
       falls back to ARPACK), since LAPACK's banded selective eigensolver allocates
       an n×n matrix.
     """
-    from scipy.linalg import eigh_tridiagonal, eigvals_banded
-
     n = ab.shape[1]
     bw = ab.shape[0] - 1
     if bw <= 1:
@@ -223,8 +218,6 @@ def _banded_extremes(ab: np.ndarray, rtol: float) -> Extremes | None:
 
 def _tridiagonal_smallest(Ms: sp.csr_matrix) -> float | None:
     """``λ_min`` of a sparse symmetric matrix of bandwidth <= 1 after RCM, exactly; ``None`` if wider."""
-    from scipy.linalg import eigh_tridiagonal
-
     if Ms.nnz == 0:
         return 0.0
     band = _banded_form(Ms)

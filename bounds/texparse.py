@@ -1,29 +1,38 @@
 """Read the complexity tables out of the paper's LaTeX source.
 
-Used by the tests (the registry must reproduce every cell) and by the report (to
-quote the printed formula).  The parser knows the paper's handful of symbols;
-anything it does not understand raises ``ValueError`` rather than being skipped.
+Used by the tests: the registry must reproduce every cell.  The four tables' LaTeX ships with the package
+(:data:`VENDORED`, cut verbatim from the paper by :func:`table_spans`), so the registry is checked anywhere; the
+whole paper, when it is found (:func:`find_paper`), is compared with that copy.  The parser knows the paper's
+handful of symbols; anything it does not understand raises ``ValueError`` rather than being skipped.
+
+Refresh the copy from a newer source of the paper::
+
+    python -m mixbounds.bounds.texparse PATH/TO/mixed-affine-constraints.tex > bounds/paper_tables.tex
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import sys
+from fractions import Fraction
 from pathlib import Path
 
 from mixbounds.bounds.claims import TABLES
 
 PAPER_NAME = "mixed-affine-constraints.tex"
+#: the four tables' LaTeX, package data beside this module
+VENDORED = "paper_tables.tex"
+_TABLE_ENV = re.compile(r"\\begin\{table\}(.*?)\\end\{table\}", flags=re.S)
 
 
 def find_paper() -> Path:
     """Locate the paper's source.
 
-    Order: ``$MIXBOUNDS_PAPER``; ``shared/paper/`` beside any parent of the working
-    directory (a checkout sits next to ``shared/``); the same beside this package's
-    source tree.  ``FileNotFoundError`` names what was tried.
+    Order: ``$MIXBOUNDS_PAPER``; ``shared/paper/`` (or ``paper/``) beside the working directory or any of its
+    parents (a checkout sits next to ``shared/``).  ``FileNotFoundError`` names what was tried.
     """
-    import os
-
     tried = []
     env = os.environ.get("MIXBOUNDS_PAPER")
     if env:
@@ -31,7 +40,7 @@ def find_paper() -> Path:
         if p.is_file():
             return p
         tried.append(str(p))
-    for base in [Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parent.parent, *Path(__file__).resolve().parents]:
+    for base in [Path.cwd(), *Path.cwd().parents]:
         for cand in (base / "shared" / "paper" / PAPER_NAME, base / "paper" / PAPER_NAME):
             if cand.is_file():
                 return cand
@@ -109,8 +118,6 @@ class _Parser:
         if not m:
             return 1.0
         self.i += m.end()
-        from fractions import Fraction
-
         return float(Fraction(m.group(1) or m.group(2)))
 
     def factor(self):
@@ -181,12 +188,50 @@ def _oracle(label: str, cls: str) -> str | None:
     raise ValueError(f"unknown oracle label {label!r} in class {cls}")
 
 
+def vendored_tables() -> Path:
+    """The four tables' LaTeX that ships with the package (:data:`VENDORED`)."""
+    return Path(__file__).with_name(VENDORED)
+
+
+def table_spans(text: str) -> list[str]:
+    """The table environments of ``text`` (the whole paper, or :data:`VENDORED`) labelled as one of the four
+    complexity tables (:data:`mixbounds.bounds.claims.TABLES`), verbatim, in table order; ``ValueError`` unless
+    each is there exactly once."""
+    found: dict[int, list[str]] = {}
+    label_to_no = {v[0]: k for k, v in TABLES.items()}
+    for m in _TABLE_ENV.finditer(text):
+        lab = re.search(r"\\label\{(table:[^}]*)\}", m.group(1))
+        if lab and lab.group(1) in label_to_no:
+            found.setdefault(label_to_no[lab.group(1)], []).append(m.group(0))
+    bad = {TABLES[t][0]: len(found.get(t, [])) for t in TABLES if len(found.get(t, [])) != 1}
+    if bad:
+        raise ValueError(f"expected each complexity table once; found {bad}")
+    return [found[t][0] for t in sorted(TABLES)]
+
+
+def vendored_text(paper_text: str, source: str) -> str:
+    """The content of :data:`VENDORED` cut from ``paper_text`` (the paper's source, file name ``source``)."""
+    digest = hashlib.sha256(paper_text.encode("utf-8")).hexdigest()
+    labels = ", ".join(TABLES[t][0] for t in sorted(TABLES))
+    head = [
+        "% The four complexity tables of \"Complexity of Decentralized Optimization with Mixed Affine Constraints\"",
+        "% (Yarmoshik, Nguyen, Rogozin, Gasnikov), cut verbatim from the paper's LaTeX source",
+        f"% {source} (sha256 {digest}):",
+        f"% its table environments labelled {labels}, in that order.",
+        "% The claims registry (mixbounds.bounds.claims) is checked against them (tests/test_claims.py), which also",
+        "% compares this copy with the whole paper when it is found ($MIXBOUNDS_PAPER or shared/paper/).",
+        "% Refresh: python -m mixbounds.bounds.texparse PATH/TO/mixed-affine-constraints.tex > bounds/paper_tables.tex",
+    ]
+    return "\n".join(head) + "\n\n" + "\n\n".join(table_spans(paper_text)) + "\n"
+
+
 def parse_tables(path: str | Path | None = None) -> dict[str, tuple]:
-    """``{cell id: monomials}`` for every cell of the four complexity tables."""
-    text = Path(path if path is not None else find_paper()).read_text(encoding="utf-8")
+    """``{cell id: monomials}`` for every cell of the four complexity tables of ``path`` (the whole paper or
+    :data:`VENDORED`; default: the copy that ships with the package)."""
+    text = Path(path if path is not None else vendored_tables()).read_text(encoding="utf-8")
     label_to_no = {v[0]: k for k, v in TABLES.items()}
     out: dict[str, tuple] = {}
-    for m in re.finditer(r"\\begin\{table\}(.*?)\\end\{table\}", text, flags=re.S):
+    for m in _TABLE_ENV.finditer(text):
         body = m.group(1)
         lab = re.search(r"\\label\{(table:[^}]*)\}", body)
         if not lab or lab.group(1) not in label_to_no:
@@ -219,3 +264,10 @@ def parse_tables(path: str | Path | None = None) -> dict[str, tuple]:
                 raise ValueError(f"duplicate cell {cid} in the paper's tables")
             out[cid] = parse_complexity(formula)
     return out
+
+
+if __name__ == "__main__":  # pragma: no cover - the refresh command of the module docstring
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m mixbounds.bounds.texparse PATH/TO/mixed-affine-constraints.tex")
+    src = Path(sys.argv[1])
+    sys.stdout.write(vendored_text(src.read_text(encoding="utf-8"), src.name))

@@ -19,7 +19,7 @@ Results (kind ``bench``)
 
 * ``pass`` — the method converged and was measured at >= 2 points of the sweep;
 * ``skipped`` — fewer than 2 measured points because runs hit the tier's budget (iterations
-  and calls of one oracle, :data:`TIERS`); a budget is not a failure, it is reported with the
+  and calls of one oracle, ``BenchSweeps``); a budget is not a failure, it is reported with the
   iterations and calls reached;
 * ``error`` — the method failed where its paper says it converges (``diverged``,
   ``non-finite``, an exception, or no per-accuracy window); the detail says which, so that a
@@ -32,8 +32,8 @@ of each oracle to each error level at which the engine recorded a bound
 must be >= the lower-bound engine's count at the same level on the same instance (the tasks of
 :mod:`mixbounds.checks.lower.slopes`, shared); ``fail`` if any method goes below.
 
-Tiers (points per sweep, κ range, accuracies, budget) are in :data:`TIERS`; the benchmarks run
-in the tiny and full tiers only (:data:`BENCH_TIERS`, with the reason).
+Tiers (points per sweep, κ range, accuracies, budget) are the tiers' :class:`~mixbounds.checks.tiers.BenchSweeps`;
+the benchmarks run in the tiny and full tiers only (:data:`BENCH_TIERS`; the reason is at the quick tier).
 """
 
 from __future__ import annotations
@@ -43,10 +43,11 @@ import math
 import numpy as np
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
 from mixbounds.checks.rates import SETTLE
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import ABS_LEVELS, CLASS_FAMILIES, PARAM_KW, PARAM_REALIZED, Sweep, cells_of, geomspace
+from mixbounds.checks.tiers import TIERS, Tier
 from mixbounds.checks.verdict_engine import (
     Fit,
     Judgement,
@@ -59,6 +60,8 @@ from mixbounds.checks.verdict_engine import (
 )
 from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 from mixbounds.instances.classes import WORST_FAMILY
+from mixbounds.solvers import ORACLES, solve
+from mixbounds.solvers.baselines import BASELINES, baselines_for
 
 #: classes benchmarked (those with a worst-case construction) and their worst-case families (mixbounds.instances.classes)
 WORST = WORST_FAMILY
@@ -66,60 +69,38 @@ CLASSES = tuple(WORST)
 #: oracles each class uses
 ORACLES_OF = {name: PROBLEM_CLASSES[name].oracles for name in CLASSES}
 
-#: per tier: points per sweep, sweep range (lo, hi) of every κ, base value of the others, the accuracies
-#: (ε₁, ε₂) of the per-accuracy window, the stopping accuracy (<= min(ABS_LEVELS) so that the lower-bound
-#: comparison covers every level), the iteration budget of every run and the call budget of the baselines
-#: (``calls``: a baseline's run stops once some oracle has been called that many times; ``None``: none).
-#:
-#: Full tier: every run 10⁵ iterations; every baseline also 3·10⁵ calls of any one oracle, counted in what is
-#: measured: an iteration budget alone does not bound the work of the methods with inner solves.  The
-#: reference ``apapc`` has no call budget: its Chebyshev iterations make hundreds of calls each, so a common
-#: call budget would leave the optimal method itself unmeasured; its iteration counts stay far below the
-#: iteration budget (README, "Benchmarks").  A point that hits a budget is left out of its fit and listed
-#: (status ``skipped`` below two measured points): a baseline's slope is measured where it converges.
-TIERS = {
-    "tiny": {"points": 2, "range": (4.0, 10.0), "base": 4.0, "eps": (1e-2, 1e-5), "stop": 1e-8, "budget": 3000,
-             "calls": None},
-    "full": {"points": 5, "range": (10.0, 1000.0), "base": 10.0, "eps": (1e-3, 1e-8), "stop": 1e-10, "budget": 100000,
-             "calls": 300000},
-}
-#: tiers that run the benchmarks.  Not the default quick tier: measured there (2 jobs) the 1088-point
-#: quick run had done every non-bench point but one and was still running the mixed-class benchmarks after
-#: 22 min (apapc-nocheb and the dual gradient method to their budgets on the printed mixed construction);
-#: the registry's quick verdicts do not need them.  ``mixbounds verify --tier tiny|full --claims 'bench.*'``.
-BENCH_TIERS = ("tiny", "full")
-#: per-parameter overrides: the C&L and mixed worst-case constructions need κ̃_AC > 9 (their printed map
-#: L'_A = L_A/2 − 9μ̃/2), so κ̃_AC sweeps start at 12 and its base value is 30 (as in mixbounds.checks.sweeps.WORST_BASE)
-RANGE_OVERRIDE = {"kappa_AC": {"tiny": (12.0, 30.0), "full": (12.0, 1200.0)}}
+#: the tiers that run the benchmarks (those with a :class:`~mixbounds.checks.tiers.BenchSweeps`; not the default
+#: quick tier, see there).  Their sweeps: points, the range (lo, hi) of every κ, the base value of the others, the
+#: accuracies (ε₁, ε₂) of the per-accuracy window, the stopping accuracy (<= min(ABS_LEVELS) so that the
+#: lower-bound comparison covers every level), the iteration budget of every run and the call budget of the
+#: baselines (a baseline's run stops once some oracle has been called that many times).  A point that hits a
+#: budget is left out of its fit and listed (status ``skipped`` below two measured points): a baseline's slope is
+#: measured where it converges.
+BENCH_TIERS = tuple(t for t in TIERS if t.bench is not None)
+#: the C&L and mixed worst-case constructions need κ̃_AC > 9, so the κ̃_AC base value is 30 (as in
+#: mixbounds.checks.sweeps.WORST_BASE); their κ̃_AC sweeps start at 12 (``BenchSweeps.range_override``)
 BASE_OVERRIDE = {"kappa_AC": 30.0}
-#: per tier, base values of the random families that differ: the random shared and mixed families cannot
-#: reach κ̂_C̃ = 10 once the κ_W sweep has grown the network (measured in the full tier: minimum 15 at
-#: κ_W = 100, 13.5 at 316; the family's bound κ̂ >= n·rank(S)/Σ_i rank(B_i)), so their κ̂_C̃ sits at 30 as in
-#: the random sweeps of mixbounds.checks.rates (RANDOM_BASE)
-RANDOM_BASE_OVERRIDE = {"tiny": {}, "full": {"kappa_Ct": 30.0}}
 #: error levels at which every run records its first-hit counts (the engine's levels are among them)
 HIT_LEVELS = tuple(sorted(set(ABS_LEVELS) | {10.0 ** -k for k in range(1, 13)}, reverse=True))
 
 
 def methods_for(cls: str) -> list[str]:
     """``"apapc"`` (reference) and every baseline that applies to ``cls``."""
-    from mixbounds.solvers.baselines import baselines_for
-
     return ["apapc"] + baselines_for(cls)
 
 
-def sweeps(tier: str, cls: str, kind: str) -> list[Sweep]:
+def sweeps(tier: Tier, cls: str, kind: str) -> list[Sweep]:
     """One sweep per parameter of the class on the worst-case (``kind="worst"``) or random family."""
-    t = TIERS[tier]
+    t = tier.bench
     fam = WORST[cls] if kind == "worst" else CLASS_FAMILIES[cls][1]
     params = CLASS_FAMILIES[cls][2]
-    over = dict(BASE_OVERRIDE, **(RANDOM_BASE_OVERRIDE[tier] if kind == "random" else {}))
-    base = {PARAM_KW[p]: over.get(p, t["base"]) for p in params}
-    extra = {"eps": t["eps"][1]} if kind == "worst" else {"seed": 0}
+    over = dict(BASE_OVERRIDE, **(t.random_base_override if kind == "random" else {}))
+    base = {PARAM_KW[p]: over.get(p, t.base) for p in params}
+    extra = {"eps": t.eps[1]} if kind == "worst" else {"seed": 0}
     out = []
     for p in params:
-        lo, hi = RANGE_OVERRIDE.get(p, {}).get(tier, t["range"])
-        out.append(Sweep(cls, fam, p, base, tuple(geomspace(lo, hi, t["points"])), eps=t["eps"][1], extra=extra))
+        lo, hi = t.range_override.get(p, t.range)
+        out.append(Sweep(cls, fam, p, base, tuple(geomspace(lo, hi, t.points)), eps=t.eps[1], extra=extra))
     return out
 
 
@@ -135,10 +116,6 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
     ``max_calls`` calls of one oracle); first-hit counts at ``eps1``, ``eps2``
     and at every level of :data:`mixbounds.checks.sweeps.ABS_LEVELS` are recorded.
     """
-    from mixbounds.checks.run.framework import instance_and_reference
-    from mixbounds.solvers import solve
-    from mixbounds.solvers.baselines import BASELINES
-
     try:
         inst, ref = instance_and_reference(family, params)
     except ValueError as exc:  # the point itself is impossible: not the method's failure
@@ -169,8 +146,6 @@ def per_accuracy(res, eps1: float, eps2: float) -> dict:
     when the error envelope does not cover the window with >= 3 iterations or does not decrease over it.
     Shared by the benchmarks and the user's methods (:mod:`mixbounds.bench_method`).
     """
-    from mixbounds.solvers import ORACLES
-
     e = res.history_error
     hc = res.history_counts
     env = np.maximum.accumulate(e[::-1])[::-1]
@@ -191,15 +166,15 @@ def per_accuracy(res, eps1: float, eps2: float) -> dict:
     }
 
 
-def _call_budget(tier: str, method: str) -> int | None:
-    """The call budget of ``method``'s runs in ``tier`` (:data:`TIERS`: baselines only, not the reference)."""
-    return None if method == "apapc" else TIERS[tier]["calls"]
+def _call_budget(tier: Tier, method: str) -> int | None:
+    """The call budget of ``method``'s runs in ``tier`` (``BenchSweeps.calls``: baselines only, not the reference)."""
+    return None if method == "apapc" else tier.bench.calls
 
 
-def _task(tier: str, sw: Sweep, value: float, method: str) -> Task:
-    t = TIERS[tier]
-    kw = {"family": sw.family, "params": sw.point_params(value), "method": method, "eps1": t["eps"][0],
-          "eps2": t["eps"][1], "stop": min(t["stop"], min(ABS_LEVELS)), "max_iter": t["budget"]}
+def _task(tier: Tier, sw: Sweep, value: float, method: str) -> Task:
+    t = tier.bench
+    kw = {"family": sw.family, "params": sw.point_params(value), "method": method, "eps1": t.eps[0],
+          "eps2": t.eps[1], "stop": min(t.stop, min(ABS_LEVELS)), "max_iter": t.budget}
     if _call_budget(tier, method) is not None:  # keyword only when set: tiny-tier task keys unchanged
         kw["max_calls"] = _call_budget(tier, method)
     return Task(bench_point, kw, label=f"BENCH {sw.family} {sw.param}={value:g} {method}")
@@ -264,12 +239,12 @@ def sweep_point(param: str, oracle: str):
     return row
 
 
-def measured_or_skipped(tier: str, method: str, calls):
+def measured_or_skipped(tier: Tier, method: str, calls):
     """The benchmarks' rule for unmeasured points: an instance that could not be built, or a method that failed
     where its paper says it converges, is ``error`` (the detail tells a bug, an exception, from a finding); budget
     points are left out (listed in ``extra["budget_points"]``), and fewer than two measured points is ``skipped``
     (a budget is not a failure)."""
-    t = TIERS[tier]
+    t = tier.bench
 
     def rule(unjudged: list[Unjudged], rows: list) -> Stop | None:
         inst_errs = [u.why for u in unjudged if u.kind == "instance"]
@@ -284,7 +259,7 @@ def measured_or_skipped(tier: str, method: str, calls):
             return Stop("error", f"{method} failed where its paper says it converges ({what}): " + "; ".join(fails)
                         + ("; budget: " + "; ".join(budget) if budget else ""), extra=extra)
         if len(rows) < 2:
-            return Stop("skipped", f"not measurable in tier {tier}: budget ({t['budget']} iterations"
+            return Stop("skipped", f"not measurable in tier {tier}: budget ({t.budget} iterations"
                                    + (f" or {calls} calls of one oracle" if calls else "") + ") exhausted — "
                                    + "; ".join(budget), extra=extra)
         return None
@@ -294,7 +269,7 @@ def measured_or_skipped(tier: str, method: str, calls):
 
 def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResult:
     """A method's slope on one sweep, reported and not judged (``pass`` once measured), by :func:`judge_sweep`."""
-    t = TIERS[tier]
+    t = tier.bench
     opt = _optimal_exponent(cls, oracle, param)
 
     def judge(f: Fit, sel: Selection, unjudged) -> Judgement:
@@ -307,8 +282,8 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
                   f"{[round(x, 3) for x in xs]}{note}")
         return Judgement("pass", detail, {"budget_points": budget})
 
-    inst = {"family": sw.family, "kind": kind, "base": sw.base, "param": param, "eps": list(t["eps"]),
-            "stop": t["stop"], "budget": t["budget"], "calls": _call_budget(tier, method), "method": method}
+    inst = {"family": sw.family, "kind": kind, "base": sw.base, "param": param, "eps": list(t.eps),
+            "stop": t.stop, "budget": t.budget, "calls": _call_budget(tier, method), "method": method}
     rules = SweepRules(screen=screen(param), row=sweep_point(param, oracle), judge=judge,
                        unjudged=measured_or_skipped(tier, method, inst["calls"]))
     return judge_sweep(_rid(cls, method, oracle, param, sw, kind), pts, rules, kind="bench", theory=None,

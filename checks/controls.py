@@ -21,24 +21,22 @@
 from __future__ import annotations
 
 from mixbounds.bounds.claims import get
-from mixbounds.checks.rates import TOL, _task, upper_point, verdict
+from mixbounds.checks.rates import _task, upper_point, verdict
 from mixbounds.checks.run.framework import Check, Task
-from mixbounds.checks.sweeps import POINTS, Sweep, geomspace, worst_sweeps
-
-_NOCHEB_RANGE = {"tiny": (60, 200), "quick": (100, 1000), "full": (100, 3000)}
-_NOCHEB_IDENT_RANGE = {"tiny": (10, 60), "quick": (10, 100), "full": (10, 300)}
+from mixbounds.checks.sweeps import Sweep, geomspace, worst_sweeps
+from mixbounds.checks.tiers import QUICK, Tier
 
 
-def _nocheb_sweeps(tier: str) -> dict[str, Sweep]:
-    lo, hi = _NOCHEB_RANGE[tier]
-    lo2, hi2 = _NOCHEB_IDENT_RANGE[tier]
+def _nocheb_sweeps(tier: Tier) -> dict[str, Sweep]:
+    lo, hi = tier.table1.nocheb_range
+    lo2, hi2 = tier.table1.nocheb_ident_range
     return {
         "control.rates.nocheb.T1.consensus.grad.kappa_W": Sweep(
-            "consensus", "consensus", "kappa_W", {"kappa_f": 10.0, "kappa_W": 100.0}, tuple(geomspace(lo, hi, POINTS[tier])),
+            "consensus", "consensus", "kappa_W", {"kappa_f": 10.0, "kappa_W": 100.0}, tuple(geomspace(lo, hi, tier.table1.points)),
             eps=1e-8),
         "control.rates.nocheb.T1.shared_ident.comm.kappa_W": Sweep(
             "shared_ident", "random-shared-ident", "kappa_W", {"kappa_f": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0},
-            tuple(geomspace(lo2, hi2, POINTS[tier])), eps=1e-8, extra={"seed": 0}),
+            tuple(geomspace(lo2, hi2, tier.table1.points)), eps=1e-8, extra={"seed": 0}),
     }
 
 
@@ -61,7 +59,7 @@ def checks() -> list[Check]:
     out = []
 
     # 1) no Chebyshev
-    ids_nc = list(_nocheb_sweeps("quick"))
+    ids_nc = list(_nocheb_sweeps(QUICK))  # the ids do not depend on the tier
 
     def nc_tasks(tier):
         return [_task(sw, v, method="apapc-nocheb") for sw in _nocheb_sweeps(tier).values() for v in sw.grid]
@@ -97,7 +95,7 @@ def checks() -> list[Check]:
 
     # 3) perturbed registry exponent (reuses the real sweep's points)
     def shift(tier):
-        return 0.5 if TOL[tier] >= 0.25 else 0.25
+        return 0.5 if tier.table1.slope_tol >= 0.25 else 0.25
 
     def ex_id(tier):
         return f"control.rates.exponent+{shift(tier):g}.T1.consensus.comm.kappa_W"

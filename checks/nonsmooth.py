@@ -58,7 +58,7 @@ with the same budget.
 
 Time: the quick tier of this module (~200 tasks) takes a few minutes on 2 cores, most of it
 in the mixed-class runs; the full tier (2-decade sweeps, 7 points, up to ~10⁷ subgradient rounds
-per point) takes hours.  Tolerances per tier: :data:`TOL`.
+per point) takes hours.  Tolerances per tier: ``Tier.tables24.slope_tol`` (:mod:`mixbounds.checks.tiers`).
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ from mixbounds.checks.sweeps import (
     formula_slope,
     geomspace,
 )
+from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import band_ok, upper_ok
 from mixbounds.checks.verdict_engine import (
     Fit,
@@ -92,19 +93,13 @@ from mixbounds.checks.verdict_engine import (
     integrity_stop,
     judge_sweep,
 )
+from mixbounds.instances.families import build
+from mixbounds.solvers.regularized import counts_at, regularized_apapc
+from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution, restarted_gradient_sliding
+from mixbounds.solvers.subgradient import projected_subgradient
 
 ACC = {2: "LR2_eps", 3: "MR_eps", 4: "M_mu_eps"}
-#: slope tolerance per tier (counts to a first hit are integers with ±15% phase noise; sweeps of 1 decade)
-TOL = {"tiny": 0.35, "quick": 0.2, "full": 0.12}
-POINTS = {"tiny": 3, "quick": 4, "full": 7}
-#: accuracy grids (x = the table's accuracy parameter)
-ACC_RANGE = {
-    "tiny": {2: (30, 100), 3: (15, 40), 4: (8, 20)},
-    "quick": {2: (20, 200), 3: (12, 120), 4: (5, 50)},
-    "full": {2: (30, 3000), 3: (15, 1500), 4: (8, 800)},
-}
-#: accuracy parameter at which κ sweeps run
-ACC_BASE = {"tiny": {2: 50, 3: 20, 4: 10}, "quick": {2: 50, 3: 20, 4: 10}, "full": {2: 300, 3: 60, 4: 30}}
+# the tier's grids, budgets and slope tolerance: Tier.tables24 (mixbounds.checks.tiers)
 #: accuracy grids shifted up for classes whose runs are pre-asymptotic on the default grid: the T2 shared
 #: instances reach (ε, δ) within < 20 APAPC iterations below x ≈ 200 (the shared block is easy at these sizes)
 ACC_SHIFT = {(2, "shared"): 10.0}
@@ -114,7 +109,6 @@ MIN_ROWS = {2: 20, 3: 8, 4: 8}
 #: Table 2 omits log factors (caption): its κ sweeps at fixed ε also carry the log of the initial primal–dual
 #: distance of APAPC (through Y* and the multipliers, which grow with κ_W); extra slope allowed there
 T2_LOG_ALLOWANCE = 0.15
-KAPPA_RANGE = {"tiny": (10, 30), "quick": (10, 100), "full": (10, 1000)}
 KAPPA_BASE = {"kappa_W": 10.0, "kappa_A": 10.0, "kappa_AC": 10.0, "kappa_C": 10.0, "kappa_Ct": 8.0, "kappa_Ct_id": 8.0}
 CLASSES = {2: ("coupled", "shared", "coupled_local", "mixed", "mixed_ident"),
            3: ("coupled", "shared", "coupled_local", "mixed"),
@@ -128,7 +122,6 @@ SOLVER = {2: "regularized", 3: "sliding", 4: "restarted"}
 #: μ_f R²/ε ≫ 1 so that restarts matter.  u⁰ = 0 (the families' centre) already meets the criterion at
 #: moderate x on some classes, which biases slopes low-then-high (pre-asymptotic counts of a few iterations).
 FAR_START = {2: True, 3: True, 4: True}
-MAX_INNER = {"tiny": 2_000_000, "quick": 5_000_000, "full": 50_000_000}
 
 
 def family_of(table: int, cls: str) -> tuple[str, str]:
@@ -148,18 +141,12 @@ def cells(table: int, cls: str):
 # ----------------------------------------------------------------------------- task
 @functools.lru_cache(maxsize=64)
 def _instance(family: str, params_json: str):
-    from mixbounds.instances.families import build
-
     return build(family, **json.loads(params_json))
 
 
 def point(table: int, family: str, params: dict, x: float, solver: str, method: str = "apapc",
           max_inner: int = 5_000_000) -> dict:
     """Build the instance, derive ε from the accuracy parameter ``x`` and count oracle calls to an (ε, δ)-solution."""
-    from mixbounds.solvers.regularized import counts_at, regularized_apapc
-    from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution, restarted_gradient_sliding
-    from mixbounds.solvers.subgradient import projected_subgradient
-
     t0 = time.perf_counter()
     inst = _instance(family, json.dumps(params, sort_keys=True))
     P = inst.problem
@@ -221,27 +208,28 @@ def point(table: int, family: str, params: dict, x: float, solver: str, method: 
     return out
 
 
-def _task(table, cls, params, x, solver=None, method="apapc", tier="quick") -> Task:
+def _task(table, cls, params, x, solver=None, method="apapc", *, tier: Tier) -> Task:
     fam, var = family_of(table, cls)
     p = dict(params)
     p["variant"] = var
     kw = {"table": table, "family": fam, "params": p, "x": float(x), "solver": solver or SOLVER[table], "method": method,
-          "max_inner": MAX_INNER[tier]}
+          "max_inner": tier.tables24.max_inner}
     return Task(point, kw, label=f"T{table} {fam} x={x:g} {solver or SOLVER[table]}/{method} {params}")
 
 
 # ----------------------------------------------------------------------------- sweeps
-def sweeps(tier: str, table: int, cls: str) -> list[tuple[str, dict, list, list]]:
-    """``(param, base κ's, grid of targets, [(params, x)])`` per swept parameter."""
+def sweeps(tier: Tier, table: int, cls: str) -> list[tuple[str, dict, list, list]]:
+    """``(param, base κ's, grid of targets, [(params, x)])`` per swept parameter (grids: ``tier.tables24``)."""
+    grids = tier.tables24
     base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(cls)}
     out = []
-    lo, hi = ACC_RANGE[tier][table]
+    lo, hi = grids.acc_range[table]
     m = ACC_SHIFT.get((table, cls), 1.0)
-    grid = geomspace(m * lo, m * hi, POINTS[tier])
+    grid = geomspace(m * lo, m * hi, grids.points)
     out.append((ACC[table], base, grid, [(base, x) for x in grid]))
-    klo, khi = KAPPA_RANGE[tier]
-    kgrid = geomspace(klo, khi, POINTS[tier])
-    xb = ACC_BASE[tier][table]
+    klo, khi = grids.kappa_range
+    kgrid = geomspace(klo, khi, grids.points)
+    xb = grids.acc_base[table]
     for p in class_params(cls):
         pts = []
         for v in kgrid:
@@ -359,7 +347,7 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
     kind = "upper" if e > 0 else "absent"
     rid = rid or f"{cell.id}.{param}.{kind}"
     acc_param = param == ACC[table]
-    tol = table2_log_tolerance(table, acc_param, TOL[tier])
+    tol = table2_log_tolerance(table, acc_param, tier.tables24.slope_tol)
 
     def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:
         rows = sel.rows
@@ -441,9 +429,9 @@ def _controls() -> list[Check]:
         def pts_of(tier, table=table, cls=cls, param=param):
             sw = next(s for s in sweeps(tier, table, cls) if s[0] == param)
             if param.startswith("kappa"):  # controls run at a small accuracy parameter (the raw method is slow)
-                return sw[2], [(q, ACC_RANGE[tier][table][0]) for q, _ in sw[3]]
-            lo, hi = ACC_RANGE[tier][table]
-            g = geomspace(lo, lo * 10 ** (0.5 if tier != "full" else 1.0), POINTS[tier])  # quadratic in x: shorter grid
+                return sw[2], [(q, tier.tables24.acc_range[table][0]) for q, _ in sw[3]]
+            lo, hi = tier.tables24.acc_range[table]
+            g = geomspace(lo, lo * 10 ** tier.tables24.quadratic_decades, tier.tables24.points)  # quadratic in x
             return g, [(sw[1], x) for x in g]
 
         def tasks(tier, pts_of=pts_of, table=table, cls=cls, solver=solver, method=method):
@@ -463,8 +451,6 @@ def _controls() -> list[Check]:
 # ----------------------------------------------------------------------------- findings
 def sliding_readings(family: str = "nonsmooth-coupled", params: dict | None = None, x: float = 40.0) -> dict:
     """GS as Lan writes it vs the printed Algorithm alg:sliding (lines 6 and 12), same instance and budget."""
-    from mixbounds.solvers.sliding import gradient_sliding, reformulated_solution
-
     params = params or {"kappa_W": 10.0, "kappa_AC": 10.0}
     inst = _instance(family, json.dumps(params, sort_keys=True))
     P = inst.problem
@@ -516,9 +502,6 @@ def _finding_sliding() -> Check:
                  description="printed Algorithm alg:sliding vs Lan's gradient sliding")
 
 
-SEEDS_T4A = {"tiny": (0, 1, 2), "quick": (0, 1, 2, 3), "full": (0, 1, 2, 3, 4, 5, 6)}
-
-
 def _finding_t4_mixed_A() -> Check:
     """Same κ̃_AC, different seeds: κ̂_A varies; do the A-counts follow it?  Plus the κ̃_AC sweep."""
     rid = "finding.T4.mixed.A.kappa"
@@ -526,8 +509,8 @@ def _finding_t4_mixed_A() -> Check:
 
     def seed_pts(tier):
         base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(cls)}
-        base["kappa_AC"] = KAPPA_RANGE[tier][1]
-        return [(dict(base, seed=sd), ACC_BASE[tier][table]) for sd in SEEDS_T4A[tier]]
+        base["kappa_AC"] = tier.tables24.kappa_range[1]
+        return [(dict(base, seed=sd), tier.tables24.acc_base[table]) for sd in tier.tables24.seeds_t4a]
 
     def sweep_pts(tier):
         return next(s for s in sweeps(tier, table, cls) if s[0] == "kappa_AC")[3]
@@ -550,7 +533,7 @@ def _finding_t4_mixed_A() -> Check:
         spread_sqrt_kA = float(np.sqrt(kA.max() / kA.min()))
         spread_per = float(per.max() / per.min())
         fs = fit_slope([p["realized"]["kappa_AC"] for p in sw], [p["per_accuracy"]["A"] for p in sw])
-        detail = (f"same kappa_AC = {kAC.round(3).tolist()} (C ≠ 0), seeds {SEEDS_T4A[tier]}: realized kappa_A "
+        detail = (f"same kappa_AC = {kAC.round(3).tolist()} (C ≠ 0), seeds {tier.tables24.seeds_t4a}: realized kappa_A "
                   f"{kA.round(3).tolist()} (sqrt spread ×{spread_sqrt_kA:.2f}); A-multiplications per outer iteration "
                   f"{per.round(2).tolist()} (spread ×{spread_per:.2f}), A-counts to eps {yA.astype(int).tolist()}; "
                   f"along the kappa_AC sweep the A-count slope is {fs['slope']:.3f} (R² {fs['r2']:.3f}). ")

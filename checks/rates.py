@@ -28,16 +28,15 @@ import math
 
 import numpy as np
 from mixbounds.checks.audits.audit_counters import closed_form_mismatch
+from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     CLASS_FAMILIES,
-    PARAM_KW,
     PARAM_REALIZED,
-    POINTS,
     UB_EPS1,
     UB_EPS2,
     Sweep,
@@ -45,9 +44,10 @@ from mixbounds.checks.sweeps import (
     fit_integrity,
     fit_slope,
     formula_slope,
-    geomspace,
+    random_sweeps,
     worst_sweeps,
 )
+from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import band_ok, finite, upper_ok
 from mixbounds.checks.verdict_engine import (
     Fit,
@@ -59,12 +59,9 @@ from mixbounds.checks.verdict_engine import (
     integrity_stop,
     judge_sweep,
 )
-from mixbounds.instances.classes import CLASSES, WORST_FAMILY
+from mixbounds.instances.classes import WORST_FAMILY
+from mixbounds.solvers import ORACLES, solve
 
-#: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks.
-#: Per-accuracy counts are integers (iterations × polynomial degrees ⌈√κ⌉) and the tuned
-#: path's n jumps in steps of 3; over one decade with 4 points that gives about ±0.1 of slack.
-TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 #: realized vs target for a sweep parameter (the families tune to 1e-6 or better, the worst-case
 #: κ̂/κ̃ to about 1e-3 because of the chain truncation)
 TARGET_RTOL = 5e-3
@@ -77,25 +74,6 @@ MAX_ITER = 200_000
 SETTLE = 1.0 / 3.0
 #: largest relative change of a per-accuracy count when the chain is doubled (truncation check)
 TRUNC_RTOL = 0.02
-
-#: random-family sweeps: base points and ranges
-RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # mixbounds.instances.classes
-RANDOM_RANGE = {
-    "tiny": (30, 100),
-    "quick": (30, 300),
-    "full": (100, 10000),
-}
-
-
-def random_sweeps(tier: str, cls: str) -> list[Sweep]:
-    fam = CLASS_FAMILIES[cls][1]
-    lo, hi = RANDOM_RANGE[tier]
-    out = []
-    for p in CLASS_FAMILIES[cls][2]:
-        out.append(Sweep(cls, fam, p, {PARAM_KW[k]: v for k, v in RANDOM_BASE[cls].items()},
-                         tuple(geomspace(lo, hi, POINTS[tier])), eps=UB_EPS2, extra={"seed": 0}))
-    return out
-
 
 # ----------------------------------------------------------------------------- task
 def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = UB_EPS1, eps2: float = UB_EPS2,
@@ -112,9 +90,6 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
     envelope of the whole run above ``eps2``.  First-hit counts are kept for the lower-bound
     comparison.
     """
-    from mixbounds.checks.run.framework import instance_and_reference
-    from mixbounds.solvers import ORACLES, solve
-
     kw = dict(params)
     if family in WORST_FAMILY.values():
         kw.setdefault("eps", eps2)
@@ -232,14 +207,14 @@ def sweep_point(param: str, oracle: str):
     return row
 
 
-def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory_shift: float = 0.0,
+def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theory_shift: float = 0.0,
             control: bool = False, rid: str | None = None, lb_pts=None) -> CheckResult:
     """The slope verdict of one (cell, parameter) sweep (see module docstring), by :func:`judge_sweep`: tight and
     absent cells ``|slope − target| <= tol``, upper-bound cells and random families ``slope <= target + tol``
     (target: the formula's slope along the realized points, plus ``theory_shift``); on the worst-case sweeps the
     tightness ratios against the engine's bound (:func:`tightness_extra`) join ``extra``."""
     theory = cell.exponent(param) + theory_shift
-    tol = TOL[tier]
+    tol = tier.table1.slope_tol  # |slope − θ| (tight, absent) or slope − θ (upper) allowed
     kind = "upper" if random else ("tight" if theory > 0 else "absent")
     variant = sw.family if random else (None if sw.variant in (None, "printed") else sw.variant)
     if rid is None:
@@ -281,8 +256,6 @@ def verdict(tier: str, cell, param: str, sw: Sweep, pts, *, random: bool, theory
 def tightness_extra(cell, rows: list[SweepPoint], lb_pts) -> dict:
     """Table 1's tightness rule: solver / lower bound, both per decade of accuracy, at each point, and its slope
     (the ``extra`` of a worst-case verdict; the certificates read it)."""
-    from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
-
     ratios, xs = [], []
     for r, (v, lp) in zip(rows, lb_pts):
         b = None if "error" in lp else best_bound(lp["bounds"], cell.oracle)[1]

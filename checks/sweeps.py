@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from mixbounds.bounds.claims import REGISTRY, Cell
+from mixbounds.checks.tiers import Tier
 from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 from scipy import stats
 
@@ -138,23 +139,6 @@ def decades(grid) -> float:
 # ----------------------------------------------------------------------------- grids
 #: base points of the worst-case families (mixbounds.instances.classes)
 WORST_BASE = {name: CLASSES[name].worst_base for name in WORST_FAMILY}
-#: (lo, hi) of each swept parameter per tier (worst-case families)
-WORST_RANGE = {
-    "tiny": {"kappa_f": (30, 100), "kappa_W": (30, 100), "kappa_A": (30, 100), "kappa_Ct": (30, 100),
-             "kappa_AC": (30, 100), "kappa_C": (10, 30)},
-    # one decade at small κ (a C&L/mixed point at κ_C = 300 costs minutes: the asymptotic regime is the full
-    # tier's job); κ̂_C̃ one decade higher, where APAPC's iterations per accuracy on the printed shared
-    # construction have stopped falling (README, "A pre-asymptotic range")
-    "quick": {"kappa_f": (30, 300), "kappa_W": (30, 300), "kappa_A": (30, 300), "kappa_Ct": (300, 3000),
-              "kappa_AC": (30, 300), "kappa_C": (10, 100)},
-    "full": {"kappa_f": (100, 10000), "kappa_W": (100, 10000), "kappa_A": (100, 10000), "kappa_Ct": (100, 10000),
-             "kappa_AC": (100, 10000), "kappa_C": (30, 3000)},
-}
-#: per-class exceptions to WORST_RANGE: (tier, class, parameter) → (lo, hi).  The coupled + local and mixed
-#: κ_f sweeps of the quick tier start at their base κ_f = 10 (their κ_f = 300 points are the tier's most
-#: expensive, and the tier has to finish in 5 minutes)
-WORST_RANGE_CLASS = {("quick", "coupled_local", "kappa_f"): (10, 100), ("quick", "mixed", "kappa_f"): (10, 100)}
-POINTS = {"tiny": 3, "quick": 4, "full": 7}
 #: instance accuracy of the worst-case sweeps (chain length rule; shared by upper and lower checks;
 #: the engine's window ends 4 decades below the error after the head, measured down to ~1e-21 on the coupled comm bound:
 #: k(1e-21) <= 3.5 k_eps(1e-6), below K = 8 k_eps + 20)
@@ -165,11 +149,28 @@ UB_EPS1, UB_EPS2 = 1e-2, 1e-6
 ABS_LEVELS = (UB_EPS1, UB_EPS2)
 
 
-def worst_sweeps(tier: str, cls: str, variant: str | None = None, *, grad: bool = False) -> list[Sweep]:
-    """One sweep per parameter of the class on its worst-case construction."""
+def worst_sweeps(tier: Tier, cls: str, variant: str | None = None, *, grad: bool = False) -> list[Sweep]:
+    """One sweep per parameter of the class on its worst-case construction (grids: ``tier.table1``)."""
     fam = WORST_FAMILY[cls] + ("-grad" if grad and CLASSES[cls].sum_trick else "")
+    grids = tier.table1
     out = []
     for p in CLASS_FAMILIES[cls][2]:
-        lo, hi = WORST_RANGE_CLASS.get((tier, cls, p), WORST_RANGE[tier][p])
-        out.append(Sweep(cls, fam, p, WORST_BASE[cls], tuple(geomspace(lo, hi, POINTS[tier])), variant=variant, eps=WORST_EPS))
+        lo, hi = grids.worst_range_class.get((cls, p), grids.worst_range[p])
+        out.append(Sweep(cls, fam, p, WORST_BASE[cls], tuple(geomspace(lo, hi, grids.points)), variant=variant,
+                         eps=WORST_EPS))
+    return out
+
+
+#: random-family sweeps: base points (their ranges: ``Tier.table1.random_range``)
+RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # mixbounds.instances.classes
+
+
+def random_sweeps(tier: Tier, cls: str) -> list[Sweep]:
+    """The Table 1 sweeps of class ``cls`` on its random family: every parameter of its row, seed 0."""
+    fam = CLASS_FAMILIES[cls][1]
+    lo, hi = tier.table1.random_range
+    out = []
+    for p in CLASS_FAMILIES[cls][2]:
+        out.append(Sweep(cls, fam, p, {PARAM_KW[k]: v for k, v in RANDOM_BASE[cls].items()},
+                         tuple(geomspace(lo, hi, tier.table1.points)), eps=UB_EPS2, extra={"seed": 0}))
     return out

@@ -18,6 +18,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from mixbounds.checks.tiers import tier_by_name
+
 #: an inequality ``a <= b`` holds if ``a <= b (1 + INEQ_RTOL)``: dense eigenvalues carry absolute
 #: errors ~1e-16·λ_max, i.e. relative errors <= 1e-16·κ <= 1e-8 for the κ <= 1e8 the lemma cases keep.
 INEQ_RTOL = 1e-7
@@ -44,18 +46,24 @@ class Tolerance:
         return self.where.split(":", 1)[1]
 
     def in_effect(self) -> float:
-        """The value the checks use now (read from the using module)."""
+        """The value the checks use now: read from the using module, or from the tier that sets it
+        (``rates:TOL[<tier>]``, ``lower:TOL[<tier>]``: :data:`_TIER_SET`)."""
         mod, _, name = self.where.partition(":")
         key = None
         if name.endswith("]"):
             name, _, key = name[:-1].partition("[")
+        if f"{mod}:{name}" in _TIER_SET:
+            return float(_TIER_SET[f"{mod}:{name}"](tier_by_name(key)))
         v = getattr(importlib.import_module(f"mixbounds.checks.{_MODULES.get(mod, mod)}"), name)
         return float(v[key] if key is not None else v)
 
 
 _L = "lemmas"
 #: the module that holds the constants of a family (the lemma package keeps them in its base module)
-_MODULES = {"lemmas": "lemmas.base", "lower": "lower.slopes", "calibration_engine": "audits.calibration_engine"}
+_MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine"}
+#: the tolerances a tier sets (:mod:`mixbounds.checks.tiers`), under the names the results record: the Table 1
+#: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``)
+_TIER_SET = {"rates:TOL": lambda tier: tier.table1.slope_tol, "lower:TOL": lambda tier: tier.table1.lower_slope_tol}
 TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance(f"{_L}:INEQ_RTOL", "rel", 1e-7, "dense eigenvalues: relative rounding <= 1e-16·κ <= 1e-8 (κ <= 1e8)",
               tolerate=5e-8, detect=1e-6),

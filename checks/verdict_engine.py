@@ -197,6 +197,18 @@ def integrity_stop(check: Callable[[dict, int, int], str | None], grid_len: int)
 
 
 # ----------------------------------------------------------------------------- solver vs lower bound
+def bound_comparisons(lp: dict, count_at):
+    """``(bound key, ε, solver count, lower bound)`` for every level ``ε`` at which the engine point ``lp``
+    recorded a bound and ``count_at(oracle, level key)`` gives the solver's count to the same ε.  A bound
+    on a part (key ``oracle@part``) is a bound for the whole: the part's error never exceeds the whole's."""
+    for key, b in lp["bounds"].items():
+        o = key.split("@")[0]
+        for key_eps, lbc in (b.get("abs") or {}).items():
+            sc = count_at(o, key_eps)
+            if lbc is not None and sc is not None:
+                yield key, float(key_eps), sc, lbc
+
+
 def consistency(rid: str, param: str, series: dict, lb_pts, *, judged: Callable, count_at: Callable, what: str,
                 named: bool, **common) -> CheckResult:
     """No method's count to an error level may be below the lower-bound engine's count to the same level on the
@@ -207,8 +219,6 @@ def consistency(rid: str, param: str, series: dict, lb_pts, *, judged: Callable,
     first-hit count to that level.  ``what`` names the comparisons in the detail (``point, oracle, ε``); ``named``:
     the points and messages name the method (the benchmarks; the rates run the paper's method only).
     """
-    from mixbounds.checks.lower.slopes import bound_comparisons
-
     bad, rows, checked, errs = [], [], 0, []
     for i, (v, lp) in enumerate(lb_pts):
         if "error" in lp:

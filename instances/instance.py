@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from mixbounds.instances.problem import MixedProblem
@@ -36,6 +36,4 @@ class Instance:
     seed: int | None = None
 
     def with_reference(self, x_star: np.ndarray) -> "Instance":
-        from dataclasses import replace
-
         return replace(self, x_star=np.asarray(x_star, dtype=float))

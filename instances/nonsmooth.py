@@ -51,7 +51,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
-from mixbounds.instances.objectives import Objective, block_diag_u
+from mixbounds.instances.objectives import Objective, QuadraticObjective, block_diag_u
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random import local_blocks, make_gossip
 from mixbounds.instances.random.common import (
@@ -68,6 +68,8 @@ from mixbounds.instances.random.common import (
 from mixbounds.instances.random.constraint_groups import coupled_group, shared_group
 from mixbounds.instances.random.finish import _finish
 from mixbounds.instances.reference.kkt import constraint_system, copy_map
+from mixbounds.instances.reference.lad_interior_point import lad_interior_point, max_step
+from scipy.optimize import linprog
 
 #: relative accuracy demanded of the reference (constraint residual and optimality)
 REF_RTOL = 1e-8
@@ -270,8 +272,6 @@ def _add_shared(blocks: dict, targets: dict, params: dict, *, seed: int, n: int,
 
 def skeleton_problem(layout: Layout, gossip, blocks: dict) -> MixedProblem:
     """A problem with the given constraints and a placeholder objective (for the constraint system only)."""
-    from mixbounds.instances.objectives import QuadraticObjective
-
     Q = [sp.identity(layout.d[i] + layout.dt, format="csr") for i in range(layout.n)]
     q = [np.zeros(layout.d[i] + layout.dt) for i in range(layout.n)]
     return MixedProblem(gossip.W, QuadraticObjective(Q, q, layout, L=1.0, mu=1.0), layout, edges=gossip.adjacency, **blocks)
@@ -287,12 +287,6 @@ def _independent_rows(G: np.ndarray, h: np.ndarray, tol: float = 1e-10) -> tuple
     rank = int(np.sum(diag > tol * max(diag.max(), 1e-300)))
     keep = np.sort(piv[:rank])
     return G[keep], h[keep]
-
-
-def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
-    """Largest ``a <= 1`` with ``x + a·dx >= 0`` (``x > 0``): the step to the boundary of both interior points."""
-    neg = dx < 0
-    return min(1.0, float(np.min(-x[neg] / dx[neg]))) if np.any(neg) else 1.0
 
 
 def qp_interior_point(H: np.ndarray, c: np.ndarray, A: np.ndarray, b: np.ndarray, nonneg: np.ndarray, *,
@@ -340,11 +334,11 @@ def qp_interior_point(H: np.ndarray, c: np.ndarray, A: np.ndarray, b: np.ndarray
             return dx, dl, ds
 
         dx, dl, ds = direction(np.zeros(P.size))
-        ap, ad = _max_step(x[P], dx[P]), _max_step(s, ds)
+        ap, ad = max_step(x[P], dx[P]), max_step(s, ds)
         mu_aff = float((x[P] + ap * dx[P]) @ (s + ad * ds)) / max(P.size, 1)
         sigma = (mu_aff / mu) ** 3 if mu > 0 else 0.0
         dx, dl, ds = direction(sigma * mu - dx[P] * ds)
-        a = 0.99 * min(_max_step(x[P], dx[P]), _max_step(s, ds))
+        a = 0.99 * min(max_step(x[P], dx[P]), max_step(s, ds))
         x += a * dx
         lam += a * dl
         s += a * ds
@@ -386,8 +380,6 @@ def reference_nonsmooth(problem_sk: MixedProblem, feats, ys, mu: float) -> dict:
     lifted problem up to :data:`DENSE_LIFTED_MAX` entries, the sparse interior point above."""
     entries = lifted_entries(problem_sk, feats)
     if entries > DENSE_LIFTED_MAX:
-        from mixbounds.instances.reference.lad_interior_point import lad_interior_point
-
         out = lad_interior_point(problem_sk, feats, ys, mu)
         info = {k: v for k, v in out["info"].items() if k != "trace"}
         info["lifted_entries"] = entries
@@ -397,8 +389,6 @@ def reference_nonsmooth(problem_sk: MixedProblem, feats, ys, mu: float) -> dict:
     lay = problem_sk.layout
     H, c, A, b, P, E, nv = _lifted(problem_sk, (feats, ys, lay), mu)
     if mu == 0:
-        from scipy.optimize import linprog
-
         bounds = [(None, None)] * nv + [(0, None)] * (A.shape[1] - nv)
         res = linprog(c, A_eq=A, b_eq=b, bounds=bounds, method="highs",
                       options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})

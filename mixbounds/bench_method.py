@@ -2,7 +2,7 @@
 
 For each chosen problem class, every parameter of its Table 1 row is swept alone over the sweeps of the
 Table 1 checks (:func:`mixbounds.checks.sweeps.worst_sweeps` on the worst-case construction as printed,
-:func:`mixbounds.checks.rates.random_sweeps` on the random family).  At every point three tasks run on one shared
+:func:`mixbounds.checks.sweeps.random_sweeps` on the random family).  At every point three tasks run on one shared
 instance (:mod:`mixbounds.checks.run.framework`): the user's method (:func:`method_point`), the paper's method APAPC with
 Chebyshev acceleration (:func:`mixbounds.checks.rates.upper_point`, for the figures) and, on the worst-case
 construction, the lower-bound engine (:func:`mixbounds.checks.lower.slopes.lower_point`, the tasks of the Table 1 checks).
@@ -10,7 +10,7 @@ construction, the lower-bound engine (:func:`mixbounds.checks.lower.slopes.lower
 The measured quantity is the rate-based per-accuracy cost between ``ε₁ = 1e-2`` and ``ε₂ = 1e-6``
 (:func:`mixbounds.checks.bench.per_accuracy`, as for the suite's own solvers), fitted in log-log against the realized
 swept parameter (:func:`mixbounds.checks.sweeps.fit_slope`, 95% CI).  Verdict per class × family × oracle × parameter
-(:func:`judge`), with tolerance :data:`mixbounds.checks.rates.TOL` of the tier:
+(:func:`judge`), with tolerance the tier's Table 1 slope tolerance (``Tier.table1.slope_tol``, as :mod:`mixbounds.checks.rates`):
 
 * ``below-lower-bound``: at some point the method reached an error level ``ε`` (1e-2 or 1e-6) with fewer
   rounds of the oracle than the engine's bound for every method of the class (Definition ``def:foda``) on the
@@ -32,8 +32,8 @@ import sys
 from dataclasses import dataclass
 
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
-from mixbounds.checks.lower.slopes import solver_point_task
-from mixbounds.checks.rates import MAX_ITER, SETTLE, TOL, random_sweeps
+from mixbounds.checks.lower.slopes import LB_DECADES, _verdict, solver_point_task
+from mixbounds.checks.rates import MAX_ITER, SETTLE
 from mixbounds.checks.rates import _task as apapc_task
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference, run_checks
 from mixbounds.checks.sweeps import (
@@ -47,8 +47,10 @@ from mixbounds.checks.sweeps import (
     cells_of,
     fit_slope,
     formula_slope,
+    random_sweeps,
     worst_sweeps,
 )
+from mixbounds.checks.tiers import Tier, as_tier
 from mixbounds.methods import METHOD_CLASSES, declared_classes, resolve, run_method
 
 VERDICTS = ("optimal", "suboptimal", "below-lower-bound", "error")
@@ -65,8 +67,9 @@ class Plan:
     sweep: Sweep
 
 
-def plans(tier: str, classes, params=None, kinds=("worst", "random")) -> list[Plan]:
-    """The Table 1 sweeps of ``classes`` in ``tier`` (optionally only ``params`` and ``kinds``)."""
+def plans(tier: Tier | str, classes, params=None, kinds=("worst", "random")) -> list[Plan]:
+    """The Table 1 sweeps of ``classes`` in ``tier`` (a tier or its name; optionally only ``params`` and ``kinds``)."""
+    tier = as_tier(tier)
     out = []
     for cls in classes:
         sws = ([("worst", s) for s in worst_sweeps(tier, cls)] if "worst" in kinds else [])
@@ -117,13 +120,14 @@ def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int) -> dict:
 
 
 # ----------------------------------------------------------------------------- running
-def measure_plans(spec, plan_list: list[Plan], tier: str, *, jobs: int = 1, apapc: bool = True,
+def measure_plans(spec, plan_list: list[Plan], tier: Tier | str, *, jobs: int = 1, apapc: bool = True,
                   max_iter: int = MAX_ITER, progress=None, executor=None) -> tuple[list[dict], dict]:
     """Run the tasks of every plan (``spec``: ``MODULE:FUNCTION``, an entry point name, or a callable) and judge.
 
     ``executor``: as for :func:`mixbounds.checks.run.framework.run_checks` (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`); a
     callable ``spec`` lives in this process only, so it cannot be given one (``ValueError``).
     """
+    tier = as_tier(tier)
     if callable(spec):
         if executor is not None:
             raise ValueError("measure_plans: a method passed as a Python object runs in this process; "
@@ -170,10 +174,8 @@ def _point_failure(param: str, v: float, p: dict) -> str | None:
     return None
 
 
-def _lower_slope(tier: str, plan: Plan, cell, lpts) -> dict:
+def _lower_slope(tier: Tier, plan: Plan, cell, lpts) -> dict:
     """The engine's per-accuracy lower bound on this sweep: per point (per decade) and its slope/verdict."""
-    from mixbounds.checks.lower.slopes import LB_DECADES, _verdict
-
     if cell.oracle == "grad" or not lpts:  # gradient bounds need the sum-trick families (mixbounds.checks.lower.slopes): not run here
         return {"slope": None, "status": None, "per_decade": [None] * len(plan.sweep.grid), "part": None}
     r = _verdict(tier, cell, plan.sweep.param, plan.sweep, lpts)
@@ -200,10 +202,10 @@ def _below(plan: Plan, oracle: str, mpts, lpts) -> list[str]:
     return out
 
 
-def judge(tier: str, plan: Plan, oracle: str, pts: dict) -> dict:
+def judge(tier: Tier, plan: Plan, oracle: str, pts: dict) -> dict:
     """The verdict of one class × family × oracle × parameter (module docstring)."""
     sw, cell = plan.sweep, _cell(plan.cls, oracle)
-    param, tol = sw.param, TOL[tier]
+    param, tol = sw.param, tier.table1.slope_tol
     mpts, lpts, apts = pts["method"], pts.get("lower", []), pts.get("apapc", [])
     fails = [f for f in (_point_failure(param, v, p) for v, p in mpts) if f]
     rows = [{"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]),

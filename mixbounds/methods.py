@@ -35,10 +35,12 @@ import os
 import sys
 import traceback
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Callable
 
 import numpy as np
 
+from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.solvers.baselines._common import Run
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
@@ -102,8 +104,6 @@ class ProblemView:
     @classmethod
     def of(cls, problem) -> "ProblemView":
         """The view of a :class:`~mixbounds.instances.problem.MixedProblem` (constants computed, not counted)."""
-        from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
-
         lay, obj = problem.layout, problem.objective
         g = gossip_spectrum(problem.W)
         kw = dict(problem_class=problem.problem_class, n=problem.n, d=tuple(lay.d), dt=lay.dt, dx=lay.dx,
@@ -197,8 +197,6 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     of the install (a worker finds ``MODULE`` through the directory its task carries, :mod:`mixbounds.bench_method`).
     """
     if ":" not in spec:
-        from importlib.metadata import entry_points
-
         eps = [e for e in entry_points(group=ENTRY_POINT_GROUP) if e.name == spec]
         if not eps:
             raise MethodError(f"method {spec!r}: not MODULE:FUNCTION and no entry point of that name in group "

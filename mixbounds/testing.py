@@ -22,6 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mixbounds.bench_method import measure_plans, plans
+from mixbounds.checks.bench import ORACLES_OF
+from mixbounds.checks.sweeps import CLASS_FAMILIES
+from mixbounds.checks.tiers import TINY, Tier
 from mixbounds.methods import METHOD_CLASSES, MethodError, check_method, declared_classes
 
 
@@ -51,12 +54,9 @@ class Measurement:
     points: tuple
 
 
-def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: str = "tiny",
+def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: Tier | str = TINY,
             family: str = "worst") -> Measurement:
     """Measure ``method`` (a generator function following :mod:`mixbounds.methods`, or ``"MODULE:FUNCTION"``)."""
-    from mixbounds.checks.bench import ORACLES_OF
-    from mixbounds.checks.sweeps import CLASS_FAMILIES
-
     if problem_class not in METHOD_CLASSES:
         raise ValueError(f"measure: unknown class {problem_class!r} (choose from {', '.join(METHOD_CLASSES)})")
     if oracle not in ORACLES_OF[problem_class]:
@@ -82,7 +82,7 @@ def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "k
                        detail=r["detail"], points=tuple(r.get("points") or ()))
 
 
-def assert_optimal(method, problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: str = "tiny",
+def assert_optimal(method, problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: Tier | str = TINY,
                    family: str = "worst") -> Measurement:
     """:func:`measure`, then ``AssertionError`` (with the measured slope and the reason) unless ``optimal``."""
     m = measure(method, problem_class, oracle=oracle, param=param, tier=tier, family=family)

@@ -43,6 +43,23 @@ from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+import mixbounds.plots as figures  # the module; `plots` is the option that turns them on
+from mixbounds.bounds.claims import REGISTRY
+from mixbounds.checks.lower.certificates import summary_line
+from mixbounds.checks.registry import all_checks
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
     EXIT_INTERRUPTED,
@@ -56,21 +73,31 @@ from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the 
 )
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patched by the tests)
-    TIERS,
     Check,
-    all_checks,
+    cache_census,
     code_version,
     run_checks,
 )
+from mixbounds.checks.tiers import QUICK, Tier, as_tier
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.plots.data import ResultsFileError, finite, fmt_slope, load_results
+from mixbounds.report import verify as report
 
 DEFAULT_OUT = "mixbounds-results"
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
-    tier: str = "quick"
+    """What ``mixbounds verify`` was asked to do (its command-line options).
+
+    ``tier``: a :class:`~mixbounds.checks.tiers.Tier` (a name is parsed: ``ValueError`` for an unknown one);
+    ``claims``: comma-separated globs over result ids; ``jobs``: worker processes; ``out``: the output directory;
+    ``json``: a second copy of ``results.json``; ``plots``: draw the figures; ``cache``: read and write the point
+    cache; ``command``: the command line, recorded; ``scheduler``: a Dask scheduler (``--scheduler``).
+    """
+
+    tier: Tier = QUICK
     claims: str = "*"
     jobs: int = 1
     out: Path = Path(DEFAULT_OUT)
@@ -79,6 +106,33 @@ class Options:
     cache: bool = True
     command: str = ""
     scheduler: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "tier", as_tier(self.tier))
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run, validated and planned by :func:`run`: everything the steps that execute it need."""
+
+    opts: Options
+    #: the selected checks, the globs that selected them, and each check's tasks (check id → tasks)
+    checks: tuple
+    globs: tuple
+    plan: dict
+    #: every task key of the plan (the sweep points), and the point cache (``None``: ``--no-cache``)
+    keys: frozenset
+    cache_dir: Path | None
+    #: how many results the selected checks produce that the globs select
+    n_results: int
+    #: ``time.perf_counter()`` and the UTC time when the run started
+    t_start: float
+    started: str
+    #: a Dask executor (``--scheduler``), or ``None`` for this process / joblib
+    executor: object | None
+    #: the consoles of the verdicts (stdout) and of the progress and messages (stderr)
+    console: Console
+    err: Console
 
 
 # ----------------------------------------------------------------------------- selection
@@ -95,15 +149,14 @@ def matches(rid: str, globs: list[str]) -> bool:
     return any(fnmatchcase(rid, g) or fnmatchcase(rid, g + ".*") or fnmatchcase(rid, g + "@*") for g in globs)
 
 
-def select_checks(checks: list[Check], globs: list[str], tier: str) -> list[Check]:
+def select_checks(checks: list[Check], globs: list[str], tier: Tier) -> list[Check]:
+    """The checks of ``tier`` with a result id that ``globs`` select."""
     return [c for c in checks if tier in c.tiers and any(matches(r, globs) for r in c.result_ids(tier))]
 
 
 def _no_match_message(globs, tier) -> str:
-    from mixbounds.bounds.claims import REGISTRY
-
     reg = [c.id for c in REGISTRY if matches(c.id, globs) or any(fnmatchcase(c.id, g) for g in globs)]
-    msg = f"no check in tier {tier!r} produces a result matching {', '.join(map(repr, globs))}"
+    msg = f"no check in tier {tier.name!r} produces a result matching {', '.join(map(repr, globs))}"
     if reg:
         msg += f" ({len(reg)} registry claim(s) match, e.g. {reg[0]}, but no check measures them yet)"
     else:
@@ -124,16 +177,6 @@ class ProgressReporter:
 
     def __enter__(self):
         if self.live:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                SpinnerColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
             self.bar = Progress(SpinnerColumn(), TextColumn("sweep points"), BarColumn(), MofNCompleteColumn(),
                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                                 TextColumn("[dim]{task.description}"), console=self.console, transient=True)
@@ -166,15 +209,11 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
 
     With ``t_start`` (a ``time.perf_counter()`` value), ``doc["wall_time"]`` is updated to include the figures.
     """
-    from mixbounds.report import verify as report
-
     out = Path(out)
     manifest = {"cells": {}, "classes": {}, "heatmap": [], "errors": []}
     if plots:
-        from mixbounds.plots import draw_all
-
         t0 = time.perf_counter()
-        manifest = draw_all(doc, out / "plots", jobs=jobs, prune=False)
+        manifest = figures.draw_all(doc, out / "plots", jobs=jobs, prune=False)
         doc["stats"]["plot_seconds"] = time.perf_counter() - t0
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
@@ -192,8 +231,6 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
 
 def is_results_document(path: Path) -> bool:
     """Whether ``path`` holds a results document of this suite (so ``--json`` may replace it)."""
-    from mixbounds.plots.data import ResultsFileError, load_results
-
     try:
         load_results(path)
         return True
@@ -218,8 +255,6 @@ def _short(v, n: int = 34) -> str:
 
 
 def measured_text(c: dict, digits: int = 3) -> str:
-    from mixbounds.plots.data import finite, fmt_slope
-
     if c.get("readings"):  # several numbers (lemma checks, closed forms, audits): all of them by name
         return _short(c["readings"])
     if finite(c.get("measured")) is not None:
@@ -231,9 +266,6 @@ STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error
 
 
 def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
     claims = doc["claims"]
     ordinary = [c for c in claims if not c.get("control")]
     t = Table(title=f"mixbounds verify — tier {doc['tier']}", show_lines=False, header_style="bold", expand=False)
@@ -272,8 +304,6 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
         console.print(Text(f"  note: {rid} is listed as an expected finding but passed", style="yellow"), soft_wrap=True)
     lbc = s.get("lower_bound_certificates")
     if lbc and lbc.get("total"):
-        from mixbounds.checks.lower.certificates import summary_line
-
         console.print(Text(summary_line(lbc), style="bold" if not lbc["none"] else "yellow"), soft_wrap=True)
     if outputs:
         console.print(Text(outputs), soft_wrap=True)
@@ -287,8 +317,6 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
 
 # ----------------------------------------------------------------------------- main
 def _consoles():
-    from rich.console import Console
-
     out = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 150)
     err = Console(file=sys.stderr, highlight=False, width=None if sys.stderr.isatty() else 150)
     return out, err
@@ -306,21 +334,18 @@ def _check_outputs(out: Path, json_path: Path | None, plots: bool) -> None:
         check_file(json_path, "--json", ours=is_results_document, ours_desc="mixbounds results document")
 
 
-def _header(err, opts: Options, selected, n_res: int, keys: set, cache_dir: Path | None, where: str) -> int:
-    from mixbounds.checks.run.framework import cache_census
-
-    cen = {"valid": 0, "damaged": 0} if cache_dir is None else cache_census(cache_dir, keys)
+def _header(r: Run, where: str) -> int:
+    cen = {"valid": 0, "damaged": 0} if r.cache_dir is None else cache_census(r.cache_dir, r.keys)
     dmg = f", {cen['damaged']} damaged cache entries to recompute" if cen["damaged"] else ""
-    err.print(f"mixbounds verify: tier {opts.tier}, {len(selected)} checks ({n_res} results), {len(keys)} sweep points"
-              f" ({cen['valid']} cached{dmg}), {where}" + ("" if cache_dir else ", cache off"),
-              markup=False, highlight=False)
+    r.err.print(f"mixbounds verify: tier {r.opts.tier.name}, {len(r.checks)} checks ({r.n_results} results), "
+                f"{len(r.keys)} sweep points ({cen['valid']} cached{dmg}), {where}" + ("" if r.cache_dir else ", cache off"),
+                markup=False, highlight=False)
     return cen["valid"]
 
 
 def run(opts: Options, *, checks: list[Check] | None = None) -> int:
-    """Run ``mixbounds verify`` with ``opts``; ``checks`` defaults to :func:`mixbounds.checks.run.framework.all_checks`."""
-    if opts.tier not in TIERS:
-        return _usage(f"unknown tier {opts.tier!r} (choose from {', '.join(TIERS)})")
+    """Run ``mixbounds verify`` with ``opts``; ``checks`` defaults to :func:`mixbounds.checks.registry.all_checks`."""
+    tier = opts.tier
     if not isinstance(opts.jobs, int) or opts.jobs < 1:
         return _usage(f"--jobs must be a positive integer, got {opts.jobs!r}")
     try:
@@ -342,48 +367,48 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     if checks is None:
         checks = all_checks()
-    selected = select_checks(checks, globs, opts.tier)
+    selected = select_checks(checks, globs, tier)
     if not selected:
-        return _usage(_no_match_message(globs, opts.tier))
-    plan = {c.id: list(c.tasks(opts.tier)) for c in selected}
-    keys = {t.key for ts in plan.values() for t in ts}
-    cache_dir = (out / ".cache") if opts.cache else None
-    n_res = sum(1 for c in selected for r in c.result_ids(opts.tier) if matches(r, globs))
+        return _usage(_no_match_message(globs, tier))
+    plan = {c.id: list(c.tasks(tier)) for c in selected}
     try:
         executor = open_executor(None if opts.scheduler is None else parse_scheduler(opts.scheduler))
     except SchedulerError as exc:
         return _usage(str(exc))
+    r = Run(opts=opts, checks=tuple(selected), globs=tuple(globs), plan=plan,
+            keys=frozenset(t.key for ts in plan.values() for t in ts), cache_dir=(out / ".cache") if opts.cache else None,
+            n_results=sum(1 for c in selected for rid in c.result_ids(tier) if matches(rid, globs)),
+            t_start=t_start, started=started, executor=executor, console=console, err=err)
     try:
-        return _run_out(opts, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started, executor)
+        return _run_out(r)
     finally:
         if executor is not None:
             executor.close()
 
 
-def _run_out(opts, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started, executor) -> int:
+def _run_out(r: Run) -> int:
     """Take the output directory, then run."""
-    log = lambda msg: err.print(msg, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
+    log = lambda msg: r.err.print(msg, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
     try:
-        od = OutputDir(Path(opts.out), "verify", command=opts.command or "mixbounds verify",
-                       subdirs=("plots",) if opts.plots else (), log=log).__enter__()
+        od = OutputDir(Path(r.opts.out), "verify", command=r.opts.command or "mixbounds verify",
+                       subdirs=("plots",) if r.opts.plots else (), log=log).__enter__()
     except OutputError as exc:
         return _usage(str(exc))
     try:
-        return _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started,
-                           executor)
+        return _run_locked(r, od)
     finally:
         od.__exit__(None, None, None)
 
 
-def _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, n_res, t_start, started,
-                executor=None) -> int:
+def _run_locked(r: Run, od: OutputDir) -> int:
     """The run proper, holding the output directory: points, document, staged outputs, install."""
+    opts, err, console, executor, cache_dir = r.opts, r.err, r.console, r.executor, r.cache_dir
     out = od.path
     try:
         where = f"jobs {opts.jobs}" if executor is None else f"scheduler {executor.describe()}"
-        cached = _header(err, opts, selected, n_res, keys, cache_dir, where)
-        with ProgressReporter(err, len(keys), cached) as prog:
-            results, stats = run_checks(selected, opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog,
+        cached = _header(r, where)
+        with ProgressReporter(err, len(r.keys), cached) as prog:
+            results, stats = run_checks(list(r.checks), opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog,
                                         executor=executor)
         if executor is not None:
             stats["scheduler"] = str(executor.spec)
@@ -395,13 +420,14 @@ def _run_locked(opts, od, err, console, selected, globs, plan, keys, cache_dir, 
                   + (f" (computed points are cached in {cache_dir}: rerun to resume)" if cache_dir else ""),
                   markup=False, highlight=False)
         return EXIT_INTERRUPTED
-    results = [r for r in results if matches(r.id, globs)]
-    doc = build_document(results, stats, tier=opts.tier, globs=globs, wall_time=time.perf_counter() - t_start,
-                         started=started, checks=selected, plan=plan, jobs=opts.jobs, cache_dir=cache_dir,
+    globs = list(r.globs)
+    results = [res for res in results if matches(res.id, globs)]
+    doc = build_document(results, stats, tier=opts.tier, globs=globs, wall_time=time.perf_counter() - r.t_start,
+                         started=r.started, checks=list(r.checks), plan=r.plan, jobs=opts.jobs, cache_dir=cache_dir,
                          command=opts.command)
     try:
         stage = od.stage()
-        manifest = write_outputs(doc, stage, plots=opts.plots, t_start=t_start, jobs=opts.jobs)
+        manifest = write_outputs(doc, stage, plots=opts.plots, t_start=r.t_start, jobs=opts.jobs)
         if opts.json is not None:
             atomic_write_text(Path(opts.json), (stage / "results.json").read_text(encoding="utf-8"))
         od.install(stage, relative_files(stage), last="results.json")
@@ -434,8 +460,6 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite; the figures
     are drawn into a staging directory and installed together (:mod:`mixbounds.outdir`).
     """
-    from mixbounds.plots import ResultsFileError, draw_all, load_results
-
     try:
         doc = load_results(results_path)
     except ResultsFileError as exc:
@@ -449,7 +473,7 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
         check_dir(out, what, figures=True)
         with OutputDir(out, "plot", what=what, command=f"mixbounds plot {results_path}") as od:
             stage = od.stage()
-            manifest = draw_all(doc, stage, jobs=jobs, prune=False)
+            manifest = figures.draw_all(doc, stage, jobs=jobs, prune=False)
             n = _n_figures(manifest)
             if n == 0 and not manifest["errors"]:
                 print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")

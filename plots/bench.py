@@ -16,33 +16,6 @@ from mixbounds.plots.style import PARAM_TEX, new_figure, oracle_tex, param_tex, 
 METHOD_COLORS = ["#1f5fa8", "#c0392b", "#27ae60", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d", "#d4ac0d"]
 
 
-def bench_series(res: dict) -> dict | None:
-    """The series of a benchmark slope result, read from its fields (``None`` for other results, e.g. the
-    consistency records): class and oracle from ``cell`` (``T1.<class>.<oracle>``), ``param``, the method from
-    ``extra["method"]``, and the family from ``variant`` (the random family; ``"worst"`` on the worst-case
-    construction, whose ``variant`` is ``None``).  The id (``bench.<class>.<method>.<oracle>.<param>[@family]``)
-    is not parsed."""
-    if res.get("kind") != "bench":
-        return None
-    cell = str(res.get("cell") or "").split(".")
-    method = (res.get("extra") or {}).get("method")
-    if len(cell) != 3 or not method or not res.get("param"):
-        return None
-    return {"class": cell[1], "method": method, "oracle": cell[2], "param": res["param"],
-            "family": res.get("variant") or "worst"}
-
-
-def bench_groups(doc: dict) -> dict[tuple[str, str], list[dict]]:
-    """(class, oracle) → the bench results of that pair (document order)."""
-    out: dict[tuple[str, str], list[dict]] = {}
-    for r in doc.get("claims", []):
-        p = bench_series(r)
-        if p is None:
-            continue
-        out.setdefault((p["class"], p["oracle"]), []).append(dict(r, _bench=p))
-    return out
-
-
 def figure_bench(cls: str, oracle: str, results: list[dict]):
     """Panels per swept parameter; returns ``(figure, {"series": n})`` (``(None, …)`` if nothing to draw)."""
     params = []

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mixbounds.checks.run.document import SCHEMA
+
 UPPER_KINDS = ("upper", "tight", "absent")
 SWEEP_KINDS = UPPER_KINDS + ("lower",)
 _ID_RE = re.compile(r"^(?P<cell>T\d+\.[^.]+\.[^.@]+)\.(?P<param>[^.@]+)\.(?P<kind>upper|tight|absent|lower)(?:@.+)?$")
@@ -57,8 +59,6 @@ def upgrade(doc: dict) -> dict:
     """A validated document in the current layout (schema 2).  Schema 1 put several numbers of a result in its
     ``measured`` (a dict, a list or text): they move to ``readings`` and ``measured`` becomes ``null``
     (schema 1 did not say which one the verdict compared).  ``upgraded_from`` records the original schema."""
-    from mixbounds.checks.run.document import SCHEMA
-
     if doc.get("schema") == SCHEMA:
         return doc
     claims = []
@@ -91,8 +91,6 @@ def validate(doc, where: str = "results") -> None:
     for sweep results that the points carry the plotted fields (``realized``, ``per_accuracy``) as numbers.
     Raises :class:`ResultsFileError` naming the first thing that is wrong.
     """
-    from mixbounds.checks.run.document import SCHEMA
-
     if not isinstance(doc, dict):
         raise ResultsFileError(f"{where}: not a results document (top level is a {type(doc).__name__}, expected an object)")
     if "schema" not in doc:
@@ -266,3 +264,30 @@ def fmt_slope(res: dict, digits: int = 2) -> str:
                 return f"{m:.{digits}f} ± {(hi - lo) / 2:.{digits}f}"
             return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
     return f"{m:.{digits}f}"
+
+
+def bench_series(res: dict) -> dict | None:
+    """The series of a benchmark slope result, read from its fields (``None`` for other results, e.g. the
+    consistency records): class and oracle from ``cell`` (``T1.<class>.<oracle>``), ``param``, the method from
+    ``extra["method"]``, and the family from ``variant`` (the random family; ``"worst"`` on the worst-case
+    construction, whose ``variant`` is ``None``).  The id (``bench.<class>.<method>.<oracle>.<param>[@family]``)
+    is not parsed."""
+    if res.get("kind") != "bench":
+        return None
+    cell = str(res.get("cell") or "").split(".")
+    method = (res.get("extra") or {}).get("method")
+    if len(cell) != 3 or not method or not res.get("param"):
+        return None
+    return {"class": cell[1], "method": method, "oracle": cell[2], "param": res["param"],
+            "family": res.get("variant") or "worst"}
+
+
+def bench_groups(doc: dict) -> dict[tuple[str, str], list[dict]]:
+    """(class, oracle) → the bench results of that pair (document order)."""
+    out: dict[tuple[str, str], list[dict]] = {}
+    for r in doc.get("claims", []):
+        p = bench_series(r)
+        if p is None:
+            continue
+        out.setdefault((p["class"], p["oracle"]), []).append(dict(r, _bench=p))
+    return out

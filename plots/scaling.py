@@ -15,9 +15,12 @@ Artists carry ``gid`` s (``data:…``, ``fit:…``, ``theory``) that survive int
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.mathtext import MathTextParser
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 from mixbounds.bounds.claims import CLASS_LABELS, get
 from mixbounds.bounds.render import format_terms
 from mixbounds.plots.data import SweepGroup, finite, fmt_slope, variant_of, xy
@@ -39,8 +42,6 @@ _VERDICT_MARK = {"pass": "pass", "fail": "FAIL", "finding": "finding", "error": 
 
 
 def _mathtext_ok(s: str) -> bool:
-    from matplotlib.mathtext import MathTextParser
-
     try:
         MathTextParser("path").parse(s)
         return True
@@ -171,8 +172,6 @@ def _fmt(v: float) -> str:
 
 def _log_ticks(ax, xs=None, ys=None):
     """Readable plain-number log ticks (a sweep often spans one decade or less) and no degenerate y-range."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
-
     if ys:
         lo, hi = min(ys), max(ys)
         if hi / lo < 1.5:  # constant or nearly constant counts: a log axis needs some range
@@ -194,8 +193,6 @@ LEGEND_CHARS_PER_INCH = 15.0
 
 def wrap_label(label: str, width: int) -> str:
     """Wrap each line of a legend label to ``width`` characters (long variant names would leave the figure)."""
-    import textwrap
-
     return "\n".join(textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False)
                      for line in label.split("\n"))
 

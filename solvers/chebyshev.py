@@ -53,6 +53,7 @@ import math
 from typing import Callable
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.linalg.blas import daxpy, ddot, dscal
 
 #: μ may exceed L by this relative amount (rounding of bounds) and still count as μ = L.
@@ -284,8 +285,6 @@ class Chebyshev:
         step and the evaluation abandoned (``None``) once any iterate has more than
         ``nnz_limit`` stored entries.
         """
-        import scipy.sparse as sp
-
         M = sp.csr_matrix(M, dtype=np.float64)
         eye = sp.identity(M.shape[0], dtype=np.float64, format="csr")
         p = M @ eye * (-1.0 / self.nu)

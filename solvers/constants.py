@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse.linalg as spla
+from mixbounds.instances.objectives import QuadraticObjective
 
 #: ARPACK relative tolerance of the two extreme eigenvalues
 LANCZOS_TOL = 1e-10
@@ -69,8 +70,6 @@ def _extreme(matvec, size: int, which: str) -> float:
 
 def spectral_constants(R) -> tuple[float, float]:
     """``(μ_G, L_G)`` of the reformulation ``R`` (a :class:`mixbounds.solvers.reformulations.Reformulation`)."""
-    from mixbounds.instances.objectives import QuadraticObjective
-
     obj = R.problem.objective
     if not R.has_A:
         return float(obj.mu), float(obj.L)

@@ -83,6 +83,7 @@ import numpy as np
 import scipy.linalg as sla
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
+from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
 from mixbounds.solvers.constants import spectral_constants
 from mixbounds.solvers.materialize import (
@@ -460,8 +461,6 @@ class Reformulation:
 
     def _exact_constants(self) -> tuple[float, float, float | None]:
         """Extreme eigenvalues of ∇²G on R^d × L_m^⊥ × R^{n d̃} (and μ on the printed 𝒴)."""
-        from mixbounds.instances.objectives import QuadraticObjective
-
         P = self.problem
         obj = P.objective
         if not isinstance(obj, QuadraticObjective):

@@ -85,6 +85,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.solvers.chebyshev import Chebyshev
 from mixbounds.solvers.oracles import ORACLES, CountedOracles
 from mixbounds.solvers.regularized import Accuracy, PlaceholderObjective, reformulate
 from mixbounds.solvers.result import SolveResult
@@ -176,8 +177,6 @@ def reformulated_solution(problem, u_star: np.ndarray, method: str = "apapc") ->
     Returns ``{"w", "R_w" (‖w*‖ from w⁰ = (0, 0, 0)... as a function of u⁰ = 0), "Y_norm"}``; used to
     give Gradient Sliding the bound ``R`` on ``‖w⁰ − w*‖`` (``D̃ = R²``) and to report it.
     """
-    from mixbounds.solvers.chebyshev import Chebyshev
-
     pen = PenalizedProblem(problem, CountedOracles(problem), eps=1.0, M=1.0, method=method)
     ref = pen.ref
     w = np.zeros(ref.size)

@@ -10,6 +10,7 @@ variables ``(x, X̃)`` and returns a :class:`~mixbounds.solvers.result.SolveResu
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers.apapc import APAPCParameters, apapc
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.reformulations import METHODS, Reformulation
@@ -51,8 +52,6 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     if method not in METHODS:
         raise ValueError(f"solve: unknown method {method!r}; expected one of {METHODS}")
     if x_star is None:
-        from mixbounds.instances.reference.kkt import reference_solution
-
         x_star = reference_solution(problem).u
     u_star = np.asarray(x_star, dtype=float).ravel()
     if u_star.shape != (problem.layout.size,):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mixbounds.checks.audits import audit_reference as ar
+from mixbounds.checks.tiers import QUICK, TINY
 from mixbounds.instances.families import build
 
 #: the dense references are exact to rounding: their measured worst distance to the nearest minimiser is ~1e-13
@@ -13,7 +14,7 @@ MEASURED_RTOL = 1e-12
 
 @pytest.mark.parametrize("cls", ar._classes())
 def test_tier_references_pass(cls):
-    fam, plist = ar.tier_params("tiny", cls)
+    fam, plist = ar.tier_params(TINY, cls)
     p = ar.reference_audit(fam, plist)
     r = ar.judge("t", p)
     assert r.status == "pass", r.detail
@@ -23,7 +24,7 @@ def test_tier_references_pass(cls):
 
 def test_coupled_solution_set_is_not_trivial():
     """The control needs a direction to move along: the coupled class's minimisers form a set."""
-    fam, plist = ar.tier_params("quick", "coupled")
+    fam, plist = ar.tier_params(QUICK, "coupled")
     p = ar.reference_audit(fam, plist[:1])
     assert p["instances"][0]["solution_set_dim"] > 0
 
@@ -31,7 +32,7 @@ def test_coupled_solution_set_is_not_trivial():
 @pytest.mark.parametrize("plant,key,at_least", [("other-minimiser", "nearest", 0.5),
                                                 ("not-a-minimiser", "kkt", 1e-8)])
 def test_controls_fail(plant, key, at_least):
-    fam, plist = ar.tier_params("quick", "coupled")
+    fam, plist = ar.tier_params(QUICK, "coupled")
     p = ar.reference_audit(fam, plist, plant=plant)
     r = ar.judge("c", p, control=True)
     assert r.status == "fail", r.detail
@@ -40,7 +41,7 @@ def test_controls_fail(plant, key, at_least):
 
 def test_other_minimiser_keeps_kkt():
     """The shifted reference is still an exact minimiser: only the nearest-point test can tell."""
-    fam, plist = ar.tier_params("quick", "coupled")
+    fam, plist = ar.tier_params(QUICK, "coupled")
     row = ar.reference_audit(fam, plist, plant="other-minimiser")["instances"][0]
     assert row["kkt"] <= MEASURED_RTOL and row["copies"] <= MEASURED_RTOL
 
@@ -70,7 +71,7 @@ def test_unknown_plant_and_large_instance_are_refused(monkeypatch):
 @pytest.mark.parametrize("table", ar.NONSMOOTH_TABLES)
 @pytest.mark.parametrize("cls", ar._classes(3))
 def test_nonsmooth_references_pass(table, cls):
-    fam, plist = ar.tier_params("tiny", cls, table)
+    fam, plist = ar.tier_params(TINY, cls, table)
     p = ar.lad_reference_audit(fam, plist)
     r = ar.judge("t", p, table=table)
     assert r.status == "pass", r.detail
@@ -80,7 +81,7 @@ def test_nonsmooth_references_pass(table, cls):
 @pytest.mark.parametrize("table", ar.NONSMOOTH_TABLES)
 def test_nonsmooth_control_fails_on_stationarity(table):
     """A feasible point 1e-4·‖u*‖ away is not optimal: the certificate fails while feasibility holds."""
-    fam, plist = ar.tier_params("quick", "coupled", table)
+    fam, plist = ar.tier_params(QUICK, "coupled", table)
     p = ar.lad_reference_audit(fam, plist, plant="not-a-minimiser")
     row = p["instances"][0]
     assert ar.judge("c", p, control=True, table=table).status == "fail"
@@ -92,7 +93,7 @@ def test_t4_reference_at_the_old_qp_tolerance_fails(monkeypatch):
     from mixbounds.instances import nonsmooth as nsm
 
     monkeypatch.setattr(nsm, "QP_TOL", 1e-11)
-    fam, plist = ar.tier_params("quick", "coupled", 4)
+    fam, plist = ar.tier_params(QUICK, "coupled", 4)
     r = ar.judge("t", ar.lad_reference_audit(fam, plist[:1]), table=4)
     assert r.status == "fail" and r.measured > 10 * ar.LAD_STAT_RTOL
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from mixbounds.checks.tiers import TINY
 
 from mixbounds.cli.command import main
 from mixbounds.outdir import LOCK, MANIFEST, OutputDir
@@ -122,4 +123,4 @@ def test_measure_plans_refuses_an_executor_for_a_python_object():
     from examples.apapc import apapc
 
     with pytest.raises(ValueError, match="Python object"):
-        measure_plans(apapc, [], "tiny", executor=lambda version, payloads: iter(()))
+        measure_plans(apapc, [], TINY, executor=lambda version, payloads: iter(()))

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mixbounds.checks.run.framework import instance_and_reference
+from mixbounds.checks.tiers import TINY
 
 from mixbounds.bench_method import judge, plans
 from mixbounds.cli.command import main
@@ -111,10 +112,10 @@ def test_resolve_errors_name_the_spec(tmp_path, monkeypatch):
 
 
 def test_entry_point_group(monkeypatch):
-    import importlib.metadata as md
+    import mixbounds.methods as methods_module
 
     ep = EntryPoint(name="ex-apapc", value="examples.apapc:apapc", group="mixbounds.methods")
-    monkeypatch.setattr(md, "entry_points", lambda group=None: [ep] if group == "mixbounds.methods" else [])
+    monkeypatch.setattr(methods_module, "entry_points", lambda group=None: [ep] if group == "mixbounds.methods" else [])
     assert resolve("ex-apapc") is apapc
 
 
@@ -133,7 +134,7 @@ def test_example_apapc_is_the_suites_apapc(consensus_point):
 
 # ----------------------------------------------------------------------------- verdicts
 def _synthetic(counts, lower_abs):
-    plan = plans("tiny", ["consensus"], params=["kappa_f"], kinds=("worst",))[0]
+    plan = plans(TINY, ["consensus"], params=["kappa_f"], kinds=("worst",))[0]
     xs = plan.sweep.grid
     mp = [(v, {"realized": {"kappa_f": v}, "converged": True, "iterations": 10, "per_accuracy": {"comm": c, "grad": c},
                "abs": {"0.01": {"comm": c, "grad": c}, "1e-06": {"comm": 2 * c, "grad": 2 * c}}})
@@ -146,14 +147,14 @@ def _synthetic(counts, lower_abs):
 
 
 def test_judge_slopes_and_below_lower_bound():
-    xs = plans("tiny", ["consensus"], params=["kappa_f"], kinds=("worst",))[0].sweep.grid
+    xs = plans(TINY, ["consensus"], params=["kappa_f"], kinds=("worst",))[0].sweep.grid
     plan, pts = _synthetic([100 * x ** 0.5 for x in xs], None)
-    assert judge("tiny", plan, "comm", pts)["status"] == "optimal"
+    assert judge(TINY, plan, "comm", pts)["status"] == "optimal"
     plan, pts = _synthetic([100 * x for x in xs], None)
-    r = judge("tiny", plan, "comm", pts)
+    r = judge(TINY, plan, "comm", pts)
     assert r["status"] == "suboptimal" and "loses in kappa_f" in r["detail"] and r["slope"] == pytest.approx(1.0)
     plan, pts = _synthetic([100 * x ** 0.5 for x in xs], 10 ** 6)  # every count below the engine's bound
-    r = judge("tiny", plan, "comm", pts)
+    r = judge(TINY, plan, "comm", pts)
     assert r["status"] == "below-lower-bound" and "engine's bound" in r["detail"]
 
 
@@ -166,7 +167,7 @@ def test_negative_control_a_method_that_bypasses_the_counters_is_below_the_lower
         while True:
             yield x
 
-    m = measure(cheat, "consensus", oracle="comm", param="kappa_f", tier="tiny")
+    m = measure(cheat, "consensus", oracle="comm", param="kappa_f", tier=TINY)
     assert m.verdict == "below-lower-bound", m.detail
 
 
@@ -175,27 +176,27 @@ def test_a_raising_method_is_an_error_verdict_and_fails_assert_optimal():
         yield np.zeros(problem.size)
         raise RuntimeError("step size")
 
-    m = measure(broken, "consensus", oracle="comm", param="kappa_W", tier="tiny")
+    m = measure(broken, "consensus", oracle="comm", param="kappa_W", tier=TINY)
     assert m.verdict == "error" and "RuntimeError: step size" in m.detail
     with pytest.raises(AssertionError, match="error: .*RuntimeError: step size"):
-        assert_optimal(broken, "consensus", oracle="comm", param="kappa_W", tier="tiny")
+        assert_optimal(broken, "consensus", oracle="comm", param="kappa_W", tier=TINY)
 
 
 # ----------------------------------------------------------------------------- the examples (tiny tier)
 def test_examples_classified_on_consensus_kappa_f():
-    opt = assert_optimal(apapc, "consensus", oracle="comm", param="kappa_f", tier="tiny")
+    opt = assert_optimal(apapc, "consensus", oracle="comm", param="kappa_f", tier=TINY)
     assert abs(opt.slope - 0.5) <= SLOPE_TOL and opt.lower_slope == pytest.approx(0.5, abs=SLOPE_TOL)
-    sub = measure(papc, "consensus", oracle="comm", param="kappa_f", tier="tiny")
+    sub = measure(papc, "consensus", oracle="comm", param="kappa_f", tier=TINY)
     assert sub.verdict == "suboptimal" and sub.slope >= 1 - SLOPE_TOL, sub
     assert "loses in kappa_f" in sub.detail
 
 
 @pytest.mark.slow
 def test_examples_classified_on_coupled_and_kappa_W():
-    assert_optimal(apapc, "coupled", oracle="comm", param="kappa_f", tier="tiny")
-    assert measure(papc, "coupled", oracle="comm", param="kappa_f", tier="tiny").verdict == "suboptimal"
-    assert_optimal(apapc, "consensus", oracle="comm", param="kappa_W", tier="tiny")
-    assert measure(diging, "consensus", oracle="comm", param="kappa_W", tier="tiny").verdict == "suboptimal"
+    assert_optimal(apapc, "coupled", oracle="comm", param="kappa_f", tier=TINY)
+    assert measure(papc, "coupled", oracle="comm", param="kappa_f", tier=TINY).verdict == "suboptimal"
+    assert_optimal(apapc, "consensus", oracle="comm", param="kappa_W", tier=TINY)
+    assert measure(diging, "consensus", oracle="comm", param="kappa_W", tier=TINY).verdict == "suboptimal"
 
 
 # ----------------------------------------------------------------------------- the CLI

@@ -4,6 +4,7 @@ import pytest
 from mixbounds.bounds.claims import get
 from mixbounds.checks.lower.certificates import certify, certify_param, statements
 from mixbounds.checks.lower.slopes import lower_point
+from mixbounds.checks.tiers import QUICK
 from mixbounds.instances.families import build
 
 #: per-accuracy engine counts are integers; a √10-fold growth (exponent ½ over one decade) reads ≥ 2.5×
@@ -100,7 +101,7 @@ def test_certify_prefers_printed_then_cited_then_variant_and_shows_refuted_const
         "printed": "refuted", "variant:shared-rows-incidence": "certified"}
     claims[1]["status"] = "finding"  # the negative control: no construction passes
     assert certify_param(claims, cell, "kappa_AC")["certificate"] == "none"
-    block = certify(claims, "quick")
+    block = certify(claims, QUICK)
     row = next(r for r in block["statements"] if r["statement"] == "T1.coupled_local.A")
     assert row["kind"] == "none" and block["constructions_refuted"] == ["T1.coupled_local.A.kappa_AC:printed"]
 
@@ -109,7 +110,7 @@ def test_certify_counts_by_class_and_labels_tight_results():
     claims = [_lower("T1.coupled.A.kappa_f.lower", "pass"), _lower("T1.coupled.A.kappa_A.lower", "pass"),
               {"id": "T1.coupled.A.kappa_A.tight", "kind": "tight", "status": "pass",
                "extra": {"tightness": [40.0, 41.0], "tightness_slope": 0.01}}]
-    block = certify(claims, "quick")
+    block = certify(claims, QUICK)
     row = next(r for r in block["statements"] if r["statement"] == "T1.coupled.A")
     assert row["certificate"] == "printed" and row["method_class"] == "def:foda"
     assert block["by_class"]["def:foda"] == 1 and block["printed"] == 1

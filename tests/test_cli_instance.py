@@ -9,15 +9,16 @@ import pytest
 from mixbounds.instances.io import load_instance
 from mixbounds.instances.reference.kkt import KKT_RTOL
 
+import mixbounds.cli.instance as cli_instance
 from mixbounds import instances
-from mixbounds.cli.command import _Parser
 from mixbounds.cli.instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
+from mixbounds.cli.parsing import Parser
 
 
 def parser():
     """A parser built the way mixbounds/cli/command.py builds its own, with only this sub-command."""
-    p = _Parser(prog="mixbounds")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    p = Parser(prog="mixbounds")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
     register(sub)
     return p
 
@@ -56,7 +57,7 @@ def test_only_given_parameters_are_passed(tmp_path, monkeypatch):
         seen.update(params)
         return real(name, **params)
 
-    monkeypatch.setattr(instances.families, "build", spy)
+    monkeypatch.setattr(cli_instance, "build", spy)
     assert run(["instance", "random-coupled", "--kappa-A", "7", "--eps", "1e-6", "--variant", "default",
                 "--no-reference", "--out", str(tmp_path / "o")]) == EXIT_OK
     assert seen == {"kappa_AC": 7.0, "eps": 1e-6, "variant": "default"}
@@ -74,7 +75,7 @@ def test_family_keywords_set_the_sizes(tmp_path, monkeypatch):
         seen.update(params)
         return real(name, **params)
 
-    monkeypatch.setattr(instances.families, "build", spy)
+    monkeypatch.setattr(cli_instance, "build", spy)
     out = tmp_path / "o"
     assert run(["instance", "random-coupled", "--n", "10", "--d", "8", "--m", "4", "--graph", "er", "--param", "er_p=0.5",
                 "--no-reference", "--out", str(out)]) == EXIT_OK
@@ -153,7 +154,7 @@ def test_reference_failure_exits_1_and_writes_nothing(tmp_path, monkeypatch, cap
     def boom(problem):
         raise ValueError("reference solution: relative KKT residual 1e-3 exceeds 1e-9")
 
-    monkeypatch.setattr(instances.reference.kkt, "reference_solution", boom)
+    monkeypatch.setattr(cli_instance, "reference_solution", boom)
     assert run(["instance", "random-consensus", "--out", str(tmp_path / "o")]) == EXIT_FAIL
     assert "KKT residual" in capsys.readouterr().err
     _nothing_written(tmp_path)
@@ -179,13 +180,13 @@ def test_rerun_replaces_the_instance(tmp_path):
 
 def test_module_entry_point(tmp_path):
     out = tmp_path / "lg"
-    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds.cli.instance", "instance", "local-global", "--kappa-f", "50",
+    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds", "instance", "local-global", "--kappa-f", "50",
                         "--n", "4", "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "app:problem_formulations" in r.stdout
     inst = load_instance(out)
     assert np.all(np.isfinite(inst.x_star))
-    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds.cli.instance", "instance", "random-coupled", "--kappa-AC", "0.1",
+    r = subprocess.run([sys.executable, "-P", "-m", "mixbounds", "instance", "random-coupled", "--kappa-AC", "0.1",
                         "--out", str(tmp_path / "bad")], capture_output=True, text=True)
     assert r.returncode == 2 and not (tmp_path / "bad").exists()
 
@@ -193,8 +194,6 @@ def test_module_entry_point(tmp_path):
 def test_build_and_reference_run_with_one_blas_thread(tmp_path, monkeypatch):
     """The build and the reference solve run under threadpoolctl's limit BLAS_THREADS (small per-node products)."""
     from threadpoolctl import threadpool_info
-
-    from mixbounds.cli import instance as cli_instance
 
     blas = lambda: {i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"}  # noqa: E731
     seen = {}
@@ -208,8 +207,8 @@ def test_build_and_reference_run_with_one_blas_thread(tmp_path, monkeypatch):
         seen["reference"] = blas()
         return real_ref(problem, **kw)
 
-    monkeypatch.setattr(instances.families, "build", build)
-    monkeypatch.setattr(instances.reference.kkt, "reference_solution", ref)
+    monkeypatch.setattr(cli_instance, "build", build)
+    monkeypatch.setattr(cli_instance, "reference_solution", ref)
     assert run(["instance", "random-coupled", "--n", "4", "--out", str(tmp_path / "o")]) == EXIT_OK
     assert seen == {"build": {cli_instance.BLAS_THREADS}, "reference": {cli_instance.BLAS_THREADS}}
     if max(blas(), default=1) >= 2:  # negative control (a BLAS with 2+ threads): the limit is the one applied

@@ -1,7 +1,7 @@
 """``mixbounds verify`` and ``mixbounds plot``: exit codes, selection, cache, parallelism, atomic outputs.
 
 The checks are the self-test fixture :mod:`mixbounds.checks.run._selftest` (exact power laws,
-microseconds per point), patched in for :func:`mixbounds.checks.run.framework.all_checks`.
+microseconds per point), patched in for :func:`mixbounds.checks.registry.all_checks`.
 """
 
 import json
@@ -115,7 +115,7 @@ def test_finalize_exception_is_an_error_result_exit_1(suite, tmp_path):
 
 
 @pytest.mark.parametrize("argv, match", [
-    (["--tier", "huge"], "invalid choice"),
+    (["--tier", "huge"], "unknown tier 'huge' (choose from tiny, quick, full)"),
     (["--jobs", "0"], "positive integer"),
     (["--jobs", "two"], "positive integer"),
 ])

@@ -10,6 +10,7 @@ from mixbounds.checks.lower.asymptotic import asymptotic_exponent
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.lower.exact import XSTAR_RTOL, exact_point
 from mixbounds.checks.lower.refutation import REFUTE_MARGIN, verdict
+from mixbounds.checks.tiers import QUICK
 from mixbounds.instances.families import build
 from mixbounds.instances.graphs import beta, tuned_path
 from mixbounds.instances.reference.kkt import reference_solution
@@ -143,12 +144,12 @@ def test_refutation_rule():
 
     cell = get("T1.coupled_local.A")
     eng, meth = _pts([0, 0, 0], [2, 2, 2], [983, 531, 449])  # the measured printed construction (quick tier)
-    r = verdict(cell, "kappa_AC", eng, meth, "quick", rid="x", control=True, construction="printed")
+    r = verdict(cell, "kappa_AC", eng, meth, QUICK, rid="x", control=True, construction="printed")
     assert r.extra["verdict"] == "refuted" and r.status == "fail"
     eng, meth = _pts([10, 30, 100], [12, 35, 110], [100, 316, 1000])  # a construction that carries the bound
-    r = verdict(cell, "kappa_AC", eng, meth, "quick", rid="x", control=True, construction="printed")
+    r = verdict(cell, "kappa_AC", eng, meth, QUICK, rid="x", control=True, construction="printed")
     assert r.extra["verdict"] == "not refuted" and r.status == "pass"
     # bounded engine, but the method grows like the claim: not refuted either (no method beats it)
     eng, meth = _pts([0, 0, 0], [2, 2, 2], [100, 316, 1000])
-    r = verdict(cell, "kappa_AC", eng, meth, "quick", rid="x", control=False, construction="printed")
+    r = verdict(cell, "kappa_AC", eng, meth, QUICK, rid="x", control=False, construction="printed")
     assert r.extra["verdict"] == "not refuted" and r.readings["method_exponent"] > 0.5 - REFUTE_MARGIN

@@ -20,8 +20,10 @@ from mixbounds.checks.lemmas.cases import (
     orth_range,
     subspace_equal,
 )
-from mixbounds.checks.run.framework import TIERS, all_checks, run_checks, select
+from mixbounds.checks.registry import all_checks
+from mixbounds.checks.run.framework import TIERS, run_checks, select
 from mixbounds.checks.run.result import CheckResult
+from mixbounds.checks.tiers import QUICK, TINY
 
 #: a property holds up to dense-eigenvalue rounding (the module's own tolerance)
 RTOL = L.INEQ_RTOL
@@ -88,12 +90,12 @@ def test_finalize_must_return_the_declared_ids():
 
     fake = LemmaCheck(id="lemma.fake", label="x", description="", results=(Result("lemma.fake"),),
                       cases=lambda tier: [Point(L.inv_T, {"K": 1, "kappa": 1.0})], finalize=finalize)
-    task = fake.tasks("tiny")[0]
+    task = fake.tasks(TINY)[0]
     assert task.name == "mixbounds.checks.lemmas.chebyshev_interval:inv_T"
     with pytest.raises(ValueError, match="declared"):
-        fake.run_finalize("tiny", {task.key: {"value": 1.0}})
+        fake.run_finalize(TINY, {task.key: {"value": 1.0}})
     # a failed point turns every declared result into an error
-    out = fake.run_finalize("tiny", {task.key: {"error": "boom"}})
+    out = fake.run_finalize(TINY, {task.key: {"error": "boom"}})
     assert [(r.id, r.status) for r in out] == [("lemma.fake", "error")]
 
 
@@ -103,21 +105,21 @@ def test_tolerances_are_named_constants():
 
 
 def test_tiny_tier_verdicts_and_controls(tmp_path):
-    results, stats = run_checks(L.checks(), "tiny", jobs=1, cache_dir=tmp_path)
+    results, stats = run_checks(L.checks(), TINY, jobs=1, cache_dir=tmp_path)
     ids = [r.id for r in results]
     assert len(ids) == len(set(ids))
-    expected_ids = [i for c in L.checks() if "tiny" in c.tiers for i in c.result_ids("tiny")]
+    expected_ids = [i for c in L.checks() if TINY in c.tiers for i in c.result_ids(TINY)]
     assert sorted(ids) == sorted(expected_ids)
     _check_verdicts(results)
     # a second run is served from the cache and gives the same verdicts
-    again, stats2 = run_checks(L.checks(), "tiny", jobs=1, cache_dir=tmp_path)
+    again, stats2 = run_checks(L.checks(), TINY, jobs=1, cache_dir=tmp_path)
     assert stats2["computed"] == 0
     assert [r.status for r in again] == [r.status for r in results]
 
 
 @pytest.mark.slow
 def test_quick_tier_verdicts():
-    results, stats = run_checks(L.checks(), "quick", jobs=2)
+    results, stats = run_checks(L.checks(), QUICK, jobs=2)
     assert {r.id for r in results} == set(EXPECTED) | {r.id for r in results if r.control}
     _check_verdicts(results)
     by = {r.id: r for r in results}

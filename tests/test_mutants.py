@@ -110,9 +110,7 @@ def _mutate(pkg: Path, rel: str, edits) -> None:
 
 
 def _verify(root: Path, claims: str, out: Path) -> tuple[int, dict]:
-    from mixbounds.bounds.texparse import find_paper
-
-    env = dict(os.environ, PYTHONPATH=str(root), MIXBOUNDS_PAPER=str(find_paper()))
+    env = dict(os.environ, PYTHONPATH=str(root))
     # the copy, not the installed tree, must be what runs (exit 3 otherwise)
     prog = ("import sys, mixbounds; root = sys.argv.pop(1)\n"
             "if not mixbounds.__file__.startswith(root): sys.exit(3)\n"

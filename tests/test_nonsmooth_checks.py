@@ -5,7 +5,8 @@ import math
 import pytest
 from mixbounds.bounds.claims import REGISTRY, get
 from mixbounds.checks import nonsmooth as ns
-from mixbounds.checks.run.framework import all_checks
+from mixbounds.checks.registry import all_checks
+from mixbounds.checks.tiers import QUICK
 
 
 def _pts(param, xs, ys, oracle="A", table=3):
@@ -21,7 +22,7 @@ def _pts(param, xs, ys, oracle="A", table=3):
 def test_every_cell_of_tables_2_to_4_is_measured():
     ids = set()
     for c in ns.checks():
-        ids.update(c.result_ids("quick"))
+        ids.update(c.result_ids(QUICK))
     for cell in REGISTRY:
         if cell.table in (2, 3, 4) or (cell.table is None and cell.id.startswith("T2.")):
             acc = ns.ACC[int(cell.id[1])]
@@ -35,8 +36,8 @@ def test_registered_in_framework():
 
 
 def test_upper_and_absent_rules():
-    tier = "quick"
-    tol = ns.TOL[tier]
+    tier = QUICK
+    tol = tier.tables24.slope_tol
     xs = [10.0, 20.0, 40.0, 80.0]
     cell = get("T3.coupled.A")
     ok = ns.verdict(tier, 3, cell, "kappa_A", xs, _pts("kappa_A", xs, [100 * x ** 0.5 for x in xs]))
@@ -53,7 +54,7 @@ def test_table2_accuracy_target_includes_the_log():
     xs = [30.0, 60.0, 120.0, 300.0]
     cell = get("T2.coupled.grad")
     ys = [10 * math.sqrt(x) * math.log(x) for x in xs]
-    r = ns.verdict("quick", 2, cell, "LR2_eps", xs, _pts("LR2_eps", xs, ys, table=2))
+    r = ns.verdict(QUICK, 2, cell, "LR2_eps", xs, _pts("LR2_eps", xs, ys, table=2))
     assert r.status == "pass" and r.theory > 0.5
 
 
@@ -61,14 +62,14 @@ def test_table4_log_factor_is_a_finding_and_controls_fail():
     xs = [8.0, 16.0, 32.0, 64.0]
     cell = get("T4.coupled.A")
     ys = [10 * x * (2 * math.log(x)) ** 1.6 for x in xs]  # x·log^1.6 x: above x + tol, within x·log x + tol
-    r = ns.verdict("quick", 4, cell, "M_mu_eps", xs, _pts("M_mu_eps", xs, ys, table=4))
+    r = ns.verdict(QUICK, 4, cell, "M_mu_eps", xs, _pts("M_mu_eps", xs, ys, table=4))
     assert r.status in ("finding", "fail")
     ys2 = [10 * x * math.log(x) for x in xs]
-    r2 = ns.verdict("quick", 4, cell, "M_mu_eps", xs, _pts("M_mu_eps", xs, ys2, table=4))
+    r2 = ns.verdict(QUICK, 4, cell, "M_mu_eps", xs, _pts("M_mu_eps", xs, ys2, table=4))
     assert r2.status in ("pass", "finding")
     if r2.status == "finding":
         assert r2.findings and r2.findings[0].id.endswith("log_factor")
-    ctrl = ns.verdict("quick", 4, cell, "M_mu_eps", xs, _pts("M_mu_eps", xs, [x ** 2 for x in xs], table=4), control=True,
+    ctrl = ns.verdict(QUICK, 4, cell, "M_mu_eps", xs, _pts("M_mu_eps", xs, [x ** 2 for x in xs], table=4), control=True,
                       rid="control.x")
     assert ctrl.status == "fail" and ctrl.caught
 
@@ -76,7 +77,7 @@ def test_table4_log_factor_is_a_finding_and_controls_fail():
 def test_discrepancy_cell_is_a_finding():
     xs = [10.0, 20.0, 40.0, 80.0]
     cell = get("T4.mixed.A")
-    r = ns.verdict("quick", 4, cell, "kappa_AC", xs, _pts("kappa_AC", xs, [50 * x ** 0.5 for x in xs], table=4))
+    r = ns.verdict(QUICK, 4, cell, "kappa_AC", xs, _pts("kappa_AC", xs, [50 * x ** 0.5 for x in xs], table=4))
     assert r.status == "finding" and r.findings
 
 
@@ -84,7 +85,7 @@ def test_unconverged_points_are_errors_not_counts():
     xs = [10.0, 20.0]
     pts = _pts("kappa_A", xs, [1, 2])
     pts[1]["converged"] = False
-    r = ns.verdict("quick", 3, get("T3.coupled.A"), "kappa_A", xs, pts)
+    r = ns.verdict(QUICK, 3, get("T3.coupled.A"), "kappa_A", xs, pts)
     assert r.status == "error"
 
 

@@ -121,14 +121,14 @@ def test_draw_all_manifest_and_broken_figure(doc, tmp_path, monkeypatch):
     for paths in list(man["cells"].values()) + list(man["classes"].values()) + [man["heatmap"]]:
         assert sorted(p.suffix for p in paths) == [".png", ".svg"] and all(p.stat().st_size > 0 for p in paths)
     assert not [p for p in (tmp_path / "plots").iterdir() if p.name.startswith(".tmp")]
-    from mixbounds import plots
+    from mixbounds.plots import draw as draw_module
 
     def boom(g):
         if g.param == "kappa_A":
             raise ValueError("cannot draw")
         return figure_cell_param(g)
 
-    monkeypatch.setattr(plots, "figure_cell_param", boom)
+    monkeypatch.setattr(draw_module, "figure_cell_param", boom)
     (tmp_path / "plots" / "notes.txt").write_text("mine")
     man = draw_all(doc, tmp_path / "plots", formats=("png",))
     assert len(man["cells"]) == 2 and len(man["errors"]) == 2 and "cannot draw" in man["errors"][0]
@@ -205,7 +205,8 @@ def _bench_doc():
 
 def test_bench_figures_one_per_class_and_oracle(tmp_path):
     """Benchmark figures: one per (class, oracle), one series per (method, family) with points."""
-    from mixbounds.plots.bench import bench_groups, figure_bench
+    from mixbounds.plots.bench import figure_bench
+    from mixbounds.plots.data import bench_groups
 
     doc = _bench_doc()
     groups = bench_groups(doc)
@@ -224,7 +225,7 @@ def test_bench_figures_one_per_class_and_oracle(tmp_path):
 def test_bench_series_from_fields_not_id():
     """The series of a bench result comes from its fields (variant, cell, param, extra.method): a result whose
     fields say random family is dashed even if its id had no ``@`` suffix; results without a method are not slopes."""
-    from mixbounds.plots.bench import bench_series
+    from mixbounds.plots.data import bench_series
 
     r = {"id": "bench.coupled.apapc.comm.kappa_W", "kind": "bench", "cell": "T1.coupled.comm", "param": "kappa_W",
          "extra": {"method": "apapc"}, "variant": "random-coupled"}

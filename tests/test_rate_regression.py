@@ -19,7 +19,8 @@ from fnmatch import fnmatchcase
 import pytest
 from mixbounds.bounds.claims import cells
 from mixbounds.checks.expected import expected
-from mixbounds.checks.run.framework import all_checks, run_checks
+from mixbounds.checks.registry import all_checks
+from mixbounds.checks.run.framework import run_checks
 
 #: tier of the regression sweeps (see module docstring)
 TIER = os.environ.get("MIXBOUNDS_REGRESSION_TIER", "tiny")

@@ -137,15 +137,19 @@ def test_instance_text_reads_fixed_parameters_and_sizes_from_the_points():
 
 
 def test_how_to_read_is_generated_from_the_checks_constants(doc, monkeypatch):
-    from mixbounds.checks import nonsmooth, rates
-    from mixbounds.checks.lower import exact_verdict
+    from dataclasses import replace
+
+    from mixbounds.checks import rates
+    from mixbounds.checks.tiers import FULL, QUICK, TINY
+
+    from mixbounds.report import rules
 
     md = report.render_markdown(doc)
     for needle in ("engine count = closed-form count at every level", "ε₁ = 0.01 and ε₂ = 1e-06",
                    "last 0.333 of its iterations", "≤ 0.001·e₀", "spans 6 decades"):
         assert needle in md, needle
-    monkeypatch.setitem(exact_verdict.SLOPE_BAND, "quick", 0.777)
-    monkeypatch.setitem(nonsmooth.TOL, "full", 0.555)
+    monkeypatch.setattr(rules, "TIERS", (TINY, replace(QUICK, lower=replace(QUICK.lower, slope_band=0.777)),
+                                         replace(FULL, tables24=replace(FULL.tables24, slope_tol=0.555))))
     monkeypatch.setattr(rates, "SETTLE", 0.25)
     md2 = report.render_markdown(doc)
     row = next(ln for ln in md2.splitlines() if ln.startswith("| Table 1, lower-bound engine"))

@@ -5,7 +5,7 @@ import math
 import pytest
 from mixbounds.checks.verdict import band_ok, between_ok, fit_counts, upper_ok
 
-#: a tolerance of the size the tiers use (mixbounds.checks.rates.TOL["quick"])
+#: a tolerance of the size the tiers use (QUICK.table1.slope_tol, mixbounds.checks.tiers)
 TOL = 0.12
 
 

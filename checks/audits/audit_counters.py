@@ -27,8 +27,11 @@ audit of a counter that skips every second ``comm`` round must come out ``fail``
 from __future__ import annotations
 
 import numpy as np
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, reading
+from mixbounds.checks.sweeps import CLASS_FAMILIES, random_sweeps
+from mixbounds.checks.tiers import Tier
+from mixbounds.solvers import CountedOracles, solve
 
 AUDIT_ORACLES = ("grad", "A", "C", "Ct", "comm")
 #: iterations recounted per audit run (the per-iteration counts are constant, the set-up differs)
@@ -149,9 +152,6 @@ def audit_point(family: str, params: dict, method: str, skip_every_second_comm: 
     ``skip_every_second_comm`` builds the negative control: counted oracles whose ``comm``
     counter misses every second round.
     """
-    from mixbounds.checks.run.framework import instance_and_reference
-    from mixbounds.solvers import CountedOracles, solve
-
     inst, ref = instance_and_reference(family, dict(params))
     P = inst.problem
     orc = _SkippingOracles(P) if skip_every_second_comm else CountedOracles(P)
@@ -171,8 +171,6 @@ def audit_point(family: str, params: dict, method: str, skip_every_second_comm: 
 
 
 def _skipping_class():
-    from mixbounds.solvers import CountedOracles
-
     class SkippingOracles(CountedOracles):
         """Negative control: a ``comm`` counter that misses every second round."""
 
@@ -194,11 +192,8 @@ def _SkippingOracles(P):
 
 
 # ----------------------------------------------------------------------------- verdicts
-def audit_sample(tier: str) -> list[tuple[str, str, dict]]:
+def audit_sample(tier: Tier) -> list[tuple[str, str, dict]]:
     """``(class, family, params)``: every problem class once, at the first point of its first random sweep."""
-    from mixbounds.checks.rates import random_sweeps
-    from mixbounds.checks.sweeps import CLASS_FAMILIES
-
     out = []
     for cls in CLASS_FAMILIES:
         sw = random_sweeps(tier, cls)[0]

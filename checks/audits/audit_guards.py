@@ -15,8 +15,13 @@
 
 from __future__ import annotations
 
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.audits.audit_counters import audit_sample
+from mixbounds.checks.audits.calibration_tolerances import _synthetic_sweep
+from mixbounds.checks.rates import MAX_ITER, convergence_guard, verdict
+from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult
+from mixbounds.checks.sweeps import UB_EPS2
+from mixbounds.solvers import solve
 
 #: the control run stops at this multiple of the accuracy it is judged against (a decade early)
 EARLY_FACTOR = 10.0
@@ -25,11 +30,6 @@ EARLY_FACTOR = 10.0
 def early_stop_point(family: str, params: dict) -> dict:
     """APAPC asked for ``UB_EPS2`` and run to it (``honest``), and stopped at ``EARLY_FACTOR·UB_EPS2``
     (``early``, the control); the guard's answer on each."""
-    from mixbounds.checks.rates import MAX_ITER, convergence_guard
-    from mixbounds.checks.run.framework import instance_and_reference
-    from mixbounds.checks.sweeps import UB_EPS2
-    from mixbounds.solvers import solve
-
     inst, ref = instance_and_reference(family, dict(params))
     out = {}
     for name, eps in (("honest", UB_EPS2), ("early", EARLY_FACTOR * UB_EPS2)):
@@ -42,8 +42,6 @@ def early_stop_point(family: str, params: dict) -> dict:
 
 
 def _sample(tier):
-    from mixbounds.checks.audits.audit_counters import audit_sample
-
     _, fam, prm = audit_sample(tier)[0]
     return fam, prm
 
@@ -84,9 +82,6 @@ def _stop_rule(tier, points) -> CheckResult:
 
 
 def _fit_control(tier) -> CheckResult:
-    from mixbounds.checks.audits.calibration_tolerances import _synthetic_sweep
-    from mixbounds.checks.rates import verdict
-
     rid = "control.guard.fit.first-two-points"
     cell, sw, pts = _synthetic_sweep(tier)
     r = verdict(tier, cell, "kappa_W", sw, pts[:2], random=False, rid=rid, control=True)

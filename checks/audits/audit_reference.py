@@ -58,9 +58,16 @@ import json
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
+from mixbounds.checks import nonsmooth as ns
+from mixbounds.checks.nonsmooth import CLASSES
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
-from mixbounds.instances.reference.lad_interior_point import SOLVE_RTOL
+from mixbounds.checks.tiers import Tier
+from mixbounds.instances.families import build
+from mixbounds.instances.reference.kkt import constraint_system, copy_map
+from mixbounds.instances.reference.lad_interior_point import SOLVE_RTOL, lad_interior_point
+from scipy.optimize import lsq_linear
 
 #: ``‖E v* − u*‖ / ‖u*‖``: equal copies of x̃, up to rounding
 COPIES_RTOL = 1e-12
@@ -98,8 +105,6 @@ NONSMOOTH_TABLES = (3, 4)
 
 def _constraints(inst):
     """``(E sparse, E, G, h)`` dense, refused above :data:`DENSE_MAX` unknowns plus multipliers."""
-    from mixbounds.instances.reference.kkt import constraint_system, copy_map
-
     P = inst.problem
     Es = copy_map(P)
     G, h = constraint_system(P)
@@ -152,8 +157,6 @@ def measure(E, H, g, G, h, u: np.ndarray) -> dict:
 def reference_audit(family: str, params_list: list, plant: str = "") -> dict:
     """Audit every instance of ``params_list``; with ``plant`` (a control), only the first, its reference
     replaced by the planted defect (:data:`PLANTS`)."""
-    from mixbounds.instances.families import build
-
     if plant and plant not in PLANTS:
         raise ValueError(f"reference audit: unknown plant {plant!r}; one of {sorted(PLANTS)}")
     rows = []
@@ -179,9 +182,6 @@ def reference_audit(family: str, params_list: list, plant: str = "") -> dict:
 def lad_measure(inst, u: np.ndarray) -> dict:
     """Copies, feasibility, box margin and the subgradient certificate (module docstring) of ``u`` for a
     ``nonsmooth-*`` instance."""
-    import scipy.sparse as sp
-    from scipy.optimize import lsq_linear
-
     obj = inst.problem.objective
     Es, E, G, h = _constraints(inst)
     D = (sp.csr_matrix(obj.F) @ Es).toarray()
@@ -211,9 +211,6 @@ def lad_measure(inst, u: np.ndarray) -> dict:
 def lad_reference_audit(family: str, params_list: list, plant: str = "") -> dict:
     """Tables 3-4: audit every instance of ``params_list``; with ``plant="not-a-minimiser"`` (the control) only the
     first, its reference moved by ``LAD_CONTROL_OFFSET·‖u*‖`` along a random direction of ``E·ker G``."""
-    from mixbounds.instances.families import build
-    from mixbounds.instances.reference.lad_interior_point import lad_interior_point
-
     if plant not in ("", "not-a-minimiser"):
         raise ValueError(f"reference audit: unknown plant {plant!r} for Tables 3-4; only 'not-a-minimiser'")
     rows = []
@@ -239,10 +236,8 @@ def lad_reference_audit(family: str, params_list: list, plant: str = "") -> dict
     return {"family": family, "instances": rows}
 
 
-def tier_params(tier: str, cls: str, table: int = TABLE) -> tuple[str, list]:
+def tier_params(tier: Tier, cls: str, table: int = TABLE) -> tuple[str, list]:
     """The family and the distinct instance parameters of the sweeps of Table ``table``, class ``cls``, at ``tier``."""
-    from mixbounds.checks import nonsmooth as ns
-
     fam, var = ns.family_of(table, cls)
     seen, out = set(), []
     for _param, _base, _grid, pts in ns.sweeps(tier, table, cls):
@@ -255,7 +250,7 @@ def tier_params(tier: str, cls: str, table: int = TABLE) -> tuple[str, list]:
     return fam, out
 
 
-def _task(tier: str, cls: str, plant: str = "", table: int = TABLE) -> Task:
+def _task(tier: Tier, cls: str, plant: str = "", table: int = TABLE) -> Task:
     fam, plist = tier_params(tier, cls, table)
     func = reference_audit if table == TABLE else lad_reference_audit
     return Task(func, {"family": fam, "params_list": plist, "plant": plant},
@@ -302,8 +297,6 @@ def judge(rid: str, p: dict, *, control: bool = False, table: int = TABLE) -> Ch
 
 
 def _classes(table: int = TABLE):
-    from mixbounds.checks.nonsmooth import CLASSES
-
     return CLASSES[table]
 
 

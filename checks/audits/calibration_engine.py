@@ -28,8 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
+from mixbounds.instances.graphs import laplacian, path_adjacency
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
 
 #: the error curves are sums of the same squares in a different order: rounding only
 CURVE_RTOL = 1e-12
@@ -43,11 +48,6 @@ CHAIN_EPS = 1e-6
 
 
 def _path_problem(n: int):
-    from mixbounds.instances.graphs import laplacian, path_adjacency
-    from mixbounds.instances.layout import Layout
-    from mixbounds.instances.objectives import QuadraticObjective
-    from mixbounds.instances.problem import MixedProblem
-
     lay = Layout(tuple(0 for _ in range(n)), 1)
     q = [np.array([1.0 if i == 0 else 0.0]) for i in range(n)]
     obj = QuadraticObjective([sp.identity(1, format="csr") for _ in range(n)], q, lay)
@@ -58,11 +58,6 @@ def _path_problem(n: int):
 
 
 def _chain_problem(kind: str, K: int = CHAIN_LENGTH, mu: float = CHAIN_MU):
-    from mixbounds.instances.graphs import laplacian, path_adjacency
-    from mixbounds.instances.layout import Layout
-    from mixbounds.instances.objectives import QuadraticObjective
-    from mixbounds.instances.problem import MixedProblem
-
     n = 2  # node 2 holds x = 0 (q = 0): the chain lives at node 1, communication is free
     lay = Layout((K, K), 0)
     e1 = np.zeros(K)
@@ -94,8 +89,6 @@ def _chain_problem(kind: str, K: int = CHAIN_LENGTH, mu: float = CHAIN_MU):
 
 def calibration_point(case: str, n: int = 0, two_hops: bool = False) -> dict:
     """The engine's error curve and count on one calibration problem, next to the closed form."""
-    from mixbounds.checks.lower.engine import Engine
-
     if case == "path":
         P, x_star, closed, oracle, known = _path_problem(n)
     else:
@@ -113,8 +106,6 @@ def calibration_point(case: str, n: int = 0, two_hops: bool = False) -> dict:
 
 
 def _two_hop_class():
-    from mixbounds.checks.lower.engine import Engine
-
     class TwoHopEngine(Engine):
         """Negative control: each counted round propagates the supports two hops."""
 

@@ -21,9 +21,16 @@ from __future__ import annotations
 
 import math
 
+from mixbounds.bounds.claims import get
+from mixbounds.checks.lemmas import base as lemmas
+from mixbounds.checks.rates import _truncation, verdict
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
+from mixbounds.checks.sweeps import Sweep, geomspace
+from mixbounds.checks.tiers import QUICK, Tier, tier_by_name
 from mixbounds.checks.tolerances import TOLERANCES, Tolerance
+from mixbounds.instances.graphs import laplacian, path_adjacency
+from scipy.linalg import eigvalsh_tridiagonal
 
 
 def _rid(t: Tolerance) -> str:
@@ -40,24 +47,16 @@ def _accepts_generic(t: Tolerance, delta: float) -> bool:
 
 
 def _accepts_ineq(delta: float) -> bool:
-    from mixbounds.checks.lemmas import base as lemmas
-
     b = 3.0
     return bool(lemmas._le(b * (1 + delta), b)) and bool(lemmas._ge(b * (1 - delta), b))
 
 
 def _accepts_eq(delta: float) -> bool:
-    from mixbounds.checks.lemmas import base as lemmas
-
     b = 3.0
     return bool(lemmas._eq(b * (1 + delta), b))
 
 
 def _accepts_path(delta: float) -> bool:
-    from mixbounds.checks.lemmas import base as lemmas
-    from mixbounds.instances.graphs import laplacian, path_adjacency
-    from scipy.linalg import eigvalsh_tridiagonal
-
     n = 40
     Wp = laplacian(path_adjacency(n))
     ev = eigvalsh_tridiagonal(Wp.diagonal(), Wp.diagonal(1))
@@ -66,13 +65,10 @@ def _accepts_path(delta: float) -> bool:
     return bool(abs(ev[-1] + delta - 2 * (1 + c)) <= tol and abs(ev[1] + delta - 2 * (1 - c)) <= tol)
 
 
-def _synthetic_sweep(tier: str, slope_excess: float = 0.0, target_rel: float = 0.0):
+def _synthetic_sweep(tier: Tier, slope_excess: float = 0.0, target_rel: float = 0.0):
     """A consensus κ_W sweep whose per-accuracy counts follow the formula slope + ``slope_excess`` exactly."""
-    from mixbounds.bounds.claims import get
-    from mixbounds.checks.sweeps import POINTS, Sweep, geomspace
-
     cell = get("T1.consensus.comm")
-    grid = tuple(geomspace(30.0, 300.0, POINTS[tier]))
+    grid = tuple(geomspace(30.0, 300.0, tier.table1.points))
     sw = Sweep("consensus", "consensus", "kappa_W", {"kappa_f": 100.0, "kappa_W": 100.0}, grid, eps=1e-6)
     theta = cell.exponent("kappa_W")
     pts = []
@@ -89,27 +85,21 @@ def _synthetic_sweep(tier: str, slope_excess: float = 0.0, target_rel: float = 0
     return cell, sw, pts
 
 
-def _accepts_slope(tier: str, delta: float) -> bool:
-    from mixbounds.checks.rates import verdict
-
+def _accepts_slope(tier: Tier, delta: float) -> bool:
     cell, sw, pts = _synthetic_sweep(tier, slope_excess=delta)
     return verdict(tier, cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
 
 
 def _accepts_target(delta: float) -> bool:
-    from mixbounds.checks.rates import verdict
-
-    cell, sw, pts = _synthetic_sweep("quick", target_rel=delta)
-    return verdict("quick", cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
+    cell, sw, pts = _synthetic_sweep(QUICK, target_rel=delta)
+    return verdict(QUICK, cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
 
 
 def _accepts_trunc(delta: float) -> bool:
-    from mixbounds.checks.rates import _truncation
-
-    cell, sw, pts = _synthetic_sweep("quick")
+    cell, sw, pts = _synthetic_sweep(QUICK)
     base = pts[0][1]
     long = dict(base, chain_length=200, per_accuracy={k: v * (1 + delta) for k, v in base["per_accuracy"].items()})
-    return _truncation("quick", "consensus", "kappa_W", sw, base, long).status == "pass"
+    return _truncation(QUICK, "consensus", "kappa_W", sw, base, long).status == "pass"
 
 
 def _accepts(t: Tolerance, delta: float) -> bool:
@@ -118,7 +108,7 @@ def _accepts(t: Tolerance, delta: float) -> bool:
     if t.where in special:
         return special[t.where](delta)
     if t.where.startswith("rates:TOL["):
-        return _accepts_slope(t.where[len("rates:TOL["):-1], delta)
+        return _accepts_slope(tier_by_name(t.where[len("rates:TOL["):-1]), delta)
     return _accepts_generic(t, delta)
 
 

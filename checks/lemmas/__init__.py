@@ -61,7 +61,7 @@ LEMMAS: tuple[LemmaCheck, ...] = tuple(import_module(f"{__name__}.{m}").LEMMA fo
 
 
 def checks() -> list[Check]:
-    """The lemma family (``mixbounds.checks.run.framework.all_checks`` imports this)."""
+    """The lemma family (``mixbounds.checks.registry.all_checks`` imports this)."""
     return [lem.check() for lem in LEMMAS]
 
 

@@ -20,8 +20,9 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.checks.lemmas.cases import describe, orth_kernel, psd_spectrum
-from mixbounds.checks.run.framework import TIERS, Check, Task
+from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
+from mixbounds.checks.tiers import TIERS, Tier
 
 #: INEQ_RTOL (``a <= b`` holds if ``a <= b (1 + INEQ_RTOL)``) and PATH_ABS_TOL live in checks/tolerances.py
 from mixbounds.checks.tolerances import INEQ_RTOL, PATH_ABS_TOL  # noqa: E402, F401
@@ -73,7 +74,7 @@ class Result:
     control: bool = False
     finding: str | None = None
     label: str | None = None
-    tiers: tuple = TIERS
+    tiers: tuple[Tier, ...] = TIERS
 
     @property
     def expected_status(self) -> str:
@@ -111,12 +112,12 @@ class LemmaCheck:
     point: Callable | None = None
     kind: str = "lemma"
     task_label: Callable[[dict], str] = describe
-    tiers: tuple = TIERS
+    tiers: tuple[Tier, ...] = TIERS
 
-    def result_ids(self, tier: str) -> list[str]:
+    def result_ids(self, tier: Tier) -> list[str]:
         return [r.id for r in self.results if tier in r.tiers] if tier in self.tiers else []
 
-    def tasks(self, tier: str) -> list[Task]:
+    def tasks(self, tier: Tier) -> list[Task]:
         out = []
         for c in self.cases(tier):
             p = c if isinstance(c, Point) else Point(self.point, c, self.task_label(c))
@@ -126,7 +127,7 @@ class LemmaCheck:
             out.append(Task(func=p.func, kwargs=kw, label=p.label or describe(p.case)))
         return out
 
-    def run_finalize(self, tier: str, points: dict) -> list[CheckResult]:
+    def run_finalize(self, tier: Tier, points: dict) -> list[CheckResult]:
         """Points in case order, errors turned into ``error`` results, then ``finalize``."""
         ids = tuple(self.result_ids(tier))
         pts = [dict(points.get(t.key, {"error": "missing point"}), _task=t.label) for t in self.tasks(tier)]

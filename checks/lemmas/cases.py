@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.spectral import ZERO_RTOL
+from mixbounds.instances import graphs as g
+from mixbounds.instances.families import build
+from mixbounds.instances.random import make_gossip
 from mixbounds.instances.random.common import _rng  # one seeding rule for every seeded case
 
 #: a split is *clear* when the largest "zero" eigenvalue is below CLEAR_ZERO·λ_max and the smallest
@@ -209,8 +212,6 @@ def random_spd(rng, k: int, kappa: float, *, scale: float = 1.0) -> np.ndarray:
 def gossip_matrix(rng, n: int, graph: str, weights: str, *, seed: int = 0) -> sp.csr_matrix:
     """Laplacian of a connected graph (``path``, ``ring``, ``star``, ``complete``, ``er``, ``grid``) with
     unit, random (uniform in [0.2, 1]) or Metropolis weights."""
-    from mixbounds.instances import graphs as g
-
     if graph == "path":
         adj = g.path_adjacency(n)
     elif graph == "ring":
@@ -278,8 +279,6 @@ def _raw(spec: dict) -> Mats:
     dt, p, pt = int(spec.get("dt", 0)), int(spec.get("p", 0)), int(spec.get("pt", 0))
     cond = float(spec.get("cond", 10.0))
     if spec.get("kappa_W") is not None:  # a tuned gossip matrix (mixbounds.instances.random: Fiedler-cut weakening / tuned path)
-        from mixbounds.instances.random import make_gossip
-
         W = make_gossip(spec.get("graph", "ring"), n, default_n=n, kappa_W=float(spec["kappa_W"]), seed=seed).W
     else:
         W = gossip_matrix(_rng(seed, "graph"), n, spec.get("graph", "ring"), spec.get("weights", "random"), seed=seed)
@@ -347,14 +346,10 @@ def materialize(spec: dict) -> Mats:
     if src == "raw":
         return _raw(spec)
     if src == "family":
-        from mixbounds.instances.families import build
-
         I = build(spec["family"], seed=int(spec.get("seed", 0)), **spec.get("kw", {}))
         return _from_problem(I.problem, f"{spec['family']}(seed={spec.get('seed', 0)}, {spec.get('kw', {})})", spec,
                              {"realized": I.realized})
     if src == "worst":
-        from mixbounds.instances.families import build
-
         I = build(spec["family"], **spec.get("kw", {}))
         return _from_problem(I.problem, f"worst-case {spec['family']}({spec.get('kw', {})})", spec,
                              {"realized": I.realized, "variant": I.variant})

@@ -19,6 +19,8 @@ from mixbounds.checks.lemmas.cases import (
     _rng,
 )
 from mixbounds.checks.run.result import CheckResult, reading
+from mixbounds.checks.tiers import Tier
+from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, inverse_chebyshev_T
 
 LABEL = "subsec:chebyshev_acc"
 
@@ -48,7 +50,7 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
     """Chebyshev preconditioning at degree ``K = ⌈√κ⌉``: the exact interval ``[1 − 1/T_K, 1 + 1/T_K]`` vs
     ``[11/15, 19/15]`` on a κ grid, and (``case["dense"]``) the eigenvalues of ``P(M)`` for a random
     rank-deficient PSD ``M`` with ``λ_max/λ_min+ = κ``: by this module's own evaluation of the
-    residual polynomial and, when available, by :class:`mixbounds.mixbounds.solvers.chebyshev.Chebyshev` (Algorithm alg:chebyshev).
+    residual polynomial and, when available, by :class:`mixbounds.solvers.chebyshev.Chebyshev` (Algorithm alg:chebyshev).
     """
     kappas = [float(k) for k in case["kappas"]]
     degree_rule = case.get("degree", "sqrt")
@@ -63,15 +65,10 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
                      "inside": bool(1 - e >= SALIM_LO and 1 + e <= SALIM_HI)})
     out = {"case": f"kappas[{len(kappas)}], degree {degree_rule}", "rows": rows,
            "max_inv_T": max(r["inv_T"] for r in rows), "all_inside": all(r["inside"] for r in rows)}
-    try:
-        from mixbounds.mixbounds.solvers.chebyshev import chebyshev_degree, inverse_chebyshev_T
-
-        out["solver_module"] = True
-        out["degree_agrees"] = all(chebyshev_degree(r["kappa"], 1.0) == r["K"] for r in rows) if degree_rule == "sqrt" else None
-        out["inv_T_agrees"] = all(abs(inverse_chebyshev_T(r["K"], r["kappa"], 1.0) - r["inv_T"]) <= EXACT_RTOL * max(r["inv_T"], 1e-30)
-                                  for r in rows)
-    except ImportError:
-        out["solver_module"] = False
+    out["solver_module"] = True
+    out["degree_agrees"] = all(chebyshev_degree(r["kappa"], 1.0) == r["K"] for r in rows) if degree_rule == "sqrt" else None
+    out["inv_T_agrees"] = all(abs(inverse_chebyshev_T(r["K"], r["kappa"], 1.0) - r["inv_T"]) <= EXACT_RTOL * max(r["inv_T"], 1e-30)
+                              for r in rows)
     if case.get("dense"):
         rng = _rng(int(case.get("seed", 0)), "chebyshev")
         dense = []
@@ -96,8 +93,6 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
             rec.update(own_min=float(on_range.min()), own_max=float(on_range.max()),
                        kernel_max=float(np.max(np.abs(evP[: N - rank]))) if N > rank else 0.0)
             if out.get("solver_module"):
-                from mixbounds.mixbounds.solvers.chebyshev import Chebyshev
-
                 ch = Chebyshev(lambda v: Mm @ v, L, mu, r["K"], name="M")
                 P_sol = ch.apply_P(np.eye(N))
                 rec["solver_vs_own"] = float(np.max(np.abs(P_sol - P_own)) / max(np.max(np.abs(P_own)), 1e-300))
@@ -113,21 +108,13 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
-_CHEB_GRID = {
-    "tiny": [1.0, 2.0, 10.0, 100.0, 1e4, 1e6],
-    "quick": sorted({*np.logspace(0, 6, 61).tolist(), *[float(j * j) for j in (2, 3, 10, 31, 100, 316, 1000)], 1.0 + 1e-9, 1.5, 3.99}),
-    "full": sorted({*np.logspace(0, 6, 1201).tolist(), *[float(j * j) for j in range(1, 1001)], 1.0 + 1e-12}),
-}
-_CHEB_DENSE = {"tiny": [4.0, 100.0], "quick": [1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6], "full": [1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6]}
+def _cases_cheb(tier: Tier) -> list[Point]:
+    return [Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_kappas)}, "chebyshev interval grid"),
+            Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_dense_kappas), "dense": True, "seed": 0}, "chebyshev dense P(M)"),
+            Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_kappas), "degree": "quarter"}, "chebyshev control: degree κ^(1/4)")]
 
 
-def _cases_cheb(tier: str) -> list[Point]:
-    return [Point(point_chebyshev, {"kappas": _CHEB_GRID[tier]}, "chebyshev interval grid"),
-            Point(point_chebyshev, {"kappas": _CHEB_DENSE[tier], "dense": True, "seed": 0}, "chebyshev dense P(M)"),
-            Point(point_chebyshev, {"kappas": _CHEB_GRID[tier], "degree": "quarter"}, "chebyshev control: degree κ^(1/4)")]
-
-
-def _finalize_cheb(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_cheb(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     grid, dense, ctrl = pts
     sup = 1.0 / math.cosh(2.0)

@@ -12,13 +12,13 @@ from mixbounds.checks.lemmas.base import (
     Result,
 )
 from mixbounds.checks.run.result import CheckResult, reading
+from mixbounds.checks.tiers import FULL, Tier
+from mixbounds.instances.graphs import beta, laplacian, path_adjacency, path_size_for, tuned_path
+from scipy.linalg import eigvalsh_tridiagonal
 
 
 def point_path_eigenvalues(case: dict, _cost: float = 0.0) -> dict:
     """``λ_max = 2(1 + cos(π/n))``, ``λ_min+ = 2(1 − cos(π/n))`` of the unweighted path Laplacian (app:example_graph)."""
-    from mixbounds.instances.graphs import laplacian, path_adjacency
-    from scipy.linalg import eigvalsh_tridiagonal
-
     rows = []
     for n in case["ns"]:
         Wp = laplacian(path_adjacency(int(n)))  # the suite's path Laplacian, eigenvalues by LAPACK's tridiagonal solver
@@ -36,8 +36,6 @@ def point_n_chi(case: dict, _cost: float = 0.0) -> dict:
     """eq:n_chi_relation: for the ``n`` of app:example_graph (``β_n <= κ_W < β_{n+3}``), the chain
     ``κ_W <= β_{n+3} <= 72(n+3)²/π² <= 288n²/π² <= 32n²`` and ``√κ_W <= 4√2 n``; plus the step
     ``1 − cos x >= x²/4`` on ``[0, π/3]``."""
-    from mixbounds.instances.graphs import beta, path_size_for, tuned_path
-
     rows = []
     for k in case["kappas"]:
         n = path_size_for(float(k))
@@ -53,13 +51,13 @@ def point_n_chi(case: dict, _cost: float = 0.0) -> dict:
     return {"rows": rows, "one_minus_cos": cos_ok, "tuned_ok": all(abs(t / k - 1) < 1e-8 for t, k in zip(tuned, case["kappas"][:5]))}
 
 
-def _cases_closed_graph(tier: str) -> list[Point]:
-    ns = {"tiny": list(range(2, 40)), "quick": list(range(2, 301)), "full": list(range(2, 1201))}[tier]
-    ks = {"tiny": [3.0, 10.0, 100.0, 1e3], "quick": np.logspace(np.log10(3.0), 5, 60).tolist(), "full": np.logspace(np.log10(3.0), 6, 400).tolist()}[tier]
+def _cases_closed_graph(tier: Tier) -> list[Point]:
+    ns = list(tier.lemmas.path_sizes)
+    ks = list(tier.lemmas.path_kappa_W)
     return [Point(point_path_eigenvalues, {"ns": ns}, "path eigenvalues"), Point(point_n_chi, {"kappas": ks}, "n_chi relation")]
 
 
-def _finalize_closed_graph(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_closed_graph(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     pe, nc = pts
     rows = pe["rows"]
     bad = [r["n"] for r in rows if not r["holds"]]
@@ -87,7 +85,7 @@ def _finalize_closed_graph(tier: str, pts: list[dict], ids: tuple) -> list[Check
             "max √κ_W/n": max(r["sqrt_kappa_over_n"] for r in nc["rows"]), "4√2": 4 * math.sqrt(2)}),
         tolerance=1e-12, instance={"kappas": len(nc["rows"])},
         points=[{k: r[k] for k in ("kappa_W", "n", "sqrt_kappa_over_n")} for r in nc["rows"][:: max(1, len(nc["rows"]) // 30)]],
-        detail=(f"every link of the chain on {len(nc['rows'])} values of κ_W ∈ [3, 1e{5 if tier != 'full' else 6}], with n from "
+        detail=(f"every link of the chain on {len(nc['rows'])} values of κ_W ∈ [3, 1e{5 if tier is not FULL else 6}], with n from "
                 f"app:example_graph; 1 − cos x >= x²/4 on [0, π/3]: {nc['one_minus_cos']}; tuned paths reach κ_W: {nc['tuned_ok']}. "
                 "(Asymptotically √κ_W ≈ 2n/π, so 4√2 is loose by a factor ~9, as an O(n) statement needs.)"
                 + ("" if not bad else f" FAILS at κ_W = {bad[:5]}"))))

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as _sp
+from mixbounds.bounds.spectral import sym_extremes
 from mixbounds.checks.lemmas.base import (
     LemmaCheck,
     Point,
     Result,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, _clean, reading
+from mixbounds.checks.tiers import FULL, QUICK, Tier
+from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
+from mixbounds.instances.families import build
+from mixbounds.instances.reference.kkt import reference_solution
+from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
+from mixbounds.instances.worst_case.common import closed_form, geometric_ratio, rho_from_shift
+from mixbounds.instances.worst_case.coupled import coupled_blocks
 
 
 def _jsonable(d):
@@ -19,15 +28,6 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     """Build a worst-case construction, collect its closed forms and findings, and (``solve``) the
     ones that need ``x*`` (``check_solution`` of its module; for ``coupled-local`` also against the
     ``l = 1`` coupled instance with the same ``L', μ', K``, as in tests/test_worst_case.py)."""
-    from mixbounds.instances.families import build
-    from mixbounds.instances.reference.kkt import reference_solution
-    from mixbounds.instances.worst_case import consensus, coupled, coupled_local, shared
-    from mixbounds.instances.worst_case.common import (
-        closed_form,
-        geometric_ratio,
-        rho_from_shift,
-    )
-
     fam, kw = case["family"], dict(case["kw"])
     I = build(fam, **kw)
     out = {"family": fam, "kw": kw, "variant": I.variant, "closed": _jsonable(I.closed_forms), "findings": _jsonable(I.findings),
@@ -36,8 +36,6 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     extra = {}
     if fam == "shared":
         pr = I.params
-        from mixbounds.bounds.spectral import sym_extremes
-
         lmax = float(sym_extremes(I.problem.objective.Q_blocks[0]).lmax)
         extra["f_i is L_f-smooth (printed)"] = closed_form("sec:local_cons_example_funcs", pr["L_f_symbol"], lmax, rtol=1e-9,
                                                             statement="λ_max(∇²f_i) = L_f", key="f_smooth", role="printed")
@@ -66,10 +64,6 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
         elif fam == "coupled":
             sol = coupled.check_solution(I, r.u)
         elif fam == "coupled-local":
-            import scipy.sparse as _sp
-            from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
-            from mixbounds.instances.worst_case.coupled import coupled_blocks
-
             pr = I.params
             K, n = pr["chain_length"], pr["n"]
             A1, A2 = coupled_blocks(K, pr["Lp"], pr["mup"])
@@ -86,12 +80,12 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
-def _worst_cases(tier: str) -> list[dict]:
+def _worst_cases(tier: Tier) -> list[dict]:
     """Worst-case constructions for the closed forms.  ``chain`` (the suite's truncation K, not a paper
     parameter) is fixed well above the 2·k_eps components the checks read (k_eps <= 20 here), where the
     truncated solution differs from the infinite one by ρ^{2(K−k)} < 1e-20 relative; the realized
     κ's carry the truncation's O(κ/K²) (their records use rtol 1e-3)."""
-    K = 120 if tier != "full" else 300
+    K = 120 if tier is not FULL else 300
     Kc = K  # coupled-local: the realized μ̃/κ̃ records (rtol 1e-3 vs the infinite chain) need K >~ 100
     sets = [
         {"family": "shared", "kw": {"kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_f": 10.0, "eps": 1e-5, "chain": K}, "solve": True},
@@ -103,7 +97,7 @@ def _worst_cases(tier: str) -> list[dict]:
         {"family": "consensus", "kw": {"kappa_W": 20.0, "kappa_f": 20.0, "eps": 1e-5}, "solve": True},
         {"family": "coupled", "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "eps": 1e-5}, "solve": True},
     ]
-    if tier == "full":
+    if tier is FULL:
         sets += [
             {"family": "shared", "kw": {"kappa_W": 30.0, "kappa_Ct": 40.0, "kappa_f": 30.0, "eps": 1e-6, "chain": 2 * K}, "solve": True},
             {"family": "coupled-local", "kw": {"kappa_W": 20.0, "kappa_C": 20.0, "kappa_AC": 40.0, "kappa_f": 20.0, "eps": 1e-6,
@@ -114,7 +108,7 @@ def _worst_cases(tier: str) -> list[dict]:
     return sets
 
 
-def _cases_closed_worst(tier: str) -> list[Point]:
+def _cases_closed_worst(tier: Tier) -> list[Point]:
     return [Point(point_worst_closed, c, f"{c['family']}{c['kw']}", cost=10.0) for c in _worst_cases(tier)]
 
 
@@ -225,7 +219,7 @@ def _coupled_local_results(pts: list[dict], cl_mats: str, cl_mats_ctrl: str, pre
     return res
 
 
-def _finalize_closed_worst(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_closed_worst(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     (graphs, rho, rho_ctrl, conj, xstar, funcs, mats, cl_mats, cl_mats_ctrl, presolve, cc_id) = ids
     res = []
     # graph facts as recorded by every builder
@@ -294,7 +288,7 @@ B = "lemma.closed_form"
 CL_PRINTED = ("eq:Ai_rear as printed: V1 writes only the row blocks U1 and V3 only U3 of the constraint space, so "
               "Σ A_i x_i = 0 splits in two and x* has 2 chain components; the construction gives no lower bound")
 LEMMA = LemmaCheck(
-    id=f"{B}.worst_case", label="appendix closed forms", kind="closed-form", tiers=("quick", "full"),
+    id=f"{B}.worst_case", label="appendix closed forms", kind="closed-form", tiers=(QUICK, FULL),
     description="closed forms of the worst-case constructions (reference solutions needed)",
     results=(
         Result(f"{B}.worst_case_graphs"),

@@ -30,6 +30,7 @@ from mixbounds.checks.lemmas.cases import (
     ones_complement,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
+from mixbounds.checks.tiers import FULL, TINY, Tier
 
 LABEL = "lem:conv_smooth_c_and_l"
 
@@ -78,9 +79,9 @@ def point_conv_smooth(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(g["clear"])}
 
 
-def _cases_conv(tier: str) -> list[dict]:
+def _cases_conv(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete"]
-    k = {"tiny": 3, "quick": 14, "full": 60}[tier]
+    k = tier.lemmas.conv_smooth_c_and_l
     scales = [(1.0, 1.0, 1.0), (1e-3, 1.0, 1e3), (1e3, 1e-3, 1.0), (1.0, 1e3, 1e-3)]
     out = []
     for s in range(k):
@@ -96,11 +97,11 @@ def _cases_conv(tier: str) -> list[dict]:
         if s % 5 == 3:
             spec["rank_A"] = 1
         out.append(spec)
-    if tier != "tiny":
+    if tier is not TINY:
         out += [{"source": "family", "family": "random-coupled", "seed": 0, "kw": {}},
                 {"source": "family", "family": "random-coupled-local", "seed": 1, "kw": {"kappa_AC": 30.0, "kappa_W": 20.0, "graph": "ring"}}]
         out.append({"source": "worst", "family": "coupled", "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": 16}})
-    if tier == "full":
+    if tier is FULL:
         out += [{"source": "family", "family": "random-coupled-local", "seed": 10 + s,
                  "kw": {"kappa_AC": 10.0 ** (1 + s % 3), "kappa_W": 10.0 ** (1 + s % 2), "kappa_f": 10.0 ** (1 + s % 2), "graph": "ring"}}
                 for s in range(6)]
@@ -108,7 +109,7 @@ def _cases_conv(tier: str) -> list[dict]:
 
 
 
-def _finalize_conv(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_conv(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     bad_mu = [p for p in pts if not _ge(p["mu_G_true"], p["mu_G_claim"])]
     bad_L = [p for p in pts if not _le(p["L_G_true"], p["L_G_claim"])]

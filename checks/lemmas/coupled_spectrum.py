@@ -25,6 +25,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, reading
+from mixbounds.checks.tiers import FULL, QUICK, TINY, Tier
 
 LABEL = "lem:coupled_spectrum"
 
@@ -56,11 +57,11 @@ def point_coupled_spectrum(case: dict, _cost: float = 0.0) -> dict:
             "smin2_over_lamS": _ratio(s["lmin_pos"], lamS), "clear": bool(s["clear"] and g["clear"])}
 
 
-def _cases_coupled(tier: str) -> list[dict]:
+def _cases_coupled(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete", "grid"]
     weights = ["random", "unit", "metropolis"]
     scales = [(1.0, 1.0), (1e-3, 1.0), (1e3, 1.0), (1.0, 1e3), (1.0, 1e-3), (1e3, 1e-3)]
-    k = {"tiny": 3, "quick": 18, "full": 90}[tier]
+    k = tier.lemmas.coupled_spectrum
     out = []
     for s in range(k):
         sa, sw = scales[s % len(scales)]
@@ -78,20 +79,20 @@ def _cases_coupled(tier: str) -> list[dict]:
         if spec["graph"] == "grid" and n < 4:
             spec["graph"] = "ring"
         out.append(spec)
-    if tier != "tiny":
+    if tier is not TINY:
         out += [{"source": "family", "family": "random-coupled", "seed": s, "kw": kw}
                 for s, kw in enumerate([{}, {"kappa_A": 50.0, "kappa_W": 30.0, "graph": "ring"},
-                                        {"kappa_A": 300.0, "graph": "er"}][: 2 if tier == "quick" else 3])]
+                                        {"kappa_A": 300.0, "graph": "er"}][: 2 if tier is QUICK else 3])]
         out.append({"source": "worst", "family": "coupled",
-                    "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": 24 if tier == "quick" else 60}})
-    if tier == "full":
+                    "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": 24 if tier is QUICK else 60}})
+    if tier is FULL:
         out += [{"source": "family", "family": "random-coupled", "seed": 10 + s,
                  "kw": {"kappa_A": 10.0 ** (1 + s % 3), "kappa_W": 10.0 ** (1.5 + 0.5 * (s % 2)), "graph": "ring", "n": 6 + s}}
                 for s in range(8)]
     return out
 
 
-def _finalize_coupled(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_coupled(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     bad_min = [p for p in pts if not _ge(p["smin2_B"], p["bound_min"])]
     bad_max = [p for p in pts if not _le(p["smax2_B"], p["bound_max"])]

@@ -25,6 +25,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, reading
+from mixbounds.checks.tiers import QUICK, TINY, Tier
 
 LABEL = "app:upper_bound_coupled_plus_non_ident_local_constraints_prob"
 
@@ -65,10 +66,10 @@ def point_identical_mixed(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(s["clear"] and g["clear"])}
 
 
-def _cases_identical(tier: str) -> list[dict]:
+def _cases_identical(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete"]
     scales = [(1.0, 1.0, 1.0), (1e-3, 1.0, 1.0), (1.0, 1e3, 1.0), (1.0, 1.0, 1e3), (1e3, 1e-3, 1e-3)]
-    k = {"tiny": 2, "quick": 14, "full": 70}[tier]
+    k = tier.lemmas.identical_mixed_spectrum
     out = []
     for s in range(k):
         n = 3 + (s * 2) % 7
@@ -82,15 +83,15 @@ def _cases_identical(tier: str) -> list[dict]:
         if s % 5 == 2:
             spec["zero_A"] = 1
         out.append(spec)
-    if tier != "tiny":
-        for s in range(2 if tier == "quick" else 6):
+    if tier is not TINY:
+        for s in range(2 if tier is QUICK else 6):
             out.append({"source": "family", "family": "random-mixed-ident", "seed": s,
                         "kw": {"kappa_W": 10.0 * (1 + s), "graph": "ring", **({"kappa_Ct": 30.0} if s % 2 else {})}})
     return out
 
 
 
-def _finalize_identical(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_identical(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     bad_min = [p for p in pts if not _ge(p["smin2_B"], p["smin2_Ct"])]
     bad_max = [p for p in pts if not _le(p["smax2_B"], p["max_expr"])]

@@ -22,6 +22,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
+from mixbounds.checks.tiers import QUICK, TINY, Tier
 
 LABEL = "lem:local_spectrum"
 
@@ -60,9 +61,9 @@ def point_local_spectrum(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(s["clear"] and sC["clear"] and g["clear"])}
 
 
-def _cases_local(tier: str) -> list[dict]:
+def _cases_local(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "star", "complete", "er"]
-    k = {"tiny": 3, "quick": 16, "full": 80}[tier]
+    k = tier.lemmas.local_spectrum
     factors = [0.1, 1.0, 10.0, 0.01, 3.0]  # case 0: ker C = 0 with γ²σ_min+²(W) < σ_min+²(C) (the printed formula's gap)
     scales = [1.0, 1e-3, 1e3]
     out = []
@@ -76,15 +77,15 @@ def _cases_local(tier: str) -> list[dict]:
         if s % 6 == 4:
             spec["rank_Ct"] = max(1, dt - 1)  # rank-deficient even with p >= d̃
         out.append(spec)
-    if tier != "tiny":
-        for s in range(2 if tier == "quick" else 6):
+    if tier is not TINY:
+        for s in range(2 if tier is QUICK else 6):
             out.append({"source": "family", "family": "random-shared-ident", "seed": s, "gamma_factor": factors[s % 5],
                         "kw": {"pt": 2 + s % 4, "dt": 6, **({"kappa_Ct": 20.0} if s % 2 else {})}})
     return out
 
 
 
-def _finalize_local(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_local(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     consistent = all(_eq(p["smin2_B"], p["kron_min_pos"]) and _eq(p["smax2_B"], p["kron_max"]) for p in pts)
     max_ok = all(_eq(p["smax2_B"], p["printed_max"]) for p in pts)

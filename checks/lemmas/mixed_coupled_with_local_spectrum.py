@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.condition import projected_kappa
 from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     ORDER_CONST_MAX,
@@ -32,6 +33,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
+from mixbounds.checks.tiers import FULL, QUICK, TIERS, TINY, Tier
 
 LABEL = "lem:mixed_coupled_with_local_spectrum"
 
@@ -74,16 +76,14 @@ def point_mixed_cl_spectrum(case: dict, _cost: float = 0.0) -> dict:
            "order_printed": kB / (kt * g["kappa_W"] + kt * LC_muC), "order_squared": kB / (kt * g["kappa_W"] ** 2 + kt * LC_muC),
            "sweep": case.get("sweep"), "clear": bool(s["clear"] and g["clear"])}
     if mu_t > 0:
-        from mixbounds.bounds.condition import projected_kappa
-
         out["mu_tilde_suite"] = projected_kappa([sp.csr_matrix(a) for a in M.A], [sp.csr_matrix(c) for c in M.C]).mu
     return out
 
 
-def _cases_mixed_cl(tier: str) -> list[dict]:
+def _cases_mixed_cl(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete"]
     scales = [(1.0, 1.0, 1.0), (1e-3, 1.0, 1.0), (1.0, 1e3, 1.0), (1.0, 1.0, 1e-3), (1e3, 1e-3, 1.0), (1e-3, 1e3, 1e3)]
-    k = {"tiny": 3, "quick": 18, "full": 90}[tier]
+    k = tier.lemmas.mixed_coupled_with_local_spectrum
     out = []
     for s in range(k):
         n = 3 + (s * 3) % 7
@@ -100,14 +100,14 @@ def _cases_mixed_cl(tier: str) -> list[dict]:
         if s % 6 == 5:
             spec["zero_A"] = 1
         out.append(spec)
-    if tier != "tiny":
+    if tier is not TINY:
         fam = [{}, {"kappa_AC": 50.0, "kappa_C": 20.0, "kappa_W": 20.0, "graph": "ring"}, {"kappa_AC": 200.0, "graph": "er"},
                {"kappa_C": 100.0, "m": 2, "p": 3}]
-        for s, kw in enumerate(fam[: 2 if tier == "quick" else 4]):
+        for s, kw in enumerate(fam[: 2 if tier is QUICK else 4]):
             out.append({"source": "family", "family": "random-coupled-local", "seed": s, "kw": kw})
         out.append({"source": "worst", "family": "coupled-local",
                     "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "chain": 12, "variant": "shared-rows"}})
-    if tier == "full":
+    if tier is FULL:
         out.append({"source": "worst", "family": "coupled-local",
                     "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "chain": 12, "variant": "printed"}})
         out += [{"source": "family", "family": "random-coupled-local", "seed": 10 + s,
@@ -116,22 +116,21 @@ def _cases_mixed_cl(tier: str) -> list[dict]:
     return out
 
 
-#: κ_W sweep for the order statement (κ̃_AC = κ_C = 10 fixed, ring with n = 8)
-_ORDER_KW = {"tiny": (), "quick": (30.0, 100.0, 300.0), "full": (10.0, 30.0, 100.0, 300.0, 1000.0)}
 
 
-def _cases_mixed_cl_order(tier: str) -> list[dict]:
-    seeds = {"tiny": 0, "quick": 1, "full": 3}[tier]
+def _cases_mixed_cl_order(tier: Tier) -> list[dict]:
+    # κ_W sweep of the order statement (κ̃_AC = κ_C = 10 fixed, ring with n = 8)
+    seeds, kappas = tier.lemmas.mixed_order_seeds, tier.lemmas.mixed_order_kappa_W
     pos = [{"source": "family", "family": "random-coupled-local", "seed": s, "sweep": f"mu>0 seed{s}",
             "kw": {"kappa_AC": 10.0, "kappa_C": 10.0, "kappa_W": kw, "graph": "ring", "n": 8}}
-           for s in range(seeds) for kw in _ORDER_KW[tier]]
+           for s in range(seeds) for kw in kappas]
     zero = [{"source": "raw", "seed": 900 + s, "sweep": f"mu=0 seed{s}", "n": 8, "graph": "ring", "kappa_W": kw, "m": 2,
              "d": 4, "p": 2, "mu0": True, "objective": False}
-            for s in range(seeds) for kw in _ORDER_KW[tier]]
+            for s in range(seeds) for kw in kappas]
     return pos + zero
 
 
-def _all_cases(tier: str) -> list[dict]:
+def _all_cases(tier: Tier) -> list[dict]:
     return _cases_mixed_cl(tier) + _cases_mixed_cl_order(tier)
 
 
@@ -140,7 +139,7 @@ def _slope(x, y) -> float:
     return float(np.polyfit(lx, ly, 1)[0])
 
 
-def _finalize_mixed_cl(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_mixed_cl(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     pos = [p for p in pts if p["mu_tilde"] > 0]
     zero = [p for p in pts if p["mu_tilde"] == 0]
@@ -176,7 +175,7 @@ def _finalize_mixed_cl(tier: str, pts: list[dict], ids: tuple) -> list[CheckResu
         tolerance=INEQ_RTOL, instance={"cases": len(pts)},
         detail="explicit κ_B bound at the end of app:mixed_coupled_with_local_spectrum, both cases"
                + ("" if not badk else f"; VIOLATED on {[p['case'] for p in badk[:3]]}") + "."))
-    if _ORDER_KW[tier]:
+    if tier.lemmas.mixed_order_kappa_W:
         sw = [p for p in pts if p.get("sweep")]
         slopes, grow_p, spread_s = [], [], []
         keys_sorted = sorted({p["sweep"] for p in sw})
@@ -228,7 +227,7 @@ LEMMA = LemmaCheck(
     id=ID, label=LABEL,
     description="Lemma lem:mixed_coupled_with_local_spectrum: σ_min+² bound, explicit κ_B bound, order in κ_W",
     results=(Result(ID), Result(f"{ID}.kappa_bound"),
-             Result(f"{ID}.order", tiers=tuple(t for t in _ORDER_KW if _ORDER_KW[t]),
+             Result(f"{ID}.order", tiers=tuple(t for t in TIERS if t.lemmas.mixed_order_kappa_W),
                     finding="the proof's κ_W is L_W/μ_W = (λ_max/λ_min+)²: κ_B = O(κ̃κ_W² + κ̃κ_C) in the tables' κ_W"),
              Result(f"{ID}.control", control=True)),
     cases=_all_cases, point=point_mixed_cl_spectrum, finalize=_finalize_mixed_cl)

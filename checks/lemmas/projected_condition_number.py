@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.condition import mixed_kappa, projected_kappa
 from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     SAME_RTOL,
@@ -29,6 +30,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
+from mixbounds.checks.tiers import QUICK, TINY, Tier
 
 LABEL = "rem:projected_condition_number"
 
@@ -40,8 +42,6 @@ def point_projected_remark(case: dict, _cost: float = 0.0) -> dict:
     counterexample ``n = 1, B = (1, t), D = (0, 1)``; ``case["unit_columns"]`` gives ``B_i = e_i``
     (the transposition example of def:mixed_condition_number).  ``M = B'``, ``L = ker D``.
     """
-    from mixbounds.bounds.condition import mixed_kappa, projected_kappa
-
     if "example_t" in case:
         t = float(case["example_t"])
         Bs, Ds = [np.array([[1.0, t]])], [np.array([[0.0, 1.0]])]
@@ -90,11 +90,11 @@ def point_projected_remark(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
-def _cases_remark(tier: str) -> list[dict]:
-    k = {"tiny": 3, "quick": 16, "full": 80}[tier]
-    out = [{"example_t": t} for t in ((1.0, 3.0) if tier == "tiny" else (0.5, 1.0, 3.0, 10.0))]
+def _cases_remark(tier: Tier) -> list[dict]:
+    k = tier.lemmas.projected_condition_number
+    out = [{"example_t": t} for t in ((1.0, 3.0) if tier is TINY else (0.5, 1.0, 3.0, 10.0))]
     out.append({"unit_columns": 4})
-    out += [{"example_drop": e} for e in ((0.1,) if tier == "tiny" else (0.1, 0.01))]
+    out += [{"example_drop": e} for e in ((0.1,) if tier is TINY else (0.1, 0.01))]
     for s in range(k):
         n = 2 + s % 6
         m = 1 + s % 4
@@ -108,16 +108,16 @@ def _cases_remark(tier: str) -> list[dict]:
         if s % 5 == 1:
             spec["rank_A"] = 1
         out.append(spec)
-    if tier != "tiny":
+    if tier is not TINY:
         out += [{"source": "family", "family": f, "seed": s, "kw": {}} for s, f in
-                enumerate(["random-coupled-local", "random-mixed"] * (1 if tier == "quick" else 4))]
+                enumerate(["random-coupled-local", "random-mixed"] * (1 if tier is QUICK else 4))]
         out.append({"source": "worst", "family": "coupled-local",
                     "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "chain": 10, "variant": "shared-rows"}})
     return out
 
 
 
-def _finalize_remark(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_remark(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     withD = [p for p in pts if "identity_printed" in p]
     random = [p for p in withD if not p["example"]]

@@ -22,6 +22,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
+from mixbounds.checks.tiers import Tier
 
 LABEL = "lem:regularized_convergence"
 
@@ -147,8 +148,8 @@ def point_regularized(case: dict, _cost: float = 0.0) -> dict:
             "u_nu_feasible": float(np.linalg.norm(B @ u_nu - b) / max(np.linalg.norm(b), 1e-300))}
 
 
-def _cases_reg(tier: str) -> list[dict]:
-    k = {"tiny": 2, "quick": 12, "full": 60}[tier]
+def _cases_reg(tier: Tier) -> list[dict]:
+    k = tier.lemmas.regularized_convergence
     out = []
     for s in range(k):
         N = [12, 20, 30][s % 3]
@@ -158,12 +159,12 @@ def _cases_reg(tier: str) -> list[dict]:
         out.append({"seed": 800 + s, "N": N, "rank_Q": rq, "p": rb + 1, "rank_B": rb,
                     "eps_rel": [1e-1, 1e-2, 1e-4, 1e-6][s % 4], "R_factor": [1.0, 4.0][s % 2],
                     "scale_Q": [1.0, 1e-3, 1e3][s % 3], "scale_B": [1.0, 1e3, 1e-3][(s // 3) % 3],
-                    "samples": 400 if tier != "full" else 2000})
+                    "samples": tier.lemmas.regularized_samples})
     return out
 
 
 
-def _finalize_reg(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_reg(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     bad = [p for p in pts if not _le(p["gap_max"], p["eps"])]
     badf = [p for p in pts if not _le(p["feas_max"], p["feas_bound"])]

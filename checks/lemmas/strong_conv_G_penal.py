@@ -28,6 +28,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, reading
+from mixbounds.checks.tiers import FULL, TINY, Tier
 
 LABEL = "lem:strong_conv_G_penal"
 
@@ -114,9 +115,9 @@ def point_strong_conv_penal(case: dict, _cost: float = 0.0) -> dict:
             "proof_margin_over_mu_f": min(marg_paper, marg_weak) / mu_f, "clear": bool(g["clear"])}
 
 
-def _cases_penal(tier: str) -> list[dict]:
+def _cases_penal(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete"]
-    k = {"tiny": 2, "quick": 12, "full": 60}[tier]
+    k = tier.lemmas.strong_conv_G_penal
     scales = [(1.0, 1.0, 1.0), (1e-3, 1.0, 1e3), (1e3, 1e-3, 1.0), (1.0, 1e3, 1e-3)]
     out = []
     for s in range(k):
@@ -133,10 +134,10 @@ def _cases_penal(tier: str) -> list[dict]:
         if s % 5 == 3:
             spec["rank_A"] = 1
         out.append(spec)
-    if tier != "tiny":
+    if tier is not TINY:
         out += [{"source": "family", "family": "random-mixed", "seed": 0, "kw": {"n": 5}},
                 {"source": "family", "family": "random-mixed-ident", "seed": 1, "kw": {"n": 4, "kappa_AC": 30.0}}]
-    if tier == "full":
+    if tier is FULL:
         out += [{"source": "family", "family": "random-mixed", "seed": 10 + s, "kw": {"kappa_AC": 10.0 ** (1 + s % 2), "kappa_f": 10.0 ** (1 + s % 2)}}
                 for s in range(4)]
         out.append({"source": "worst", "family": "mixed",
@@ -146,7 +147,7 @@ def _cases_penal(tier: str) -> list[dict]:
 
 
 
-def _finalize_penal(tier: str, pts: list[dict], ids: tuple) -> list[CheckResult]:
+def _finalize_penal(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     bad = [p for p in pts if not _ge(p["modulus"], p["mu_f"] / 2.0)]
     w = min(p["modulus_over_mu_f"] for p in pts)

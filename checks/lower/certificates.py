@@ -21,7 +21,7 @@ certificate is its weakest parameter's (``printed`` > ``cited`` > ``variant`` > 
 parameter's.
 
 Tightness (solver per decade of accuracy / engine bound per decade, on the same instance, flat in the swept parameter
-within :data:`RATIO_TOL`): read from the ``…tightness`` results of :mod:`mixbounds.checks.lower.tightness`, which run
+within the tier's Table 1 ratio tolerance): read from the ``…tightness`` results of :mod:`mixbounds.checks.lower.tightness`, which run
 APAPC on the certifying construction itself (printed or variant), or, for the printed worst-case families, from the
 ``…tight`` results of :mod:`mixbounds.checks.rates` (their ``tightness`` ratios are on the same instances).
 """
@@ -30,9 +30,8 @@ from __future__ import annotations
 
 from mixbounds.bounds.claims import REGISTRY
 from mixbounds.checks.sweeps import CLASS_FAMILIES
+from mixbounds.checks.tiers import Tier, as_tier
 
-#: tightness ratio flat iff |slope| <= this (the rate checks' tolerance per tier, mixbounds.checks.rates.TOL)
-RATIO_TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 #: statement-level kinds, weakest first
 KINDS = ("none", "variant", "cited", "printed")
 #: method classes, narrowest first
@@ -109,7 +108,7 @@ def certify_param(claims: list[dict], cell, param: str) -> dict | None:
             "result": best["result"], "constructions": tried}
 
 
-def _tightness(by_id: dict, cell, param: str, cert: dict, tier: str) -> dict:
+def _tightness(by_id: dict, cell, param: str, cert: dict, tier: Tier) -> dict:
     """Solver / engine per decade on the certifying construction's own instances (module docstring)."""
     suffix = cert["result"].split("@", 1)[1] if "@" in cert["result"] else None
     rid = f"{cell.id}.{param}.tightness" + (f"@{suffix}" if suffix else "")
@@ -122,15 +121,17 @@ def _tightness(by_id: dict, cell, param: str, cert: dict, tier: str) -> dict:
     if suffix is None and up is not None and (up.get("extra") or {}).get("tightness_slope") is not None:
         ex = up["extra"]
         slope = ex["tightness_slope"]
-        return {"ratios": ex.get("tightness"), "slope": slope, "flat": bool(abs(slope) <= RATIO_TOL.get(tier, 0.12)),
+        return {"ratios": ex.get("tightness"), "slope": slope, "flat": bool(abs(slope) <= tier.table1.ratio_tol),
                 "result": up["id"], "note": "same instance: the rates sweep on the printed worst-case family"}
     return {"ratios": None, "slope": None, "flat": None, "result": None,
             "note": "no solver sweep on the certifying construction in this run"}
 
 
-def certify(claims: list[dict], tier: str) -> dict:
+def certify(claims: list[dict], tier: Tier | str) -> dict:
     """Annotate ``claims`` in place (``certificate``, ``verdict_label``) and return the summary block
-    (DESIGN.md, "Round 3 record fields")."""
+    (DESIGN.md, "Round 3 record fields"; ``tier``: the run's tier or its name, whose Table 1 ratio tolerance decides
+    whether a tightness ratio of the rate checks is flat)."""
+    tier = as_tier(tier)
     by_id = {c["id"]: c for c in claims}
     rows = []
     counts = {k: 0 for k in ("printed", "cited", "variant", "none")}

@@ -3,7 +3,7 @@
 One row of :data:`CONSTRUCTIONS` per construction the suite runs the engine on — as the paper prints it
 (``printed``), as it cites it (``cited:<what>``) or as a documented variant (``variant:<name>``) — with the oracles
 of its class's tight Table 1 cells it is run for.  For each tier, each parameter of the class is swept over
-:data:`GRIDS` (≥ 2 decades in the quick tier, ≥ 3 in the full tier), the other parameters at the tier's base;
+the tier's grids (:class:`~mixbounds.checks.tiers.LowerBounds`: ≥ 2 decades in the quick tier, ≥ 3 in the full tier), the other parameters at the tier's base;
 each point is one :func:`~mixbounds.checks.lower.exact.exact_point` (build, KKT solve, engine, closed form) and
 the verdict is :func:`~mixbounds.checks.lower.exact_verdict.judge`.  Result ids:
 ``T1.<class>.<oracle>.<param>.lower`` for the paper's construction, ``…lower@<suffix>`` for the others.
@@ -32,24 +32,12 @@ from mixbounds.checks.lower.refutation import refutation_check
 from mixbounds.checks.lower.tables234 import control_check as t234_control
 from mixbounds.checks.lower.tables234 import table_checks
 from mixbounds.checks.lower.tightness import tightness_check
-from mixbounds.checks.run.framework import TIERS, Check, Task
+from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
 from mixbounds.checks.sweeps import WORST_EPS, cells_of, geomspace
+from mixbounds.checks.tiers import FULL, TIERS, Tier
 from mixbounds.instances.classes import CLASSES
 
-#: swept range and point count per tier: the quick tier starts every sweep at its base point (κ = 4; κ̃_AC = 10, the
-#: printed coupled + local map needs κ̃_AC > 9; κ_W, κ̂_C̃, κ_C̃ = 10, where the path's n = 3m staircase and the shift
-#: 6/((κ̂_C̃ − 3)κ_f) have left their first steps), so that the first point of every sweep of a construction is one
-#: shared task, and spans two decades; the full tier spans three (κ_C) or four decades from κ = 100 with the others
-#: at 10 (measured reach and time: README, "Lower bounds")
-GRIDS = {
-    "tiny": {"lo": {"kappa_AC": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_Ct_id": 10.0}, "default_lo": 4.0, "decades": {}, "default_decades": 1.0, "points": 3,
-             "base": "lo"},
-    "quick": {"lo": {"kappa_AC": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_Ct_id": 10.0}, "default_lo": 4.0, "decades": {}, "default_decades": 2.0, "points": 3,
-              "base": "lo"},
-    "full": {"lo": {}, "default_lo": 100.0, "decades": {"kappa_C": 3.0}, "default_decades": 4.0, "points": 7,
-             "base": {"kappa_AC": 10.0, "default": 10.0}},
-}
 #: instance accuracy of the chain length rule: the chain holds ε^8 of ‖x*‖² beyond its end, so the deepest level
 #: compared (1e-12·e₀) reads masses the cut changes by < 1e-28 relative (closed_solution's docstring)
 EPS_INSTANCE = WORST_EPS
@@ -64,7 +52,9 @@ class Construction:
     result ids' ``@suffix`` (``None``: the paper's construction); ``keywords``: builder keywords (``variant``,
     ``gradient``); ``parts``: ``(oracle, param) → part`` for direct sums measured on one part; ``params``: the swept
     parameters (default: the class's); ``quick``: those swept in the tiny and quick tiers (default: ``params``);
-    ``certifies``: the oracles whose bound it is meant to carry (default: ``oracles``; the tightness runs only there).
+    ``certifies``: the oracles whose bound it is meant to carry (default: ``oracles``; the tightness runs only there);
+    ``full``: parameter → ``(first point, decades)`` of its full-tier sweep where the tier's grid does not fit (the KKT
+    reference solve misses its 1e-9 residual beyond: measured, README "Lower bounds").
     """
 
     cls: str
@@ -78,9 +68,10 @@ class Construction:
     tiers: tuple = TIERS
     quick: tuple | None = None
     certifies: tuple | None = None
+    full: dict = field(default_factory=dict)
 
-    def swept(self, tier: str = "full") -> tuple:
-        if tier != "full" and self.quick is not None:
+    def swept(self, tier: Tier) -> tuple:
+        if tier.lower.short and self.quick is not None:
             return self.quick
         return self.params or CLASSES[self.cls].params
 
@@ -106,7 +97,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("coupled", "coupled", "printed", None, ("A", "comm")),
     Construction("coupled", "coupled-grad", "printed", None, ("grad",), dict(_SUM), params=("kappa_f",)),
     Construction("coupled", "coupled-grad", "variant:split-gradient", "split-gradient", ("grad",), dict(_SPLIT),
-                 params=("kappa_f",)),
+                 params=("kappa_f",), full={"kappa_f": (100.0, 3.5)}),
     Construction("shared", "shared", "printed", None, ("Ct", "comm")),
     Construction("shared", "shared-grad", "printed", None, ("grad",), dict(_SUM), params=("kappa_f",)),
     Construction("shared", "shared-grad", "variant:split-gradient", "split-gradient", ("grad",), dict(_SPLIT),
@@ -116,11 +107,12 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("coupled_local", "coupled-local", "variant:shared-rows-incidence", "shared-rows-incidence",
                  ("A", "C", "comm"), {"variant": "shared-rows-incidence"}, certifies=("A", "comm")),
     Construction("coupled_local", "coupled-local", "variant:split-rows", "split-rows", ("C",),
-                 {"variant": "split-rows"}, params=("kappa_f", "kappa_AC", "kappa_C")),
+                 {"variant": "split-rows"}, params=("kappa_f", "kappa_AC", "kappa_C"),
+                 full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
     Construction("coupled_local", "coupled-local-grad", "printed", None, ("grad",), dict(_SUM, variant="printed"),
                  params=("kappa_f",)),
     Construction("coupled_local", "coupled-local-grad", "variant:split-gradient", "split-gradient", ("grad",),
-                 dict(_SPLIT, variant="shared-rows-incidence"), params=("kappa_f",)),
+                 dict(_SPLIT, variant="shared-rows-incidence"), params=("kappa_f",), full={"kappa_f": (100.0, 3.0)}),
     Construction("mixed", "mixed", _CITED, "cited", ("A", "Ct", "comm"), {"variant": "cited"},
                  parts={("comm", "kappa_f"): "x", ("comm", "kappa_AC"): "x", ("comm", "kappa_Ct"): "xt",
                         ("comm", "kappa_W"): "x"},
@@ -129,9 +121,9 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("mixed", "mixed-grad", "variant:split-gradient", "split-gradient", ("grad",),
                  dict(_SPLIT, variant="cited"), params=("kappa_f",)),
     Construction("mixed", "mixed", "variant:split-rows", "split-rows", ("C",), {"variant": "split-rows"},
-                 params=("kappa_f", "kappa_AC", "kappa_C")),
+                 params=("kappa_f", "kappa_AC", "kappa_C"), full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
     Construction("mixed", "mixed", "variant:cl-shared", None, ("A", "C", "comm"), {"variant": "printed"},
-                 tiers=("full",), certifies=()),
+                 tiers=(FULL,), certifies=()),
     Construction("shared_ident", "shared-ident", "variant:natural", "natural", ("grad", "Ct", "comm"),
                  params=("kappa_f", "kappa_Ct_id", "kappa_W")),
     Construction("mixed_ident", "mixed-ident", "variant:natural", "natural", ("Ct", "comm"),
@@ -142,18 +134,21 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
 _KW = {"kappa_Ct_id": "kappa_Ct"}
 
 
-def grid(tier: str, param: str) -> list[float]:
-    g = GRIDS[tier]
-    lo = g["lo"].get(param, g["default_lo"])
-    return geomspace(lo, lo * 10 ** g["decades"].get(param, g["default_decades"]), g["points"])
+def grid(tier: Tier, param: str, c: Construction | None = None) -> list[float]:
+    """The sweep of ``param`` in ``tier`` (``c``: a construction whose full-tier range is capped, ``Construction.full``)."""
+    g = tier.lower
+    lo, dec = g.lo.get(param, g.lo["default"]), g.decades.get(param, g.decades["default"])
+    if c is not None and g.base is not None and param in c.full:
+        lo, dec = c.full[param]
+    return geomspace(lo, lo * 10 ** dec, g.points)
 
 
-def _base_value(tier: str, param: str) -> float:
-    b = GRIDS[tier]["base"]
-    return grid(tier, param)[0] if b == "lo" else b.get(param, b["default"])
+def _base_value(tier: Tier, param: str) -> float:
+    b = tier.lower.base
+    return grid(tier, param)[0] if b is None else b.get(param, b["default"])
 
 
-def base(tier: str, c: Construction) -> dict:
+def base(tier: Tier, c: Construction) -> dict:
     """The non-swept targets: every parameter of the class at the tier's base (builder keywords; the cited mixed
     combination and the identical mixed construction have no ``C`` and no ``κ_C``)."""
     b = {_KW.get(p, p): _base_value(tier, p) for p in CLASSES[c.cls].params}
@@ -162,7 +157,7 @@ def base(tier: str, c: Construction) -> dict:
     return b
 
 
-def point_params(tier: str, c: Construction, param: str, value: float, **extra) -> dict:
+def point_params(tier: Tier, c: Construction, param: str, value: float, **extra) -> dict:
     """Builder keywords of one sweep point (``extra``: a control's changes, e.g. ``chain``, ``cut``, ``variant``)."""
     p = dict(base(tier, c), **c.keywords, eps=EPS_INSTANCE)
     p[_KW.get(param, param)] = value
@@ -179,7 +174,7 @@ def _parts(c: Construction) -> dict:
     return out
 
 
-def task(tier: str, c: Construction, param: str, value: float, **extra) -> Task:
+def task(tier: Tier, c: Construction, param: str, value: float, **extra) -> Task:
     kw = {"family": c.family, "params": point_params(tier, c, param, value, **extra), "oracles": sorted(c.oracles)}
     if c.parts:
         kw["parts"] = _parts(c)
@@ -194,7 +189,7 @@ def result_id(cell, param: str, c: Construction) -> str:
     return with_variant(f"{cell.id}.{param}.lower", c.suffix)
 
 
-def judge_construction(tier: str, c: Construction, cell, param: str, pts: list, *, rid: str | None = None,
+def judge_construction(tier: Tier, c: Construction, cell, param: str, pts: list, *, rid: str | None = None,
                        control: bool = False, base_extra: dict | None = None) -> CheckResult:
     """The verdict of ``cell``'s bound on one sweep of ``c`` (:func:`~mixbounds.checks.lower.exact_verdict.judge`)."""
     key, model = c.key(cell.oracle, param), c.model(cell.oracle, param)
@@ -208,7 +203,7 @@ def judge_construction(tier: str, c: Construction, cell, param: str, pts: list, 
                  variant=c.suffix)
 
 
-def foda_result(tier: str, c: Construction, cell, pts: list) -> CheckResult:
+def foda_result(tier: Tier, c: Construction, cell, pts: list) -> CheckResult:
     """``…grad.kappa_f.lower.def_foda`` of a sum-trick construction: with ``∇f_i*`` every point needs at most one
     round (``finding``: the bound holds for primal-gradient methods only); ``pass`` if it grows with ``∇f_i*`` too."""
     rid = f"{cell.id}.kappa_f.lower.def_foda"
@@ -252,12 +247,12 @@ def _check(c: Construction) -> Check | None:
         return out
 
     def tasks(tier):
-        return [task(tier, c, p, v) for p in c.swept(tier) for v in grid(tier, p)]
+        return [task(tier, c, p, v) for p in c.swept(tier) for v in grid(tier, p, c)]
 
     def finalize(tier, points):
         out = []
         for p in c.swept(tier):
-            pts = [(v, points[task(tier, c, p, v).key]) for v in grid(tier, p)]
+            pts = [(v, points[task(tier, c, p, v).key]) for v in grid(tier, p, c)]
             out += [judge_construction(tier, c, cell, p, pts) for cell in cs]
             if c.keywords.get("gradient") == "sum-trick" and p == "kappa_f":
                 out.append(foda_result(tier, c, cs[0], pts))
@@ -325,7 +320,7 @@ def checks() -> list[Check]:
     printed_cl = _by("coupled-local")
     engine_task = lambda tier, v: task(tier, printed_cl, "kappa_AC", v)  # noqa: E731
     refute = [refutation_check(control=ctl, construction=printed_cl, engine_task=engine_task,
-                               grid=lambda tier: grid(tier, "kappa_AC"), base=lambda tier: base(tier, printed_cl))
+                               grid=lambda tier: grid(tier, "kappa_AC", printed_cl), base=lambda tier: base(tier, printed_cl))
               for ctl in (False, True)]
     t234 = table_checks(constructions=CONSTRUCTIONS, task=task, grid=grid, base=base)
     t234.append(t234_control(construction=_by("coupled"), task=task, grid=grid, base=base))

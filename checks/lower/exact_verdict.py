@@ -12,11 +12,11 @@ engine's counts and, where the construction has a closed form, the closed-form c
    is wrong);
 3. **decades**: the realized parameter spans at least :data:`MIN_DECADES` of the tier;
 4. **exponent**: with a closed form, its asymptotic exponent (:mod:`mixbounds.checks.lower.asymptotic`) must equal
-   the claimed one within :data:`ASYMPTOTIC_TOL`; without one, the fitted slope within :data:`SLOPE_BAND` (the
-   95% CI inside the band in the full tier).  Below the claim: a ``finding`` (the construction carries a weaker
+   the claimed one within :data:`ASYMPTOTIC_TOL`; without one, the fitted slope within the tier's
+   ``lower.slope_band`` (the 95% CI inside the band in the full tier).  Below the claim: a ``finding`` (the construction carries a weaker
    bound) or, for a control, ``fail``; above: ``fail`` (a lower bound above the matching upper bound);
 5. **cross-check** (closed form): the fit of the per-accuracy counts against the realized parameter, within
-   :data:`SLOPE_BAND` of the claim (its CI inside the band in the full tier, the rule of issue 34); a cross-check
+   the tier's band of the claim (its CI inside the band in the full tier, the rule of issue 34); a cross-check
    that misses in the quick tier is recorded, not judged (its grids start at κ = 10, where the local slope of
    ``1/arccosh(1 + s/2)`` is still ~5% below ½).
 
@@ -32,15 +32,11 @@ from mixbounds.checks.lower.asymptotic import asymptotic_exponent, has_model
 from mixbounds.checks.lower.exact import WINDOW_DECADES, XSTAR_RTOL
 from mixbounds.checks.run.result import CheckResult, Finding
 from mixbounds.checks.sweeps import PARAM_REALIZED, fit_slope
+from mixbounds.checks.tiers import Tier
 
-#: decades the realized swept parameter must span (issue 34: ≥ 3 in the full tier, ≥ 2 in the quick tier)
-MIN_DECADES = {"tiny": 0.9, "quick": 1.9, "full": 2.9}
 #: |closed-form asymptotic exponent − claimed exponent| allowed: the exponent is read at κ = 1e12…1e13, where the
 #: ``+1`` of ``h = n/3 + 1`` still adds 5e-5
 ASYMPTOTIC_TOL = 1e-3
-#: |fitted slope − claimed| (full tier: the whole 95% CI) allowed for the cross-check and, without a closed form,
-#: for the verdict (issue 34: ±0.03 over ≥ 3 decades in the full tier)
-SLOPE_BAND = {"tiny": 0.25, "quick": 0.06, "full": 0.03}
 
 
 def _decades(xs: list) -> float:
@@ -48,17 +44,24 @@ def _decades(xs: list) -> float:
     return math.log10(max(ok) / min(ok)) if len(ok) >= 2 else 0.0
 
 
-def _band_ok(fit: dict, theory: float, tier: str) -> bool:
-    band = SLOPE_BAND[tier]
+def _band_ok(fit: dict, theory: float, tier: Tier) -> bool:
+    """The fit within the tier's band of the claim: its whole 95% CI where the tier judges the cross-check (the full
+    tier, ``min_decades`` ≥ 2.9), else the slope."""
+    band = tier.lower.slope_band
     if fit.get("constant"):
         return abs(theory) <= band
-    if tier == "full":
+    if _judges_cross_check(tier):
         lo, hi = fit["ci"]
         return bool(theory - band <= lo and hi <= theory + band)
     return bool(abs(fit["slope"] - theory) <= band)
 
 
-def judge(tier: str, cell, param: str, key: str, pts: list, *, rid: str, construction: str, method_class: str,
+def _judges_cross_check(tier: Tier) -> bool:
+    """The cross-check decides only where the grid is asymptotic: the tiers whose sweeps start at κ = 100."""
+    return tier.lower.base is not None
+
+
+def judge(tier: Tier, cell, param: str, key: str, pts: list, *, rid: str, construction: str, method_class: str,
           model: tuple | None, base: dict, instance: dict, control: bool = False, variant: str | None = None) -> CheckResult:
     """One sweep's verdict (module docstring).
 
@@ -67,7 +70,7 @@ def judge(tier: str, cell, param: str, key: str, pts: list, *, rid: str, constru
     non-swept targets; ``construction``: ``printed`` / ``cited:<what>`` / ``variant:<name>``.
     """
     theory = cell.exponent(param)
-    common = dict(kind="lower", theory=theory, tolerance=SLOPE_BAND[tier], label=cell.lower_source or cell.source,
+    common = dict(kind="lower", theory=theory, tolerance=tier.lower.slope_band, label=cell.lower_source or cell.source,
                   cell=cell.id, param=param, instance=instance, control=control, expected="fail" if control else None,
                   variant=variant)
     rows, errs = [], []
@@ -129,11 +132,13 @@ def judge(tier: str, cell, param: str, key: str, pts: list, *, rid: str, constru
             detail = f"closed-form exponent {asym:.4f} below the claimed {theory:g}: the construction carries a weaker bound"
             if not control:
                 findings = (_weaker(cell, rid, param, asym, instance, per, xs),)
-        elif dec < MIN_DECADES[tier]:
-            status, detail = "fail", f"the sweep spans {dec:.2f} decades of {param}, fewer than {MIN_DECADES[tier]}"
-        elif tier == "full" and not cross:
+        elif dec < tier.lower.min_decades:
             status = "fail"
-            detail = f"cross-check: fitted slope {fit['slope']:.4f} (CI {fit['ci'][0]:.4f}..{fit['ci'][1]:.4f}) outside ±{SLOPE_BAND[tier]}"
+            detail = f"the sweep spans {dec:.2f} decades of {param}, fewer than {tier.lower.min_decades}"
+        elif _judges_cross_check(tier) and not cross:
+            status = "fail"
+            detail = (f"cross-check: fitted slope {fit['slope']:.4f} (CI {fit['ci'][0]:.4f}..{fit['ci'][1]:.4f}) outside "
+                      f"±{tier.lower.slope_band}")
         else:
             status = "pass"
             detail = f"exact at {matched}/{total} counts; closed-form exponent {asym:.4f} (claim {theory:g})"
@@ -148,10 +153,11 @@ def judge(tier: str, cell, param: str, key: str, pts: list, *, rid: str, constru
             detail = f"per-accuracy counts {per} contain zeros: the construction needs no {cell.oracle} rounds there"
             if not control:
                 findings = (_weaker(cell, rid, param, 0.0, instance, per, xs),)
-        elif dec < MIN_DECADES[tier]:
-            status, detail = "fail", f"the sweep spans {dec:.2f} decades of {param}, fewer than {MIN_DECADES[tier]}"
+        elif dec < tier.lower.min_decades:
+            status = "fail"
+            detail = f"the sweep spans {dec:.2f} decades of {param}, fewer than {tier.lower.min_decades}"
         elif band_ok:
-            status, detail = "pass", f"fitted slope {fit['slope']:.3f} within ±{SLOPE_BAND[tier]} of {theory:g}"
+            status, detail = "pass", f"fitted slope {fit['slope']:.3f} within ±{tier.lower.slope_band} of {theory:g}"
         elif fit["slope"] < theory:
             status = "fail" if control else "finding"
             detail = f"fitted slope {fit['slope']:.3f} below the claimed {theory:g}"

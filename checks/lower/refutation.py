@@ -2,7 +2,7 @@
 
 A lower-bound *statement* cannot be refuted by one instance, but the *argument* the paper prints can: a
 construction is ``refuted`` for a (statement × parameter) when, over at least two decades of the realized
-parameter (:data:`~mixbounds.checks.lower.exact_verdict.MIN_DECADES`),
+parameter (the tier's ``lower.min_decades``),
 
 * the engine's count on it stays bounded — its per-accuracy count is zero or grows with an exponent at least
   :data:`REFUTE_MARGIN` below the claim, and so does its count to the deepest accuracy compared — and
@@ -25,10 +25,10 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import get
-from mixbounds.checks.lower.exact_verdict import MIN_DECADES
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, Finding, reading
 from mixbounds.checks.sweeps import UB_EPS2
+from mixbounds.checks.tiers import Tier
 from mixbounds.solvers.baselines import BASELINES
 
 #: the method of the class run on the construction (solvers.baselines)
@@ -37,10 +37,6 @@ METHOD = "dual-gradient"
 REFUTE_MARGIN = 0.25
 #: iteration budget of the method (measured: 225–983 iterations at κ̃_AC = 10…1000)
 METHOD_MAX_ITER = 20_000
-#: (cell, parameter) pairs refuted per tier: the quick tier runs the control's pair only
-REFUTE_CELLS = {"tiny": (("T1.coupled_local.A", "kappa_AC"),), "quick": (("T1.coupled_local.A", "kappa_AC"),),
-                "full": (("T1.coupled_local.A", "kappa_AC"), ("T1.coupled_local.C", "kappa_AC"),
-                         ("T1.coupled_local.comm", "kappa_AC"))}
 CONTROL_ID = "control.lower.refut.T1.coupled_local.A.kappa_AC"
 
 
@@ -62,7 +58,7 @@ def _exponent(xs: list, ys: list) -> float:
     return math.log(ys[-1] / ys[0]) / math.log(xs[-1] / xs[0])
 
 
-def verdict(cell, param: str, engine_pts: list, method_pts: list, tier: str, *, rid: str, control: bool,
+def verdict(cell, param: str, engine_pts: list, method_pts: list, tier: Tier, *, rid: str, control: bool,
             construction: str) -> CheckResult:
     """``refuted`` or ``not refuted`` for one (statement × parameter × construction) (module docstring)."""
     theory = cell.exponent(param)
@@ -85,7 +81,7 @@ def verdict(cell, param: str, engine_pts: list, method_pts: list, tier: str, *, 
     e_meth = _exponent(xs, meth)
     bounded = e_per <= theory - REFUTE_MARGIN and e_deep <= theory - REFUTE_MARGIN
     easy = e_meth <= theory - REFUTE_MARGIN
-    refuted = bool(bounded and easy and dec >= MIN_DECADES[tier])
+    refuted = bool(bounded and easy and dec >= tier.lower.min_decades)
     rows = [{"target": v, "realized": x, "engine_per_accuracy": a, "engine_count_deepest": b, "method_count": m,
              "method_iterations": mp["iterations"]}
             for (v, _), x, a, b, m, (_, mp) in zip(engine_pts, xs, per, deep, meth, method_pts)]
@@ -112,7 +108,7 @@ def refutation_check(*, control: bool, construction, engine_task, grid, base) ->
     """The refutation results of the printed coupled + local construction (or the control): the engine's tasks
     are the construction's own sweep points (``engine_task(tier, value)``, shared), the method's run beside them."""
     family = construction.family
-    pairs = lambda tier: REFUTE_CELLS[tier][:1] if control else REFUTE_CELLS[tier]  # noqa: E731
+    pairs = lambda tier: tier.lower.refute_cells[:1] if control else tier.lower.refute_cells  # noqa: E731
 
     def method_task(tier, v):
         params = dict(base(tier), **construction.keywords, kappa_AC=v, eps=UB_EPS2)

@@ -15,7 +15,8 @@ engine's counts on its own sweep (``θ_f − tol <= slope <= max(θ_f, θ) + tol
 
 from __future__ import annotations
 
-from mixbounds.checks.run.framework import Task
+from mixbounds.checks.lower.engine import Engine
+from mixbounds.checks.run.framework import Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
@@ -27,12 +28,10 @@ from mixbounds.checks.sweeps import (
     fit_slope,
     formula_slope,
 )
+from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import between_ok
 from mixbounds.checks.verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
 
-#: tolerance on |slope − claimed exponent| per tier: the engine is exact, the slack covers
-#: integer counts and the staircase n(κ_W) = 3m of the tuned path graph (steps of 3 nodes)
-TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
 #: the per-accuracy lower bound's window.  It starts at the first round ``c₁`` whose error is
 #: ``<= EPS1_REL·e₀`` and ends at the first round ``c₂`` whose error is ``<= LB_WINDOW·e(c₁)``: four
 #: decades of the *tail*, measured from the error actually reached at ``c₁``.  The first chain
@@ -52,9 +51,6 @@ EPS_INSTANCE = WORST_EPS
 # ----------------------------------------------------------------------------- task
 def lower_point(family: str, params: dict, oracles: list, chain: int | None = None, parts: tuple = ("all",)) -> dict:
     """Build one instance, solve it exactly, and run the engine for ``oracles`` on each part."""
-    from mixbounds.checks.lower.engine import Engine
-    from mixbounds.checks.run.framework import instance_and_reference
-
     kw = dict(params)
     if chain is not None:
         kw["chain"] = chain
@@ -112,18 +108,6 @@ def best_bound(bounds: dict, oracle: str) -> tuple[str | None, dict | None, int 
         if best[0] is None or (per is not None and (best[2] is None or per > best[2])):
             best = (key, b, per)
     return best
-
-
-def bound_comparisons(lp: dict, count_at):
-    """``(bound key, ε, solver count, lower bound)`` for every level ``ε`` at which the engine point ``lp``
-    recorded a bound and ``count_at(oracle, level key)`` gives the solver's count to the same ε.  A bound
-    on a part (key ``oracle@part``) is a bound for the whole: the part's error never exceeds the whole's."""
-    for key, b in lp["bounds"].items():
-        o = key.split("@")[0]
-        for key_eps, lbc in (b.get("abs") or {}).items():
-            sc = count_at(o, key_eps)
-            if lbc is not None and sc is not None:
-                yield key, float(key_eps), sc, lbc
 
 
 def solver_point_task(sw: Sweep, value: float) -> Task:
@@ -251,11 +235,12 @@ def _bound_fit(cell, param: str, sw: Sweep, rid: str, control: bool):
     return fit
 
 
-def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckResult:
+def _verdict(tier: Tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckResult:
     """The lower-bound slope verdict of one sweep, by :func:`judge_sweep` (module docstring): within
     ``[formula slope − tol, claimed exponent + tol]`` passes, below is the weaker-bound finding, above fails."""
     theory = cell.exponent(param)
-    tol = TOL[tier]
+    # the engine is exact: the slack covers integer counts and the staircase n(κ_W) = 3m of the tuned path graph
+    tol = tier.table1.lower_slope_tol
     rid = rid or _result_id(cell.id, param, sw.variant)
 
     def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:

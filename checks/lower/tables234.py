@@ -41,10 +41,11 @@ import math
 from mixbounds.bounds.claims import REGISTRY, get
 from mixbounds.checks.lower.asymptotic import asymptotic_exponent
 from mixbounds.checks.lower.exact import LEVELS
-from mixbounds.checks.lower.exact_verdict import ASYMPTOTIC_TOL, MIN_DECADES
+from mixbounds.checks.lower.exact_verdict import ASYMPTOTIC_TOL
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.sweeps import PARAM_REALIZED, fit_slope, geomspace
+from mixbounds.checks.tiers import Tier
 
 #: the relative accuracy ``‖x − x*‖² <= δ‖x⁰ − x*‖²`` the bounds read (one of the exact levels, compared exactly),
 #: from the start ``x⁰`` = the best point the free actions reach (module docstring): the level ``δ·e₀``
@@ -91,7 +92,7 @@ def _rows(pts: list, key: str, param: str, table: int, acc: bool) -> tuple[list,
     return rows, errs
 
 
-def judge(tier: str, table: int, cell, param: str, construction, pts: list, *, rid: str, control: bool = False,
+def judge(tier: Tier, table: int, cell, param: str, construction, pts: list, *, rid: str, control: bool = False,
           base: dict | None = None) -> CheckResult:
     """One T2–T4 lower bound from the Table 1 construction's exact points (module docstring)."""
     acc = param == ACC[table]
@@ -116,8 +117,8 @@ def judge(tier: str, table: int, cell, param: str, construction, pts: list, *, r
         status, why = "fail", "engine and closed form disagree at some point"
     elif not math.isfinite(lower) or lower > upper + ASYMPTOTIC_TOL:
         status, why = "fail", f"lower exponent {lower:.4f} above the upper {upper:g}"
-    elif dec < MIN_DECADES[tier]:
-        status, why = "fail", f"{dec:.2f} decades, fewer than {MIN_DECADES[tier]}"
+    elif dec < tier.lower.min_decades:
+        status, why = "fail", f"{dec:.2f} decades, fewer than {tier.lower.min_decades}"
     else:
         status, why = ("fail" if control else "pass"), "consistent"
     detail = (f"suite's own lower bound (not the paper's) on {construction.name} ({construction.family}): counts to "
@@ -132,7 +133,7 @@ def judge(tier: str, table: int, cell, param: str, construction, pts: list, *, r
                        **common)
 
 
-def judge_max_chain(tier: str, table: int, cell, pts: list, grid: list, *, rid: str) -> CheckResult:
+def judge_max_chain(tier: Tier, table: int, cell, pts: list, grid: list, *, rid: str) -> CheckResult:
     """The subgradient bound: the engine's one index per round (the split chain under primal rounds, exact) times
     ``⌈x²/c⌉``."""
     upper = cell.exponent(ACC[table])
@@ -143,7 +144,7 @@ def judge_max_chain(tier: str, table: int, cell, pts: list, grid: list, *, rid: 
     f = fit_slope(grid, counts)
     lower = 2.0  # d log ⌈x²/c⌉ / d log x → 2
     dec = math.log10(grid[-1] / grid[0])
-    status = "pass" if ok and lower <= upper + ASYMPTOTIC_TOL and dec >= MIN_DECADES[tier] else "fail"
+    status = "pass" if ok and lower <= upper + ASYMPTOTIC_TOL and dec >= tier.lower.min_decades else "fail"
     detail = (f"suite's own lower bound (not the paper's): Nesterov's max-type chain, one index per subgradient round "
               f"(engine, exact on the split chain's primal rounds: {'yes' if ok else 'NO'}), N = ⌈x²/{MAX_CHAIN_DIVISOR[table]:g}⌉ = "
               f"{counts} at {ACC[table]} = {[f'{x:.4g}' for x in grid]}; lower exponent 2, fit {f['slope']:.3f}; upper "
@@ -194,14 +195,14 @@ def _class_check(table, cls, cs, find, task, grid, base) -> Check:
         return rows
 
     def tasks(tier):
-        return [task(tier, c, src, v) for _, _, c, src, _, _ in plan(tier) for v in grid(tier, src)]
+        return [task(tier, c, src, v) for _, _, c, src, _, _ in plan(tier) for v in grid(tier, src, c)]
 
     def finalize(tier, points):
         out = []
         for cell, p, c, src, rid, maxc in plan(tier):
-            pts = [(v, points[task(tier, c, src, v).key]) for v in grid(tier, src)]
+            pts = [(v, points[task(tier, c, src, v).key]) for v in grid(tier, src, c)]
             if maxc:  # x over the same decades as the chain's κ_f sweep, from MAX_CHAIN_X0
-                g = grid(tier, src)
+                g = grid(tier, src, c)
                 out.append(judge_max_chain(tier, table, cell, pts, geomspace(MAX_CHAIN_X0, MAX_CHAIN_X0 * g[-1] / g[0],
                                                                              len(g)), rid=rid))
             else:

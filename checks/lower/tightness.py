@@ -3,14 +3,14 @@
 A certified statement is *tight* when the paper's method (APAPC with Chebyshev acceleration, :mod:`mixbounds.solvers`)
 needs, on the very construction that certifies the lower bound, a count that grows like the bound: the ratio
 (APAPC's count per decade of accuracy) / (the engine's count per decade) must be flat in the swept parameter
-(``|slope| <= RATIO_TOL``).  The printed worst-case families get this from the rate checks
+(``|slope| <=`` the tier's Table 1 ratio tolerance).  The printed worst-case families get this from the rate checks
 (:func:`mixbounds.checks.rates.tightness_extra`); here it is measured on every other certifying construction —
 the cited mixed combination, the documented variants, the split gradient chain — at the points of its own
 lower-bound sweep (the same task group: one instance, one KKT solve, shared by APAPC and the engine).
 
-Tiers: the quick tier measures the κ_f sweep of each construction at its first two points (the others cost
-seconds per APAPC run and live in the full tier); the full tier every parameter at the sweep's points up to
-:data:`MAX_KAPPA`.  Results ``<cell>.<param>.tightness@<suffix>``.
+Tiers (``lower.tightness_*``): the quick tier measures the κ_f sweep of each construction at its first two points (the
+others cost seconds per APAPC run and live in the full tier); the full tier every parameter at the sweep's points up
+to κ = 10⁴ (APAPC's count per iteration grows like √κ·degree; 10⁴ is the rate checks' reach).  Results ``<cell>.<param>.tightness@<suffix>``.
 """
 
 from __future__ import annotations
@@ -22,21 +22,21 @@ from mixbounds.checks.rates import upper_point
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.sweeps import PARAM_REALIZED, UB_EPS1, UB_EPS2, fit_slope
+from mixbounds.checks.tiers import Tier
 
-#: |slope of the ratio| allowed (the rate checks' tolerance per tier, mixbounds.checks.rates.TOL)
-RATIO_TOL = {"tiny": 0.25, "quick": 0.12, "full": 0.08}
-#: APAPC runs up to this κ in the full tier (its count per iteration grows like √κ·degree; 1e4 is the rate checks')
-MAX_KAPPA = 1e4
 #: APAPC's iteration budget on these instances (the rate checks' default)
 MAX_ITER = 100_000
 
 
-def points(tier: str, c, param: str, grid) -> list[float]:
-    """The sweep points APAPC runs at (module docstring)."""
-    g = grid(tier, param)
-    if tier == "full":
-        return [v for v in g if v <= MAX_KAPPA * (1 + 1e-9)]
-    return g[:2] if param == "kappa_f" else []
+def points(tier: Tier, c, param: str, grid) -> list[float]:
+    """The sweep points APAPC runs at: the tier's ``lower.tightness_*`` (module docstring)."""
+    lb = tier.lower
+    if lb.tightness_params is not None and param not in lb.tightness_params:
+        return []
+    g = grid(tier, param, c)
+    if lb.tightness_points is not None:
+        return g[: lb.tightness_points]
+    return [v for v in g if v <= lb.tightness_max_kappa * (1 + 1e-9)]
 
 
 def apapc_task(params: dict) -> Task:
@@ -44,7 +44,7 @@ def apapc_task(params: dict) -> Task:
                 label="APAPC (tightness)")
 
 
-def judge(tier: str, cell, param: str, key: str, eng_pts: list, up_pts: list, *, rid: str, construction: str,
+def judge(tier: Tier, cell, param: str, key: str, eng_pts: list, up_pts: list, *, rid: str, construction: str,
           variant: str | None) -> CheckResult:
     """Ratio of APAPC's to the engine's count per decade at each point, and the slope of that ratio."""
     rows, errs = [], []
@@ -60,16 +60,16 @@ def judge(tier: str, cell, param: str, key: str, eng_pts: list, up_pts: list, *,
         lb = b["per_accuracy"] / WINDOW_DECADES
         rows.append({"target": v, "realized": lp["realized"].get(PARAM_REALIZED[param]), "solver_per_decade": ub,
                      "engine_per_decade": lb, "ratio": ub / lb, "apapc_iterations": up["iterations"]})
-    common = dict(kind="tightness", theory=0.0, tolerance=RATIO_TOL[tier], cell=cell.id, param=param,
+    common = dict(kind="tightness", theory=0.0, tolerance=tier.table1.ratio_tol, cell=cell.id, param=param,
                   label=cell.source, variant=variant,
                   instance={"construction": construction, "method": "apapc", "bound": key})
     if errs or len(rows) < 2:
         return CheckResult(id=rid, status="error", points=rows, detail="; ".join(errs) or "fewer than two points",
                            **common)
     f = fit_slope([r["realized"] for r in rows], [r["ratio"] for r in rows])
-    flat = abs(f["slope"]) <= RATIO_TOL[tier]
+    flat = abs(f["slope"]) <= tier.table1.ratio_tol
     detail = (f"APAPC / engine per decade on {construction}: {[round(r['ratio'], 3) for r in rows]} at {param} = "
-              f"{[round(r['realized'], 3) for r in rows]}; slope {f['slope']:+.3f} (|slope| <= {RATIO_TOL[tier]}: "
+              f"{[round(r['realized'], 3) for r in rows]}; slope {f['slope']:+.3f} (|slope| <= {tier.table1.ratio_tol}: "
               f"{'flat' if flat else 'not flat'})")
     return CheckResult(id=rid, status="pass" if flat else "fail", points=rows, detail=detail, ci=tuple(f["ci"]),
                        extra={"ratios": [r["ratio"] for r in rows], "construction": construction},

@@ -4,7 +4,7 @@
 are exact power laws (``count = c·κ^slope``, computed in microseconds), so the
 CLI's exit codes, caching, parallelism, outputs and plots can be tested without
 running a solver.  The task function lives in an importable module so that
-joblib worker processes can run it.  :func:`mixbounds.checks.run.framework.all_checks` does
+joblib worker processes can run it.  :func:`mixbounds.checks.registry.all_checks` does
 not import this module: the fixture never appears in a real run.
 """
 
@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 
-from mixbounds.checks.run.framework import Check, Task
+from mixbounds.checks.run.document import build_document
+from mixbounds.checks.run.framework import Check, Task, run_checks
 from mixbounds.checks.run.result import CheckResult, Finding
 from mixbounds.checks.sweeps import fit_slope
+from mixbounds.checks.tiers import TINY, Tier, as_tier
 
 GRID = (100.0, 215.44, 464.16, 1000.0)
 
@@ -114,11 +116,9 @@ def fake_checks(*, failing: bool = False, uncaught_control: bool = False, findin
     return out
 
 
-def fake_document(tier: str = "tiny", checks: list[Check] | None = None, **kw) -> dict:
+def fake_document(tier: Tier | str = TINY, checks: list[Check] | None = None, **kw) -> dict:
     """The results document (as written to ``results.json``) of a serial, uncached run of :func:`fake_checks`."""
-    from mixbounds.checks.run.document import build_document
-    from mixbounds.checks.run.framework import run_checks
-
+    tier = as_tier(tier)
     checks = fake_checks(**kw) if checks is None else checks
     results, stats = run_checks(checks, tier, jobs=1, cache_dir=None)
     return build_document(results, stats, tier=tier, globs=["*"], wall_time=stats["seconds"], started="",

@@ -13,11 +13,13 @@ import io
 import json
 import platform
 from datetime import datetime, timezone
+from importlib import metadata
 
 from mixbounds.checks.expected import expected
 from mixbounds.checks.lower.certificates import certify
 from mixbounds.checks.run.framework import Check, code_version
 from mixbounds.checks.run.result import STATUSES, _clean
+from mixbounds.checks.tiers import Tier, as_tier
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: version of the results.json layout (bumped when a field changes meaning).  2: every claim's ``measured`` is a
@@ -27,8 +29,6 @@ SCHEMA = 2
 
 
 def _versions(cv: str) -> dict:
-    from importlib import metadata
-
     def ver(name):
         try:
             return metadata.version(name)
@@ -83,8 +83,10 @@ def summarize(claims: list[dict]) -> dict:
             "verdict": "ok" if code == EXIT_OK else "failed"}
 
 
-def build_document(results, stats: dict, *, tier: str, globs: list[str], wall_time: float, started: str,
+def build_document(results, stats: dict, *, tier: Tier | str, globs: list[str], wall_time: float, started: str,
                    checks: list[Check], plan: dict, jobs: int, cache_dir, command: str = "") -> dict:
+    """The results document of one run in ``tier`` (recorded by its name)."""
+    tier = as_tier(tier)
     claims = [r.to_json() for r in results]
     findings, seen = [], set()
     for c in claims:
@@ -104,7 +106,7 @@ def build_document(results, stats: dict, *, tier: str, globs: list[str], wall_ti
     return _clean({
         "schema": SCHEMA,
         "version": _versions(cv)["mixed-affine-bounds"],
-        "tier": tier,
+        "tier": tier.name,
         "claims_glob": ",".join(globs),
         "complete": True,
         "claims": claims,

@@ -24,10 +24,17 @@ with one line naming the extra.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import logging
 import re
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
+
+from mixbounds.checks.run.framework import _run_group, code_version
+from threadpoolctl import threadpool_limits
 
 #: seconds to reach a remote scheduler before giving up (a cluster on the same network answers in
 #: well under a second; longer means a wrong address or a firewall)
@@ -74,7 +81,7 @@ def parse_scheduler(spec: str) -> SchedulerSpec:
 
 def _import_distributed():
     try:
-        import distributed
+        import distributed  # lazy: optional dependency (the dask extra), absent from a core install
     except ImportError as exc:
         raise SchedulerError(f"--scheduler needs Dask's distributed scheduler, which is not installed "
                              f"({' '.join(str(exc).split())}); install the extra: pip install \".[dask]\"") from None
@@ -101,8 +108,6 @@ def tune_worker_malloc() -> bool:
     faults; points 4.6× slower than on joblib, up to 12× on the communication-heavy ones).  Set here,
     in the worker itself, it holds however the worker was started (LocalCluster, ``dask worker``, SLURM).
     """
-    import ctypes
-    import ctypes.util
 
     name = ctypes.util.find_library("c")
     try:
@@ -121,15 +126,12 @@ def run_group_on_worker(version: str, calls: list[tuple[str, Callable, dict]]) -
     glibc's large-array reuse restored (:func:`tune_worker_malloc`).
     """
     global _WORKER_VERSION, _MALLOC_TUNED
-    from mixbounds.checks.run.framework import _run_group, code_version
-    from threadpoolctl import threadpool_limits
 
     if _MALLOC_TUNED is None:
         _MALLOC_TUNED = tune_worker_malloc()
     if _WORKER_VERSION is None:
         _WORKER_VERSION = code_version()
     if _WORKER_VERSION != version:
-        import socket
 
         raise RuntimeError(f"worker on {socket.gethostname()} runs mixbounds code version {_WORKER_VERSION}, the client "
                            f"{version}: install the same version of the suite on every worker")
@@ -155,7 +157,6 @@ class DaskExecutor:
     def open(self) -> "DaskExecutor":
         """Reach the scheduler (start the local cluster); ``SchedulerError`` with the reason when that fails."""
         distributed = _import_distributed()
-        import logging
 
         try:
             if self.spec.kind == "local":
@@ -192,7 +193,7 @@ class DaskExecutor:
         return f"{self.spec} ({n} worker{'s' if n != 1 else ''})"
 
     def __call__(self, version: str, payloads: Iterable[list]) -> Iterator[list[tuple[str, dict]]]:
-        from distributed import as_completed
+        from distributed import as_completed  # lazy: optional dependency (the dask extra), absent from a core install
 
         payloads = list(payloads)
         futures = self.client.map(run_group_on_worker, [version] * len(payloads), payloads, pure=False)

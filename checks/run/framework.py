@@ -10,7 +10,7 @@ caches each point on disk under the code version so an interrupted run
 resumes, and hands every check its points to ``finalize`` into
 :class:`~mixbounds.checks.run.result.CheckResult` s.
 
-Tiers: ``tiny`` (seconds; CLI tests), ``quick`` (the default; whole registry in
+Tiers (:mod:`mixbounds.checks.tiers`): ``tiny`` (seconds; CLI tests), ``quick`` (the default; whole registry in
 minutes), ``full`` (publication: ≥ 2 decades, ≥ 7 points per sweep).
 """
 
@@ -29,9 +29,13 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Callable, Iterable
 
+from joblib import Parallel, delayed, parallel_config
 from mixbounds.checks.run.result import CheckResult, _clean
+from mixbounds.checks.tiers import TIERS, Tier, as_tier
+from mixbounds.instances.families import build
+from mixbounds.instances.reference.kkt import reference_solution
+from threadpoolctl import threadpool_limits
 
-TIERS = ("tiny", "quick", "full")
 _PACKAGES = ("bounds", "instances", "solvers", "checks")
 
 
@@ -60,16 +64,17 @@ class Check:
 
     ``result_ids(tier)`` lists the ids of the results ``finalize`` will return, so a
     ``--claims`` glob can select checks before anything runs.  ``finalize(tier,
-    points)`` receives ``{task.key: point}`` for its own tasks.
+    points)`` receives ``{task.key: point}`` for its own tasks.  ``tier`` is a
+    :class:`~mixbounds.checks.tiers.Tier`; ``tiers`` lists the tiers the check runs in.
     """
 
     id: str
     family: str
-    result_ids: Callable[[str], list[str]]
-    tasks: Callable[[str], list[Task]]
-    finalize: Callable[[str, dict], list[CheckResult]]
+    result_ids: Callable[[Tier], list[str]]
+    tasks: Callable[[Tier], list[Task]]
+    finalize: Callable[[Tier, dict], list[CheckResult]]
     description: str = ""
-    tiers: tuple = TIERS
+    tiers: tuple[Tier, ...] = TIERS
 
 
 def source_files() -> list[tuple[str, Path]]:
@@ -119,9 +124,6 @@ def instance_and_reference(family: str, params: dict):
     once and shared; both are deterministic functions of ``(family, params)`` and no task
     modifies them, so a point's counts do not depend on the sharing.
     """
-    from mixbounds.instances.families import build
-    from mixbounds.instances.reference.kkt import reference_solution
-
     key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
     shared = getattr(_GROUP, "instances", None)
     if shared is not None and key in shared:
@@ -202,14 +204,15 @@ def _atomic_write_json(path: Path, obj) -> None:
         raise
 
 
-def select(checks: Iterable[Check], pattern: str, tier: str) -> list[Check]:
+def select(checks: Iterable[Check], pattern: str, tier: Tier | str) -> list[Check]:
     """Checks with at least one result id matching the glob."""
+    tier = as_tier(tier)
     return [c for c in checks if tier in c.tiers and any(fnmatchcase(r, pattern) for r in c.result_ids(tier))]
 
 
 def run_checks(
     checks: list[Check],
-    tier: str,
+    tier: Tier | str,
     *,
     jobs: int = 1,
     cache_dir: Path | None = None,
@@ -217,14 +220,14 @@ def run_checks(
     pattern: str = "*",
     executor: Callable[[str, list], Iterable[list]] | None = None,
 ) -> tuple[list[CheckResult], dict]:
-    """Run ``checks`` in ``tier``; returns the results matching ``pattern`` and run statistics.
+    """Run ``checks`` in ``tier`` (a :class:`~mixbounds.checks.tiers.Tier` or its name); returns the results matching
+    ``pattern`` and run statistics.
 
     ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
     or joblib (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`): ``payloads`` is one
     ``[(key, func, kwargs)]`` list per group, and it yields each group's ``[(key, point)]``.
     """
-    if tier not in TIERS:
-        raise ValueError(f"unknown tier {tier!r}; known: {', '.join(TIERS)}")
+    tier = as_tier(tier)  # ValueError for an unknown name
     checks = [c for c in checks if tier in c.tiers]
     tasks, per_check = _collect_tasks(checks, tier)
     version = code_version()
@@ -252,7 +255,7 @@ def run_checks(
     return results, stats
 
 
-def _collect_tasks(checks: list[Check], tier: str) -> tuple[dict[str, Task], dict[str, list[str]]]:
+def _collect_tasks(checks: list[Check], tier: Tier) -> tuple[dict[str, Task], dict[str, list[str]]]:
     """Every task of ``checks`` once (checks share points by key), and each check's task keys."""
     tasks: dict[str, Task] = {}
     per_check: dict[str, list[str]] = {}
@@ -300,45 +303,20 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None
     if executor is not None and batches:
         record_all(executor(version, payloads))
     elif jobs > 1 and len(batches) > 1:
-        from joblib import Parallel, delayed, parallel_config
-
         # one BLAS thread per worker: the suite's work is many small products, and
         # oversubscribed BLAS threads on a 2-core machine made LAPACK calls 100× slower
         with parallel_config(backend="loky", inner_max_num_threads=1):
             par = Parallel(n_jobs=jobs, return_as="generator_unordered")
             record_all(par(delayed(_run_group)(p) for p in payloads))
     else:
-        from threadpoolctl import threadpool_limits
-
         with threadpool_limits(limits=1):
             record_all(_run_group(p) for p in payloads)
 
 
-def _finalize(c: Check, tier: str, pts: dict[str, dict]) -> list[CheckResult]:
+def _finalize(c: Check, tier: Tier, pts: dict[str, dict]) -> list[CheckResult]:
     """The check's results from its points; a finalize that raises gives an ``error`` row per declared result."""
     try:
         return c.finalize(tier, pts)
     except Exception as exc:  # noqa: BLE001
         return [CheckResult(id=rid, kind="error", status="error", detail=f"finalize failed: {type(exc).__name__}: {exc}")
                 for rid in c.result_ids(tier)]
-
-
-def all_checks() -> list[Check]:
-    """Every registered check, from every family module present."""
-    out: list[Check] = []
-    for mod in ("mixbounds.checks.rates", "mixbounds.checks.lower.constructions", "mixbounds.checks.lemmas", "mixbounds.checks.controls", "mixbounds.checks.nonsmooth", "mixbounds.checks.bench",
-                "mixbounds.checks.audits.audit_counters", "mixbounds.checks.audits.calibration_engine",
-                "mixbounds.checks.audits.calibration_tolerances", "mixbounds.checks.audits.audit_guards",
-                "mixbounds.checks.audits.audit_reference"):
-        try:
-            m = importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name == mod:
-                continue
-            raise
-        out.extend(m.checks())
-    ids = [c.id for c in out]
-    dup = {i for i in ids if ids.count(i) > 1}
-    if dup:
-        raise ValueError(f"duplicate check ids: {sorted(dup)}")
-    return out

@@ -22,22 +22,20 @@ import math
 import numbers
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
 STATUSES = ("pass", "fail", "finding", "error", "skipped")
 
 
 def _clean(x):
     """JSON-safe copy: numpy scalars to Python, NaN/inf to strings."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        np = None
     if isinstance(x, dict):
         return {str(k): _clean(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [_clean(v) for v in x]
-    if np is not None and isinstance(x, np.generic):
+    if isinstance(x, np.generic):
         x = x.item()
-    if np is not None and isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray):
         return [_clean(v) for v in x.tolist()]
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)

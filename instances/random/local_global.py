@@ -24,6 +24,7 @@ from mixbounds.instances.random.common import (
 )
 from mixbounds.instances.random.finish import _finish
 from mixbounds.instances.random.gossip import make_gossip
+from mixbounds.instances.reference.kkt import reference_solution
 from scipy.optimize import brentq
 
 
@@ -179,8 +180,6 @@ def _lg_finding(lam: float) -> dict:
 
 def _lg_equivalence(problem: MixedProblem, Hs, hs, lam: float, n: int, d: int) -> dict:
     """Solve the printed problem (dense KKT, z = mean x) and the reformulation; compare x* and z*."""
-    from mixbounds.instances.reference.kkt import reference_solution
-
     size = n * d + d
     if size > 3000:
         return {"printed": "not checked (size > 3000)", "computed": None, "holds": None, "label": "app:problem_formulations"}

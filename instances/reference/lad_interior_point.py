@@ -63,7 +63,6 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from mixbounds.instances.layout import Layout
-from mixbounds.instances.nonsmooth import _max_step
 from mixbounds.instances.objectives import block_diag_u
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.reference import deflated_kkt
@@ -389,11 +388,18 @@ def _direction(nodes: _Nodes, solve, theta: np.ndarray, st: tuple, res: dict, cp
             "sp": dz + res["rp"], "sq": res["rq"] - dz}
 
 
+def max_step(x: np.ndarray, dx: np.ndarray) -> float:
+    """Largest ``a <= 1`` with ``x + a·dx >= 0`` (``x > 0``): the step to the boundary of both interior points
+    (this one and the dense :func:`mixbounds.instances.nonsmooth.qp_interior_point`)."""
+    neg = dx < 0
+    return min(1.0, float(np.min(-x[neg] / dx[neg]))) if np.any(neg) else 1.0
+
+
 def _steps(st: tuple, d: dict, mu: float) -> tuple[float, float]:
     """Primal and dual step to the boundary (one common step when ``μ > 0``: the dual residual involves ``v``)."""
     p, q, s_p, s_q = st
-    ap = min(_max_step(p, d["p"]), _max_step(q, d["q"]))
-    ad = min(_max_step(s_p, d["sp"]), _max_step(s_q, d["sq"]))
+    ap = min(max_step(p, d["p"]), max_step(q, d["q"]))
+    ad = min(max_step(s_p, d["sp"]), max_step(s_q, d["sq"]))
     return (min(ap, ad),) * 2 if mu else (ap, ad)
 
 

@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.instances.graphs import PATH_KAPPA_W_MAX
 
 #: chain length = CHAIN_FACTOR * k_eps + CHAIN_PAD (see the module docstring)
 CHAIN_FACTOR = 8
@@ -57,8 +58,6 @@ def check_printed_params(params: dict) -> None:
     Each κ must be finite and <= :data:`KAPPA_PRINTED_MAX` (κ_W and κ_C, realized by tuned paths: the path's
     bound :data:`mixbounds.instances.graphs.PATH_KAPPA_W_MAX`), ε in [EPS_MIN, 1); the message says the bound and why.
     """
-    from mixbounds.instances.graphs import PATH_KAPPA_W_MAX
-
     for key, sym in KAPPA_NAMES.items():
         v = params.get(key)
         if v is None or isinstance(v, str):

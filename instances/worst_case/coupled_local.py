@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.instances.graphs import tuned_path
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
@@ -69,6 +70,7 @@ from mixbounds.instances.worst_case.common import (
 )
 from mixbounds.instances.worst_case.consensus import _reject
 from mixbounds.instances.worst_case.coupled import E1_E2, dual_rho
+from mixbounds.instances.worst_case.shared import shared_blocks
 
 VARIANTS = ("printed", "shared-rows", "shared-rows-incidence", "split-rows")
 
@@ -76,8 +78,6 @@ VARIANTS = ("printed", "shared-rows", "shared-rows-incidence", "split-rows")
 def _sqrt_psd(Wd: np.ndarray) -> np.ndarray:
     """Principal square root; eigenvalues at rounding level (the consensus direction of a
     Laplacian) are set to 0 exactly, else √(1e-17) ≈ 3e-9 would become a spurious singular value."""
-    from mixbounds.bounds.spectral import ZERO_RTOL
-
     w, V = np.linalg.eigh(Wd)
     w = np.where(w > ZERO_RTOL * w.max(), w, 0.0)
     return (V * np.sqrt(w)) @ V.T
@@ -192,8 +192,6 @@ def _coupling_blocks(variant: str, tp, tc, K: int, Lp: float, mup: float) -> tup
         return sp.hstack([sp.kron(sel, np.sqrt(Lp) * E.T), sp.kron(sel, np.sqrt(mup) * IK)], format="csr")
 
     if variant == "split-rows":  # every node: odd rows from the U1 blocks, even rows from the U3 blocks
-        from mixbounds.instances.worst_case.shared import shared_blocks
-
         R1, R3 = shared_blocks(K, Lp, mup)
         s1 = sp.csr_matrix(np.isin(np.arange(l), U1).astype(float)[None, :])
         s3 = sp.csr_matrix(np.isin(np.arange(l), U3).astype(float)[None, :])

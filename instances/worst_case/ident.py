@@ -18,7 +18,9 @@ variants, each part as printed for its own class:
 
 from __future__ import annotations
 
-from mixbounds.instances.worst_case import consensus, coupled, ident_chain
+import mixbounds.instances.worst_case.consensus as consensus
+import mixbounds.instances.worst_case.coupled as coupled
+import mixbounds.instances.worst_case.ident_chain as ident_chain
 from mixbounds.instances.worst_case.consensus import _reject
 from mixbounds.instances.worst_case.direct_sum import direct_sum
 

@@ -32,6 +32,7 @@ from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.instances.worst_case.common import (
     RTOL_ALGEBRA,
     chain_length,
@@ -79,8 +80,6 @@ def add_split_gradient_chain(inst: Instance, *, eps: float | None = None, chain_
     n = P.n
     in1 = lambda i: groups["V1"][0] <= i <= groups["V1"][1]  # noqa: E731
     in3 = lambda i: bool(groups["V3"]) and groups["V3"][0] <= i <= groups["V3"][1]  # noqa: E731
-    from mixbounds.instances.reference.kkt import reference_solution
-
     base_mass = float(np.sum(reference_solution(P).u ** 2))
     chain_mass = n * rho ** 2 / (1 - rho ** 2)
     scale = float(np.sqrt(DOMINANCE * base_mass / chain_mass)) if base_mass > 0 else 1.0

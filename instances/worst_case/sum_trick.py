@@ -24,6 +24,7 @@ from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.instances.worst_case.common import RTOL_ALGEBRA, chain_length, closed_form, k_eps, nesterov_M
 
 
@@ -51,8 +52,6 @@ def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int |
     kap = L / mu
     rho = (np.sqrt(kap) - 1) / (np.sqrt(kap) + 1)
     Kh = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
-    from mixbounds.instances.reference.kkt import reference_solution
-
     base_mass = float(np.sum(reference_solution(P).u ** 2))
     chain_mass = P.n * rho ** 2 / (1 - rho ** 2)  # Σ_k ρ^{2k} per node
     scale = float(np.sqrt(DOMINANCE * base_mass / chain_mass)) if base_mass > 0 else 1.0

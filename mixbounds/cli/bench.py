@@ -21,6 +21,15 @@ import sys
 import time
 from pathlib import Path
 
+from mixbounds.bench_method import classes_for, measure_plans, plans, summarize, supported
+from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
+from mixbounds.checks.run.result import _clean
+from mixbounds.checks.tiers import QUICK
+from mixbounds.cli.parsing import TIER_METAVAR, default_jobs, positive_int, tier_arg
+from mixbounds.methods import METHOD_CLASSES, MethodError, resolve
+from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.report.bench import print_table, write_report
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_OUT = "mixbounds-bench"
 
@@ -41,14 +50,6 @@ def is_bench_document(path: Path) -> bool:
 
 def _validate(args):
     """``(fn, classes, out, json_path, scheduler)`` or an error message (nothing touched yet)."""
-    from mixbounds.bench_method import classes_for, supported
-    from mixbounds.checks.run.executors import SchedulerError, parse_scheduler
-    from mixbounds.checks.run.framework import TIERS
-    from mixbounds.methods import METHOD_CLASSES, MethodError, resolve
-    from mixbounds.outdir import OutputError, check_dir, check_file
-
-    if args.tier not in TIERS:
-        return f"--tier {args.tier!r}: choose from {', '.join(TIERS)}"
     requested = None
     if args.classes is not None:
         requested = [c.strip() for c in args.classes.split(",") if c.strip()]
@@ -80,9 +81,6 @@ def _cmd_bench(args) -> int:
     if isinstance(v, str):
         return _usage(v)
     fn, classes, out, jp, scheduler = v
-    from mixbounds.checks.run.executors import SchedulerError, open_executor
-    from mixbounds.outdir import OutputDir, OutputError
-
     try:
         executor = open_executor(scheduler)
     except SchedulerError as exc:
@@ -103,11 +101,6 @@ def _cmd_bench(args) -> int:
 
 def _run(args, classes, od, jp, executor) -> int:
     """Measure, then write ``bench.json``, the report and ``plots/`` as one set into the held directory ``od``."""
-    from mixbounds.bench_method import measure_plans, plans, summarize
-    from mixbounds.checks.run.result import _clean
-    from mixbounds.outdir import atomic_write_text, relative_files
-    from mixbounds.report.bench import print_table, write_report
-
     pl = plans(args.tier, classes)
     where = f"jobs {args.jobs}" if executor is None else f"scheduler {executor.describe()}"
     print(f"mixbounds bench: {args.method} on {', '.join(classes)}, tier {args.tier}, {len(pl)} sweeps, "
@@ -126,7 +119,7 @@ def _run(args, classes, od, jp, executor) -> int:
         print(file=sys.stderr)
     if executor is not None:
         stats["scheduler"] = str(executor.spec)
-    doc = _clean({"version": 1, "method": args.method, "tier": args.tier, "classes": classes, "results": results,
+    doc = _clean({"version": 1, "method": args.method, "tier": args.tier.name, "classes": classes, "results": results,
                   "summary": summarize(results), "stats": dict(stats, wall_time=time.perf_counter() - t0),
                   "command": " ".join(["mixbounds"] + list(getattr(args, "argv", [])))})
     stage = od.stage()
@@ -143,9 +136,6 @@ def _run(args, classes, od, jp, executor) -> int:
 
 
 def register(sub) -> None:
-    from mixbounds.checks.run.framework import TIERS
-    from mixbounds.cli.command import _positive_int, default_jobs
-
     b = sub.add_parser("bench", help="measure a user's method against the paper's lower bounds",
                        description="Run a method written to the contract of mixbounds.methods (a generator "
                                    "method(problem, oracles) yielding its primal estimate) on the worst-case "
@@ -158,10 +148,10 @@ def register(sub) -> None:
                    help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods)")
     b.add_argument("--classes", default=None, metavar="C,…",
                    help="problem classes (default: those the method declares in .classes, else all)")
-    b.add_argument("--tier", choices=TIERS, default="quick", help="sweeps of the Table 1 checks (default quick)")
+    b.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR, help="sweeps of the Table 1 checks (default quick)")
     b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
-    b.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N", help="worker processes")
+    b.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N", help="worker processes")
     b.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
                    help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
                         "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")

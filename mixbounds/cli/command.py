@@ -10,22 +10,19 @@ was not caught), 2 bad usage or bad input, 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
 import sys
 from pathlib import Path
 
 from mixbounds.bounds.render import render_markdown, render_text
-from mixbounds.checks.run.framework import TIERS
-from mixbounds.verify import DEFAULT_OUT
+from mixbounds.checks.tiers import QUICK
+from mixbounds.cli.bench import register as register_bench
+from mixbounds.cli.instance import register as register_instance
+from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, positive_int, tier_arg
+from mixbounds.cli.report import register as register_report
+from mixbounds.cli.solve import register as register_solve
+from mixbounds.verify import DEFAULT_OUT, Options, redraw, run
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse exits with 2 as well; one line, naming the sub-command
-        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
 
 
 def _cmd_table(args) -> int:
@@ -34,8 +31,6 @@ def _cmd_table(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from mixbounds.verify import Options, run
-
     opts = Options(tier=args.tier, claims=args.claims, jobs=args.jobs, out=Path(args.out),
                    json=None if args.json is None else Path(args.json), plots=not args.no_plots, cache=not args.no_cache,
                    command=" ".join(["mixbounds"] + list(args.argv)), scheduler=args.scheduler)
@@ -43,32 +38,12 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_plot(args) -> int:
-    from mixbounds.verify import redraw
-
     return redraw(args.results, args.out, jobs=args.jobs)
 
 
-def default_jobs() -> int:
-    """Worker processes by default: the cores this process may run on (at least 1)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def _positive_int(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}")
-    return v
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="mixbounds", description="Check the complexity theorems of the mixed-affine-constraints paper.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    p = Parser(prog="mixbounds", description="Check the complexity theorems of the mixed-affine-constraints paper.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
     t = sub.add_parser("table", help="print the claims registry as the paper's tables")
     t.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
     t.set_defaults(func=_cmd_table)
@@ -77,12 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
                                    "verdicts and write results.json, results.csv, report.md, report.html and plots/ "
                                    "into --out. Exit 0: no fail/error and every control caught; 1: a check failed or "
                                    "errored or a control was not caught; 2: bad usage; 130: interrupted.")
-    v.add_argument("--tier", choices=TIERS, default="quick",
+    v.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR,
                    help="tiny: smoke test (seconds-minutes); quick (default): >= 1 decade per sweep; full: publication")
     v.add_argument("--claims", default="*", metavar="GLOB",
                    help="glob(s) over result ids, comma-separated, e.g. 'T1.coupled.*', 'T1.*.lower', 'lemma.*'; "
                         "a glob also selects the ids below it ('T1.coupled.comm' selects T1.coupled.comm.kappa_W.tight)")
-    v.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
+    v.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
                    help=f"worker processes for sweep points and figures (default: the available cores, here {default_jobs()})")
     v.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     v.add_argument("--json", default=None, metavar="FILE", help="also write results.json to FILE")
@@ -95,24 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plot", help="redraw the figures from a results.json (never runs a solver)")
     pl.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
     pl.add_argument("--out", default=None, metavar="DIR", help="figure directory (default: plots/ beside RESULTS)")
-    pl.add_argument("--jobs", type=_positive_int, default=default_jobs(), metavar="N",
+    pl.add_argument("--jobs", type=positive_int, default=default_jobs(), metavar="N",
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
-    from mixbounds.cli.instance import register as register_instance
-    from mixbounds.cli.report import register as register_report
-
     register_instance(sub)
     register_report(sub)
-    from mixbounds.cli.bench import register as register_bench
-
     register_bench(sub)
-    try:
-        cli_solve = importlib.import_module("mixbounds.cli.solve")
-    except ModuleNotFoundError as exc:
-        if exc.name != "mixbounds.cli.solve":
-            raise
-    else:
-        cli_solve.register(sub)
+    register_solve(sub)
     return p
 
 

@@ -21,6 +21,7 @@ written either).
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -29,6 +30,13 @@ import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+
+from threadpoolctl import threadpool_limits
+
+from mixbounds.instances.families import build, families
+from mixbounds.instances.io import save_instance
+from mixbounds.instances.reference.kkt import reference_solution
+from mixbounds.instances.reference.lad_interior_point import NotConverged
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: BLAS threads during the build and the reference solve: the work is many small per-node products
@@ -242,8 +250,6 @@ def summary_lines(inst, path: Path | None, ref=None) -> list[str]:
 def _parse_param(item: str):
     """``"KEY=VALUE"`` → ``(KEY, VALUE)`` with VALUE read as JSON when it is JSON (``3``, ``0.1``, ``true``), else the string;
     ``(None, None)`` when malformed."""
-    import json
-
     key, sep, val = str(item).partition("=")
     key = key.strip()
     if not sep or not key.isidentifier():
@@ -256,11 +262,6 @@ def _parse_param(item: str):
 
 def cmd_instance(args) -> int:
     """Handler of ``mixbounds instance``."""
-    from mixbounds.instances.families import build, families
-    from mixbounds.instances.io import save_instance
-    from mixbounds.instances.reference.kkt import reference_solution
-    from mixbounds.instances.reference.lad_interior_point import NotConverged
-
     fams = families()
     if args.family not in fams:
         return _err(f"unknown instance family {args.family!r}; known: {', '.join(sorted(fams)) or 'none'}")
@@ -284,8 +285,6 @@ def cmd_instance(args) -> int:
         if "kappa_AC" in params and params["kappa_AC"] != args.kappa_A:
             return _err(f"--kappa-A {args.kappa_A} and --kappa-AC {params['kappa_AC']} disagree (--kappa-A is an alias)")
         params["kappa_AC"] = args.kappa_A
-    from threadpoolctl import threadpool_limits
-
     t0 = time.perf_counter()
     try:
         with _progress(f"building {args.family}"), threadpool_limits(limits=BLAS_THREADS):
@@ -325,7 +324,7 @@ def cmd_instance(args) -> int:
 
 
 def register(subparsers) -> argparse.ArgumentParser:
-    """Add ``instance`` to ``subparsers`` (from ``add_subparsers(parser_class=_Parser)`` in :mod:`mixbounds.cli.command`)."""
+    """Add ``instance`` to ``subparsers`` (from ``add_subparsers(parser_class=Parser)`` in :mod:`mixbounds.cli.command`)."""
     p = subparsers.add_parser(
         "instance",
         help="build a named instance and export it as an instance directory",
@@ -355,22 +354,3 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR", help="output instance directory (written atomically; an existing instance directory is replaced)")
     p.set_defaults(func=cmd_instance)
     return p
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """A stand-alone ``mixbounds``-style parser with only this sub-command (tests, ``python -m``)."""
-    from mixbounds.cli.command import _Parser
-
-    parser = _Parser(prog="mixbounds", description="mixbounds instance")
-    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
-    register(sub)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -12,8 +12,16 @@ Exit codes: 0 written; 2 bad input (unreadable results, unusable paths, no brows
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+
+import mixbounds.plots as figures  # drawing loads matplotlib on first use (mixbounds.plots)
+from mixbounds.outdir import atomic_write_text
+from mixbounds.plots import ResultsFileError, load_results
+from mixbounds.report import verify as report
+from mixbounds.report.browser import find_chromium
+from mixbounds.report.browser import screenshot as shoot
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -25,8 +33,6 @@ def _err(msg: str) -> int:
 
 def _unusable(out: Path) -> str | None:
     """Why ``out`` cannot take the report (not a directory, or no writable existing ancestor), else ``None``."""
-    import os
-
     if out.exists() and not out.is_dir():
         return f"--out {out}: exists and is not a directory"
     anc = out
@@ -36,11 +42,6 @@ def _unusable(out: Path) -> str | None:
 
 
 def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int = 1) -> int:
-    from mixbounds.outdir import atomic_write_text
-    from mixbounds.plots import ResultsFileError, draw_all, existing_manifest, load_results
-    from mixbounds.report import verify as report
-    from mixbounds.report.browser import find_chromium
-
     try:
         doc = load_results(results)
     except ResultsFileError as exc:
@@ -57,14 +58,12 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
         if find_chromium() is None:
             return _err("--screenshot needs Chromium (Debian: apt-get install chromium); nothing written")
     plots = base / "plots"
-    manifest = draw_all(doc, plots, jobs=jobs) if redraw else existing_manifest(doc, plots)
+    manifest = figures.draw_all(doc, plots, jobs=jobs) if redraw else figures.existing_manifest(doc, plots)
     atomic_write_text(out / "report.md", report.render_markdown(doc, manifest, base=out))
     atomic_write_text(out / "report.html", report.render_html(doc, manifest, base=out))
     n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + bool(manifest["heatmap"])
     print(f"mixbounds report: wrote {out / 'report.md'} and {out / 'report.html'} ({n} figures linked from {plots})")
     if screenshot is not None:
-        from mixbounds.report.browser import screenshot as shoot
-
         png = shoot(out / "report.html", screenshot)
         print(f"mixbounds report: first screen of report.html in {png}")
     return EXIT_OK

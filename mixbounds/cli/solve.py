@@ -30,8 +30,16 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from threadpoolctl import threadpool_limits
 
-from mixbounds.outdir import atomic_write, atomic_write_text
+from mixbounds.instances.io import load_instance
+from mixbounds.instances.reference.kkt import _kkt_solver, _residual, constraint_system, copy_map, reference_solution
+from mixbounds.outdir import OutputError, atomic_write, atomic_write_text, check_file
+from mixbounds.solvers import solve
+from mixbounds.solvers.baselines import BASELINES
+from mixbounds.solvers.reformulations import METHODS
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: APAPC's constants of the reformulated objective (``--constants``): "spectral" (exact, by Lanczos, at any size;
@@ -53,13 +61,7 @@ SUMMARY_KEYS = ("method", "eps", "converged", "counts", "x", "instance")
 
 
 def _methods() -> dict:
-    from mixbounds.solvers.reformulations import METHODS
-
     out = {m: None for m in METHODS}
-    try:
-        from mixbounds.solvers.baselines import BASELINES
-    except ImportError:
-        BASELINES = {}
     out.update({k: v for k, v in BASELINES.items()})
     return out
 
@@ -87,8 +89,6 @@ def _read_summary(path: Path) -> dict | None:
 
 def output_paths(args) -> tuple[Path | None, Path | None]:
     """``(json, x)`` output paths, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
-    from mixbounds.outdir import OutputError, check_file
-
     out_json = None if args.json is None else Path(args.json).absolute()
     if args.x is not None:
         x_path = Path(args.x).absolute()
@@ -126,10 +126,6 @@ def _consistent(G, h) -> tuple[bool, float]:
     """Whether ``G v = h`` has a solution: min-norm solve by the reference's KKT solver (the whole KKT matrix
     factored while small, else its Schur complement: a 10⁶-variable vertical-fl instance ran SuperLU out of
     memory here), then its relative residual (above :data:`FEAS_RTOL`: no solution)."""
-    import scipy.sparse as sp
-
-    from mixbounds.instances.reference.kkt import _kkt_solver
-
     if G.shape[0] == 0:
         return True, 0.0
     nv = G.shape[1]
@@ -146,10 +142,6 @@ def constraint_consistency(P) -> str | None:
     is named, and within it the first node whose own block is infeasible, or else that the nodes' blocks
     contradict each other.
     """
-    import scipy.sparse as sp
-
-    from mixbounds.instances.reference.kkt import constraint_system
-
     G, h = constraint_system(P)
     if G.shape[0] == 0:
         return None
@@ -183,10 +175,6 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
     Finite; the nodes' copies of x̃ agree; ``G v = h``; ``∇F + Gᵀλ = 0`` with the least-squares ``λ``
     (reference._residual's scale).  Nonsmooth objectives: feasibility only.
     """
-    import scipy.sparse.linalg as spla
-
-    from mixbounds.instances.reference.kkt import _residual, constraint_system, copy_map
-
     if not np.all(np.isfinite(u)):
         return math.inf, f"{int(np.sum(~np.isfinite(u)))} of its {u.size} entries are not finite"
     lay = P.layout
@@ -214,8 +202,6 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
 
 def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
     """``(x*, error, note)``: the supplied x_star.npy checked, or the computed reference solution."""
-    from mixbounds.instances.reference.kkt import reference_solution
-
     if inst.x_star is not None:
         res, why = xstar_residual(P, np.asarray(inst.x_star, dtype=float))
         if not res <= XSTAR_RTOL:
@@ -229,8 +215,6 @@ def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
 
 
 def _cmd_solve(args) -> int:
-    from mixbounds.outdir import OutputError
-
     def usage(msg: str) -> int:
         print(f"mixbounds solve: error: {' '.join(str(msg).split())}", file=sys.stderr)
         return EXIT_USAGE
@@ -246,16 +230,12 @@ def _cmd_solve(args) -> int:
         out_json, x_path = output_paths(args)
     except OutputError as exc:
         return usage(str(exc))
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=BLAS_THREADS):
         return _load_and_solve(args, methods, usage, out_json, x_path)
 
 
 def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:
     """Load and check the instance directory, its reference, then run the method and report."""
-    from mixbounds.instances.io import load_instance
-
     d = Path(args.dir)
     try:
         inst = load_instance(d)
@@ -271,8 +251,6 @@ def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:
         return usage(err)
     try:
         if methods[args.method] is None:
-            from mixbounds.solvers import solve
-
             res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter,
                         constants=args.constants)
         else:

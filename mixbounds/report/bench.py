@@ -10,9 +10,16 @@ bound, all per decade of accuracy (the method's and APAPC's per-accuracy cost be
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
 from mixbounds.checks.sweeps import UB_EPS1, UB_EPS2
+from mixbounds.report.blocks import CSS, SCRIPT_LAZY, render_html_blocks, render_md
+from mixbounds.report.verify import IMG, LIST, H, P, T, V
 
 DECADES = math.log10(UB_EPS1 / UB_EPS2)
 STATUS_STYLE = {"optimal": "green", "suboptimal": "yellow", "below-lower-bound": "bold red", "error": "bold magenta"}
@@ -50,12 +57,6 @@ HEADERS = ["class", "family", "oracle", "param", "slope", "95% CI", "paper θ", 
 
 
 def print_table(doc: dict) -> None:
-    import sys
-
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     con = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 170)
     t = Table(title=f"mixbounds bench — {doc['method']} — tier {doc['tier']}")
     for h in HEADERS:
@@ -73,7 +74,14 @@ def print_table(doc: dict) -> None:
 
 def figure(r: dict, method: str):
     """The method, APAPC and the engine's bound against the realized parameter (log-log, per decade of accuracy)."""
-    from mixbounds.plots.style import LOWER_STYLES, THEORY_STYLE, UPPER_STYLE, new_figure, x_label, y_label
+    from mixbounds.plots.style import (  # lazy: matplotlib, +0.6 s of start-up (mixbounds.plots)
+        LOWER_STYLES,
+        THEORY_STYLE,
+        UPPER_STYLE,
+        new_figure,
+        x_label,
+        y_label,
+    )
 
     fig = new_figure(3.6, 2.8)
     ax = fig.add_subplot()
@@ -106,7 +114,7 @@ def figure(r: dict, method: str):
 
 def draw(doc: dict, plot_dir: Path) -> dict:
     """One PNG per result with points; ``{result id: path}``."""
-    from mixbounds.plots.style import save, style_context
+    from mixbounds.plots.style import save, style_context  # lazy: matplotlib, +0.6 s of start-up (mixbounds.plots)
 
     out = {}
     with style_context():
@@ -119,8 +127,6 @@ def draw(doc: dict, plot_dir: Path) -> dict:
 
 
 def blocks(doc: dict, figs: dict) -> list:
-    from mixbounds.report.verify import IMG, LIST, H, P, T, V
-
     counts = {s: sum(r["status"] == s for r in doc["results"]) for s in _V_CLASS}
     b = [H(1, f"mixbounds bench — `{doc['method']}`"),
          P(f"Tier {doc['tier']}, classes {', '.join(doc['classes'])}; {len(doc['results'])} results: "
@@ -140,8 +146,6 @@ def blocks(doc: dict, figs: dict) -> list:
 
 def write_report(doc: dict, out: Path) -> dict:
     """Figures into ``out/plots``, then ``out/report.md`` and ``out/report.html``; returns the figure paths."""
-    from mixbounds.report.blocks import CSS, SCRIPT_LAZY, render_html_blocks, render_md
-
     figs = draw(doc, Path(out) / "plots")
     bl = blocks(doc, figs)
     md: list[str] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mixbounds.bounds.claims import PARAMS
+from mixbounds.bounds.claims import PARAMS, REGISTRY, get
 
 #: label prefix → what it names in the paper
 LABEL_KINDS = {"thm": "Theorem", "lem": "Lemma", "rem": "Remark", "table": "Table", "eq": "Equation",
@@ -47,8 +47,6 @@ def label_kind(label: str) -> str:
 
 
 def _registry_cell(cell_id):
-    from mixbounds.bounds.claims import get
-
     try:
         return get(cell_id) if cell_id else None
     except KeyError:
@@ -82,8 +80,6 @@ class LabelEntry:
 def label_index(doc: dict, problems=()) -> dict[str, LabelEntry]:
     """label → :class:`LabelEntry` over every result (controls included: they test the label's check family),
     the registry cells citing it and the ``problems`` (groups of findings, text discrepancies) under it."""
-    from mixbounds.bounds.claims import REGISTRY
-
     idx: dict[str, LabelEntry] = {}
 
     def entry(lab):

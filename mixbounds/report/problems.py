@@ -23,6 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from mixbounds.bounds.claims import TEXT_DISCREPANCIES
+from mixbounds.checks.expected import expected
+from mixbounds.report.index import labels_in
+
 SEVERITIES = ("changes a rate", "changes a constant", "typo")
 
 
@@ -136,9 +140,6 @@ def _problem_for(rid: str, fid: str) -> Problem | None:
 
 def _data_key(f: dict, res: dict) -> tuple[str, str, str]:
     """Grouping by data alone: (label of the expected entry or the finding, kind, variant)."""
-    from mixbounds.checks.expected import expected
-    from mixbounds.report.index import labels_in
-
     e = expected(res.get("id") or f.get("source") or "")
     label = e.label if e else (labels_in(f.get("label")) or [str(f.get("label"))])[0]
     kind = res.get("kind") or "finding"
@@ -148,8 +149,6 @@ def _data_key(f: dict, res: dict) -> tuple[str, str, str]:
 
 def group_findings(doc: dict) -> list[Group]:
     """Every finding record of ``doc`` in exactly one group, and the text discrepancies; ranked by severity."""
-    from mixbounds.checks.expected import expected
-
     by_id = {c["id"]: c for c in doc.get("claims", [])}
     groups: dict[str, Group] = {}
     for f in doc.get("findings") or []:
@@ -172,8 +171,6 @@ def group_findings(doc: dict) -> list[Group]:
 
 
 def text_discrepancies() -> list[Group]:
-    from mixbounds.bounds.claims import TEXT_DISCREPANCIES
-
     out = []
     for i, t in enumerate(TEXT_DISCREPANCIES):
         title, sev = next((v for w, v in TEXT_PROBLEMS.items() if w in t["where"]), (f"Text: {t['where']}", "typo"))

@@ -11,6 +11,13 @@ results document carries them (``summary.lower_bound_certificates`` and per-resu
 
 from __future__ import annotations
 
+from mixbounds.checks import nonsmooth, rates, sweeps
+from mixbounds.checks.expected import EXPECTED
+from mixbounds.checks.lemmas import base as lemmas
+from mixbounds.checks.lower import exact
+from mixbounds.checks.lower import exact_verdict as ev
+from mixbounds.checks.lower import slopes as lower
+from mixbounds.checks.tiers import TIERS
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
@@ -26,13 +33,12 @@ CERTIFICATE_KINDS = {
 }
 
 
-def _tiers(d: dict, tier: str, fmt=str) -> list:
-    return [f"**{fmt(d[t])}**" if t == tier else fmt(d[t]) for t in ("tiny", "quick", "full") if t in d]
+def _tiers(value, tier: str, fmt=str) -> list:
+    """``value(t)`` of every tier, the run's (named ``tier`` in the document) in bold."""
+    return [f"**{fmt(value(t))}**" if t.name == tier else fmt(value(t)) for t in TIERS]
 
 
 def _statuses() -> list:
-    from mixbounds.checks.expected import EXPECTED
-
     return [
         f"{V('pass').md()}: the numbers agree with the claim under the rule of its family (below).",
         f"{V('finding').md()}: the paper's statement and the numbers disagree in a way the suite can name (a constant, "
@@ -50,10 +56,6 @@ def _statuses() -> list:
 
 
 def _per_accuracy() -> list:
-    from mixbounds.checks import nonsmooth, rates, sweeps
-    from mixbounds.checks.lower import exact
-    from mixbounds.checks.lower import slopes as lower
-
     frac = rates.SETTLE
     return [
         f"**Solver, Table 1** (`checks/rates.py`): the cost between the relative squared errors "
@@ -90,28 +92,24 @@ def _t2_example(doc: dict) -> str:
 
 
 def _rule_rows(tier: str, doc: dict) -> list:
-    from mixbounds.checks import nonsmooth, rates
-    from mixbounds.checks.lemmas import base as lemmas
-    from mixbounds.checks.lower import exact
-    from mixbounds.checks.lower import exact_verdict as ev
-    from mixbounds.checks.lower import tightness as tight
-
-    nt = nonsmooth.TOL
-    t2k = {t: round(v + nonsmooth.T2_LOG_ALLOWANCE, 6) for t, v in nt.items()}
+    rt = lambda t: t.table1.slope_tol  # noqa: E731
+    nt = lambda t: t.tables24.slope_tol  # noqa: E731
+    t2k = lambda t: round(t.tables24.slope_tol + nonsmooth.T2_LOG_ALLOWANCE, 6)  # noqa: E731
     return [
         ["Table 1, solver on the worst-case construction (`…tight`)", "|slope − θ_f| ≤ tol",
-         *_tiers(rates.TOL, tier)],
-        ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rates.TOL, tier)],
+         *_tiers(rt, tier)],
+        ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rt, tier)],
         ["Table 1, solver on a random family (`…upper@family`)", "slope ≤ θ_f + tol (an upper bound only)",
-         *_tiers(rates.TOL, tier)],
+         *_tiers(rt, tier)],
         ["Table 1, lower-bound engine (`…lower`, `…lower@variant`)",
          "engine count = closed-form count at every level of every point (±1 only within "
-         f"{exact.BOUNDARY_RTOL:g} of a tail value), ≥ the tier's decades ({', '.join(f'{t} {v:g}' for t, v in ev.MIN_DECADES.items())}), "
-         f"closed-form asymptotic exponent within {ev.ASYMPTOTIC_TOL:g} of θ (below: finding, weaker bound; above: "
-         "fail); the fit a cross-check within ±tol (full tier: the whole 95% CI); without a closed form the fit "
-         "decides within ±tol", *_tiers(ev.SLOPE_BAND, tier)],
+         f"{exact.BOUNDARY_RTOL:g} of a tail value), ≥ the tier's decades "
+         f"({', '.join(f'{t.name} {t.lower.min_decades:g}' for t in TIERS)}), closed-form asymptotic exponent within "
+         f"{ev.ASYMPTOTIC_TOL:g} of θ (below: finding, weaker bound; above: fail); the fit a cross-check within ±tol "
+         "(judged in the full tier, on its whole 95% CI); without a closed form the fit decides within ±tol",
+         *_tiers(lambda t: t.lower.slope_band, tier)],
         ["Table 1, tightness on the certifying construction (`…tightness@variant`)",
-         "APAPC / engine per decade on the same instances: |slope| ≤ tol", *_tiers(tight.RATIO_TOL, tier)],
+         "APAPC / engine per decade on the same instances: |slope| ≤ tol", *_tiers(lambda t: t.table1.ratio_tol, tier)],
         ["Tables 2–4, κ sweeps at fixed accuracy parameter", "slope ≤ θ_f + tol; absent: |slope| ≤ tol",
          *_tiers(nt, tier)],
         ["Table 2, κ sweeps (log of the initial primal-dual distance allowed)",
@@ -159,10 +157,6 @@ def how_to_read(doc: dict) -> list:
 
 def _tolerance_list() -> list:
     """A pointer to the suite-wide table of named tolerances (``checks/tolerances.py``, its own section)."""
-    try:
-        from mixbounds.checks import tolerances  # noqa: F401
-    except ImportError:
-        return []
     return [P(f"Every named tolerance that decides a verdict, with its boundary controls: "
               f"{link('Tolerances', 'tolerances')}.")]
 

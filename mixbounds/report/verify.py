@@ -24,12 +24,19 @@ Every result, finding, problem and paper label has an anchor (``c-<id>``, ``f-<i
 
 from __future__ import annotations
 
+import html
 import re
+from fractions import Fraction
 from pathlib import Path
 
 from mixbounds.bounds.claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, TABLES
 from mixbounds.bounds.render import format_terms, table_rows
 from mixbounds.checks.lower.certificates import summary_line
+from mixbounds.checks.run.result import STATUSES
+from mixbounds.checks.sweeps import CLASS_FAMILIES
+from mixbounds.checks.tolerances import TABLE_HEADERS
+from mixbounds.checks.tolerances import table_rows as tolerance_rows
+from mixbounds.plots.data import bench_series, cell_param, finite, fmt_slope, sweep_groups, variant_of
 from mixbounds.report.blocks import (
     CSS,
     DETAILS,
@@ -47,12 +54,21 @@ from mixbounds.report.blocks import (
     V,
     anchor_id,
     controls_html,
+    inline,
     link,
     render_html_blocks,
     render_md,
 )
-from mixbounds.report.index import instance_text, label_index, reproduce_command, result_labels
-from mixbounds.report.problems import group_findings
+from mixbounds.report.index import (
+    _registry_cell,
+    cited_in,
+    instance_text,
+    label_index,
+    labels_in,
+    reproduce_command,
+    result_labels,
+)
+from mixbounds.report.problems import SEVERITIES, group_findings
 from mixbounds.report.rules import how_to_read
 
 PAPER = ("D. Yarmoshik, N. T. Nguyen, A. Rogozin, A. Gasnikov, Complexity of Decentralized Optimization with Mixed "
@@ -66,14 +82,10 @@ STATUS_ORDER = ("error", "fail", "finding", "skipped", "pass")
 
 # ----------------------------------------------------------------------------- helpers
 def _num(v):
-    from mixbounds.plots.data import finite
-
     return finite(v)
 
 
 def _slope(c: dict) -> str:
-    from mixbounds.plots.data import fmt_slope
-
     return fmt_slope(c, 3)
 
 
@@ -102,15 +114,11 @@ def _val(v, limit: int | None = None) -> str:
 
 
 def _theta(x: float) -> str:
-    from fractions import Fraction
-
     fr = Fraction(x).limit_denominator(8)
     return str(fr) if abs(float(fr) - x) < 1e-9 else f"{x:g}"
 
 
 def _variant(c: dict) -> str:
-    from mixbounds.plots.data import variant_of
-
     return variant_of(c)
 
 
@@ -142,8 +150,6 @@ def _filter_data(c: dict) -> dict:
 
 def _index(doc: dict):
     """(cell, param) → {"upper": [...], "lower": [...]} over the non-control sweep results."""
-    from mixbounds.plots.data import cell_param
-
     idx: dict = {}
     for c in doc["claims"]:
         if c.get("control") or c.get("kind") not in SWEEP_KINDS:
@@ -157,8 +163,6 @@ def _index(doc: dict):
 
 
 def _class_params(cls: str) -> tuple:
-    from mixbounds.checks.sweeps import CLASS_FAMILIES
-
     return CLASS_FAMILIES.get(cls, (None, None, ()))[2]
 
 
@@ -335,9 +339,6 @@ def _result_row(c: dict, tier: str) -> Row:
 
 
 def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
-    from mixbounds.plots.data import sweep_groups
-    from mixbounds.report.index import _registry_cell
-
     groups = sweep_groups(doc)
     if not groups:
         return []
@@ -439,8 +440,6 @@ def _problems_section(doc: dict) -> list[Block]:
 
 
 def _label_links(text) -> str:
-    from mixbounds.report.index import cited_in, labels_in
-
     labs = labels_in(text) + cited_in(text)
     if not labs:
         return str(text)
@@ -493,8 +492,6 @@ def _labels_section(doc: dict, manifest: dict) -> list[Block]:
 
 def _fig_link(c: dict, manifest: dict) -> str:
     """Link to the figure of a sweep result, or why there is none."""
-    from mixbounds.plots.data import cell_param
-
     cp = cell_param(c) if c.get("kind") in SWEEP_KINDS and not c.get("control") else None
     if cp is None:
         return "—"
@@ -525,8 +522,6 @@ def _lemma_section(doc: dict) -> list[Block]:
 
 def _bench_section(doc: dict, manifest: dict) -> list[Block]:
     """Per class: method × oracle rows, one column per (parameter, family) with the fitted slope ± CI."""
-    from mixbounds.plots.bench import bench_series
-
     bench = [c for c in doc["claims"] if c["id"].startswith("bench.") and not c.get("control")]
     if not bench:
         return []
@@ -588,11 +583,10 @@ def _controls_section(doc: dict) -> list[Block]:
 
 def _tolerances_section() -> list[Block]:
     """The verdict-deciding tolerances with their values, probes and reasons (checks/tolerances.py)."""
-    from mixbounds.checks.tolerances import TABLE_HEADERS, table_rows
 
     return [H(2, "Tolerances", "tolerances"), P("Every named tolerance that decides a verdict; the boundary controls "
                                   "(ids starting `tolerance.` and `control.tolerance.`) check that it accepts the "
-                                  "perturbation under Must pass and rejects the one under Must fail."), T(list(TABLE_HEADERS), table_rows())]
+                                  "perturbation under Must pass and rejects the one under Must fail."), T(list(TABLE_HEADERS), tolerance_rows())]
 
 
 def _failures_section(doc: dict) -> list[Block]:
@@ -674,8 +668,6 @@ GLANCE_PROBLEMS = 5
 
 def _at_a_glance(doc: dict) -> list[Block]:
     """The first screen: problems with the paper by severity, the worst few named."""
-    from mixbounds.report.problems import SEVERITIES
-
     groups = group_findings(doc)
     if not groups:
         return []
@@ -732,8 +724,6 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
 
 
 def _controls(doc: dict) -> str:
-    from mixbounds.checks.run.result import STATUSES
-
     present = {k: set() for k in "sco"}
     for c in doc.get("claims", []):
         for k, v in _filter_data(c).items():
@@ -757,10 +747,6 @@ def render_markdown(doc: dict, manifest: dict | None = None, *, base=None) -> st
 
 def render_html(doc: dict, manifest: dict | None = None, *, base=None) -> str:
     """``report.html``: one file, figures linked relative to ``base`` (the directory report.html is written to)."""
-    import html
-
-    from mixbounds.report.blocks import inline
-
     blocks = build(doc, manifest)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',

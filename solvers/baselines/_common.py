@@ -34,6 +34,8 @@ import math
 from typing import Callable
 
 import numpy as np
+from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes
+from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers.oracles import ORACLES, CountedOracles
 from mixbounds.solvers.result import SolveResult
 from mixbounds.solvers.stop_rule import StopRule
@@ -48,8 +50,6 @@ INNER_ABS = 1e-12
 def reference_u(problem, x_star) -> np.ndarray:
     """``x_star`` as a flat u-layout vector (computed when ``None``)."""
     if x_star is None:
-        from mixbounds.instances.reference.kkt import reference_solution
-
         x_star = reference_solution(problem).u
     u_star = np.asarray(x_star, dtype=float).ravel()
     if u_star.shape != (problem.layout.size,):
@@ -120,16 +120,12 @@ class Run:
 # ---------------------------------------------------------------------------- constants known to the methods
 def gossip_facts(W) -> dict:
     """``λ_max(W)``, ``λ_min+(W)``, ``κ_W`` (set-up knowledge, as for APAPC; not an oracle call)."""
-    from mixbounds.bounds.condition import gossip_spectrum
-
     g = gossip_spectrum(W)
     return {"lambda_max_W": float(g.lmax), "lambda_min_W": float(g.lmin_pos), "kappa_W": float(g.kappa)}
 
 
 def coupled_facts(problem) -> dict:
     """``L_A = max_i σ_max²(A_i)``, ``λ_max(S_A)``, ``λ_min+(S_A)`` with ``S_A = (1/n)Σ A_iA_iᵀ``."""
-    from mixbounds.bounds.condition import group_spectrum, interaction_extremes
-
     L_A = group_spectrum(problem.A, name="A").L
     S = interaction_extremes(problem.A)
     if S.lmin_pos <= 0:

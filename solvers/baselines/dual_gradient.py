@@ -48,6 +48,8 @@ one ``Ct`` round per iteration), constants ``(μ_f, L_f)``, warm start at the pr
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.condition import group_L
+from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.solvers.baselines._common import (
     INNER_REL,
     InnerSolver,
@@ -84,8 +86,6 @@ def _leja(vals: np.ndarray) -> np.ndarray:
 
 def distinct_positive_eigenvalues(W) -> np.ndarray:
     """Distinct positive eigenvalues of ``W`` (dense; relative threshold :data:`DISTINCT_RTOL`), Leja-ordered."""
-    from mixbounds.bounds.spectral import ZERO_RTOL
-
     ev = np.linalg.eigvalsh(W.toarray() if hasattr(W, "toarray") else np.asarray(W))
     lmax = ev[-1]
     pos = ev[ev > ZERO_RTOL * lmax]
@@ -116,8 +116,6 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     k_t = 1 + int(has_Ct)
     steps = {"eta_A": mu_f / (k_x * n * fa["L_S"])}
     facts = dict(g, **fa)
-    from mixbounds.bounds.condition import group_L
-
     if has_C:
         facts["L_C"] = float(group_L(P.C, name="C"))
         steps["eta_C"] = mu_f / (k_x * facts["L_C"])

@@ -1,0 +1,308 @@
+"""The tiers of a run: ``tiny``, ``quick`` and ``full``, each one typed object holding every number it sets.
+
+A tier decides how much is measured: the grids of the sweeps, the budgets of the runs, the slope tolerances
+that go with those grids, and how many seeded cases each lemma check draws.  They are grouped by what they
+configure (:class:`Table1Sweeps`, :class:`Tables24Sweeps`, :class:`BenchSweeps`, :class:`LemmaCases`); a check
+receives the :class:`Tier` and reads its own group.  ``results.json`` records the tier's :attr:`Tier.name`.
+
+* ``tiny``: seconds; the command-line tests (3 points per sweep, not a verdict anyone should cite);
+* ``quick``: the default, the whole registry in minutes (>= 4 points over >= 1 decade);
+* ``full``: publication (>= 7 points over >= 2 decades).
+
+:func:`tier_by_name` parses a name (the ``--tier`` option); the instances are :data:`TINY`, :data:`QUICK` and
+:data:`FULL`, compared by identity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+
+def _frozen(d: dict) -> Mapping:
+    return MappingProxyType(dict(d))
+
+
+@dataclass(frozen=True)
+class Table1Sweeps:
+    """Table 1: the solver and lower-bound sweeps (:mod:`mixbounds.checks.sweeps`, :mod:`mixbounds.checks.rates`,
+    :mod:`mixbounds.checks.lower.slopes`, :mod:`mixbounds.checks.lower.certificates`, :mod:`mixbounds.checks.controls`).
+    """
+
+    #: points per sweep
+    points: int
+    #: (lo, hi) of each swept parameter on the worst-case constructions
+    worst_range: Mapping[str, tuple]
+    #: per-class exceptions to :attr:`worst_range`: (class, parameter) → (lo, hi)
+    worst_range_class: Mapping[tuple, tuple]
+    #: (lo, hi) of every sweep on the random families
+    random_range: tuple
+    #: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks
+    #: (``mixbounds.checks.rates``; per-accuracy counts are integers and the tuned path's n jumps in steps of 3:
+    #: over one decade with 4 points about ±0.1 of slack)
+    slope_tol: float
+    #: the same for the lower-bound engine's slopes (``mixbounds.checks.lower.slopes``)
+    lower_slope_tol: float
+    #: |slope| of the solver / lower-bound ratio under which a tightness ratio is flat (certificates)
+    ratio_tol: float
+    #: the κ sweeps of the no-Chebyshev negative controls (``mixbounds.checks.controls``)
+    nocheb_range: tuple
+    #: the same on the identical-C̃ classes
+    nocheb_ident_range: tuple
+
+
+@dataclass(frozen=True)
+class Tables24Sweeps:
+    """Tables 2–4 (:mod:`mixbounds.checks.nonsmooth`)."""
+
+    #: slope tolerance (counts to a first hit are integers with ±15% phase noise; sweeps of 1 decade)
+    slope_tol: float
+    #: points per sweep
+    points: int
+    #: accuracy grids per table (x = the table's accuracy parameter)
+    acc_range: Mapping[int, tuple]
+    #: accuracy parameter per table at which the κ sweeps run
+    acc_base: Mapping[int, float]
+    #: (lo, hi) of the κ sweeps
+    kappa_range: tuple
+    #: decades of the accuracy sweeps whose count is quadratic in x (a shorter grid)
+    quadratic_decades: float
+    #: inner-iteration budget of one run
+    max_inner: int
+    #: seeds of the Table 4 mixed-class A-count finding
+    seeds_t4a: tuple
+
+
+@dataclass(frozen=True)
+class LowerBounds:
+    """The lower-bound certificates (:mod:`mixbounds.checks.lower.constructions` and the modules it runs): exact
+    engine counts over decades on every construction, tightness on the certifying construction, refutations."""
+
+    #: points per sweep
+    points: int
+    #: first point of each swept parameter (key ``default`` for the others)
+    lo: Mapping[str, float]
+    #: decades each sweep spans from its first point (key ``default`` for the others)
+    decades: Mapping[str, float]
+    #: the non-swept parameters' values (key ``default``); ``None``: each parameter at its own sweep's first point,
+    #: so that the first point of every sweep of a construction is one shared task
+    base: Mapping[str, float] | None
+    #: the realized swept parameter must span at least this many decades (issue 34: ≥ 3 full, ≥ 2 quick)
+    min_decades: float
+    #: |fitted slope − claim| allowed: the cross-check of an exact sweep (full tier: its whole 95% CI), the verdict
+    #: of a sweep without a closed form
+    slope_band: float
+    #: constructions with a ``quick`` parameter list sweep only those (the full tier sweeps every parameter)
+    short: bool
+    #: APAPC runs of the tightness check: the parameters swept (``None``: every one), the points per sweep
+    #: (``None``: every point up to :attr:`tightness_max_kappa`)
+    tightness_params: tuple | None
+    tightness_points: int | None
+    tightness_max_kappa: float
+    #: (cell, parameter) pairs whose printed construction is refuted by measurement (the first is the control's)
+    refute_cells: tuple
+
+
+@dataclass(frozen=True)
+class BenchSweeps:
+    """The benchmarks (:mod:`mixbounds.checks.bench`): baselines and APAPC on the same sweeps.
+
+    Every run has an iteration ``budget``; every baseline also a budget of ``calls`` of any one oracle (``None``:
+    none), counted in what is measured (an iteration budget alone does not bound the work of the methods with
+    inner solves).
+    """
+
+    points: int
+    #: (lo, hi) of every swept parameter, unless :attr:`range_override` names it
+    range: tuple
+    #: base value of every parameter of the class
+    base: float
+    #: the two accuracies (ε₁, ε₂) the per-accuracy cost is measured between
+    eps: tuple
+    #: the accuracy a run stops at
+    stop: float
+    budget: int
+    calls: int | None
+    #: per-parameter (lo, hi) (the C&L and mixed constructions need κ̃_AC > 9: their printed map
+    #: L'_A = L_A/2 − 9μ̃/2)
+    range_override: Mapping[str, tuple]
+    #: base values of the random families that differ: the random shared and mixed families cannot reach
+    #: κ̂_C̃ = 10 once the κ_W sweep has grown the network (measured in the full tier: minimum 15 at κ_W = 100,
+    #: 13.5 at 316; the family's bound κ̂ >= n·rank(S)/Σ_i rank(B_i)), so their κ̂_C̃ sits at 30
+    random_base_override: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class LemmaCases:
+    """How many seeded random cases (and which grids) each lemma check of :mod:`mixbounds.checks.lemmas` draws."""
+
+    coupled_spectrum: int
+    local_spectrum: int
+    mixed_coupled_with_local_spectrum: int
+    identical_mixed_spectrum: int
+    conv_smooth_c_and_l: int
+    strong_conv_G_penal: int
+    projected_condition_number: int
+    regularized_convergence: int
+    #: samples per case of the regularised-convergence lemma
+    regularized_samples: int
+    #: κ_W sweep of the order statement of ``lem:mixed_coupled_with_local_spectrum`` (κ̃_AC = κ_C = 10 fixed, ring
+    #: with n = 8; empty: the statement is not checked in the tier) and its seeds
+    mixed_order_kappa_W: tuple
+    mixed_order_seeds: int
+    #: κ grid of the Chebyshev interval check and the κ's of its dense P(M) check
+    chebyshev_kappas: tuple
+    chebyshev_dense_kappas: tuple
+    #: path sizes n and κ_W values of the closed forms of the path graph
+    path_sizes: tuple
+    path_kappa_W: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class Tier:
+    """One tier: its name and every number it sets, grouped by what they configure (compared by identity)."""
+
+    name: str
+    table1: Table1Sweeps
+    tables24: Tables24Sweeps
+    #: ``None``: the tier does not run the benchmarks
+    bench: BenchSweeps | None
+    lemmas: LemmaCases
+    lower: LowerBounds
+
+    def __repr__(self) -> str:
+        return f"Tier({self.name!r})"
+
+    def __str__(self) -> str:  # messages name the tier as the command line does
+        return self.name
+
+
+TINY = Tier(
+    "tiny",
+    table1=Table1Sweeps(
+        points=3,
+        worst_range=_frozen({"kappa_f": (30, 100), "kappa_W": (30, 100), "kappa_A": (30, 100), "kappa_Ct": (30, 100),
+                             "kappa_AC": (30, 100), "kappa_C": (10, 30)}),
+        worst_range_class=_frozen({}),
+        random_range=(30, 100), slope_tol=0.25, lower_slope_tol=0.25, ratio_tol=0.25,
+        nocheb_range=(60, 200), nocheb_ident_range=(10, 60)),
+    tables24=Tables24Sweeps(
+        slope_tol=0.35, points=3, acc_range=_frozen({2: (30, 100), 3: (15, 40), 4: (8, 20)}),
+        acc_base=_frozen({2: 50, 3: 20, 4: 10}), kappa_range=(10, 30), quadratic_decades=0.5, max_inner=2_000_000,
+        seeds_t4a=(0, 1, 2)),
+    bench=BenchSweeps(
+        points=2, range=(4.0, 10.0), base=4.0, eps=(1e-2, 1e-5), stop=1e-8, budget=3000, calls=None,
+        range_override=_frozen({"kappa_AC": (12.0, 30.0)}), random_base_override=_frozen({})),
+    lemmas=LemmaCases(
+        coupled_spectrum=3, local_spectrum=3, mixed_coupled_with_local_spectrum=3, identical_mixed_spectrum=2,
+        conv_smooth_c_and_l=3, strong_conv_G_penal=2, projected_condition_number=3, regularized_convergence=2,
+        regularized_samples=400, mixed_order_kappa_W=(), mixed_order_seeds=0,
+        chebyshev_kappas=(1.0, 2.0, 10.0, 100.0, 1e4, 1e6), chebyshev_dense_kappas=(4.0, 100.0),
+        path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3)),
+    lower=LowerBounds(
+        points=3, lo=_frozen({"kappa_AC": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_Ct_id": 10.0, "default": 4.0}),
+        decades=_frozen({"default": 1.0}), base=None, min_decades=0.9, slope_band=0.25, short=True,
+        tightness_params=("kappa_f",), tightness_points=2, tightness_max_kappa=1e4,
+        refute_cells=(("T1.coupled_local.A", "kappa_AC"),)),
+)
+
+QUICK = Tier(
+    "quick",
+    table1=Table1Sweeps(
+        points=4,
+        # one decade at small κ (a C&L/mixed point at κ_C = 300 costs minutes: the asymptotic regime is the full
+        # tier's job); κ̂_C̃ one decade higher, where APAPC's iterations per accuracy on the printed shared
+        # construction have stopped falling (README, "A pre-asymptotic range")
+        worst_range=_frozen({"kappa_f": (30, 300), "kappa_W": (30, 300), "kappa_A": (30, 300),
+                             "kappa_Ct": (300, 3000), "kappa_AC": (30, 300), "kappa_C": (10, 100)}),
+        # the coupled + local and mixed κ_f sweeps start at their base κ_f = 10 (their κ_f = 300 points are the
+        # tier's most expensive, and the tier has to finish in 5 minutes)
+        worst_range_class=_frozen({("coupled_local", "kappa_f"): (10, 100), ("mixed", "kappa_f"): (10, 100)}),
+        random_range=(30, 300), slope_tol=0.12, lower_slope_tol=0.12, ratio_tol=0.12,
+        nocheb_range=(100, 1000), nocheb_ident_range=(10, 100)),
+    tables24=Tables24Sweeps(
+        slope_tol=0.2, points=4, acc_range=_frozen({2: (20, 200), 3: (12, 120), 4: (5, 50)}),
+        acc_base=_frozen({2: 50, 3: 20, 4: 10}), kappa_range=(10, 100), quadratic_decades=0.5, max_inner=5_000_000,
+        seeds_t4a=(0, 1, 2, 3)),
+    # not the default quick tier: measured there (2 jobs) the 1088-point quick run had done every non-bench point
+    # but one and was still running the mixed-class benchmarks after 22 min (apapc-nocheb and the dual gradient
+    # method to their budgets on the printed mixed construction); the registry's quick verdicts do not need them.
+    # ``mixbounds verify --tier tiny|full --claims 'bench.*'``
+    bench=None,
+    lemmas=LemmaCases(
+        coupled_spectrum=18, local_spectrum=16, mixed_coupled_with_local_spectrum=18, identical_mixed_spectrum=14,
+        conv_smooth_c_and_l=14, strong_conv_G_penal=12, projected_condition_number=16, regularized_convergence=12,
+        regularized_samples=400, mixed_order_kappa_W=(30.0, 100.0, 300.0), mixed_order_seeds=1,
+        chebyshev_kappas=tuple(sorted({*np.logspace(0, 6, 61).tolist(),
+                                       *[float(j * j) for j in (2, 3, 10, 31, 100, 316, 1000)], 1.0 + 1e-9, 1.5,
+                                       3.99})),
+        chebyshev_dense_kappas=(1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6),
+        path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist())),
+    # two decades from the base point (κ = 4; κ̃_AC = 10: the printed coupled + local map needs κ̃_AC > 9; κ_W, κ̂_C̃,
+    # κ_C̃ = 10, past the first steps of the path's n = 3m staircase and of the shift 6/((κ̂_C̃ − 3)κ_f)); the
+    # cross-check is recorded, not judged (at κ = 4 the local slope of 1/arccosh(1 + s/2) is still ~5% below ½)
+    lower=LowerBounds(
+        points=3, lo=_frozen({"kappa_AC": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_Ct_id": 10.0, "default": 4.0}),
+        decades=_frozen({"default": 2.0}), base=None, min_decades=1.9, slope_band=0.06, short=True,
+        tightness_params=("kappa_f",), tightness_points=2, tightness_max_kappa=1e4,
+        refute_cells=(("T1.coupled_local.A", "kappa_AC"),)),
+)
+
+FULL = Tier(
+    "full",
+    table1=Table1Sweeps(
+        points=7,
+        worst_range=_frozen({"kappa_f": (100, 10000), "kappa_W": (100, 10000), "kappa_A": (100, 10000),
+                             "kappa_Ct": (100, 10000), "kappa_AC": (100, 10000), "kappa_C": (30, 3000)}),
+        worst_range_class=_frozen({}),
+        random_range=(100, 10000), slope_tol=0.08, lower_slope_tol=0.08, ratio_tol=0.08,
+        nocheb_range=(100, 3000), nocheb_ident_range=(10, 300)),
+    tables24=Tables24Sweeps(
+        slope_tol=0.12, points=7, acc_range=_frozen({2: (30, 3000), 3: (15, 1500), 4: (8, 800)}),
+        acc_base=_frozen({2: 300, 3: 60, 4: 30}), kappa_range=(10, 1000), quadratic_decades=1.0,
+        max_inner=50_000_000, seeds_t4a=(0, 1, 2, 3, 4, 5, 6)),
+    # every run 10⁵ iterations; every baseline also 3·10⁵ calls of any one oracle.  The reference ``apapc`` has no
+    # call budget: its Chebyshev iterations make hundreds of calls each, so a common call budget would leave the
+    # optimal method itself unmeasured; its iteration counts stay far below the iteration budget (README,
+    # "Benchmarks").  A point that hits a budget is left out of its fit and listed.
+    bench=BenchSweeps(
+        points=5, range=(10.0, 1000.0), base=10.0, eps=(1e-3, 1e-8), stop=1e-10, budget=100000, calls=300000,
+        range_override=_frozen({"kappa_AC": (12.0, 1200.0)}), random_base_override=_frozen({"kappa_Ct": 30.0})),
+    lemmas=LemmaCases(
+        coupled_spectrum=90, local_spectrum=80, mixed_coupled_with_local_spectrum=90, identical_mixed_spectrum=70,
+        conv_smooth_c_and_l=60, strong_conv_G_penal=60, projected_condition_number=80, regularized_convergence=60,
+        regularized_samples=2000, mixed_order_kappa_W=(10.0, 30.0, 100.0, 300.0, 1000.0), mixed_order_seeds=3,
+        chebyshev_kappas=tuple(sorted({*np.logspace(0, 6, 1201).tolist(), *[float(j * j) for j in range(1, 1001)],
+                                       1.0 + 1e-12})),
+        chebyshev_dense_kappas=(1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6),
+        path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist())),
+    # from κ = 100 (the asymptotic regime of the cross-check's CI) over four decades, three for κ_C (a split-rows
+    # point at κ_C = 10⁵ has l = 498 blocks: 56 s, 2.3 GB); the others at 10 (README, "Lower bounds": reach and time)
+    lower=LowerBounds(
+        points=7, lo=_frozen({"default": 100.0}), decades=_frozen({"kappa_C": 3.0, "default": 4.0}),
+        base=_frozen({"default": 10.0}), min_decades=2.9, slope_band=0.03, short=False,
+        tightness_params=None, tightness_points=None, tightness_max_kappa=1e4,
+        refute_cells=(("T1.coupled_local.A", "kappa_AC"), ("T1.coupled_local.C", "kappa_AC"),
+                      ("T1.coupled_local.comm", "kappa_AC"))),
+)
+
+#: every tier, smallest first
+TIERS: tuple[Tier, ...] = (TINY, QUICK, FULL)
+#: their names, in the same order (the ``--tier`` choices)
+TIER_NAMES: tuple[str, ...] = tuple(t.name for t in TIERS)
+
+
+def tier_by_name(name: str) -> Tier:
+    """The tier called ``name`` (``ValueError`` naming the known ones otherwise)."""
+    for t in TIERS:
+        if t.name == name:
+            return t
+    raise ValueError(f"unknown tier {name!r} (choose from {', '.join(TIER_NAMES)})")
+
+
+def as_tier(tier: Tier | str) -> Tier:
+    """``tier`` itself, or the tier of that name: the entry points that users and tests call take either."""
+    return tier if isinstance(tier, Tier) else tier_by_name(tier)
