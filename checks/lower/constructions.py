@@ -54,7 +54,8 @@ class Construction:
     parameters (default: the class's); ``quick``: those swept in the tiny and quick tiers (default: ``params``);
     ``certifies``: the oracles whose bound it is meant to carry (default: ``oracles``; the tightness runs only there);
     ``full``: parameter → ``(first point, decades)`` of its full-tier sweep where the tier's grid does not fit (the KKT
-    reference solve misses its 1e-9 residual beyond: measured, README "Lower bounds").
+    reference solve misses its 1e-9 residual beyond, or, for the printed coupled + local constructions, whose
+    ``√(W_C) ⊗ I`` blocks hold ``l²K`` entries, memory: measured, README "Lower bounds").
     """
 
     cls: str
@@ -103,7 +104,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("shared", "shared-grad", "variant:split-gradient", "split-gradient", ("grad",), dict(_SPLIT),
                  params=("kappa_f",)),
     Construction("coupled_local", "coupled-local", "printed", None, ("A", "C", "comm"), {"variant": "printed"},
-                 quick=("kappa_AC",), certifies=()),
+                 quick=("kappa_AC",), certifies=(), full={"kappa_C": (100.0, 2.0)}),
     Construction("coupled_local", "coupled-local", "variant:shared-rows-incidence", "shared-rows-incidence",
                  ("A", "C", "comm"), {"variant": "shared-rows-incidence"}, certifies=("A", "comm")),
     Construction("coupled_local", "coupled-local", "variant:split-rows", "split-rows", ("C",),
@@ -123,7 +124,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("mixed", "mixed", "variant:split-rows", "split-rows", ("C",), {"variant": "split-rows"},
                  params=("kappa_f", "kappa_AC", "kappa_C"), full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
     Construction("mixed", "mixed", "variant:cl-shared", None, ("A", "C", "comm"), {"variant": "printed"},
-                 tiers=(FULL,), certifies=()),
+                 tiers=(FULL,), certifies=(), full={"kappa_C": (100.0, 2.0)}),
     Construction("shared_ident", "shared-ident", "variant:natural", "natural", ("grad", "Ct", "comm"),
                  params=("kappa_f", "kappa_Ct_id", "kappa_W")),
     Construction("mixed_ident", "mixed-ident", "variant:natural", "natural", ("Ct", "comm"),

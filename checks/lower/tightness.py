@@ -10,7 +10,7 @@ lower-bound sweep (the same task group: one instance, one KKT solve, shared by A
 
 Tiers (``lower.tightness_*``): the quick tier measures the κ_f sweep of each construction at its first two points (the
 others cost seconds per APAPC run and live in the full tier); the full tier every parameter at the sweep's points up
-to κ = 10⁴ (APAPC's count per iteration grows like √κ·degree; 10⁴ is the rate checks' reach).  Results ``<cell>.<param>.tightness@<suffix>``.
+to the tier's ``tightness_max_kappa`` (APAPC's count per iteration grows like √κ·degree).  Results ``<cell>.<param>.tightness@<suffix>``.
 """
 
 from __future__ import annotations
