@@ -252,9 +252,13 @@ class Engine:
             gcomp, glab = connected_components(self.adj[oracle], directed=False)
             inc = sp.csr_matrix((np.ones(self.N), (labels, glab)), shape=(ncomp, gcomp))
             out = inc.T.tocsr()
+            expanded = np.zeros(gcomp, bool)  # a Q-graph component, once reached, has handed out all its members
 
             def expand(front):
-                return _gather(out.indptr, out.indices, _gather(inc.indptr, inc.indices, front))
+                g = np.unique(_gather(inc.indptr, inc.indices, front))
+                g = g[~expanded[g]]
+                expanded[g] = True
+                return _gather(out.indptr, out.indices, g)
 
             first = _gather(out.indptr, out.indices, np.unique(glab[seed_step]))
         else:  # a round: the counted oracle's edges between free components
