@@ -122,7 +122,8 @@ def judge(tier: Tier, table: int, cell, param: str, construction, pts: list, *, 
     else:
         status, why = ("fail" if control else "pass"), "consistent"
     detail = (f"suite's own lower bound (not the paper's) on {construction.name} ({construction.family}): counts to "
-              f"‖x − x*‖² <= {DELTA:g}‖x*‖² {[r['count'] for r in rows]} at {param} = {[f'{x:.4g}' for x in xs]}; lower "
+              f"‖x − x*‖² <= δ‖x⁰ − x*‖² (δ = {DELTA:g}, x⁰ the free actions' best point: the level δ·e₀) "
+              f"{[r['count'] for r in rows]} at {param} = {[f'{x:.4g}' for x in xs]}; lower "
               f"exponent {lower:.3f} (closed form), fit {f['slope']:.3f}; upper {upper:g}; gap {gap:+.3f}; {why}")
     return CheckResult(id=rid, status=status, points=rows, detail=detail, ci=tuple(f["ci"]),
                        extra={"lower_exponent": lower, "upper_exponent": upper, "gap": gap, "decades": dec,
