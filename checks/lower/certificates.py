@@ -115,7 +115,8 @@ def _tightness(by_id: dict, cell, param: str, cert: dict, tier: Tier) -> dict:
     t = by_id.get(rid)
     if t is not None:
         ex = t.get("extra") or {}
-        return {"ratios": ex.get("ratios"), "slope": t.get("measured"), "flat": t["status"] == "pass",
+        return {"ratios": ex.get("ratios"), "slope": t.get("measured"), "flat": ex.get("flat"),
+                "expected_slope": ex.get("expected_slope"),
                 "result": rid, "note": "same instance: APAPC and the engine on the certifying construction"}
     up = by_id.get(f"{cell.id}.{param}.tight")
     if suffix is None and up is not None and (up.get("extra") or {}).get("tightness_slope") is not None:

@@ -35,7 +35,7 @@ from mixbounds.checks.lower.tightness import tightness_check
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
 from mixbounds.checks.sweeps import WORST_EPS, cells_of, geomspace
-from mixbounds.checks.tiers import FULL, TIERS, Tier
+from mixbounds.checks.tiers import TIERS, Tier
 from mixbounds.instances.classes import CLASSES
 
 #: instance accuracy of the chain length rule: the chain holds ε^8 of ‖x*‖² beyond its end, so the deepest level
@@ -53,9 +53,10 @@ class Construction:
     ``gradient``); ``parts``: ``(oracle, param) → part`` for direct sums measured on one part; ``params``: the swept
     parameters (default: the class's); ``quick``: those swept in the tiny and quick tiers (default: ``params``);
     ``certifies``: the oracles whose bound it is meant to carry (default: ``oracles``; the tightness runs only there);
-    ``full``: parameter → ``(first point, decades)`` of its full-tier sweep where the tier's grid does not fit (the KKT
-    reference solve misses its 1e-9 residual beyond, or, for the printed coupled + local constructions, whose
-    ``√(W_C) ⊗ I`` blocks hold ``l²K`` entries, memory: measured, README "Lower bounds").
+    ``full``: parameter → ``(first point, decades)`` of its full-tier sweep where the tier's grid does not fit (a
+    construction without closed form needs the KKT solve, which misses its 1e-9 residual at κ_f = 10⁶; the printed
+    coupled + local ``√(W_C) ⊗ I`` blocks hold ``l²K`` entries: a worker was killed at 19.8 GB at κ_C = 10⁵; the
+    split constructions' KKT solve misses it at κ̃_AC, κ_f >= 10⁵, 3·10⁵: measured, README "Lower bounds").
     """
 
     cls: str
@@ -92,7 +93,8 @@ class Construction:
 
 _SUM, _SPLIT = {"gradient": "sum-trick"}, {"gradient": "split"}
 #: every construction the lower-bound checks run (module docstring); the mixed class's paper construction is the
-#: cited combination coupled ⊕ shared, the suite's C&L ⊕ shared is ``variant:cl-shared``
+#: cited combination coupled ⊕ shared (the suite's C&L ⊕ shared adds nothing to the printed coupled + local
+#: construction's refutation and is not run)
 CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("consensus", "consensus", "printed", None, ("grad", "comm")),
     Construction("coupled", "coupled", "printed", None, ("A", "comm")),
@@ -104,14 +106,14 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("shared", "shared-grad", "variant:split-gradient", "split-gradient", ("grad",), dict(_SPLIT),
                  params=("kappa_f",)),
     Construction("coupled_local", "coupled-local", "printed", None, ("A", "C", "comm"), {"variant": "printed"},
-                 quick=("kappa_AC",), certifies=(), full={"kappa_C": (100.0, 2.0)}),
+                 quick=("kappa_AC",), certifies=(), full={"kappa_C": (30.0, 3.0), "kappa_f": (100.0, 3.0)}),
     Construction("coupled_local", "coupled-local", "variant:shared-rows-incidence", "shared-rows-incidence",
                  ("A", "C", "comm"), {"variant": "shared-rows-incidence"}, certifies=("A", "comm")),
     Construction("coupled_local", "coupled-local", "variant:split-rows", "split-rows", ("C",),
                  {"variant": "split-rows"}, params=("kappa_f", "kappa_AC", "kappa_C"),
                  full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
     Construction("coupled_local", "coupled-local-grad", "printed", None, ("grad",), dict(_SUM, variant="printed"),
-                 params=("kappa_f",)),
+                 params=("kappa_f",), full={"kappa_f": (100.0, 3.0)}),
     Construction("coupled_local", "coupled-local-grad", "variant:split-gradient", "split-gradient", ("grad",),
                  dict(_SPLIT, variant="shared-rows-incidence"), params=("kappa_f",), full={"kappa_f": (100.0, 3.0)}),
     Construction("mixed", "mixed", _CITED, "cited", ("A", "Ct", "comm"), {"variant": "cited"},
@@ -123,8 +125,6 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
                  dict(_SPLIT, variant="cited"), params=("kappa_f",)),
     Construction("mixed", "mixed", "variant:split-rows", "split-rows", ("C",), {"variant": "split-rows"},
                  params=("kappa_f", "kappa_AC", "kappa_C"), full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
-    Construction("mixed", "mixed", "variant:cl-shared", None, ("A", "C", "comm"), {"variant": "printed"},
-                 tiers=(FULL,), certifies=(), full={"kappa_C": (100.0, 2.0)}),
     Construction("shared_ident", "shared-ident", "variant:natural", "natural", ("grad", "Ct", "comm"),
                  params=("kappa_f", "kappa_Ct_id", "kappa_W")),
     Construction("mixed_ident", "mixed-ident", "variant:natural", "natural", ("Ct", "comm"),

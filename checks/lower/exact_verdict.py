@@ -7,9 +7,10 @@ engine's counts and, where the construction has a closed form, the closed-form c
 1. every point was measured (an exception or an unreached accuracy: ``error``; a control: ``fail``);
 2. **exact** (closed form): the engine's count equals the closed-form count at every level of every point
    (``±1`` only at a stated boundary, :data:`~mixbounds.checks.lower.exact.BOUNDARY_RTOL`), every mass-carrying
-   vertex is first reached in the closed-form round, and the computed ``x*`` is the closed form's to
-   :data:`~mixbounds.checks.lower.exact.XSTAR_RTOL`; otherwise ``fail`` (the engine, the instance or the formula
-   is wrong);
+   vertex is first reached in the closed-form round, and the KKT solution is the closed form's to
+   :data:`~mixbounds.checks.lower.exact.XSTAR_RTOL` at every point where it resolves the chain (at least one per
+   sweep, :data:`~mixbounds.checks.lower.exact.XSTAR_RESOLVED`); otherwise ``fail`` (the engine, the instance or
+   the formula is wrong);
 3. **decades**: the realized parameter spans at least :data:`MIN_DECADES` of the tier;
 4. **exponent**: with a closed form, its asymptotic exponent (:mod:`mixbounds.checks.lower.asymptotic`) must equal
    the claimed one within :data:`ASYMPTOTIC_TOL`; without one, the fitted slope within the tier's
@@ -86,7 +87,8 @@ def judge(tier: Tier, cell, param: str, key: str, pts: list, *, rid: str, constr
                      "variables": p["variables"], "rounds_total": b["rounds_total"],
                      "matched": None if ex is None else ex["matched"], "points": None if ex is None else ex["points"],
                      "boundary": None if ex is None else ex["boundary"], "vertex_mismatch": b.get("vertex_mismatch"),
-                     "x_star_deviation": p.get("x_star_deviation"), "rho": p.get("rho"), "seconds": p.get("seconds"),
+                     "x_star_deviation": p.get("x_star_deviation"), "x_star_judged": p.get("x_star_judged"),
+                     "reference_error": p.get("reference_error"), "rho": p.get("rho"), "seconds": p.get("seconds"),
                      "realized_all": p["realized"], "targets": p["targets"],
                      "counts": None if ex is None else [(r["level"], r["engine"], r["formula"]) for r in ex["rows"]]})
     fields = {"method_class": method_class, "construction": construction}
@@ -112,11 +114,13 @@ def judge(tier: Tier, cell, param: str, key: str, pts: list, *, rid: str, constr
     if closed:
         matched, total = sum(r["matched"] for r in rows), sum(r["points"] for r in rows)
         vm = sum(r["vertex_mismatch"] or 0 for r in rows)
-        dev = max(r["x_star_deviation"] or 0.0 for r in rows)
+        judged = [r["x_star_deviation"] for r in rows if r["x_star_judged"] and r["x_star_deviation"] is not None]
+        dev = max(judged, default=float("inf"))
         asym = asymptotic_exponent(*model, param, base)
         fields.update(exact={"formula": instance.get("formula", ""), "matched": matched, "points": total,
                              "boundary": sorted({b for r in rows for b in (r["boundary"] or [])}),
-                             "vertex_mismatch": vm, "x_star_deviation": dev}, asymptotic_exponent=asym,
+                             "vertex_mismatch": vm, "x_star_deviation": dev, "x_star_points_judged": len(judged),
+                             "x_star_deviation_all": [r["x_star_deviation"] for r in rows]}, asymptotic_exponent=asym,
                       exponent_source="closed form")
         cross = _band_ok(fit, theory, tier)
         fields["cross_check"] = "pass" if cross else "miss"
@@ -124,7 +128,8 @@ def judge(tier: Tier, cell, param: str, key: str, pts: list, *, rid: str, constr
         if matched < total or vm or dev > XSTAR_RTOL:
             status = "fail"
             detail = (f"engine and closed form disagree: {matched}/{total} counts equal, {vm} vertices first reached in "
-                      f"another round, x* deviation {dev:.1e}")
+                      f"another round, x* deviation from the KKT solution {dev:.1e} at the {len(judged)} points it "
+                      "resolves")
         elif asym > theory + ASYMPTOTIC_TOL:
             status, detail = "fail", f"closed-form exponent {asym:.4f} above the claimed {theory:g} (above the upper bound)"
         elif asym < theory - ASYMPTOTIC_TOL:
