@@ -220,17 +220,299 @@ def _tables_2_to_4(add) -> None:
 
 REGISTRY: tuple[Cell, ...] = _build()
 
-#: statements outside the tables whose rate disagrees with its own source (recorded, not measured).
+#: statements outside the tables whose rate disagrees with its own source, and slips of the text (indices, symbols,
+#: arguments, citations) found by reading the proofs: recorded, not measured.  ``line`` is the line of
+#: ``paper/mixed-affine-constraints.tex`` and ``tex`` a fragment of that line as printed (a test finds it there);
+#: ``source_says`` is the corrected reading and what says so.
 TEXT_DISCREPANCIES: tuple[dict, ...] = (
     {
         "where": "sec. Consensus Optimization (Section 3.2), nonsmooth convex consensus",
+        "line": 381,
+        "tex": "upper bounded by $O(M_f^2R^2/\\varepsilon)$",
         "printed": "O(M_f² R² / ε) subgradient evaluations",
         "source_says": "scaman2018optimal: O(M_f² R² / ε²) (also the gradient cells of Table 3)",
     },
     {
         "where": "app:smooth_objectives_apapc, after lem:regularized_convergence",
+        "line": 715,
+        "tex": "\\left(M + \\frac{\\varepsilon}{2}\\right)",
         "printed": "1/δ = O((M + ε/2)(L + ε/R²)/ε²)",
         "source_says": "eq:regularized_convergence_def_delta has D (= G(u*) − min G), not M",
+    },
+    {
+        "where": "subsec:chebyshev_acc, the polynomial P_B",
+        "line": 348,
+        "tex": "P_B(\\sigma_i^2(B)) = $ if and only if",
+        "printed": "P_B(σ_i²(B)) =  if and only if σ_i(B) = 0",
+        "source_says": "P_B(σ_i²(B)) = 0 if and only if σ_i(B) = 0 (the right-hand side 0 is missing)",
+    },
+    {
+        "where": "alg:sliding, parameter list",
+        "line": 321,
+        "tex": "\\{\\eta_k\\}_{t=1}^\\infty",
+        "printed": "{γ_k}_{k=1}^∞, {η_k}_{t=1}^∞, {θ_t}_{t=1}^∞",
+        "source_says": "{γ_k}, {β_k}_{k=1}^∞, {η_t}_{t=1}^∞, {θ_t}_{t=1}^∞: line 8 uses β_k (not listed) and η_t",
+    },
+    {
+        "where": "sub:shared_variable_constraints, prob:local_non_ident_constraints_on_shared_var_prob",
+        "line": 435,
+        "tex": "\\widetilde{\\mathbf{C}}\\mathbf{x} = \\tilde \\bc",
+        "printed": "W x̃ = 0, C̃ x = c̃ with W = W ⊗ I_d (line 437)",
+        "source_says": "C̃ x̃ = c̃ and W = W ⊗ I_d̃: the variable is the stacked copy x̃ ∈ (R^d̃)^n",
+    },
+    {
+        "where": "thm:LN_upper_bound, the preconditioner of B̃",
+        "line": 442,
+        "tex": "\\widetilde{\\bB}\\to P_C(\\widetilde{\\bB}^\\top\\widetilde{\\bB})",
+        "printed": "B̃ → P_C(B̃ᵀB̃)",
+        "source_says": "B̃ → P_B̃(B̃ᵀB̃), the polynomial of B̃ (app:nonind_upper, line 853, writes P_B̃(B̃ᵀB̃))",
+    },
+    {
+        "where": "sub:mixed_coupled_and_local, prob:coupled_with_local",
+        "line": 451,
+        "tex": "C_i x_i = d_i",
+        "printed": "C_i x_i = d_i",
+        "source_says": "C_i x_i = c_i: d_i is the dimension of x_i; (P) and the right-hand side βc of sec:mixed_upper use c_i",
+    },
+    {
+        "where": "after thm:upper_bound_coupled_plus_non_ident_local_constraints_prob, optimality of the mixed rows",
+        "line": 523,
+        "tex": "\\Cref{thm:LN_upper_bound,thm:coupled_iclr} in the general case",
+        "printed": "optimal due to the lower bounds of thm:LI_upper_bound, thm:coupled_iclr (identical C̃_i) and "
+                   "thm:LN_upper_bound, thm:coupled_iclr (general case)",
+        "source_says": "the mixed rows carry κ̃_AC and κ_C, which no cited lower bound has (thm:coupled_iclr has κ̂_A and "
+                       "no C): the citation needs thm:mixed_upper_bound's lower bound (app:mixed_coupled_with_local_lower; "
+                       "the suite finds that construction gives no bound as printed, problem cl-printed)",
+    },
+    {
+        "where": "lem:strong_conv_G_penal (statement), its assumption",
+        "line": 553,
+        "tex": "Assumption~\\ref{assum:strongly_convex} holds with $\\mu_f > 0 $",
+        "printed": "Suppose that Assumption assum:strongly_convex holds with μ_f > 0",
+        "source_says": "Assumption ass:nonsmooth_and_str_convex_of_f_i with μ_f > 0 (μ_f is the modulus of the f_i; "
+                       "assum:strongly_convex is about G with μ), as the appendix restatement (line 1735) cites",
+    },
+    {
+        "where": "app:proof_strong_conv_G_penal (restatement of lem:strong_conv_G_penal)",
+        "line": 1735,
+        "tex": "holds with $\\mu_f \\geq 0 $",
+        "printed": "holds with μ_f >= 0",
+        "source_says": "μ_f > 0 as in the statement (line 553): with μ_f = 0, eq:delta_def gives δ = 1, outside the (0, 1) "
+                       "it claims, and the conclusion (μ_f/2-strong convexity) is void",
+    },
+    {
+        "where": "lem:regularized_convergence, proof, step (g)",
+        "line": 698,
+        "tex": "the assumption that $\\|u - u^*_\\nu\\| \\leq \\delta$",
+        "printed": "= … the assumption that ‖u − u*_ν‖ <= δ",
+        "source_says": "<= … the assumption ‖u − u*_ν‖² <= δ (the lemma's hypothesis; the step substitutes δ for the "
+                       "squared distance, and ‖u⁰ − u*‖² <= R² makes it an inequality)",
+    },
+    {
+        "where": "app:gradient_sliding_discuss, eq:saddle_point_problem",
+        "line": 740,
+        "tex": "\\max_{v \\in\\R^p}",
+        "printed": "max over v ∈ R^p",
+        "source_says": "v ∈ R^s: B ∈ R^{s×d} (prob:affine_constraints, line 241); p is the row count of the local C_i",
+    },
+    {
+        "where": "app:affine_constraint_nonsmooth, proof of thm:upper_bound_nonsmooth_affine_constraints",
+        "line": 766,
+        "tex": "\\sqn{B u}$",
+        "printed": "K_s(u) = (R²_dual/ε)‖Bu‖²",
+        "source_says": "K_s(u) = (R²_dual/ε)‖Bu − b‖², the penalty of eq:affine_constraints_penal_prob with r = 2R²_dual/ε "
+                       "(lem:penalization); L is unchanged",
+    },
+    {
+        "where": "thm:LI_upper_bound, optimality sentence",
+        "line": 798,
+        "tex": "This upper bounds are optimal due to corresponding lower bounds",
+        "printed": "This upper bounds are optimal due to corresponding lower bounds",
+        "source_says": "no lower bound is cited or proved for identical constraints; the theorem's source "
+                       "(rogozin2022decentralized_affine) gives upper bounds (sub:ident_local, line 385 says so)",
+    },
+    {
+        "where": "sub:coupled (app:coupled_cons), before lem:coupled_spectrum",
+        "line": 813,
+        "tex": "The following definition is needed",
+        "printed": "The following definition is needed …",
+        "source_says": "The following lemma is needed … (lem:coupled_spectrum follows, no definition)",
+    },
+    {
+        "where": "app:nonind_upper, the matrix B̃",
+        "line": 841,
+        "tex": "\\pmat{\\widetilde{\\bC} & \\gamma \\bW'}",
+        "printed": "B̃ᵀ = (C̃  γW')",
+        "source_says": "B̃ᵀ = (C̃ᵀ  γW'), as sub:shared_variable_constraints (line 439) defines it and the bound that "
+                       "follows (σ_max²(C̃ᵀ), S_{Cᵀ}) uses",
+    },
+    {
+        "where": "app:nonind_upper, the bound on κ_B̃",
+        "line": 846,
+        "tex": "O(\\kappa^2_{\\bW'}\\hkappa_{\\widetilde{\\bC}}) =  O(\\hkappa_{\\widetilde{\\bC}})",
+        "printed": "= O(κ²_W' κ̂_C̃) = O(κ̂_C̃)",
+        "source_says": "O(κ̂_{C̃ᵀ}): the denominator is λ_min+(S_{C̃ᵀ}) (Table 1 prints κ̂_{C̃ᵀ}; the remark after "
+                       "def:mixed_condition_number warns the transposition order matters)",
+    },
+    {
+        "where": "app:nonind_local_lower, the split of M in the coupled case",
+        "line": 864,
+        "tex": "\\bM = \\bE_1^\\top \\bE_2 + \\bE_2^\\top \\bE_2",
+        "printed": "M = E_1ᵀE_2 + E_2ᵀE_2",
+        "source_says": "M = E_1ᵀE_1 + E_2ᵀE_2",
+    },
+    {
+        "where": "sub:bounding_accuracy, which group unlocks even components",
+        "line": 1096,
+        "tex": "nodes from $\\cV_2$ can only",
+        "printed": "by structure of C_2ᵀC_2, nodes from V_2 can only unlock …",
+        "source_says": "nodes from V_3: C_i = 0 on V_2 and C_2's rows sit at V_3 (sec:local_cons_example_mats)",
+    },
+    {
+        "where": "sub:bounding_accuracy, the communication path",
+        "line": 1097,
+        "tex": "from $\\cV_1$ to $\\cV_2$ and back",
+        "printed": "transmitted from V_1 to V_2 and back",
+        "source_says": "from V_1 to V_3 and back (V_2 holds zero matrices; the distance n/3 + 1 each way gives the 2n/3)",
+    },
+    {
+        "where": "app:mixed_coupled_with_local_spectrum, first display",
+        "line": 1130,
+        "tex": "\\gamma^2\\smax^2\\cbr{\\bW}",
+        "printed": "σ_max²(B) <= σ_max²(A) + γ²σ_max²(W) + β²σ_max²(C)",
+        "source_says": "α²σ_max²(W): B = (A αW; βC 0) (line 453, eq:block_scaling); γ scales the shared block B̃",
+    },
+    {
+        "where": "app:mixed_coupled_with_local_spectrum, proof of the lower bound",
+        "line": 1159,
+        "tex": "image",
+        "printed": "a line reading only 'image'",
+        "source_says": "delete (a stray word before 'We have ker^⊥ Bᵀ = …')",
+    },
+    {
+        "where": "app:mixed_coupled_with_local_spectrum, eq:mu_B_main",
+        "line": 1183,
+        "tex": "\\frac12\\sqn{\\bA^\\top v + \\bC^\\top w} + \\mu_W \\sqn{u}",
+        "printed": "‖Bᵀz‖² = ‖(Aᵀ(u+v) + Cᵀw; Wu)‖² >= −L_A‖u‖² + ½‖Aᵀv + Cᵀw‖² + μ_W‖u‖²",
+        "source_says": "‖(Aᵀ(u+v) + βCᵀw; αWu)‖² >= −L_A‖u‖² + ½‖Aᵀv + βCᵀw‖² + α²μ_W‖u‖²: the proof's μ_W and μ_C are "
+                       "those of αW and βC (its closing conditions μ_W >= L_A + …, line 1222, and μ_C >= L_S + …, line "
+                       "1211, are eq:block_scaling's α², β²)",
+    },
+    {
+        "where": "app:mixed_coupled_with_local_spectrum, L_S",
+        "line": 1201,
+        "tex": "\\smax\\cbr{\\frac1n \\one_n\\sumin \\bA_i \\bA_i^\\top} = \\smax(\\bS)",
+        "printed": "(1/n)σ_max²(A') = σ_max((1/n) 1_n Σ A_iA_iᵀ) = σ_max(S)",
+        "source_says": "(1/n)σ_max²(A') = λ_max((1/n) Σ_i A_iA_iᵀ) = λ_max(S_A) (no 1_n; S_A of eq:interaction_matrix)",
+    },
+    {
+        "where": "app:mixed_coupled_with_local_spectrum, μ_J when μ̃ > 0",
+        "line": 1212,
+        "tex": "we obtain $\\mu_J = \\frac12 \\muproj$",
+        "printed": "we obtain μ_J = ½μ̃",
+        "source_says": "μ_J >= ½μ̃ (the bound is min{½μ̃, μ_C − L_S} with μ_C >= L_S + ½μ̃)",
+    },
+    {
+        "where": "sec:mixed_upper, the reformulated problem after lem:conv_smooth_c_and_l",
+        "line": 1309,
+        "tex": "\\label{prob:coupled_with_local}",
+        "printed": "min Σ f_i(x_i) s.t. B(x; y) = (b; βc), under \\label{prob:coupled_with_local}",
+        "source_says": "min G(x, y) (the sentence before says Σ f_i is replaced with G); the display reuses the label of "
+                       "line 450",
+    },
+    {
+        "where": "app:mixed_coupled_with_local_lower, L'_A",
+        "line": 1416,
+        "tex": "\\frac{9}{2} \\mu_A",
+        "printed": "L'_A = ½L_A − (9/2)μ_A, μ'_A = 9μ̃",
+        "source_says": "L'_A = ½L_A − (9/2)μ̃_AC, so that σ_max²(Ā_k) <= 2L'_A + μ'_A = L_A as the sentence claims",
+    },
+    {
+        "where": "app:mixed_coupled_with_local_lower, A'P_C",
+        "line": 1424,
+        "tex": "1^\\top_{|\\cV_2|} \\otimes \\frac{1}{l} 1_{|\\cU_2|}1^\\top_{l} \\otimes \\bar A_2",
+        "printed": "second block row 1ᵀ_{#V_2} ⊗ (1/l)1_{#U_2}1_lᵀ ⊗ Ā_2 (#: cardinality)",
+        "source_says": "1ᵀ_{#V_3} ⊗ (1/l)1_{#U_3}1_lᵀ ⊗ Ā_2: A_i = diag(δ_{U_3}) ⊗ Ā_2 on V_3 and 0 on V_2 (eq:Ai_rear)",
+    },
+    {
+        "where": "app:mixed_coupled_with_local_lower, number of nonzero components",
+        "line": 1439,
+        "tex": "\\sqrt{\\kappa_A \\kappa_f}",
+        "printed": "ν >= Ω(√(κ_A κ_f) log(1/ε))",
+        "source_says": "√(κ̃_AC κ_f): the construction sets L_A = κ̃_AC and μ̃_AC = 1 (line 1434); κ_A is not one of its "
+                       "parameters",
+    },
+    {
+        "where": "app:upper_bound_coupled_plus_non_ident_local_constraints_prob, the blocks of K",
+        "line": 1469,
+        "tex": "separately preconditioning $\\bB_1$",
+        "printed": "preconditioning B_1 as in sec:mixed_upper and B_2 as in app:nonind_upper",
+        "source_says": "B (coupled and local) and B̃ (shared): K = diag(B, B̃) is defined on line 1463 with B and B̃; "
+                       "B_1 and B_2 appear first here and are named only inside the proof (line 1475), as the "
+                       "preconditioned B and B̃",
+    },
+    {
+        "where": "app:upper_bound_coupled_plus_non_ident_local_constraints_prob, identical C̃_i",
+        "line": 1504,
+        "tex": "\\widetilde \\bC' = P_C(\\bC)",
+        "printed": "C̃' = P_C(C) and B_2ᵀ = (I_n ⊗ C'ᵀ  γW' ⊗ I_d)",
+        "source_says": "C̃' = P_C̃(C̃ᵀC̃) (a polynomial of C̃ᵀC̃, as subsec:chebyshev_acc defines P_B(BᵀB)) and "
+                       "B_2ᵀ = (I_n ⊗ C̃'ᵀ  γW' ⊗ I_d̃)",
+    },
+    {
+        "where": "app:upper_bound_coupled_plus_non_ident_local_constraints_prob, identical C̃_i, B_1 cost",
+        "line": 1510,
+        "tex": "O(\\sqrt{\\tkappa_{A}})",
+        "printed": "O(√κ_B1) = O(√κ̃_A)",
+        "source_says": "O(√κ̃_AC) (lem:mixed_coupled_with_local_spectrum; the non-identical bullet, line 1495, has κ̃_AC)",
+    },
+    {
+        "where": "app:upper_bound_coupled_plus_non_ident_local_constraints_prob, identical C̃_i, B_2 cost",
+        "line": 1511,
+        "tex": "O(\\sqrt{\\widetilde \\kappa_{\\bC}})$ multiplications by $\\bC, \\bC^\\top$",
+        "printed": "O(deg P_C̃) = O(√κ̃_C) multiplications by C, Cᵀ",
+        "source_says": "O(√κ_C̃) multiplications by C̃, C̃ᵀ: κ̃ is the projected condition number of "
+                       "def:projected_condition_number, C the local constraints of x",
+    },
+    {
+        "where": "app:smooth_convex_results, identical C̃_i",
+        "line": 1617,
+        "tex": "preconditioning requires $O(\\sqrt{\\kappa_C})$ multiplications by $\\bC$",
+        "printed": "for the block B̃, preconditioning requires O(√κ_C) multiplications by C, Cᵀ",
+        "source_says": "O(√κ_C̃) multiplications by C̃, C̃ᵀ (the display that follows states N_C̃ with κ_C̃)",
+    },
+    {
+        "where": "app:nonsmooth_strongly_convex_results, the problem on bounded sets",
+        "line": 1724,
+        "tex": "the problem~\\eqref{eq:coupled_constraints_org} on a bounded set",
+        "printed": "we consider the problem eq:coupled_constraints_org on a bounded set X × X̃",
+        "source_says": "prob:opt_mixed_constraints_intro (eq:coupled_constraints_org has no x̃; the next display penalizes "
+                       "eq:mixed_constraints_reformulation)",
+    },
+    {
+        "where": "app:proof_strong_conv_G_penal, first line of the chain",
+        "line": 1747,
+        "tex": "\\bK(\\tilde{\\bz}^\\prime - \\bz)",
+        "printed": "(r²/ε)‖K(z̃' − z)‖²",
+        "source_says": "(r²/ε)‖K(z' − z)‖²",
+    },
+    {
+        "where": "app:proof_strong_conv_G_penal, the coupled block's scale",
+        "line": 1748,
+        "tex": "\\gamma \\bW (\\by^\\prime-\\by)",
+        "printed": "A(x' − x) + γW(y' − y)",
+        "source_says": "A(x' − x) + αW(y' − y): the lemma fixes α² = (μ_A + L_A)/μ_W "
+                       "(eq:strcv_non_smooth_coupled_constraints_constants_condition) and the chain substitutes it; γ "
+                       "scales the shared block",
+    },
+    {
+        "where": "app:proof_nonsmooth_strongly_convex_upper_bounds, the penalty constant",
+        "line": 1767,
+        "tex": "r \\leq \\frac{M}{\\sminp(\\bB)}",
+        "printed": "r <= M/σ_min+(B) with the penalty (r²/ε)‖Kz − v‖² (eq:mixed_constraints_nonsmooth_penalized)",
+        "source_says": "r >= R_dual = M/σ_min+(K): (r²/ε)‖·‖² is lem:penalization's (r_pen/2)‖·‖² with r_pen = 2r²/ε, "
+                       "whose feasibility bound needs r_pen >= 2R²_dual/ε; the constraint matrix is K, not B "
+                       "(lemma.penalization.control measures a too small penalty breaking ‖Bû − b‖ <= 2ε/R_dual)",
     },
 )
 

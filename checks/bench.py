@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
-from mixbounds.checks.rates import SETTLE
+from mixbounds.checks.rate_measure import SETTLE
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
@@ -111,7 +111,7 @@ def bench_point(family: str, params: dict, method: str, eps1: float, eps2: float
 
     ``method``: ``"apapc"`` (:func:`mixbounds.solvers.solve`) or a key of :data:`mixbounds.solvers.baselines.BASELINES`.
     The run stops once the relative squared error has reached ``stop`` and has stayed ``<= eps2``
-    for the last :data:`mixbounds.checks.rates.SETTLE` of the iterations (the envelope of the recorded
+    for the last :data:`mixbounds.checks.rate_measure.SETTLE` of the iterations (the envelope of the recorded
     history above ``eps2`` is then that of the whole run) or at the budget (``max_iter`` iterations,
     ``max_calls`` calls of one oracle); first-hit counts at ``eps1``, ``eps2``
     and at every level of :data:`mixbounds.checks.sweeps.ABS_LEVELS` are recorded.

@@ -15,16 +15,28 @@
   must catch it.
 * ``control.rates.exponent+…`` — the real consensus κ_W sweep refitted against the
   registry exponent perturbed upwards (+0.25; +0.5 in the tiny tier, whose tolerance
-  is 0.25).
+  is 0.25): a tight cell whose slope lies far below its exponent must fail, not pass.
+* ``control.rates.not_exercised.T1.consensus.grad.kappa_f@random-consensus`` — the real random-consensus κ_f
+  sweep judged as an upper bound against the exponent perturbed upwards by 0.5 (1 instead of ½): the upper
+  bound holds, and the verdict must say that the sweep does not come near it (``verdict_label`` =
+  ``upper holds, not exercised``).  The control's status is ``fail`` (caught) when the label is there, ``pass``
+  (not caught) when the perturbed bound would read as an exercised pass.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mixbounds.bounds.claims import get
 from mixbounds.checks.rates import _task, upper_point, verdict
 from mixbounds.checks.run.framework import Check, Task
-from mixbounds.checks.sweeps import Sweep, geomspace, worst_sweeps
+from mixbounds.checks.sweeps import Sweep, geomspace, random_sweeps, worst_sweeps
 from mixbounds.checks.tiers import QUICK, Tier
+from mixbounds.checks.verdict import NOT_EXERCISED
+
+#: the perturbation of the not-exercised control: the consensus κ_f exponent ½ judged as 1, far above any tier's
+#: tolerance (the slope ~0.43 measured on the quick tier lies 0.57 below it, 0.25 the largest tolerance)
+NOT_EXERCISED_SHIFT = 0.5
 
 
 def _nocheb_sweeps(tier: Tier) -> dict[str, Sweep]:
@@ -112,4 +124,25 @@ def checks() -> list[Check]:
 
     out.append(Check(id="control.rates.exponent", family="controls", result_ids=lambda t: [ex_id(t)], tasks=ex_tasks,
                      finalize=ex_final, description="the consensus κ_W sweep must fail against an exponent perturbed upwards"))
+
+    # 4) an upper bound far above the measured slope must be labelled "not exercised"
+    ne_id = "control.rates.not_exercised.T1.consensus.grad.kappa_f@random-consensus"
+
+    def ne_sw(tier):
+        return random_sweeps(tier, "consensus")[0]  # the κ_f sweep
+
+    def ne_final(tier, points):
+        sw = ne_sw(tier)
+        pts = [(v, points[_task(sw, v).key]) for v in sw.grid]
+        r = verdict(tier, get("T1.consensus.grad"), "kappa_f", sw, pts, random=True, theory_shift=NOT_EXERCISED_SHIFT,
+                    rid=ne_id)
+        caught = r.verdict_label == NOT_EXERCISED
+        return [replace(r, control=True, expected="fail", status="fail" if caught else ("error" if r.status == "error" else "pass"),
+                        verdict_label=None,
+                        detail=(f"against exponent ½ + {NOT_EXERCISED_SHIFT:g}: " + r.detail
+                                + ("" if caught else f"; NOT labelled {NOT_EXERCISED!r}")))]
+
+    out.append(Check(id="control.rates.not_exercised", family="controls", result_ids=lambda t: [ne_id],
+                     tasks=lambda t: [_task(ne_sw(t), v) for v in ne_sw(t).grid], finalize=ne_final,
+                     description="an upper bound far above the measured slope must be labelled not exercised"))
     return out

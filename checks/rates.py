@@ -7,7 +7,16 @@ others at the base point, :mod:`mixbounds.checks.sweeps`) on
   ``tight``: ``|slope − θ| <= tol`` (θ = the cell's exponent, or for a sum of
   monomials the formula's log-log slope along the realized points);
   ``absent`` (θ = 0): ``|slope| <= tol``;
-* one **random family** — ``upper``: ``slope <= θ + tol`` (an upper bound only).
+* one **random family** — ``upper``: ``slope <= θ + tol`` (an upper bound only); a pass whose 95% CI lies
+  wholly below ``θ − tol`` is labelled ``upper holds, not exercised`` (``verdict_label``,
+  :func:`mixbounds.checks.verdict.upper_label`): the family does not come near the bound there;
+* the **PEP worst cases** (``…@pep-worst``, the third series, :mod:`mixbounds.checks.pep.series`): at every
+  point of the PEP sweeps (``Tier.pep``: consensus and coupled, the shared class in the full tier; κ_f and κ_W
+  on a path of 3 nodes) the worst case of APAPC's one-step Lyapunov contraction over ``F(μ_f, L_f)`` — over
+  quadratic ``f_i`` where the class's worst case is not quadratic (always for the shared class; each result
+  says which) — built as an instance and judged as the random families are.  The sweep points are the
+  certificates' own tasks (:func:`mixbounds.checks.pep.registry.certificate_task`: one SDP for both).  Not
+  swept there: κ_A and κ̂_{C̃ᵀ} (the PEP's blocks are fixed scalars).
 
 The measured quantity is the per-accuracy cost between ``ε₁`` and ``ε₂`` (rate-based,
 see :func:`upper_point`) of the paper's optimal method (``mixbounds.solvers.solve``, APAPC with Chebyshev acceleration) for
@@ -25,17 +34,21 @@ tightness ratio (solver / bound, per decade of accuracy) and its slope.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
-import numpy as np
-from mixbounds.checks.audits.audit_counters import closed_form_mismatch
+from mixbounds.bounds.claims import get
 from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
+from mixbounds.checks.pep import registry as pep
+from mixbounds.checks.pep.points import rate_key
+from mixbounds.checks.rate_measure import MAX_ITER, rate_point
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     CLASS_FAMILIES,
+    NONQUADRATIC,
     PARAM_REALIZED,
     UB_EPS1,
     UB_EPS2,
@@ -45,10 +58,11 @@ from mixbounds.checks.sweeps import (
     fit_slope,
     formula_slope,
     random_sweeps,
+    series_name,
     worst_sweeps,
 )
 from mixbounds.checks.tiers import Tier
-from mixbounds.checks.verdict import band_ok, finite, upper_ok
+from mixbounds.checks.verdict import band_ok, finite, upper_label, upper_ok
 from mixbounds.checks.verdict_engine import (
     Fit,
     Judgement,
@@ -60,99 +74,30 @@ from mixbounds.checks.verdict_engine import (
     judge_sweep,
 )
 from mixbounds.instances.classes import WORST_FAMILY
-from mixbounds.solvers import ORACLES, solve
+from mixbounds.instances.reference.kkt import KKT_RTOL
 
 #: realized vs target for a sweep parameter (the families tune to 1e-6 or better, the worst-case
 #: κ̂/κ̃ to about 1e-3 because of the chain truncation)
 TARGET_RTOL = 5e-3
-#: iteration budget per solver run
-MAX_ITER = 200_000
-#: stop rule of the rate runs (``mixbounds.solvers.apapc.apapc``'s ``settle``): the run ends once the error has
-#: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades and its zero
-#: crossings dip 5 decades below the envelope, so a first-hit stop can end a run at a dip and make the
-#: envelope of the cut history look cheaper than it is (README, "A stop at a dip").
-SETTLE = 1.0 / 3.0
 #: largest relative change of a per-accuracy count when the chain is doubled (truncation check)
 TRUNC_RTOL = 0.02
 
 # ----------------------------------------------------------------------------- task
 def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = UB_EPS1, eps2: float = UB_EPS2,
                 max_iter: int = MAX_ITER) -> dict:
-    """Build one instance, solve it exactly and with ``method``; the per-accuracy cost between ``eps1`` and ``eps2``.
-
-    The error ``‖x_k − x*‖²`` of APAPC is not monotone (it contracts a Lyapunov function of
-    the primal-dual pair; measured oscillations of 1.5 decades with periods of ~√κ iterations),
-    so first-hitting times mostly measure the oscillation's phase.  The per-accuracy cost is
-    therefore rate-based: the *envelope* ``E_k = max_{j>=k} e_j`` is fitted (log-linear) over
-    the window ``[eps2, eps1]``, giving iterations per window, times the exact per-iteration
-    count of each oracle.  The run continues until the error has stayed below ``eps2`` for the
-    last :data:`SETTLE` of its iterations, so that the envelope of the recorded history is the
-    envelope of the whole run above ``eps2``.  First-hit counts are kept for the lower-bound
-    comparison.
-    """
+    """Build one instance, solve it exactly (:func:`mixbounds.instances.reference.kkt.reference_solution`: one KKT
+    solve for a quadratic, equality-constrained Newton otherwise, relative KKT residual ``<= KKT_RTOL`` = 1e-9 or an
+    error — recorded as ``reference``) and with ``method``; the per-accuracy cost between ``eps1`` and ``eps2``
+    (:func:`mixbounds.checks.rate_measure.rate_point`, which says why the cost is rate-based)."""
     kw = dict(params)
     if family in WORST_FAMILY.values():
         kw.setdefault("eps", eps2)
     inst, ref = instance_and_reference(family, kw)
-    res = solve(inst.problem, method=method, eps=eps2, x_star=ref.u, max_iter=max_iter, settle=SETTLE)
-    out = {"realized": inst.realized, "targets": inst.targets, "n": inst.problem.n,
-           "variables": inst.problem.layout.size, "chain_length": inst.params.get("chain_length"),
-           "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
-           "final_error": res.final_error(), "counts1": res.counts_to(eps1), "counts2": res.counts_to(eps2),
-           "counts": res.counts, "solver": {k: res.params[k] for k in ("degrees", "tau", "L_G", "mu_G", "interval") if k in res.params}}
-    # convergence guard: the error at the returned x, recomputed here from x and x* (not the solver's flag)
-    out["final_error_recomputed"], why = convergence_guard(res, ref.u, eps2)
-    out["eps_asked"] = eps2
-    mismatch = closed_form_mismatch(res)
-    if mismatch:
-        out["counter_audit_error"] = mismatch
-    if not res.converged:
-        return out
-    if why:
-        out["convergence_error"] = why
-        return out
-    e = res.history_error
-    env = np.maximum.accumulate(e[::-1])[::-1]
-    win = np.flatnonzero((env <= eps1) & (env >= eps2))
-    hc = res.history_counts
-    per_iter = (hc[-1] - hc[0]) / max(res.iterations, 1)
-    if win.size < 3:
-        out["window_error"] = f"only {win.size} iterations with the envelope in [{eps2:g}, {eps1:g}]"
-        return out
-    slope = np.polyfit(win, np.log10(env[win]), 1)[0]  # decades per iteration (negative)
-    iters_window = math.log10(eps1 / eps2) / abs(slope)
-    out.update({
-        "per_iteration": {o: float(v) for o, v in zip(ORACLES, per_iter)},
-        "iterations_window": float(iters_window),
-        "per_accuracy": {o: float(v) * iters_window for o, v in zip(ORACLES, per_iter)},
-        "settle": {f"{eps:g}": (int(hit[0]) if (hit := np.flatnonzero(env <= eps)).size else None)
-                   for eps in (eps1, eps2)},
-    })
+    out = rate_point(inst, ref.u, method=method, eps1=eps1, eps2=eps2, max_iter=max_iter)
+    # the certified reference (a KKT solve independent of the method judged; its residual <= KKT_RTOL or no point)
+    out["reference"] = {"method": ref.method, "kkt_residual": ref.kkt_residual, "kkt_rtol": KKT_RTOL,
+                        "objective": inst.problem.objective.describe().get("type")}
     return out
-
-
-def convergence_guard(res, x_star, eps: float) -> tuple[float, str | None]:
-    """The error at ``res.x`` recomputed from ``x*``, and why the run may not be judged when it exceeds ``eps``.
-
-    A run is judged only when it reached the accuracy it was asked for, whatever its ``converged`` flag says.
-    """
-    err = recomputed_error(res.x, x_star)
-    if err <= eps:
-        return err, None
-    return err, (f"the solver reports {res.reason!r} after {res.iterations} iterations, but the error recomputed "
-                 f"from x and x* is {err:.3e} > ε = {eps:g}")
-
-
-def recomputed_error(x, x_star) -> float:
-    """``‖x − x*‖² / ‖x⁰ − x*‖²`` with ``x⁰ = 0`` (the solvers' start), from the returned point itself.
-
-    The accuracy every rate run asks for (``mixbounds.solvers.solve``: relative squared distance on the original
-    variables); ``‖x − x*‖²`` when ``x* = 0``.
-    """
-    x, xs = np.asarray(x, float).ravel(), np.asarray(x_star, float).ravel()
-    den = float(xs @ xs)
-    num = float((x - xs) @ (x - xs))
-    return num / den if den > 0 else num
 
 
 def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER, chain_scale: float = 1.0) -> Task:
@@ -215,8 +160,11 @@ def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theor
     tightness ratios against the engine's bound (:func:`tightness_extra`) join ``extra``."""
     theory = cell.exponent(param) + theory_shift
     tol = tier.table1.slope_tol  # |slope − θ| (tight, absent) or slope − θ (upper) allowed
-    kind = "upper" if random else ("tight" if theory > 0 else "absent")
-    variant = sw.family if random else (None if sw.variant in (None, "printed") else sw.variant)
+    # a worst-case sweep of a cell the paper calls tight is judged two-sided; the random families (and any cell the
+    # paper does not call tight) one-sided, with the label NOT_EXERCISED when the slope lies far below the bound
+    kind = "absent" if theory <= 0 and not random else ("tight" if cell.tight and not random else "upper")
+    variant = series_name(sw.family, sw.extra.get("objective")) if random else \
+        (None if sw.variant in (None, "printed") else sw.variant)
     if rid is None:
         rid = with_variant(f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}",
                            variant)
@@ -235,6 +183,11 @@ def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theor
             fslope += formula_slope(cell, param, [r.realized_all for r in rows])
         ok = finite(f.slope) and (upper_ok if upper else band_ok)(f.slope, fslope, tol)
         extra = {"formula_slope": fslope, "exponent": cell.exponent(param), "fit": fit}
+        status = "pass" if ok else "fail"
+        label = upper_label(status, f.ci, fslope, tol, control=control) if upper and fslope > 0 else None
+        if upper and fslope > 0:
+            extra["exercised"] = label is None
+            extra["exercise_threshold"] = fslope - tol
         if lb_pts is not None:
             extra.update(tightness_extra(cell, rows, lb_pts))
         shift = f" + {theory_shift:g}" if theory_shift else ""
@@ -242,13 +195,15 @@ def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theor
                   f"{fslope:.3f} ± {tol} [exponent {cell.exponent(param):g}{shift}]; "
                   f"per-accuracy {cell.oracle} counts {ys} at realized {param} {[round(x, 3) for x in xs]}; "
                   f"fit on {fit['used']} of {fit['of']} sweep points"
-                  + (f" ({fit['reason']})" if fit["reason"] else ""))
-        return Judgement("pass" if ok else "fail", detail, extra)
+                  + (f" ({fit['reason']})" if fit["reason"] else "")
+                  + (f"; {label}: the CI lies below {fslope - tol:.3f}" if label else ""))
+        return Judgement(status, detail, extra, label=label)
 
     rules = SweepRules(screen=screen(param), row=sweep_point(param, cell.oracle), judge=judge, target_rtol=TARGET_RTOL,
                        integrity=integrity_stop(fit_integrity, len(sw.grid)))
     inst = {"family": sw.family, "variant": sw.variant or ("printed" if not random else "default"), "base": sw.base,
-            "param": param, "eps": [UB_EPS1, UB_EPS2], "method": "apapc"}
+            "param": param, "eps": [UB_EPS1, UB_EPS2], "method": "apapc",
+            "objective": sw.extra.get("objective", "quadratic")}
     return judge_sweep(rid, pts, rules, control=control, kind=kind, theory=theory, tolerance=tol, label=cell.source,
                        cell=cell.id, param=param, instance=inst, expected="fail" if control else None, variant=variant)
 
@@ -356,25 +311,117 @@ def _worst_check(cls: str) -> Check:
 
 
 def _random_check(cls: str) -> Check:
+    """The random family of ``cls``: its quadratic series (every parameter) and its non-quadratic one (log-cosh
+    objectives with exact constants, the parameters ``Tier.table1.nonquadratic`` selects)."""
     cells = cells_of(cls)
 
+    def sweeps(tier):
+        return random_sweeps(tier, cls) + random_sweeps(tier, cls, NONQUADRATIC)
+
     def result_ids(tier):
-        return [f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}@{sw.family}"
-                for sw in random_sweeps(tier, cls) for c in cells]
+        return [with_variant(f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}",
+                             series_name(sw.family, sw.extra.get("objective")))
+                for sw in sweeps(tier) for c in cells]
 
     def tasks(tier):
-        return [_task(sw, v) for sw in random_sweeps(tier, cls) for v in sw.grid]
+        return [_task(sw, v) for sw in sweeps(tier) for v in sw.grid]
 
     def finalize(tier, points):
         out = []
-        for sw in random_sweeps(tier, cls):
+        for sw in sweeps(tier):
             ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
             for c in cells:
                 out.append(verdict(tier, c, sw.param, sw, ub, random=True))
         return out
 
     return Check(id=f"rates.{cls}.random", family="rates", result_ids=result_ids, tasks=tasks, finalize=finalize,
-                 description=f"APAPC+Chebyshev slopes on the {CLASS_FAMILIES[cls][1]} family")
+                 description=f"APAPC+Chebyshev slopes on the {CLASS_FAMILIES[cls][1]} family (quadratic and log-cosh)")
+
+
+# ----------------------------------------------------------------------------- the PEP worst cases (third series)
+#: the id suffix and family of the third series (:mod:`mixbounds.checks.pep.series`)
+PEP_FAMILY = "pep-worst"
+#: the series' negative control: its consensus κ_f sweep judged against the exponent lowered by ½ (κ_f absent from the
+#: gradient count): the series measures a κ_f dependence, so that claim must fail.  APAPC without Chebyshev is no
+#: control here (:data:`mixbounds.checks.pep.registry.RATE_METHODS`)
+PEP_CONTROL_SHIFT = -0.5
+PEP_CONTROL_ID = f"control.rates.exponent{PEP_CONTROL_SHIFT:+g}.T1.consensus.grad.kappa_f@pep-worst"
+
+
+def pep_sweeps(tier: Tier) -> list[Sweep]:
+    """The PEP sweeps of the tier's classes (``Tier.pep``) as Table 1 sweeps of family ``pep-worst``."""
+    base = {"kappa_f": pep.FIXED_F, "kappa_W": pep.FIXED_W}
+    return [Sweep(cls, PEP_FAMILY, p, base, tuple(pep.grid(tier, p)), eps=UB_EPS2)
+            for cls in tier.pep.classes for p in ("kappa_f", "kappa_W")]
+
+
+def _pep_points(sw: Sweep, points: dict) -> list[tuple[float, dict]]:
+    return [(v, points[pep.certificate_task(sw.cls, sw.param, v).key]) for v in sw.grid]
+
+
+def _series_summary(sw: Sweep, raw: list[tuple[float, dict]], method: str) -> tuple[str, list]:
+    """What the instances of a PEP sweep are (the detail's preamble) and, per point, their provenance."""
+    rows = []
+    for v, p in raw:
+        q = p.get(rate_key(method)) or {}
+        rows.append({"target": v, **{k: q.get(k) for k in ("source", "rho_pep", "rho_pep_quadratic", "rho_instance",
+                                                           "V1_difference", "residual", "D", "x_star_rel_diff")}})
+    quad = sum(r["source"] == "quadratics" for r in rows)
+    kind, n = pep.NETWORK
+    src = ("the worst case over F(μ_f, L_f), quadratic" if quad == 0 else
+           "the worst case over quadratic f_i (over F(μ_f, L_f) it is not quadratic)" if quad == len(rows) else
+           f"the worst case over F(μ_f, L_f) (quadratic) at {len(rows) - quad} points and over quadratic f_i at "
+           f"{quad} (there the class's worst case is not quadratic)")
+    return (f"{method} on the one-step PEP worst cases of APAPC on the {kind} of {n} nodes, {src}; "), rows
+
+
+def _pep_worst_verdict(tier: Tier, cell, sw: Sweep, points: dict, *, method: str = "apapc", control: bool = False,
+                       theory_shift: float = 0.0, rid: str | None = None) -> CheckResult:
+    raw = _pep_points(sw, points)
+    skip = next((p["skipped"] for _, p in raw if "skipped" in p), None)
+    rid = rid or with_variant(f"{cell.id}.{sw.param}.{'upper' if cell.exponent(sw.param) > 0 else 'absent'}",
+                              PEP_FAMILY)
+    if skip:
+        return CheckResult(id=rid, kind="upper", status="skipped", detail=skip, label=cell.source, cell=cell.id,
+                           param=sw.param, control=control, variant=PEP_FAMILY)
+    pts = [(v, p.get(rate_key(method)) or {"error": "no worst-case series point recorded"}) for v, p in raw]
+    r = verdict(tier, cell, sw.param, sw, pts, random=True, control=control, theory_shift=theory_shift, rid=rid)
+    pre, rows = _series_summary(sw, raw, method)
+    return replace(r, detail=pre + r.detail, extra={**r.extra, "pep_worst": rows},
+                   instance={**r.instance, "method": method, "network": list(pep.NETWORK)})
+
+
+def _pep_worst_check() -> Check:
+    """Table 1's third series: the PEP's worst cases as instances (:mod:`mixbounds.checks.pep.series`), judged as the
+    random families are (an upper bound; ``upper holds, not exercised`` when far below), on the classes and κ
+    ranges of ``Tier.pep``; the sweep points are the PEP certificates' own tasks (one SDP each)."""
+
+    def result_ids(tier):
+        return [with_variant(f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}", PEP_FAMILY)
+                for sw in pep_sweeps(tier) for c in cells_of(sw.cls)]
+
+    def tasks(tier):
+        return [pep.certificate_task(sw.cls, sw.param, v) for sw in pep_sweeps(tier) for v in sw.grid]
+
+    def finalize(tier, points):
+        return [_pep_worst_verdict(tier, c, sw, points) for sw in pep_sweeps(tier) for c in cells_of(sw.cls)]
+
+    return Check(id="rates.pep_worst", family="rates", result_ids=result_ids, tasks=tasks, finalize=finalize,
+                 description="APAPC+Chebyshev slopes on the PEP worst cases (third series)")
+
+
+def _pep_worst_control() -> Check:
+    def sw_of(tier):
+        return next(sw for sw in pep_sweeps(tier) if (sw.cls, sw.param) == ("consensus", "kappa_f"))
+
+    def finalize(tier, points):
+        return [_pep_worst_verdict(tier, get("T1.consensus.grad"), sw_of(tier), points, control=True,
+                                   theory_shift=PEP_CONTROL_SHIFT, rid=PEP_CONTROL_ID)]
+
+    return Check(id="control.rates.exponent.pep_worst", family="controls", result_ids=lambda t: [PEP_CONTROL_ID],
+                 tasks=lambda t: [pep.certificate_task("consensus", "kappa_f", v) for v in sw_of(t).grid],
+                 finalize=finalize,
+                 description="the PEP worst cases' κ_f slope must fail against an exponent lowered by ½")
 
 
 def checks() -> list[Check]:
@@ -383,4 +430,6 @@ def checks() -> list[Check]:
         if worst is not None:
             out.append(_worst_check(cls))
         out.append(_random_check(cls))
+    out.append(_pep_worst_check())
+    out.append(_pep_worst_control())
     return out

@@ -7,8 +7,9 @@ a family.  A new family is one module with a ``checks()`` function, added to :da
 
 from __future__ import annotations
 
-from mixbounds.checks import bench, controls, lemmas, nonsmooth, rates
+from mixbounds.checks import bench, controls, lemmas, nonsmooth, rates, statements
 from mixbounds.checks.audits import (
+    audit_constants,
     audit_counters,
     audit_guards,
     audit_reference,
@@ -16,11 +17,12 @@ from mixbounds.checks.audits import (
     calibration_tolerances,
 )
 from mixbounds.checks.lower import constructions
+from mixbounds.checks.pep import registry as pep
 from mixbounds.checks.run.framework import Check
 
 #: the family modules, in the order their results appear in ``results.json``
-FAMILIES = (rates, constructions, lemmas, controls, nonsmooth, bench, audit_counters, calibration_engine,
-            calibration_tolerances, audit_guards, audit_reference)
+FAMILIES = (rates, constructions, lemmas, controls, nonsmooth, statements, bench, audit_counters, calibration_engine,
+            calibration_tolerances, audit_guards, audit_reference, audit_constants, pep)
 
 
 def all_checks() -> list[Check]:

@@ -165,12 +165,33 @@ def worst_sweeps(tier: Tier, cls: str, variant: str | None = None, *, grad: bool
 RANDOM_BASE = {name: c.random_base for name, c in CLASSES.items()}  # mixbounds.instances.classes
 
 
-def random_sweeps(tier: Tier, cls: str) -> list[Sweep]:
-    """The Table 1 sweeps of class ``cls`` on its random family: every parameter of its row, seed 0."""
+#: the non-quadratic objective of the random families' second series (Table 1: ``objective=``, Table 2: ``variant=``;
+#: :class:`mixbounds.instances.objectives.LogCoshObjective`, exact constants)
+NONQUADRATIC = "logcosh"
+
+
+def nonquadratic_params(select, cls: str, params) -> tuple:
+    """The parameters of ``params`` a tier's non-quadratic selection (``Tier.table1.nonquadratic`` or
+    ``Tier.tables24.nonquadratic``: class → parameters, ``None`` = all) sweeps for ``cls``."""
+    if select is None:
+        return tuple(params)
+    return tuple(p for p in params if p in select.get(cls, ()))
+
+
+def series_name(family: str, objective: str | None) -> str:
+    """The series of a random-family sweep, as its result ids name it: the family, ``+<objective>`` unless quadratic."""
+    return family if objective in (None, "quadratic", "default") else f"{family}+{objective}"
+
+
+def random_sweeps(tier: Tier, cls: str, objective: str = "quadratic") -> list[Sweep]:
+    """The Table 1 sweeps of class ``cls`` on its random family, seed 0: every parameter of its row with quadratic
+    objectives; with ``objective`` = :data:`NONQUADRATIC` the parameters ``Tier.table1.nonquadratic`` selects."""
     fam = CLASS_FAMILIES[cls][1]
     lo, hi = tier.table1.random_range
-    out = []
-    for p in CLASS_FAMILIES[cls][2]:
-        out.append(Sweep(cls, fam, p, {PARAM_KW[k]: v for k, v in RANDOM_BASE[cls].items()},
-                         tuple(geomspace(lo, hi, tier.table1.points)), eps=UB_EPS2, extra={"seed": 0}))
-    return out
+    params = CLASS_FAMILIES[cls][2]
+    extra = {"seed": 0}
+    if objective != "quadratic":
+        params = nonquadratic_params(tier.table1.nonquadratic, cls, params)
+        extra["objective"] = objective
+    return [Sweep(cls, fam, p, {PARAM_KW[k]: v for k, v in RANDOM_BASE[cls].items()},
+                  tuple(geomspace(lo, hi, tier.table1.points)), eps=UB_EPS2, extra=dict(extra)) for p in params]

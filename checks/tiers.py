@@ -40,18 +40,21 @@ class Table1Sweeps:
     worst_range_class: Mapping[tuple, tuple]
     #: (lo, hi) of every sweep on the random families
     random_range: tuple
-    #: |slope − θ| allowed for tight and absent parameters, and slope − θ for upper-only checks
+    #: ``|slope − θ|`` allowed for tight and absent parameters, and ``slope − θ`` for upper-only checks
     #: (``mixbounds.checks.rates``; per-accuracy counts are integers and the tuned path's n jumps in steps of 3:
     #: over one decade with 4 points about ±0.1 of slack)
     slope_tol: float
     #: the same for the lower-bound engine's slopes (``mixbounds.checks.lower.slopes``)
     lower_slope_tol: float
-    #: |slope| of the solver / lower-bound ratio under which a tightness ratio is flat (certificates)
+    #: ``|slope|`` of the solver / lower-bound ratio under which a tightness ratio is flat (certificates)
     ratio_tol: float
     #: the κ sweeps of the no-Chebyshev negative controls (``mixbounds.checks.controls``)
     nocheb_range: tuple
     #: the same on the identical-C̃ classes
     nocheb_ident_range: tuple
+    #: the random families' non-quadratic series (log-cosh objectives, :mod:`mixbounds.checks.sweeps`): class →
+    #: swept parameters; ``None``: every class, every parameter (the quick tier keeps a few seconds of it)
+    nonquadratic: Mapping[str, tuple] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,9 @@ class Tables24Sweeps:
     max_inner: int
     #: seeds of the Table 4 mixed-class A-count finding
     seeds_t4a: tuple
+    #: Table 2's non-quadratic series (the ``logcosh`` variant of the convex families): class → swept parameters
+    #: (``LR2_eps`` the accuracy sweep); ``None``: every class, every parameter
+    nonquadratic: Mapping[str, tuple] | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +165,75 @@ class LemmaCases:
     #: path sizes n and κ_W values of the closed forms of the path graph
     path_sizes: tuple
     path_kappa_W: tuple
+    #: seeded cases of lem:boundness_of_penal_prob_dual and lem:penalization on U = R^d, their seeds per box
+    #: instance and the box half-widths t of the instances with a bound active at the optimum
+    penal_dual_bound: int
+    penalization: int
+    penal_seeds: int
+    penal_dual_box_t: tuple
+    penalization_box_t: tuple
+    #: seeded cases of the kernel equivalence of sub:shared_variable_constraints
+    kernel_equivalence: int
+    #: network sizes n of the Appendix B reformulations
+    formulation_sizes: tuple
+    #: the remarks after def:mixed_condition_number: sizes n of the B_i = e_i example, random cases
+    remark_units: tuple
+    remark_cases: int
+    #: adversarial search per lemma statement: (random starts, local restarts, evaluations per restart), and the
+    #: scheduling cost estimate of one search task
+    adversarial_budget: tuple
+    adversarial_cost: float
+
+
+@dataclass(frozen=True)
+class PEPSweeps:
+    """The performance-estimation certificates (:mod:`mixbounds.checks.pep.registry`): which classes, which κ ranges.
+
+    The κ_f sweep runs at κ_W = :data:`mixbounds.checks.pep.registry.FIXED_W`, the κ_W sweep at κ_f =
+    :data:`mixbounds.checks.pep.registry.FIXED_F`, both with :attr:`points` points.
+    """
+
+    #: classes whose certificates, slopes and worst case the tier runs
+    classes: tuple
+    #: (lo, hi) of the κ_f sweep
+    kappa_f_range: tuple
+    #: (lo, hi) of the κ_W sweep (the quick tier starts at 100 so that the Chebyshev degree ⌈√κ_W⌉ is not
+    #: dominated by its ceiling)
+    kappa_W_range: tuple
+    points: int
+    #: the certificate also on other networks and with K = 2 (``pep.<class>.contraction.networks``)
+    networks: bool
+
+
+@dataclass(frozen=True)
+class StatementSweeps:
+    """The rate statements outside the tables (:mod:`mixbounds.checks.statements`) and the Table 4 penalty homotopy
+    (:mod:`mixbounds.checks.statements.homotopy`).  Ranges are ``(lo, hi)`` of the swept parameter."""
+
+    #: points per sweep
+    points: int
+    #: slope tolerance (APAPC: per-accuracy iterations, smooth in κ_B; GS: counts to a first hit, ±15% phase noise)
+    slope_tol: float
+    #: thm:apapc, χ-dominated regime (τ = 1, χ >= 4κ_G): κ_G and the κ_B range
+    apapc_chi: tuple
+    #: thm:apapc, √(κ_G χ) regime (τ < 1, χ <= κ_G/10): κ_G and the κ_B range
+    apapc_sqrt: tuple
+    #: thm:upper_bound_nonsmooth_affine_constraints: κ_B range, accuracy ranges (x = MR/ε, M/√(με)) and the base
+    #: point of the other sweep
+    sliding_kappa_B: tuple
+    sliding_x_convex: tuple
+    sliding_x_strong: tuple
+    sliding_base: Mapping[str, float]
+    #: nonsmooth consensus (Section 3.2): accuracy range, κ_W range, base point
+    consensus_x: tuple
+    consensus_kappa_W: tuple
+    consensus_base: Mapping[str, float]
+    #: the homotopy (full tier only, mixbounds.checks.statements.homotopy): Table 4 classes run, the largest accuracy
+    #: parameter of their grid (Tables24Sweeps' Table 4 grid cut there: the homotopy's early phases cost O(x²)
+    #: subgradients), and the accuracy range of the generic-B experiment
+    homotopy_classes: tuple
+    homotopy_x_max: float
+    homotopy_generic_x: tuple
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,6 +247,8 @@ class Tier:
     bench: BenchSweeps | None
     lemmas: LemmaCases
     lower: LowerBounds
+    pep: PEPSweeps
+    statements: StatementSweeps
 
     def __repr__(self) -> str:
         return f"Tier({self.name!r})"
@@ -188,11 +265,11 @@ TINY = Tier(
                              "kappa_AC": (30, 100), "kappa_C": (10, 30)}),
         worst_range_class=_frozen({}),
         random_range=(30, 100), slope_tol=0.25, lower_slope_tol=0.25, ratio_tol=0.25,
-        nocheb_range=(60, 200), nocheb_ident_range=(10, 60)),
+        nocheb_range=(60, 200), nocheb_ident_range=(10, 60), nonquadratic=_frozen({"consensus": ("kappa_f",)})),
     tables24=Tables24Sweeps(
         slope_tol=0.35, points=3, acc_range=_frozen({2: (30, 100), 3: (15, 40), 4: (8, 20)}),
         acc_base=_frozen({2: 50, 3: 20, 4: 10}), kappa_range=(10, 30), quadratic_decades=0.5, max_inner=2_000_000,
-        seeds_t4a=(0, 1, 2)),
+        seeds_t4a=(0, 1, 2), nonquadratic=_frozen({"coupled": ("LR2_eps",)})),
     bench=BenchSweeps(
         points=2, range=(4.0, 10.0), base=4.0, eps=(1e-2, 1e-5), stop=1e-8, budget=3000, calls=None,
         range_override=_frozen({"kappa_AC": (12.0, 30.0)}), random_base_override=_frozen({})),
@@ -201,7 +278,18 @@ TINY = Tier(
         conv_smooth_c_and_l=3, strong_conv_G_penal=2, projected_condition_number=3, regularized_convergence=2,
         regularized_samples=400, mixed_order_kappa_W=(), mixed_order_seeds=0,
         chebyshev_kappas=(1.0, 2.0, 10.0, 100.0, 1e4, 1e6), chebyshev_dense_kappas=(4.0, 100.0),
-        path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3)),
+        path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3),
+        penal_dual_bound=3, penalization=2, penal_seeds=1, penal_dual_box_t=(3.0,), penalization_box_t=(3.0,),
+        kernel_equivalence=3, formulation_sizes=(3,), remark_units=(2, 3), remark_cases=2,
+        adversarial_budget=(8, 1, 20), adversarial_cost=0.5),
+    pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 31.6), kappa_W_range=(100.0, 316.0),
+                  points=3, networks=False),
+    statements=StatementSweeps(
+        points=3, slope_tol=0.25, apapc_chi=(2.0, (200.0, 600.0)), apapc_sqrt=(300.0, (3.0, 9.0)),
+        sliding_kappa_B=(10.0, 30.0), sliding_x_convex=(20.0, 60.0), sliding_x_strong=(5.0, 15.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
+        consensus_x=(12.0, 36.0), consensus_kappa_W=(10.0, 30.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
+        homotopy_classes=("coupled",), homotopy_x_max=20.0, homotopy_generic_x=(100.0, 300.0)),
     lower=LowerBounds(
         points=3, lo=_frozen({"kappa_AC": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_Ct_id": 10.0, "default": 4.0}),
         decades=_frozen({"default": 1.0}), base=None, min_decades=0.9, slope_band=0.25, short=True,
@@ -222,11 +310,16 @@ QUICK = Tier(
         # tier's most expensive, and the tier has to finish in 5 minutes)
         worst_range_class=_frozen({("coupled_local", "kappa_f"): (10, 100), ("mixed", "kappa_f"): (10, 100)}),
         random_range=(30, 300), slope_tol=0.12, lower_slope_tol=0.12, ratio_tol=0.12,
-        nocheb_range=(100, 1000), nocheb_ident_range=(10, 100)),
+        nocheb_range=(100, 1000), nocheb_ident_range=(10, 100),
+        # the κ_f sweeps of three classes (measured under load: 0.2–1.4 s per sweep; all 25 sweeps of the 7 classes
+        # are the full tier's)
+        nonquadratic=_frozen({"consensus": ("kappa_f",), "coupled": ("kappa_f",), "shared": ("kappa_f",)})),
     tables24=Tables24Sweeps(
         slope_tol=0.2, points=4, acc_range=_frozen({2: (20, 200), 3: (12, 120), 4: (5, 50)}),
         acc_base=_frozen({2: 50, 3: 20, 4: 10}), kappa_range=(10, 100), quadratic_decades=0.5, max_inner=5_000_000,
-        seeds_t4a=(0, 1, 2, 3)),
+        # the accuracy sweeps of every class (measured under load: 0.3–0.6 s each; with the κ sweeps 14 s)
+        seeds_t4a=(0, 1, 2, 3), nonquadratic=_frozen({c: ("LR2_eps",) for c in ("coupled", "shared", "coupled_local",
+                                                                               "mixed", "mixed_ident")})),
     # not the default quick tier: measured there (2 jobs) the 1088-point quick run had done every non-bench point
     # but one and was still running the mixed-class benchmarks after 22 min (apapc-nocheb and the dual gradient
     # method to their budgets on the printed mixed construction); the registry's quick verdicts do not need them.
@@ -240,7 +333,18 @@ QUICK = Tier(
                                        *[float(j * j) for j in (2, 3, 10, 31, 100, 316, 1000)], 1.0 + 1e-9, 1.5,
                                        3.99})),
         chebyshev_dense_kappas=(1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6),
-        path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist())),
+        path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist()),
+        penal_dual_bound=8, penalization=5, penal_seeds=2, penal_dual_box_t=(0.5, 3.0, 30.0),
+        penalization_box_t=(1.0, 3.0), kernel_equivalence=8, formulation_sizes=(3, 5), remark_units=(2, 3, 5, 8, 13),
+        remark_cases=6, adversarial_budget=(24, 2, 40), adversarial_cost=1.0),
+    pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 100.0), kappa_W_range=(100.0, 1000.0),
+                  points=4, networks=False),
+    statements=StatementSweeps(
+        points=4, slope_tol=0.2, apapc_chi=(2.0, (200.0, 2000.0)), apapc_sqrt=(300.0, (3.0, 30.0)),
+        sliding_kappa_B=(10.0, 100.0), sliding_x_convex=(10.0, 100.0), sliding_x_strong=(5.0, 50.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
+        consensus_x=(12.0, 120.0), consensus_kappa_W=(10.0, 100.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
+        homotopy_classes=("coupled", "shared"), homotopy_x_max=50.0, homotopy_generic_x=(100.0, 1000.0)),
     # two decades from the base point (κ = 4; κ̃_AC = 10: the printed coupled + local map needs κ̃_AC > 9; κ_W, κ̂_C̃,
     # κ_C̃ = 10, past the first steps of the path's n = 3m staircase and of the shift 6/((κ̂_C̃ − 3)κ_f)); the
     # cross-check is recorded, not judged (at κ = 4 the local slope of 1/arccosh(1 + s/2) is still ~5% below ½)
@@ -278,7 +382,19 @@ FULL = Tier(
         chebyshev_kappas=tuple(sorted({*np.logspace(0, 6, 1201).tolist(), *[float(j * j) for j in range(1, 1001)],
                                        1.0 + 1e-12})),
         chebyshev_dense_kappas=(1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6),
-        path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist())),
+        path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist()),
+        penal_dual_bound=80, penalization=50, penal_seeds=2, penal_dual_box_t=(0.1, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0),
+        penalization_box_t=(0.5, 1.0, 1.5, 2.0, 3.0, 10.0), kernel_equivalence=60, formulation_sizes=(3, 4, 6, 9, 12),
+        remark_units=tuple(range(2, 41)), remark_cases=40, adversarial_budget=(300, 8, 2400), adversarial_cost=60.0),
+    pep=PEPSweeps(classes=("consensus", "coupled", "shared"), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
+                  points=7, networks=True),
+    statements=StatementSweeps(
+        points=7, slope_tol=0.12, apapc_chi=(10.0, (1000.0, 100000.0)), apapc_sqrt=(10000.0, (10.0, 1000.0)),
+        sliding_kappa_B=(10.0, 1000.0), sliding_x_convex=(10.0, 1000.0), sliding_x_strong=(5.0, 500.0),
+        sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 40.0, "M_mu_eps": 20.0}),
+        consensus_x=(15.0, 1500.0), consensus_kappa_W=(10.0, 1000.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 60.0}),
+        homotopy_classes=("coupled", "shared", "coupled_local", "mixed"), homotopy_x_max=400.0,
+        homotopy_generic_x=(100.0, 1000.0)),
     # from κ = 100 (the asymptotic regime of the cross-check's CI) over four decades, three for κ_C (a split-rows
     # point at κ_C = 10⁵ has l = 498 blocks: 56 s, 2.3 GB); the others at 10 (README, "Lower bounds": reach and time);
     # APAPC's tightness runs at the sweeps' first three points (κ <= 2154: an APAPC run at 10⁴ on the mixed

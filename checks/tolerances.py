@@ -61,7 +61,8 @@ class Tolerance:
 _L = "lemmas"
 #: the module that holds the constants of a family (the lemma package keeps them in its base module)
 _MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine", "exact": "lower.exact",
-            "exact_verdict": "lower.exact_verdict", "refutation": "lower.refutation"}
+            "exact_verdict": "lower.exact_verdict", "refutation": "lower.refutation",
+            "audit_constants": "audits.audit_constants"}
 #: the tolerances a tier sets (:mod:`mixbounds.checks.tiers`), under the names the results record: the Table 1
 #: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``)
 _TIER_SET = {"rates:TOL": lambda tier: tier.table1.slope_tol, "lower:TOL": lambda tier: tier.table1.lower_slope_tol,
@@ -116,6 +117,10 @@ TOLERANCES: tuple[Tolerance, ...] = (
               "construction (tests/test_exact_counts.py), rounding of the solve"),
     Tolerance("refutation:REFUTE_MARGIN", "slope", 0.25, "half the claimed exponent ½: a count that grows with exponent "
               "<= 0.25 over two decades is below the claimed growth (control.lower.refut: −0.17 measured)"),
+    Tolerance("audit_constants:CONST_RTOL", "rel", 1e-9, "stated vs witnessed L_f, μ_f of the non-quadratic objectives "
+              "(closed-form witnesses; eigenvalues of k <= 16 dense blocks to ~1e-15 L_f)", tolerate=5e-10, detect=1e-8),
+    Tolerance("audit_constants:FD_RTOL", "rel", 1e-6, "Hessian vs central differences of the gradient (step 1e-5: "
+              "truncation ~1e-10, rounding ~1e-11, relative to L_f)", tolerate=5e-7, detect=1e-5),
     Tolerance("calibration_engine:CURVE_RTOL", "rel", 1e-12, "the engine's and the closed form's error curves sum "
               "the same squares in a different order", tolerate=1e-13, detect=1e-10),
 )

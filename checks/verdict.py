@@ -10,6 +10,11 @@ along the realized points) under a tolerance ``tol``:
 * :func:`between_ok` — a lower bound whose unit-constant formula slope and claimed exponent differ
   (a sum of monomials): ``lo − tol <= slope <= hi + tol``.
 
+An upper-bound check that passes far below its target does not show that the instances come near the bound
+(issue 35, item 4): :func:`not_exercised` — the slope's whole 95% confidence interval lies below
+``target − tol`` — gives such a pass the label :data:`NOT_EXERCISED` (the status stays ``pass``).  A tight or
+absent parameter is judged two-sided by :func:`band_ok`, so a slope far below a tight target is a ``fail``.
+
 The stages around them (screens, target check, fit integrity, …) are the engine's
 (:func:`mixbounds.checks.verdict_engine.judge_sweep`); each table's special rule is a small named function in
 the module of its checks, passed to the engine (:func:`mixbounds.checks.nonsmooth.table2_log_tolerance`,
@@ -45,6 +50,27 @@ def band_ok(slope: float, target: float, tol: float) -> bool:
 def between_ok(slope: float, lo: float, hi: float, tol: float) -> bool:
     """The measured slope lies in ``[lo − tol, hi + tol]`` (``False`` for ``nan``)."""
     return bool(lo - tol <= slope <= hi + tol)
+
+
+#: verdict label of a passing upper-bound check whose slope lies far below the bound (:func:`not_exercised`)
+NOT_EXERCISED = "upper holds, not exercised"
+
+
+def not_exercised(ci, target: float, tol: float) -> bool:
+    """The slope's 95% CI ``ci = (lo, hi)`` lies wholly below ``target − tol``: the bound holds but the sweep does not
+    come near it (``False`` when the interval or the target is not finite: nothing can be said)."""
+    if ci is None or len(ci) != 2:
+        return False
+    hi = ci[1]
+    return bool(math.isfinite(hi) and math.isfinite(target) and hi < target - tol)
+
+
+def upper_label(status: str, ci, target: float, tol: float, *, control: bool = False) -> str | None:
+    """The verdict label of an upper-bound check: :data:`NOT_EXERCISED` for a pass with :func:`not_exercised`,
+    else ``None`` (negative controls carry none: their verdict is whether they were caught)."""
+    if control or status != "pass":
+        return None
+    return NOT_EXERCISED if not_exercised(ci, target, tol) else None
 
 
 def finite(slope: float) -> bool:

@@ -79,6 +79,7 @@ class Judgement:
     extra: dict = field(default_factory=dict)
     findings: tuple = ()
     theory: object = None  # replaces the result's theory when set (Tables 2–4 report the target slope)
+    label: str | None = None  # the result's verdict_label (an upper bound that holds but is not exercised)
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ def judge_sweep(rid: str, pts, rules: SweepRules, *, control: bool = False, extr
         common = dict(common, theory=j.theory)
     return CheckResult(id=rid, control=control, status=j.status, measured=f.slope, ci=f.ci, r2=f.r2,
                        points=[r.to_dict() for r in sel.rows], detail=j.detail, extra={**base, **j.extra},
-                       findings=j.findings,
+                       findings=j.findings, verdict_label=j.label,
                        **common)
 
 

@@ -3,7 +3,7 @@
 ``X⁺ = M X − α Y``, ``Y⁺ = M Y + ∇F(X⁺) − ∇F(X)`` with ``M = I − W/λ_max(W)`` and ``α = 1/(κ_W L_f)``; one ``grad``
 and one ``comm`` (on the pair ``[X, Y]``) per iteration.  Consensus class only (declared in ``classes``).
 Expected: ``κ_f·κ_W`` iterations — suboptimal in both ``κ_f`` and ``κ_W`` (Table 1: ``√κ_f·√κ_W``).
-The README shows this file's function as the complete example of the contract.
+The method designer's guide (docs/guides/method-designer.md) shows this file's function as the complete example.
 """
 
 import numpy as np

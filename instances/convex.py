@@ -10,6 +10,14 @@ Objectives (Assumption ``ass:smooth_and_str_convex_of_f_i`` with ``L_f > μ_f = 
 * ``logistic``: logistic regression **without** regularisation
   (:class:`~mixbounds.instances.objectives.LogisticObjective` with ``reg = 0``) on noisy, hence
   non-separable, labels; ``L_f = max_i ‖F_i‖²/(4N_i)``.
+* ``logcosh``: the ``default`` quadratic (same ``U_i``, eigenvalues, rank) plus Huber-smoothed terms
+  ``c_ij log cosh(u_ijᵀz − s_ij)`` along its eigenvectors
+  (:class:`~mixbounds.instances.objectives.LogCoshObjective`): ``c_ij = r_ij (1 − λ_ij)``, ``r_ij`` uniform in
+  ``[½, 1]``, except ``c = 0`` on node 0's direction of curvature 1.  Exact constants: ``L_f = 1`` (attained at
+  every point, node 0) and ``μ_f = 0`` (the infimum of the curvature along the null directions of ``Q_i``,
+  approached far out); every ``f_i`` is strictly convex, so the minimiser is unique.  ``q_i`` makes ``z_i⁰``
+  (the feasible point plus noise, as for the quadratic) the minimiser of ``f_i`` alone, so each ``f_i`` is
+  bounded below.
 
 Constraints and κ's: :func:`mixbounds.instances.nonsmooth.build_constraints` (the generators of
 :mod:`mixbounds.instances.random`, ring graph by default so that ``n`` is fixed along κ_W sweeps).
@@ -24,9 +32,9 @@ solution set); the audit ``audit.reference.T2.*`` checks the contract stated her
 Quadratic, up to :data:`DENSE_REFERENCE_MAX` unknowns and multipliers: one solution of the singular KKT
 system by dense least squares, then the component along the solution set ``v₀ + (ker H ∩ ker G)`` removed
 in the u-layout metric; above it, proximal-point steps on one sparse factorisation with a certificate that
-the point is the nearest minimiser (:mod:`mixbounds.instances.reference.min_norm`).  The KKT residual is reported.  Logistic: equality-constrained Newton
-(:func:`mixbounds.instances.reference.kkt.reference_solution`), strictly convex on the feasible set
-for these data (checked by its KKT solve).  ``params`` report ``R_u``, ``L_f``, ``F*``,
+the point is the nearest minimiser (:mod:`mixbounds.instances.reference.min_norm`).  The KKT residual is reported.  Logistic and log-cosh: equality-constrained Newton
+(:func:`mixbounds.instances.reference.kkt.reference_solution`, relative KKT residual ``<= 1e-9``, else an error),
+strictly convex on the feasible set (logistic: for these data, checked by its KKT solve; log-cosh: everywhere).  ``params`` report ``R_u``, ``L_f``, ``F*``,
 ``D = F(u*) − inf F`` (Lemma ``lem:regularized_convergence``; quadratic only) and
 ``grad_norm_star = ‖∇F(u*)‖``.
 """
@@ -40,7 +48,7 @@ import scipy.linalg as sla
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.nonsmooth import SIZE_KW, STRUCTURES, build_constraints
-from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
+from mixbounds.instances.objectives import LogCoshObjective, LogisticObjective, QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random.common import (
     COMMON_KW,
@@ -64,8 +72,11 @@ KKT_RTOL = 1e-9
 DENSE_REFERENCE_MAX = 2000
 
 
-def rank_deficient_quadratic(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray, rank: int | None):
-    Qs, qs = [], []
+def _rank_deficient_spectra(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray, rank: int | None):
+    """Per node: eigenvalues (``rank`` of them log-uniform in ``[0.1, 1]``, node 0's first = 1, the rest 0), a
+    random orthogonal ``U_i`` and the point ``z_i⁰`` (feasible point plus noise), in the quadratic family's draw
+    order."""
+    out = []
     for i in range(layout.n):
         k = layout.d[i] + layout.dt
         r = max(1, (k + 1) // 2) if rank is None else min(int(rank), k)
@@ -74,13 +85,37 @@ def rank_deficient_quadratic(layout: Layout, rng: np.random.Generator, u_feas: n
         if i == 0:
             ev[0] = 1.0
         U = _orthogonal(k, rng)
+        z0 = u_feas[layout.node_u_indices(i)] + rng.standard_normal(k)
+        out.append((ev, U, z0))
+    return out
+
+
+def rank_deficient_quadratic(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray, rank: int | None):
+    Qs, qs = [], []
+    for ev, U, z0 in _rank_deficient_spectra(layout, rng, u_feas, rank):
         Q = (U * ev) @ U.T
         Q = 0.5 * (Q + Q.T)
-        z0 = u_feas[layout.node_u_indices(i)] + rng.standard_normal(k)
         Qs.append(Q)
         qs.append(Q @ z0)
     obj = QuadraticObjective(Qs, qs, layout, L=1.0, mu=0.0)
     return obj
+
+
+def logcosh_convex(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray, rank: int | None) -> LogCoshObjective:
+    """The ``logcosh`` variant (module docstring): exact ``L_f = 1``, ``μ_f = 0``, each ``f_i`` minimised at ``z_i⁰``."""
+    spec = _rank_deficient_spectra(layout, rng, u_feas, rank)
+    rng_t = np.random.default_rng(rng.integers(2**63))  # the terms' own stream, after the quadratic part's draws
+    Us, lams, cs, ss, qs = [], [], [], [], []
+    for i, (ev, U, z0) in enumerate(spec):
+        c = rng_t.uniform(0.5, 1.0, ev.size) * (1.0 - ev)
+        if i == 0:
+            c[0] = 0.0
+        s = rng_t.standard_normal(ev.size)
+        t0 = U.T @ z0 - s
+        # ∇f_i(z0) = Q z0 − q + U (c · tanh(Uᵀz0 − s)) = 0
+        q = (U * ev) @ (U.T @ z0) + U @ (c * np.tanh(t0))
+        Us.append(U), lams.append(ev), cs.append(c), ss.append(s), qs.append(q)
+    return LogCoshObjective(Us, lams, cs, ss, qs, layout)
 
 
 def min_norm_quadratic_solution(problem: MixedProblem) -> dict:
@@ -122,7 +157,7 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
            eps=None, variant="default", graph=None, **kw) -> Instance:
     family = f"convex-{structure}"
     seed = _check_seed(seed)
-    _check_variant(family, variant, ("default", "logistic"))
+    _check_variant(family, variant, ("default", "logistic", "logcosh"))
     st = STRUCTURES[structure]
     allowed = list(COMMON_KW) + [k for k in SIZE_KW if k in st["defaults"]] + ["rank", "samples", "noise"]
     if st["A"] and not st["C"]:
@@ -142,6 +177,13 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
             rank = _check_int("rank", rank, 1)
         obj = rank_deficient_quadratic(lay, rng, con["feasible_u"], rank)
         oinfo = {"type": "quadratic (rank-deficient)", "rank": rank, "eigenvalues": "log-uniform in [0.1, 1], L_f = 1 at node 0"}
+    elif variant == "logcosh":
+        rank = kw.get("rank")
+        if rank is not None:
+            rank = _check_int("rank", rank, 1)
+        obj = logcosh_convex(lay, rng, con["feasible_u"], rank)
+        oinfo = {"type": "logcosh (quadratic of rank ~k/2 plus log-cosh terms)", "rank": rank,
+                 "constants": "exact: L_f = 1 attained at node 0, mu_f = 0 (infimum)"}
     else:
         Fs, ys = [], []
         samples = _check_int("samples", kw.get("samples", 0) or 0, 0)
@@ -185,7 +227,8 @@ def _family(structure: str) -> Callable[..., Instance]:
     builder.__name__ = f"convex_{structure.replace('-', '_')}"
     builder.__doc__ = (f"``convex-{structure}``: smooth convex objective (μ_f = 0) with the constraints of the "
                        f"``random-{structure}`` family (module docstring).  Variants ``default`` (rank-deficient "
-                       "quadratic, keyword ``rank``) and ``logistic`` (no regularisation; ``samples``, ``noise``).")
+                       "quadratic, keyword ``rank``), ``logistic`` (no regularisation; ``samples``, ``noise``) and "
+                       "``logcosh`` (the quadratic plus Huber-smoothed terms, exact constants; ``rank``).")
     return builder
 
 

@@ -17,6 +17,18 @@ MODULES = ("mixbounds.instances.worst_case", "mixbounds.instances.random", "mixb
 
 
 def families() -> dict[str, Callable[..., Instance]]:
+    """Every named family: name → builder ``f(**params) -> Instance``.
+
+    Returns
+    -------
+    dict
+        Collected from the ``FAMILIES`` dict of every module of :data:`MODULES` that is present.
+
+    Raises
+    ------
+    ValueError
+        When two modules define the same family name.
+    """
     out: dict[str, Callable[..., Instance]] = {}
     for name in MODULES:
         try:
@@ -33,6 +45,27 @@ def families() -> dict[str, Callable[..., Instance]]:
 
 
 def build(name: str, **params) -> Instance:
+    """Build the instance family ``name`` (``mixbounds instance NAME`` calls this with the options given).
+
+    Parameters
+    ----------
+    name : str
+        A family name of :func:`families` (``consensus``, ``coupled-grad``, ``random-mixed``, ``nonsmooth-coupled``,
+        …).
+    **params
+        The family's keyword arguments (targets such as ``kappa_f``, sizes such as ``n``, ``seed``, ``variant``).
+
+    Returns
+    -------
+    mixbounds.instances.instance.Instance
+        The problem with its realized condition numbers and, where the family computes it, its reference
+        solution.
+
+    Raises
+    ------
+    ValueError
+        An unknown family (listing the known ones), or parameters the family refuses.
+    """
     fam = families()
     if name not in fam:
         raise ValueError(f"unknown instance family {name!r}; known: {', '.join(sorted(fam))}")

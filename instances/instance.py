@@ -20,7 +20,9 @@ class Instance:
     ``findings``: disagreements between the paper and the numbers, as
     ``{"label", "statement", "printed", "measured", "detail"}``;
     ``params``: sizes and the rules that chose them (chain length, n, l, …);
-    ``x_star``: the reference solution in the u-layout (``None`` until computed).
+    ``x_star``: the reference solution in the u-layout (``None`` until computed);
+    ``spectra``: the ``"spectra"`` record an instance directory was loaded with (``None`` otherwise): the solver's
+    spectral facts and the checksums of the files they were computed from (:mod:`mixbounds.instances.spectra`).
     """
 
     problem: MixedProblem
@@ -34,6 +36,7 @@ class Instance:
     notes: list = field(default_factory=list)
     x_star: np.ndarray | None = None
     seed: int | None = None
+    spectra: dict | None = None
 
     def with_reference(self, x_star: np.ndarray) -> "Instance":
         return replace(self, x_star=np.asarray(x_star, dtype=float))

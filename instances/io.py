@@ -39,7 +39,9 @@ Market stays the portable default.  ``instance.json`` holds ``format`` (``"mixbo
 ``blocks`` (which groups are present), ``objective`` (``type``, ``form``,
 ``L_f``, ``mu_f`` and, for logistic, ``reg``; for abs-deviation ``mu``, ``rho``, ``M_f``), ``x_star`` (file and layout, or
 ``null``), ``targets``, ``realized``, ``closed_forms``, ``findings``, ``params``,
-``notes``, ``meta`` and ``files`` (every data file of the directory).  Without
+``notes``, ``meta``, ``spectra`` (the spectral facts a solver needs, how they were computed and the CRC-32 of
+the files they come from: :mod:`mixbounds.instances.spectra`; ``mixbounds solve`` uses them when the files are unchanged)
+and ``files`` (every data file of the directory).  Without
 ``layout`` (a hand-written directory) the sizes are inferred from the blocks'
 Matrix Market headers (:func:`infer_layout`) and then validated like a given one.  JSON is
 strict: non-finite floats are written as the strings ``"Infinity"``,
@@ -71,6 +73,7 @@ from mixbounds.instances.layout import Layout
 from mixbounds.instances.nonsmooth import AbsDeviationObjective
 from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.spectra import spectra_record, trusted_objective_constants
 
 FORMAT = "mixbounds-instance"
 FORMAT_VERSION = 2  # 2: the binary "npz" matrix format; a Matrix Market directory is still written as version 1
@@ -159,6 +162,7 @@ class _Writer:
 
     def __init__(self, d: Path, matrix_format: str):
         self.d, self.npz, self.files = d, matrix_format == "npz", []
+        self.groups: dict[str, dict] = {}  # matrix group → its files (a spectra_record checksum spec)
 
     def mtx(self, name: str, M, comment: str) -> None:
         _write_mtx(self.d / name, M, comment)
@@ -173,6 +177,7 @@ class _Writer:
         if self.npz:
             io_npz.write_matrices(self.d / f"{g}.npz", blocks)
             self.files.append(f"{g}.npz")
+            self.groups[g] = {"file": f"{g}.npz"}
             if vg is not None:
                 io_npz.write_vectors(self.d / f"{vg}.npz", vectors)
                 self.files.append(f"{vg}.npz")
@@ -181,6 +186,7 @@ class _Writer:
             self.mtx(f"{g}_{i}.mtx", blocks[i], comment.format(i=i))
             if vg is not None:
                 self.npy(f"{vg}_{i}.npy", vectors[i])
+        self.groups[g] = {"pattern": f"{g}_{{i}}.mtx", "count": len(blocks)}
 
     def single(self, g: str, M, comment: str) -> None:
         """One matrix of the whole network (``W``, the adjacency): ``g.mtx``, or a one-block ``g.npz``."""
@@ -188,6 +194,7 @@ class _Writer:
             self.group(g, [M], "")
         else:
             self.mtx(f"{g}.mtx", M, comment)
+            self.groups[g] = {"file": f"{g}.mtx"}
 
 
 def _write_problem(P, w: _Writer) -> dict:
@@ -223,6 +230,7 @@ def _write_all(instance: Instance, d: Path, matrix_format: str = "mtx") -> list[
     lay = P.layout
     w = _Writer(d, matrix_format)
     odesc = _write_problem(P, w)
+    spectra = _spectra(P, d, w)
     xs = None
     if instance.x_star is not None:
         u = np.asarray(instance.x_star, dtype=float)
@@ -254,12 +262,24 @@ def _write_all(instance: Instance, d: Path, matrix_format: str = "mtx") -> list[
         "params": instance.params,
         "notes": instance.notes,
         "meta": P.meta,
+        "spectra": spectra,
         "files": sorted(w.files),
     }
     with open(d / "instance.json", "w", encoding="utf-8") as fh:
         json.dump(_jsonable(doc), fh, indent=1, ensure_ascii=False, allow_nan=False)
         fh.write("\n")
     return w.files
+
+
+def _spectra(P, d: Path, w: _Writer) -> dict | None:
+    """The solver's spectral facts with the checksums of the files just written (:func:`mixbounds.instances.spectra.spectra_record`),
+    so that ``mixbounds solve`` need not compute them again; ``None`` for a problem they do not apply to."""
+    obj_group = "Q" if isinstance(P.objective, QuadraticObjective) else "F"
+    groups = {("objective" if g == obj_group else g): spec for g, spec in w.groups.items() if g != "edges"}
+    try:
+        return spectra_record(P, d, groups)
+    except ValueError:  # e.g. a gossip matrix a kernel check refuses: the facts are then computed where needed
+        return None
 
 
 def save_instance(instance: Instance, out_dir, *, matrix_format: str = "mtx") -> Path:
@@ -506,6 +526,7 @@ def load_instance(path) -> Instance:
         notes=list(doc.get("notes") or []),
         x_star=x_star,
         seed=None if seed is None else int(seed),
+        spectra=doc.get("spectra") if isinstance(doc.get("spectra"), dict) else None,
     )
 
 
@@ -626,7 +647,10 @@ def _read_objective(d: Path, gr: "_Groups", lay: Layout, doc: dict):
             for i in range(n):
                 _expect_shape(d, gr.label("Q", i), Q[i], k[i], k[i], f"node {i}: z_{i} = (x_{i}, x~) has {k[i]} entries")
             q = gr.vectors("q", k, [f"node {i}: z_{i} = (x_{i}, x~)" for i in range(n)])
-            obj = QuadraticObjective(Q, q, lay)
+            # L_f, μ_f stored at build time, when the Q files read are unchanged (mixbounds.instances.spectra), else computed
+            stored = trusted_objective_constants(doc.get("spectra"), d)
+            obj = QuadraticObjective(Q, q, lay) if stored is None else QuadraticObjective(Q, q, lay, L=stored[0],
+                                                                                             mu=stored[1])
         elif otype == "logistic":
             if "reg" not in odoc:
                 raise ValueError(f"{jpath}: logistic objective without 'reg'")

@@ -69,9 +69,13 @@ def _load(path: Path, keys: frozenset) -> dict:
         raise ValueError(f"{path}: unreadable NumPy archive ({_one_line(exc)})") from None
 
 
-def _int_array(path: Path, name: str, a: np.ndarray, ndim: int) -> np.ndarray:
+def _int_array(path: Path, name: str, a: np.ndarray, ndim: int, *, keep: bool = False) -> np.ndarray:
+    """``a`` checked to be an integer array of ``ndim`` dimensions, as int64 (or as stored, int32 or int64, with
+    ``keep``: the column indices of a 10⁶-variable group are 10⁸ entries, and their int32 form is what CSR uses)."""
     if a.dtype.kind not in "iu" or a.ndim != ndim:
         raise ValueError(f"{path}: member {name!r} must be a {ndim}-D integer array, got dtype {a.dtype}, shape {a.shape}")
+    if keep and a.dtype in (np.int32, np.int64):
+        return a
     return a.astype(np.int64, copy=False)
 
 
@@ -92,7 +96,7 @@ def read_matrices(path: Path, count: int, *, dense: bool = False) -> list:
     if shape.shape != (count, 2) or (shape < 0).any():
         raise ValueError(f"{path}: 'shape' is {shape.shape} with entries {'>= 0' if (shape >= 0).all() else '< 0'}, "
                          f"expected ({count}, 2) non-negative (one row per block)")
-    indptr, indices = _int_array(path, "indptr", z["indptr"], 1), _int_array(path, "indices", z["indices"], 1)
+    indptr, indices = _int_array(path, "indptr", z["indptr"], 1), _int_array(path, "indices", z["indices"], 1, keep=True)
     data = _real_array(path, "data", z["data"])
     rows, cols = shape[:, 0], shape[:, 1]
     p_off = np.concatenate([[0], np.cumsum(rows + 1)])
@@ -110,11 +114,17 @@ def read_matrices(path: Path, count: int, *, dense: bool = False) -> list:
         raise ValueError(f"{path}: {data.size} values and {indices.size} column indices, expected {nnz.sum()} "
                          f"(the blocks' row pointers)")
     d_off = np.concatenate([[0], np.cumsum(nnz)])
-    limit = np.repeat(cols, nnz)
-    out_of_range = (indices < 0) | (indices >= limit)
-    if out_of_range.any():
-        i = int(np.searchsorted(d_off, np.flatnonzero(out_of_range)[0], side="right") - 1)
-        raise ValueError(f"{path}: block {i}: column index outside 0..{cols[i] - 1}")
+    full = np.flatnonzero(nnz > 0)  # per-block extremes of the column indices (reduceat needs non-empty segments)
+    if full.size:
+        lo = np.minimum.reduceat(indices, d_off[full])
+        hi = np.maximum.reduceat(indices, d_off[full])
+        bad = full[(lo < 0) | (hi >= cols[full])]
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"{path}: block {i}: column index outside 0..{cols[i] - 1}")
+    # one index dtype for the row pointers and the column indices (CSR would otherwise convert every block)
+    idx = indices.dtype if indptr.size == 0 or int(indptr.max()) <= np.iinfo(indices.dtype).max else np.int64
+    indptr, indices = indptr.astype(idx, copy=False), indices.astype(idx, copy=False)
     out = []
     for i in range(count):
         B = sp.csr_matrix((data[d_off[i]:d_off[i + 1]], indices[d_off[i]:d_off[i + 1]], indptr[p_off[i]:p_off[i + 1]]),

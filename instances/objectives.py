@@ -51,6 +51,60 @@ def block_diag_u(blocks: Sequence, layout: Layout, *, square: bool = False) -> s
     return Z
 
 
+#: nodes per chunk of the vectorised symmetry test of dense node blocks (bounds its temporary array)
+SYMMETRY_CHUNK = 512
+
+
+def dense_node_blocks(blocks: Sequence, k: int) -> np.ndarray | None:
+    """The ``(n, k, k)`` array of ``k × k`` CSR blocks each stored densely (every entry, sorted column indices), or
+    ``None`` when some block is not (then the per-block path applies)."""
+    n = len(blocks)
+    if n == 0 or not all(isinstance(B, sp.csr_matrix) and B.shape == (k, k) and B.nnz == k * k for B in blocks):
+        return None
+    indptr = np.concatenate([B.indptr for B in blocks]).reshape(n, k + 1)
+    if not np.array_equal(indptr, np.broadcast_to(np.arange(k + 1) * k, (n, k + 1))):
+        return None
+    indices = np.concatenate([B.indices for B in blocks]).reshape(n * k, k)
+    if not np.array_equal(indices, np.broadcast_to(np.arange(k), (n * k, k))):
+        return None
+    return np.concatenate([B.data for B in blocks]).reshape(n, k, k)
+
+
+def _dense_blocks_valid(S: np.ndarray, q_blocks: Sequence) -> bool:
+    """Every dense block finite and symmetric (to the per-block test's ``1e-10`` relative), every ``q_i`` finite."""
+    if not all(np.all(np.isfinite(q)) for q in q_blocks):
+        return False
+    for a in range(0, S.shape[0], SYMMETRY_CHUNK):
+        C = S[a:a + SYMMETRY_CHUNK]
+        if not np.all(np.isfinite(C)):
+            return False
+        asym = np.abs(C - C.transpose(0, 2, 1)).max(axis=(1, 2))
+        if np.any(asym > 1e-10 * np.maximum(np.abs(C).max(axis=(1, 2)), 1e-300)):
+            return False
+    return True
+
+
+def dense_block_diag_u(S: np.ndarray, layout: Layout) -> sp.csr_matrix:
+    """:func:`block_diag_u` (``square=True``) of the dense node blocks ``S`` (``(n, k, k)``, every ``d_i + d̃ = k``),
+    built from index arithmetic: the same CSR arrays (row order, entry order within a row, index dtype) as the
+    per-block construction, without its ~10 sparse objects per node."""
+    n, k, _ = S.shape
+    N = n * k
+    z_to_u, u_to_z = layout.z_to_u, layout.u_to_z
+    # z-layout row r of node i = r // k holds the columns i·k … i·k + k − 1 in order; the u-layout matrix has row
+    # u ← z-row z_to_u[u], each column c mapped to u_to_z[c], the entries kept in z-column order
+    cols = (np.arange(N) // k * k)[:, None] + np.arange(k)[None, :]
+    data = S.reshape(N, k)
+    identity = bool(np.array_equal(z_to_u, np.arange(N)))
+    if not identity:
+        data = data[z_to_u]
+        cols = u_to_z[cols[z_to_u]]
+    idx = np.int32 if N * k < np.iinfo(np.int32).max else np.int64
+    indptr = (np.arange(N + 1, dtype=np.int64) * k).astype(idx)
+    Q = sp.csr_matrix((np.ascontiguousarray(data).reshape(-1), cols.astype(idx).reshape(-1), indptr), shape=(N, N))
+    return Q
+
+
 class Objective(ABC):
     """``F(u) = Σ_i f_i(z_i)``.  Subclasses set ``layout``, ``L``, ``mu``, ``M``."""
 
@@ -98,7 +152,12 @@ class QuadraticObjective(Objective):
         self.layout = layout
         self.Q_blocks = tuple(_to_sparse(Q) for Q in Q_blocks)
         self.q_blocks = tuple(np.asarray(q, dtype=float).ravel() for q in q_blocks)
-        for i, (Q, q) in enumerate(zip(self.Q_blocks, self.q_blocks)):
+        # equal dense node blocks (the random families' Q_i): one vectorised test and index arithmetic for Q; any
+        # failing test falls to the per-block loop, which names the first node at fault
+        k = layout.d[0] + layout.dt if n and len(set(layout.d)) == 1 else None
+        S = dense_node_blocks(self.Q_blocks, k) if k else None
+        fast = S is not None and all(q.shape == (k,) for q in self.q_blocks) and _dense_blocks_valid(S, self.q_blocks)
+        for i, (Q, q) in enumerate(zip(self.Q_blocks, self.q_blocks) if not fast else ()):
             k = layout.d[i] + layout.dt
             if Q.shape != (k, k):
                 raise ValueError(f"node {i}: Q_{i} has shape {Q.shape}, expected ({k}, {k}) for z_i = (x_i, x̃)")
@@ -109,7 +168,7 @@ class QuadraticObjective(Objective):
             asym = abs(Q - Q.T)
             if asym.nnz and asym.max() > 1e-10 * max(abs(Q).max(), 1e-300):
                 raise ValueError(f"node {i}: Q_{i} is not symmetric (f_i must be a convex quadratic)")
-        self.Q = block_diag_u(self.Q_blocks, layout, square=True)
+        self.Q = dense_block_diag_u(S, layout) if fast else block_diag_u(self.Q_blocks, layout, square=True)
         self.q = np.concatenate(self.q_blocks)[layout.z_to_u] if layout.size else np.zeros(0)
         self._row_node = layout.node_of_u
         if L is None or mu is None:
@@ -220,3 +279,106 @@ class LogisticObjective(Objective):
     def describe(self):
         return {"type": "logistic", "form": "f_i(z) = mean_j log(1+exp(-y_ij a_ij^T z)) + reg/2 |z|^2",
                 "reg": self.reg, "L_f": self.L, "mu_f": self.mu}
+
+
+class LogCoshObjective(Objective):
+    """A quadratic plus Huber-smoothed (log-cosh) terms along the eigenvectors of its matrix, with exact constants.
+
+    ``f_i(z) = ½ zᵀQ_i z − q_iᵀz + Σ_j c_ij log cosh(u_ijᵀz − s_ij)`` with ``Q_i = U_i diag(λ_i) U_iᵀ`` (``U_i``
+    orthogonal, columns ``u_ij``) and ``c_ij >= 0``.  ``log cosh`` is a smoothed Huber function: ``t²/2`` near 0,
+    ``|t| − log 2`` far out, curvature ``sech² t ∈ (0, 1]`` with its maximum 1 at ``t = 0``.  The Hessian is
+    ``U_i diag(λ_ij + c_ij sech²(u_ijᵀz − s_ij)) U_iᵀ``: along ``u_ij`` the curvature runs over
+    ``(λ_ij, λ_ij + c_ij]`` (exactly ``λ_ij`` when ``c_ij = 0``), and the arguments ``u_ijᵀz − s_ij`` of different
+    ``j`` can take any values together (``U_i`` is invertible).  Hence, exactly (Assumption
+    ``ass:smooth_and_str_convex_of_f_i``):
+
+    * ``L_i = max_j (λ_ij + c_ij)``, attained at ``z = U_i s_i``;
+    * ``μ_i = min_j λ_ij``, attained (at every ``z``) when a minimising ``j`` has ``c_ij = 0``, else the infimum
+      approached as ``|u_ijᵀz| → ∞``;
+
+    and ``L = max_i L_i``, ``mu = min_i μ_i`` — closed forms, not estimates (:func:`curvature_witnesses` gives the
+    points where they are attained, for the constants check of :mod:`mixbounds.checks.audits.audit_constants`).
+    Blocks are passed per node: ``U[i]`` (``k_i × k_i``), ``lam[i]``, ``c[i]``, ``s[i]``, ``q[i]`` (length ``k_i``).
+    ``L``, ``mu`` may be given to *state* other constants (the negative control of that check); by default they
+    are the closed forms.
+    """
+
+    def __init__(self, U: Sequence, lam: Sequence, c: Sequence, s: Sequence, q: Sequence, layout: Layout, *,
+                 L: float | None = None, mu: float | None = None):
+        n = layout.n
+        if not all(len(v) == n for v in (U, lam, c, s, q)):
+            raise ValueError(f"LogCoshObjective: need {n} blocks U_i, lam_i, c_i, s_i and q_i")
+        self.layout = layout
+        Us, lams, cs, ss, qs = [], [], [], [], []
+        for i in range(n):
+            k = layout.d[i] + layout.dt
+            Ui = np.asarray(U[i], dtype=float)
+            li, ci, si, qi = (np.asarray(v[i], dtype=float).ravel() for v in (lam, c, s, q))
+            if Ui.shape != (k, k) or any(v.shape != (k,) for v in (li, ci, si, qi)):
+                raise ValueError(f"node {i}: U_{i} must be {k}×{k} and lam_{i}, c_{i}, s_{i}, q_{i} of length {k} "
+                                 f"(z_i = (x_i, x̃) has {k} entries)")
+            if not all(np.all(np.isfinite(v)) for v in (Ui, li, ci, si, qi)):
+                raise ValueError(f"node {i}: non-finite entries in U_{i}, lam_{i}, c_{i}, s_{i} or q_{i}")
+            if k and np.abs(Ui.T @ Ui - np.eye(k)).max() > 1e-10:
+                raise ValueError(f"node {i}: U_{i} is not orthogonal (its columns are the curvature directions)")
+            if k and (li.min() < 0 or ci.min() < 0):
+                raise ValueError(f"node {i}: lam_{i} and c_{i} must be >= 0 (f_i must be convex)")
+            Us.append(Ui), lams.append(li), cs.append(ci), ss.append(si), qs.append(qi)
+        self.U_blocks, self.lam_blocks, self.c_blocks, self.s_blocks = tuple(Us), tuple(lams), tuple(cs), tuple(ss)
+        # directions j of all nodes, in z order; Ub maps the u-layout to the stacked arguments u_ijᵀz
+        self.Ub = block_diag_u([Ui.T for Ui in Us], layout)
+        self.Q = block_diag_u([(Ui * li) @ Ui.T for Ui, li in zip(Us, lams)], layout, square=True)
+        self.q = np.concatenate(qs)[layout.z_to_u] if layout.size else np.zeros(0)
+        self.c = np.concatenate(cs) if cs else np.zeros(0)
+        self.s = np.concatenate(ss) if ss else np.zeros(0)
+        self._dir_node = np.repeat(np.arange(n), [len(li) for li in lams])
+        self._u_node = layout.node_of_u
+        Lc, muc = self.exact_constants()
+        self.L = float(Lc if L is None else L)
+        self.mu = float(muc if mu is None else mu)
+
+    def exact_constants(self) -> tuple[float, float]:
+        """``(max_i max_j (λ_ij + c_ij), min_i min_j λ_ij)`` (class docstring)."""
+        L = max((float((li + ci).max()) for li, ci in zip(self.lam_blocks, self.c_blocks) if li.size), default=0.0)
+        mu = min((float(li.min()) for li in self.lam_blocks if li.size), default=0.0)
+        return L, mu
+
+    def _t(self, u):
+        return self.Ub @ u - self.s
+
+    def value(self, u):
+        return float(0.5 * u @ (self.Q @ u) - self.q @ u + self.c @ _logcosh(self._t(u)))
+
+    def node_values(self, u):
+        quad = np.bincount(self._u_node, weights=0.5 * u * (self.Q @ u) - self.q * u, minlength=self.layout.n)
+        return quad + np.bincount(self._dir_node, weights=self.c * _logcosh(self._t(u)), minlength=self.layout.n)
+
+    def grad(self, u):
+        return self.Q @ u - self.q + self.Ub.T @ (self.c * np.tanh(self._t(u)))
+
+    def hessian(self, u):
+        sech2 = 1.0 / np.cosh(self._t(u)) ** 2
+        return sp.csr_matrix(self.Q + self.Ub.T @ sp.diags(self.c * sech2) @ self.Ub)
+
+    def curvature_witnesses(self) -> dict:
+        """For every node: a point where ``λ_max(∇²f_i) = L_i`` (``z = U_i s_i``: every ``sech²`` at its maximum 1) and
+        the direction ``u_ij`` of ``μ_i`` with ``c_ij`` (0: attained everywhere), as u-layout points/indices."""
+        out = {}
+        for i, (Ui, li, ci, si) in enumerate(zip(self.U_blocks, self.lam_blocks, self.c_blocks, self.s_blocks)):
+            if not li.size:
+                continue
+            j = int(np.argmin(li))
+            out[i] = {"z_L": Ui @ si, "L_i": float((li + ci).max()), "mu_i": float(li[j]), "mu_direction": Ui[:, j],
+                      "mu_c": float(ci[j])}
+        return out
+
+    def describe(self):
+        return {"type": "logcosh", "form": "f_i(z) = 1/2 z^T Q_i z - q_i^T z + sum_j c_ij log cosh(u_ij^T z - s_ij), "
+                "Q_i = U_i diag(lam_i) U_i^T", "L_f": self.L, "mu_f": self.mu,
+                "constants": "exact: L_i = max_j (lam_ij + c_ij) (attained at z = U_i s_i), mu_i = min_j lam_ij"}
+
+
+def _logcosh(t: np.ndarray) -> np.ndarray:
+    """``log cosh t`` without overflow: ``|t| + log1p(exp(−2|t|)) − log 2``."""
+    a = np.abs(t)
+    return a + np.log1p(np.exp(-2.0 * a)) - np.log(2.0)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
 from mixbounds.checks.lower.slopes import LB_DECADES, _verdict, solver_point_task
-from mixbounds.checks.rates import MAX_ITER, SETTLE
+from mixbounds.checks.rate_measure import MAX_ITER, SETTLE
 from mixbounds.checks.rates import _task as apapc_task
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference, run_checks
 from mixbounds.checks.sweeps import (
@@ -54,6 +54,14 @@ from mixbounds.checks.tiers import Tier, as_tier
 from mixbounds.methods import METHOD_CLASSES, declared_classes, resolve, run_method
 
 VERDICTS = ("optimal", "suboptimal", "below-lower-bound", "error")
+#: what the counts of a bench result include (``counts_basis`` of every result; the report says it too)
+COUNTS_BASIS = {
+    "per_accuracy": "rounds between the errors 1e-2 and 1e-6 (a difference: set-up not included)",
+    "abs": "rounds from the start to each error level (set-up included: everything the method did through its "
+           "oracles, constants estimation too; the below-lower-bound test uses these)",
+    "apapc_setup_counts": "rounds APAPC spent estimating constants, summed over the sweep (lemma constants: 0); "
+                          "its right-hand side is in its counts",
+}
 #: methods passed as Python objects (``mixbounds.testing``) run in this process under a ``local:`` key
 _LOCAL: dict[str, object] = {}
 
@@ -93,7 +101,7 @@ def method_point(family: str, params: dict, method: str, eps1: float, eps2: floa
                      name=method)
     out = {"realized": inst.realized, "n": inst.problem.n, "variables": inst.problem.layout.size,
            "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
-           "final_error": res.final_error(), "counts": res.counts,
+           "final_error": res.final_error(), "counts": res.counts, "setup_counts": res.setup_counts or None,
            "abs": {f"{e:g}": res.counts_to(e) for e in ABS_LEVELS}}
     if res.converged:
         out.update(per_accuracy(res, eps1, eps2))
@@ -214,7 +222,8 @@ def judge(tier: Tier, plan: Plan, oracle: str, pts: dict) -> dict:
     theory = cell.exponent(param)
     rid = f"bench.method.{plan.cls}.{oracle}.{param}" + ("" if plan.kind == "worst" else f"@{sw.family}")
     rec = {"id": rid, "class": plan.cls, "kind": plan.kind, "family": sw.family, "oracle": oracle, "param": param,
-           "exponent": theory, "tolerance": tol, "cell": cell.id, "source": cell.source, "points": rows}
+           "exponent": theory, "tolerance": tol, "cell": cell.id, "source": cell.source, "points": rows,
+           "counts_basis": COUNTS_BASIS}
     lower = _lower_slope(tier, plan, cell, lpts) if plan.kind == "worst" else {"slope": None, "status": None}
     rec["lower"] = {k: v for k, v in lower.items() if k != "per_decade"}
     rec["apapc"] = _apapc_series(param, oracle, apts)
@@ -257,11 +266,12 @@ def _apapc_series(param: str, oracle: str, apts) -> dict:
     """The paper's method on the same points (for the figures): realized values, per-accuracy counts, slope."""
     ok = [(p["realized"].get(PARAM_REALIZED[param]), p["per_accuracy"][oracle]) for _, p in apts
           if "per_accuracy" in p]
+    setup = sum(int((p.get("setup_counts") or {}).get(oracle, 0)) for _, p in apts)
     if len(ok) < 2:
-        return {"x": [x for x, _ in ok], "y": [y for _, y in ok], "slope": None}
+        return {"x": [x for x, _ in ok], "y": [y for _, y in ok], "slope": None, "setup_counts": setup}
     xs, ys = zip(*ok)
     f = fit_slope(xs, ys) if min(ys) > 0 else {"slope": None}
-    return {"x": list(xs), "y": list(ys), "slope": f["slope"]}
+    return {"x": list(xs), "y": list(ys), "slope": f["slope"], "setup_counts": setup}
 
 
 def summarize(results: list[dict]) -> list[str]:

@@ -188,10 +188,30 @@ def _is_generator_function(fn) -> bool:
 
 
 def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
-    """``"MODULE:FUNCTION"`` (the current directory first on ``sys.path``, as ``python -m`` does) or the name of an
-    entry point of group :data:`ENTRY_POINT_GROUP`; :class:`MethodError` when it does not import, is not callable
-    or is not a generator function.
+    """The method a specification names, checked against the contract.
 
+    Parameters
+    ----------
+    spec : str
+        ``"MODULE:FUNCTION"`` (``FUNCTION`` may be dotted: ``Class.method``), imported with the current directory
+        first on ``sys.path`` as ``python -m`` does; or the name of an entry point of group
+        :data:`ENTRY_POINT_GROUP` (``mixbounds bench --method NAME``).
+    add_cwd : bool
+        Put the current directory first on ``sys.path`` while ``MODULE`` is imported.
+
+    Returns
+    -------
+    Callable
+        The generator function (:func:`check_method` passed).
+
+    Raises
+    ------
+    MethodError
+        When the module does not import, has no such attribute, the entry point does not load, or the object is
+        not callable or not a generator function (one line, naming ``spec``).
+
+    Notes
+    -----
     The current directory is put first only while ``MODULE`` is imported: worker processes inherit ``sys.path``,
     and run from a checkout they would otherwise import ``mixbounds`` from its bare ``mixbounds/`` folder instead
     of the install (a worker finds ``MODULE`` through the directory its task carries, :mod:`mixbounds.bench_method`).
@@ -230,7 +250,26 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
 
 
 def check_method(fn, name: str) -> Callable:
-    """``fn`` itself if it is a generator function (or a callable object with one as ``__call__``)."""
+    """``fn`` itself if it follows the contract: a generator function (or a callable object with one as ``__call__``).
+
+    Parameters
+    ----------
+    fn : object
+        The candidate method.
+    name : str
+        How the user named it (for the error message).
+
+    Returns
+    -------
+    Callable
+        ``fn``, unchanged.
+
+    Raises
+    ------
+    MethodError
+        When ``fn`` is not callable, not a generator function, or declares a class outside
+        :data:`METHOD_CLASSES`.
+    """
     if not callable(fn):
         raise MethodError(f"method {name!r}: not callable ({type(fn).__name__})")
     if not _is_generator_function(fn):
@@ -257,11 +296,33 @@ def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: flo
                max_iter: int = 100_000, max_calls: int | None = None, name: str = "method") -> SolveResult:
     """Drive ``method(ProblemView.of(problem), MethodOracles(...))`` and record it as the suite's solvers are.
 
-    Rows of the history are recorded at the start (``u_0 = 0``, counts after whatever the method did before its
-    first ``yield`` are in row 1) and after every ``yield``.  Stopping (:class:`mixbounds.solvers.baselines._common.Run`):
-    ``tolerance`` (converged), ``budget`` (``max_iter`` yields, or ``max_calls`` calls of one oracle),
-    ``non-finite``, ``diverged``; and here ``exception: …`` (the method raised), ``shape: …`` (a yield that is not a
-    finite vector of length ``problem.size``), ``returned`` (the generator ended before convergence).
+    Parameters
+    ----------
+    method : Callable
+        A generator function following the contract (module docstring).
+    problem : mixbounds.instances.problem.MixedProblem
+        The instance; the method sees only its :class:`ProblemView`.
+    x_star : array_like
+        The exact solution in the u-layout; the error of every yield is measured against it.
+    eps : float
+        Accuracy: the run stops once the relative squared error has settled below it.
+    settle_eps, settle : float, optional
+        The settle rule of the suite's solvers (:class:`mixbounds.solvers.baselines._common.Run`).
+    max_iter : int
+        Budget of yields.
+    max_calls : int, optional
+        Budget of calls of any one oracle.
+    name : str
+        The method's name in the result.
+
+    Returns
+    -------
+    mixbounds.solvers.result.SolveResult
+        The count history (a row at the start, ``u_0 = 0``, then one after every ``yield``; counts made before
+        the first ``yield`` are in row 1), ``converged`` and the stop ``reason``: ``tolerance``, ``budget``,
+        ``non-finite``, ``diverged``, and here ``exception: …`` (the method raised), ``shape: …`` (a yield that is
+        not a finite vector of length ``problem.size``) or ``returned`` (the generator ended before
+        convergence). A failing method is a result with ``converged=False``, never an exception.
     """
     orc = CountedOracles(problem)
     u_star = np.asarray(x_star, dtype=float).ravel()

@@ -56,7 +56,36 @@ class Measurement:
 
 def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: Tier | str = TINY,
             family: str = "worst") -> Measurement:
-    """Measure ``method`` (a generator function following :mod:`mixbounds.methods`, or ``"MODULE:FUNCTION"``)."""
+    """Measure one Table 1 sweep of ``method`` in this process, as ``mixbounds bench`` does for one row.
+
+    Parameters
+    ----------
+    method : Callable or str
+        A generator function following :mod:`mixbounds.methods`, or ``"MODULE:FUNCTION"``.
+    problem_class : str
+        One of :data:`mixbounds.methods.METHOD_CLASSES`.
+    oracle : str
+        The counted oracle whose per-accuracy count is fitted (``grad``, ``A``, ``C``, ``Ct``, ``comm``; those of
+        the class).
+    param : str
+        The swept parameter (registry name: ``kappa_f``, ``kappa_W``, ``kappa_A``, …; those of the class).
+    tier : {"tiny", "quick", "full"}
+        The sweep's grid: ``tiny`` is a smoke test, verdicts worth citing need ``quick`` or ``full``.
+    family : {"worst", "random"}
+        The worst-case construction as printed, or the class's random family.
+
+    Returns
+    -------
+    Measurement
+        Slope and CI, the paper's exponent, the engine's lower-bound slope, the verdict and its reason.
+
+    Raises
+    ------
+    ValueError
+        An unknown class, oracle, parameter or family (naming the choices).
+    MethodError
+        A method that breaks the contract or does not declare ``problem_class``.
+    """
     if problem_class not in METHOD_CLASSES:
         raise ValueError(f"measure: unknown class {problem_class!r} (choose from {', '.join(METHOD_CLASSES)})")
     if oracle not in ORACLES_OF[problem_class]:
@@ -84,7 +113,20 @@ def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "k
 
 def assert_optimal(method, problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: Tier | str = TINY,
                    family: str = "worst") -> Measurement:
-    """:func:`measure`, then ``AssertionError`` (with the measured slope and the reason) unless ``optimal``."""
+    """:func:`measure`, and fail unless the verdict is ``optimal``.
+
+    Parameters are those of :func:`measure`.
+
+    Returns
+    -------
+    Measurement
+        The measurement, when ``optimal``.
+
+    Raises
+    ------
+    AssertionError
+        With the class, oracle, parameter, tier, verdict and the measured slope's reason.
+    """
     m = measure(method, problem_class, oracle=oracle, param=param, tier=tier, family=family)
     if m.verdict != "optimal":
         raise AssertionError(f"{problem_class} {oracle} in {param} ({m.family}, tier {tier}): {m.verdict}: {m.detail}")

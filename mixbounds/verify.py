@@ -262,6 +262,17 @@ def measured_text(c: dict, digits: int = 3) -> str:
     return _short(c.get("measured"))
 
 
+#: how the terminal shows a pass's verdict label (labels not listed are shown as they are; ``tight`` adds nothing)
+LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified"}
+
+
+def verdict_text(c: dict) -> str:
+    """The verdict column: the status, and for a pass its ``verdict_label`` (``pass (upper holds, not exercised)``)."""
+    label = c.get("verdict_label")
+    shown = LABEL_TEXT.get(label, label) if label else None
+    return c["status"] + (f" ({shown})" if shown and c["status"] == "pass" else "")
+
+
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error": "bold magenta", "skipped": "dim"}
 
 
@@ -275,8 +286,7 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
     for c in ordinary:
         t.add_row(Text(c["id"]), Text(c["kind"]), Text(_short(c.get("theory"), 28)), Text(measured_text(c)),
                   Text(_short(c.get("tolerance"))),
-                  Text(c["status"] + (" (lower not certified)" if c.get("verdict_label", "tight") != "tight"
-                                      and c["status"] == "pass" else ""), style=STATUS_STYLE.get(c["status"], "")))
+                  Text(verdict_text(c), style=STATUS_STYLE.get(c["status"], "")))
     if ordinary:
         console.print(t)
     fnd = doc.get("findings") or []

@@ -9,6 +9,7 @@ Every figure is a :class:`matplotlib.figure.Figure` drawn with the Agg canvas
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -19,10 +20,13 @@ matplotlib.use("Agg", force=False)  # no display; a no-op if pyplot already chos
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.mathtext import MathTextParser  # noqa: E402
 from mixbounds.bounds.claims import PARAMS  # noqa: E402
+from mixbounds.bounds.statements import STATEMENT_PARAMS  # noqa: E402
 
-#: mathtext of each registry parameter (the LaTeX symbols of mixbounds.bounds.claims.PARAMS)
-PARAM_TEX = {k: v[1] for k, v in PARAMS.items()}
+#: mathtext of each registry parameter (the LaTeX symbols of mixbounds.bounds.claims.PARAMS), and of the parameters
+#: only the statements outside the tables have (mixbounds.bounds.statements.STATEMENT_PARAMS: κ_B, L/μ)
+PARAM_TEX = {**{k: v[1] for k, v in STATEMENT_PARAMS.items()}, **{k: v[1] for k, v in PARAMS.items()}}
 #: oracle → mathtext of its count (Definition def:foda: one round at every node)
 ORACLE_TEX = {"grad": r"N_{\nabla f}", "A": r"N_A", "C": r"N_C", "Ct": r"N_{\widetilde C}", "comm": r"N_W"}
 ORACLE_WORD = {"grad": "gradient rounds", "A": "mult. by A", "C": "mult. by C", "Ct": r"mult. by $\widetilde C$",
@@ -41,6 +45,43 @@ LOWER_STYLES = [{"color": "#c0392b", "marker": "s"}, {"color": "#e67e22", "marke
                 {"color": "#16a085", "marker": "v"}]
 UPPER_EXTRA_STYLES = [{"color": "#1f5fa8", "marker": "o"}, {"color": "#2e86c1", "marker": "P"}, {"color": "#17a589", "marker": "X"}]
 THEORY_STYLE = {"color": "0.35", "ls": (0, (4, 2)), "lw": 1.0}
+
+
+#: parsed mathtext kept across figures (the suite's figures repeat a few hundred strings: axis symbols, oracle
+#: counts, tick labels); matplotlib's own cache holds 50 parses per renderer, and every figure has a new renderer
+MATHTEXT_CACHE = 4096
+
+
+def _share_mathtext_parses() -> bool:
+    """Make matplotlib's mathtext parses one cache for every figure of the process (drawing only, same output).
+
+    ``MathTextParser._parse_cached`` is an ``lru_cache(50)`` keyed on the parser object, and each renderer makes its
+    own parser: the ~290 figures of a verify run parsed the same strings again (29% of the drawing time of a cell
+    figure's SVG).  The parse depends only on the output type, the string, dpi, font properties, antialiasing and
+    glyph flags, so it is cached on those.  Returns ``False`` (and changes nothing) on a matplotlib whose parser
+    does not have that form.
+    """
+    method = getattr(MathTextParser, "_parse_cached", None)
+    raw = getattr(method, "__wrapped__", None)
+    if raw is None or getattr(method, "_mixbounds_shared", False):
+        return bool(getattr(method, "_mixbounds_shared", False))
+    parsers: dict = {}
+
+    @functools.lru_cache(MATHTEXT_CACHE)
+    def parse(output_type, s, dpi, prop, antialiased, load_glyph_flags):
+        parser = parsers.setdefault(output_type, MathTextParser("path" if output_type == "vector" else "agg"))
+        return raw(parser, s, dpi, prop, antialiased, load_glyph_flags)
+
+    def _parse_cached(self, s, dpi, prop, antialiased, load_glyph_flags):
+        return parse(self._output_type, s, dpi, prop, antialiased, load_glyph_flags)
+
+    _parse_cached._mixbounds_shared = True
+    _parse_cached._mixbounds_original = method
+    MathTextParser._parse_cached = _parse_cached
+    return True
+
+
+MATHTEXT_SHARED = _share_mathtext_parses()
 
 
 def param_tex(param: str) -> str:

@@ -76,7 +76,7 @@ from mixbounds.solvers.oracles import ORACLES
 from mixbounds.solvers.result import SolveResult
 from mixbounds.solvers.stop_rule import DIVERGENCE_RATIO, StopRule
 
-__all__ = ["APAPCParameters", "DIVERGENCE_RATIO", "apapc"]
+__all__ = ["APAPCParameters", "DIVERGENCE_RATIO", "apapc", "apapc_steps"]
 
 
 def _fresh(a) -> np.ndarray:
@@ -261,3 +261,19 @@ def apapc(
         eps=float(eps),
         params=info,
     )
+
+
+def apapc_steps(*, grad_G: Callable[[np.ndarray], np.ndarray], apply_BtB: Callable[[np.ndarray], np.ndarray],
+                Btb: np.ndarray, params: APAPCParameters, u: np.ndarray, u_f: np.ndarray, z: np.ndarray,
+                steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``steps`` iterations of ``alg:apapc`` from an arbitrary state ``(u, u_f, z)``; returns the new state.
+
+    The same :class:`_Iterates` step as :func:`apapc`, started where a caller puts it (the worst-case
+    state of a performance-estimation problem, :mod:`mixbounds.checks.pep.extract`) instead of ``u_f⁰ = u⁰``, ``z⁰ = 0``.
+    """
+    it = _Iterates(u, params, Btb)
+    it.u_f[...] = np.asarray(u_f, dtype=float).reshape(it.u.shape)
+    it.z[...] = np.asarray(z, dtype=float).reshape(it.u.shape)
+    for _ in range(int(steps)):
+        it.step(grad_G, apply_BtB)
+    return it.u.copy(), it.u_f.copy(), it.z.copy()

@@ -1,41 +1,89 @@
-"""``constants="spectral"``: the strong convexity and smoothness of the reformulated objective ``G``,
-computed iteratively from operators (Lanczos), at any size.
+"""The strong convexity ``μ_G`` and smoothness ``L_G`` of the reformulated objective ``G``, three ways, and the
+cost model that picks one for ``mixbounds solve``.
 
-``G(w) = F(x, X̃) + (r/2)‖A x + αW'Y − b‖²`` (``eq:coupled_constraints_reg_form``).  Lemma
-``lem:conv_smooth_c_and_l`` bounds its constants by ``μ_f/4`` and ``2L_f κ_{W'}²``; those are kept
-(``constants="lemma"``) for the as-printed rate checks.  Here the extreme eigenvalues of ``∇²G``
-restricted to ``R^d × L_m^⊥ × R^{n d̃}`` (``L_m^⊥ = {Σ_i y_i = 0}``, where the iterates live) are
-computed with ARPACK on the operator ``v ↦ Π ∇²G Π v`` — ``Π`` removes the node mean of ``Y`` (a
-rank-``m`` projection), ``∇²G = ∇²F ⊕ 0 + r JᵀJ`` with ``J = (A, αW'⊗I)`` — never as a matrix.
-``λ_min`` uses ``Π∇²GΠ + λ_max(I − Π)`` so that the removed directions sit at the top.
+``G(w) = F(x, X̃) + (r/2)‖A x + αW'Y − b‖²`` (``eq:coupled_constraints_reg_form``), restricted to
+``R^d × L_m^⊥ × R^{n d̃}`` (``L_m^⊥ = {Σ_i y_i = 0}``, where the iterates live); ``∇²G = ∇²F ⊕ 0 + r JᵀJ`` with
+``J = (A, αW'⊗I)``.  Lemma ``lem:conv_smooth_c_and_l`` bounds its constants by ``μ_f/4`` and ``2L_f κ_{W'}²``; those
+are kept (``constants="lemma"``) for the as-printed rate checks.  Without ``A``, ``G = F`` and every mode gives
+``(μ_f, L_f)``.
 
-* Quadratic ``F``: ``∇²F = Q`` and the numbers are the exact constants (``constants="exact"``
-  computes the same ones densely up to 3000 unknowns; ``tests/test_scale.py`` compares them).
-* Other smooth ``F``: ``∇²F`` varies, so ``μ_f I`` and ``L_f I`` replace it for ``μ_G`` and ``L_G``
-  respectively (Assumption ``ass:smooth_and_str_convex_of_f_i``): valid bounds, tight for the
-  penalty part.
-* Without ``A``, ``G = F`` and the constants are ``(μ_f, L_f)``.
+``constants="bounds"`` (:func:`bound_constants`): closed-form bounds from the same facts as the lemma (``μ_f``,
+``L_f``, ``L_A = max_i σ_max²(A_i)``, the scaling ``α``, ``r`` and the interval ``[σ_lo, σ_hi]`` of the singular values
+of ``W'`` on ``1^⊥``, so ``μ_W = σ_lo²``, ``L_W = σ_hi²``); no oracle call.  With ``a = rα²μ_W``, ``b = r L_A``,
+``a' = rα²L_W`` and ``v = A x`` split into its consensus part ``v_∥`` and the rest ``v_⊥`` (``W'Y ⊥ v_∥``):
 
-The products use a scratch oracle (set-up work, not counted), like every spectral constant.
+* ``L_G <= L_f + b(1 + t)`` for the ``t > 0`` with ``L_f + b(1 + t) = a'(1 + 1/t)``: Young's inequality
+  ``r‖v + αW'Y‖² <= r(1 + t)‖v‖² + r(1 + 1/t)α²‖W'Y‖²``, then ``∇²F ⪯ L_f``, ``‖Ax‖² <= L_A‖x‖²``,
+  ``‖W'Y‖² <= L_W‖Y‖²``; the smaller of this and the lemma's value is used.
+* ``μ_G >= λ*``, the smaller root of ``(μ_f − λ)(a − λ) = bλ``: for ``λ < a``, minimising
+  ``r‖v_⊥ + αW'Y‖² − λ‖Y‖²`` over ``Y ∈ L_m^⊥`` gives ``−rλ v_⊥ᵀ(rα²W'² − λ)⁻¹v_⊥ >= −c‖v_⊥‖²`` with
+  ``c = rλ/(a − λ)`` (``W'² ⪰ μ_W`` on ``1^⊥``), so ``⟨w, ∇²G w⟩ − λ‖w‖² >= (μ_f − λ)‖u‖² + r‖v_∥‖² − c‖v_⊥‖²
+  >= (μ_f − λ − c L_A)‖u‖²``, which is ``>= 0`` up to ``λ*``.  With ``α²μ_W >= L_A`` (both ``α`` of
+  ``lem:coupled_spectrum`` and ``eq:block_scaling``) ``λ* >= μ_f/4``: never below the lemma.
+
+``constants="spectral"`` (:func:`spectral_constants`): the extreme eigenvalues of ``∇²G`` on that subspace by ARPACK on
+the operator ``v ↦ Π ∇²G Π v`` (``Π`` removes the node mean of ``Y``, a rank-``m`` projection), never as a matrix;
+``λ_min`` uses ``Π∇²GΠ + λ_max(I − Π)`` so that the removed directions sit at the top.  Quadratic ``F``: ``∇²F = Q``
+and the numbers are the exact constants (``constants="exact"`` computes the same ones densely up to 3000 unknowns;
+``tests/test_scale.py`` compares them); other smooth ``F``: ``μ_f I`` and ``L_f I`` replace ``∇²F``.  Every product
+goes through the reformulation's *set-up* oracles (:attr:`mixbounds.solvers.reformulations.Reformulation.setup_orc`): one
+Hessian product costs one ``grad`` round (``Q v = ∇F(v) − ∇F(0)``), two ``A`` and ``2·deg W'`` ``comm`` rounds, and
+the solve reports them as ``setup_counts``, apart from its own ``counts``.
+
+``constants="auto"`` (:func:`choose_constants`): spectral constants can only shorten the run by the ratio of the
+condition numbers, while their Lanczos products are paid up front.  The model predicts both in oracle rounds and
+takes ``spectral`` only if it costs no oracle more rounds than it can save; else ``bounds``.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse.linalg as spla
 from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.solvers.oracles import ORACLES
 
 #: ARPACK relative tolerance of the two extreme eigenvalues
 LANCZOS_TOL = 1e-10
 #: Lanczos basis size and iteration cap
 LANCZOS_NCV = 40
 LANCZOS_MAXITER = 100_000
+#: the cost model's count of Hessian products of ``constants="spectral"``: the fewest measured (ARPACK at
+#: LANCZOS_TOL, both ends, random-coupled d = 100, m = 5, κ_f = κ̂_A = 10: 362 at 10³ variables, 562 at 10⁴, 822 at
+#: 10⁵; 1922 at 10⁴ with κ_f = κ̂_A = 100; random-coupled-local and random-mixed at 10⁴: 822, 862), rounded down
+SPECTRAL_PRODUCTS_MIN = 300
 
 
+# ----------------------------------------------------------------------------- bounds from the facts
+def bound_constants(R) -> dict:
+    """``μ_G``, ``L_G`` bounds of the reformulation ``R`` from its facts (module docstring), with their terms.
+
+    Returns ``{"mu": λ*, "L": …, "a": rα²μ_W, "b": rL_A, "a_prime": rα²L_W, "t": …}`` (without ``A``:
+    ``{"mu": μ_f, "L": L_f}``, the exact constants of ``G = F``).
+    """
+    obj = R.problem.objective
+    mu_f, L_f = float(obj.mu), float(obj.L)
+    if not R.has_A:
+        return {"mu": mu_f, "L": L_f}
+    s, f = R.scal, R.facts
+    r, al2 = s["r"], s["alpha"] ** 2
+    a, b, ap = r * al2 * s["mu_W"], r * f["L_A"], r * al2 * s["L_W"]
+    tot = mu_f + a + b
+    # smaller root of λ² − (μ_f + a + b)λ + μ_f a, written without cancellation
+    mu = 2 * mu_f * a / (tot + math.sqrt(tot * tot - 4 * mu_f * a))
+    B = L_f + b - ap
+    t = 2 * ap / (B + math.sqrt(B * B + 4 * b * ap)) if B > 0 else (-B + math.sqrt(B * B + 4 * b * ap)) / (2 * b)
+    L_young = L_f + b * (1 + t)
+    L_lemma = 2 * L_f * s["kappa_W_prime"] ** 2
+    return {"mu": mu, "L": min(L_young, L_lemma), "L_young": L_young, "a": a, "b": b, "a_prime": ap, "t": t}
+
+
+# ----------------------------------------------------------------------------- Lanczos, counted
 def _hessian_operator(R, F_op):
-    """``v ↦ Π(F_op ⊕ 0 + r JᵀJ)Π v`` on the flat ``w`` of the reformulation ``R``."""
+    """``v ↦ Π(F_op ⊕ 0 + r JᵀJ)Π v`` on the flat ``w`` of the reformulation ``R``, through its set-up oracles."""
     n, m, dx = R.n, R.m, R.dx
-    ops = R._ops(R.scratch)
+    ops = R._ops(R.setup_orc)
     orc = ops.orc
     alpha, r = R.scal["alpha"], R.scal["r"]
     sx, sy, st = R.sx, R.sy, R.st
@@ -69,13 +117,15 @@ def _extreme(matvec, size: int, which: str) -> float:
 
 
 def spectral_constants(R) -> tuple[float, float]:
-    """``(μ_G, L_G)`` of the reformulation ``R`` (a :class:`mixbounds.solvers.reformulations.Reformulation`)."""
+    """``(μ_G, L_G)`` of the reformulation ``R`` (a :class:`mixbounds.solvers.reformulations.Reformulation`) by Lanczos; every
+    product counted on ``R.setup_orc`` (module docstring)."""
     obj = R.problem.objective
     if not R.has_A:
         return float(obj.mu), float(obj.L)
+    orc = R.setup_orc
     if isinstance(obj, QuadraticObjective):
-        Q = obj.Q
-        lo_op = hi_op = (lambda u: Q @ u)
+        g0 = orc.grad(np.zeros(R.dx + R.n * R.dt))  # ∇F(0) = −q, once: then Q v = ∇F(v) − ∇F(0), one round each
+        lo_op = hi_op = (lambda u: orc.grad(u) - g0)
     else:
         lo_op, hi_op = (lambda u: obj.mu * u), (lambda u: obj.L * u)
     mv_hi, _ = _hessian_operator(R, hi_op)
@@ -90,3 +140,53 @@ def spectral_constants(R) -> tuple[float, float]:
     if not (np.isfinite(mu) and mu > 0 and np.isfinite(L) and L >= mu):
         raise ValueError(f"constants='spectral': Lanczos gave μ_G = {mu}, L_G = {L} (need 0 < μ_G <= L_G)")
     return mu, L
+
+
+# ----------------------------------------------------------------------------- the cost model of "auto"
+def hessian_product_counts(R) -> dict:
+    """Oracle rounds of one Hessian product of :func:`spectral_constants` (``grad`` only for a quadratic ``F``)."""
+    dW = R.degrees().get("W", 1)
+    quad = isinstance(R.problem.objective, QuadraticObjective)
+    return {"grad": int(quad), "A": 2, "C": 0, "Ct": 0, "comm": 2 * dW}
+
+
+def predicted_iterations(kappa: float, chi: float, eps: float) -> float:
+    """APAPC's iterations to ``eps`` by its rate ``(1 + ¼ min{1/√(κχ), 1/χ})^{−k}`` (:mod:`mixbounds.solvers.apapc`): a worst-case
+    count (5.8× the 68 measured on random-coupled at 10⁴ variables, ``eps = 1e-6``), used only to compare."""
+    return math.log(1.0 / eps) / math.log1p(0.25 * min(1.0 / math.sqrt(kappa * chi), 1.0 / chi))
+
+
+def choose_constants(R, eps: float) -> tuple[str, str, dict]:
+    """``("bounds" | "spectral", reason, model)``: spectral only if its Lanczos products cost no oracle more rounds
+    than the iterations they can save.
+
+    With the bounds ``κ_b = L_b/μ_b``, the exact constants satisfy ``L_G >= L_f`` (Rayleigh quotient at ``∇²F``'s top
+    direction) and ``μ_G <= min(μ_f + r L_A, rα²L_W)`` (at ``∇²F``'s bottom direction, or a ``Y`` alone), so
+    ``κ_G >= κ_min = L_f / min(μ_f + rL_A, rα²L_W)``: at most ``I(κ_b) − I(κ_min)`` iterations
+    (:func:`predicted_iterations`, with the χ of ``R.interval``) are saved, each costing
+    :meth:`~mixbounds.solvers.reformulations.Reformulation.per_iteration_counts`; the set-up costs at least
+    :data:`SPECTRAL_PRODUCTS_MIN` × :func:`hessian_product_counts`.
+    """
+    b = bound_constants(R)
+    if not R.has_A:
+        return "bounds", "no coupled constraint: G = F, the bounds are the exact (μ_f, L_f)", {}
+    obj = R.problem.objective
+    lo, hi = R.interval
+    chi = hi / lo
+    kappa_b = b["L"] / b["mu"]
+    kappa_min = float(obj.L) / min(float(obj.mu) + b["b"], b["a_prime"])
+    saved = max(0.0, predicted_iterations(kappa_b, chi, eps) - predicted_iterations(min(kappa_min, kappa_b), chi, eps))
+    per_it, per_prod = R.per_iteration_counts(), hessian_product_counts(R)
+    setup = {k: SPECTRAL_PRODUCTS_MIN * per_prod[k] for k in ORACLES}
+    gain = {k: saved * per_it[k] for k in ORACLES}
+    worse = [k for k in ORACLES if setup[k] > gain[k]]
+    model = {"kappa_bounds": kappa_b, "kappa_min": kappa_min, "chi": chi, "iterations_saved_max": saved,
+             "spectral_setup_min": setup, "rounds_saved_max": gain}
+    if worse:
+        k = worse[0]
+        return "bounds", (f"spectral Lanczos would cost >= {setup[k]:.0f} {k} rounds ({SPECTRAL_PRODUCTS_MIN} Hessian "
+                          f"products) and can save at most {gain[k]:.0f} ({saved:.0f} iterations: κ_G from "
+                          f"{kappa_b:.3g} down to >= {kappa_min:.3g})"), model
+    return "spectral", (f"spectral Lanczos (>= {SPECTRAL_PRODUCTS_MIN} Hessian products) may save up to {saved:.0f} "
+                        f"iterations (κ_G from {kappa_b:.3g} down to >= {kappa_min:.3g}), more rounds of every "
+                        "oracle than it costs"), model

@@ -11,16 +11,15 @@ Constraint blocks (``K = diag(x-block, X̃-block)``,
 ``W' = P_W(W)`` (Chebyshev on ``W``, degree ``⌈√κ_W⌉`` on ``[λ_min+(W), λ_max(W)]``)
 and ``C' = P_C(CᵀC)`` (Chebyshev on ``CᵀC``, degree ``⌈√κ_C⌉``):
 
-=================  ===================================================  =====================================
-block              raw ``B`` (normal operator ``N = BᵀB``)              source
-=================  ===================================================  =====================================
-consensus (X̃)      ``√W``, ``N = W``; ``P_W(W)`` is its Chebyshev         ``prob:consensus_cons``
-shared (X̃)         ``B̃ = (C̃; γW')``, ``N = C̃ᵀC̃ + γ²W'²``                  ``app:nonind_upper``, ``lem:coupled_spectrum`` on ``C̃ᵀ``
-shared, identical  ``B̃ = (I⊗C̃'; W')`` (γ = 1), ``C̃' = P(C̃ᵀC̃)``, no outer  ``thm:LI_upper_bound``, ``lem:local_spectrum``
-coupled (x, Y)     ``B = (A  αW')``                                     ``app:coupled_cons``, ``lem:coupled_spectrum``
-coupled_local      ``B = [[A, αW'], [βC', 0]]``                         ``sec:mixed_upper``, ``eq:block_scaling``
-local (x)          ``C``, ``N = CᵀC`` (x-part of a mixed problem without A) —
-=================  ===================================================  =====================================
+Per block: the raw ``B`` (normal operator ``N = BᵀB``), and the paper's source.
+
+* consensus (X̃): ``√W``, ``N = W``; ``P_W(W)`` is its Chebyshev (``prob:consensus_cons``);
+* shared (X̃): ``B̃ = (C̃; γW')``, ``N = C̃ᵀC̃ + γ²W'²`` (``app:nonind_upper``, ``lem:coupled_spectrum`` on ``C̃ᵀ``);
+* shared, identical: ``B̃ = (I⊗C̃'; W')`` (γ = 1), ``C̃' = P(C̃ᵀC̃)``, no outer Chebyshev (``thm:LI_upper_bound``,
+  ``lem:local_spectrum``);
+* coupled (x, Y): ``B = (A  αW')`` (``app:coupled_cons``, ``lem:coupled_spectrum``);
+* coupled_local: ``B = [[A, αW'], [βC', 0]]`` (``sec:mixed_upper``, ``eq:block_scaling``);
+* local (x): ``C``, ``N = CᵀC`` (the x-part of a mixed problem without A).
 
 Every block except the identical-C̃ one is then Chebyshev-accelerated
 (``B → P_B(BᵀB)``) with the spectral interval its lemma gives.  APAPC's z-update
@@ -39,7 +38,11 @@ is zero on the feasible set, so the minimiser is unchanged).  Constants:
   ``R^d × 𝒴`` with ``𝒴 = {⟨y, 1⟩ = 0}``; the iterates live in ``L_m^⊥ = {Σ_i y_i = 0}``
   (a subspace of 𝒴, equal only for m = 1).  Nothing is corrected silently.
 * ``constants="spectral"``: the same extreme eigenvalues as ``"exact"``, by Lanczos on operators
-  at any size (:mod:`mixbounds.solvers.constants`); the default of ``mixbounds solve``.
+  at any size, every product counted as set-up (:mod:`mixbounds.solvers.constants`).
+* ``constants="bounds"``: closed-form bounds from the lemma's facts (Young's inequality for ``L_G``, a Schur
+  complement for ``μ_G``; :func:`mixbounds.solvers.constants.bound_constants`): never looser than the lemma, no oracle call.
+* ``constants="auto"``: ``"bounds"`` or ``"spectral"`` by the cost model of :func:`mixbounds.solvers.constants.choose_constants`
+  (needs the target ``eps``); the default of ``mixbounds solve``.
 * ``constants="exact"``: extreme eigenvalues of the Hessian of ``G`` restricted to
   ``R^d × L_m^⊥ × R^{n d̃}`` (dense; quadratic objectives only).  The value on the
   printed subspace 𝒴 is recorded as ``mu_G_printed_subspace`` for comparison.
@@ -69,9 +72,14 @@ never replaced by a measured value in ``"lemma"`` mode.
 
 All products go through :class:`mixbounds.solvers.oracles.CountedOracles`; set-up work that
 a decentralized method would do (the right-hand side ``Bᵀb'``) is counted too and
-shows in row 0 of the history.  Spectral *constants* are computed from the
-matrices at set-up and not counted; dense spectra (``"exact"``) use a separate
-scratch oracle object whose counts are discarded.
+shows in row 0 of the history.  Products made to *estimate* constants (the Lanczos of
+``"spectral"``, the dense operators of ``"exact"``) go through a second counted oracle object,
+:attr:`Reformulation.setup_orc`, whose counts are :attr:`Reformulation.setup_counts` (the solve
+summary's ``setup_counts``), never mixed into the solve's.  The facts (``λ_max(W)``,
+``λ_min+(W)``, ``L_A``, ``λ_min+(S_A)``, …) are the constants the paper assumes known: computed
+from the matrices (:func:`mixbounds.instances.spectra.solver_facts`), or passed in (``facts=``, e.g. the
+spectra an instance directory stores).  Materialised polynomials are measured on a scratch
+oracle whose counts are discarded (each application is counted as its recurrence).
 """
 
 from __future__ import annotations
@@ -81,11 +89,11 @@ from typing import Callable
 
 import numpy as np
 import scipy.linalg as sla
-from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
-from mixbounds.bounds.spectral import DENSE_LIMIT, sv_extremes, sym_extremes
+from mixbounds.bounds.spectral import DENSE_LIMIT, sym_extremes
 from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.spectra import fact_keys, shared_kind, solver_facts
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
-from mixbounds.solvers.constants import spectral_constants
+from mixbounds.solvers.constants import bound_constants, choose_constants, spectral_constants
 from mixbounds.solvers.materialize import (
     MATERIALIZE_LIMIT,
     MATERIALIZE_NODES,
@@ -100,11 +108,11 @@ from mixbounds.solvers.materialize import (
 from mixbounds.solvers.materialize import (
     MaterializedSparse as _MaterializedSparse,
 )
-from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.oracles import ORACLES, CountedOracles
 
 METHODS = ("apapc", "apapc-nocheb")
 SPECTRA = ("lemma", "exact")
-CONSTANTS = ("lemma", "exact", "spectral")
+CONSTANTS = ("lemma", "exact", "spectral", "bounds", "auto")
 #: problem classes with a method (``local`` and ``separable`` have none in the paper)
 SUPPORTED_CLASSES = ("consensus", "shared", "coupled", "coupled_local", "mixed")
 #: largest number of unknowns for the dense ``"exact"`` spectra and constants
@@ -138,16 +146,28 @@ class Reformulation:
 
     Parameters
     ----------
-    problem : the problem; its :attr:`problem_class` picks the blocks.
-    oracles : counted oracles of ``problem`` (default: a new :class:`CountedOracles`).
-    method : ``"apapc"`` (Chebyshev-accelerated) or ``"apapc-nocheb"`` (control).
-    spectra : ``"lemma"`` or ``"exact"`` (module docstring).
-    constants : ``"lemma"`` or ``"exact"`` (module docstring).
-    materialize : apply fixed polynomial operators (``P_W(W)``; small inner and outer
-        polynomials) as matrices built from their counted recurrence, adding the
-        recurrence's exact counts per application (:class:`_Materialized`); ``False``
-        evaluates every recurrence step through the oracles.
+    problem : MixedProblem
+        The problem; its :attr:`problem_class` picks the blocks.
+    oracles : CountedOracles, optional
+        Counted oracles of ``problem`` (default: a new :class:`CountedOracles`).
+    method : {"apapc", "apapc-nocheb"}
+        Chebyshev-accelerated, or without acceleration (the negative control).
+    spectra : {"lemma", "exact"}
+        Where the spectral intervals come from (module docstring).
+    constants : {"lemma", "exact", "spectral", "bounds", "auto"}
+        Where the constants μ_G, L_G come from (module docstring).
+    materialize : bool
+        Apply fixed polynomial operators (``P_W(W)``; small inner and outer polynomials) as matrices built from
+        their counted recurrence, adding the recurrence's exact counts per application (:class:`_Materialized`);
+        ``False`` evaluates every recurrence step through the oracles.
+    eps : float
+        The run's target accuracy, for the cost model of ``constants="auto"`` (default 1e-8).
+    facts : dict, optional
+        The facts of :func:`mixbounds.instances.spectra.solver_facts` when already known (an instance directory's
+        stored spectra, checked by :func:`mixbounds.instances.spectra.trusted_facts`); computed when ``None``.
 
+    Notes
+    -----
     Attributes used by APAPC: :meth:`grad_G`, :meth:`apply_normal`, :attr:`normal_rhs`,
     :attr:`L_G`, :attr:`mu_G`, :attr:`interval` (bounds on the positive spectrum of
     the normal operator), :meth:`to_u`, :meth:`from_u`; :meth:`describe` gives every
@@ -155,7 +175,8 @@ class Reformulation:
     """
 
     def __init__(self, problem, oracles: CountedOracles | None = None, *, method: str = "apapc",
-                 spectra: str = "lemma", constants: str = "lemma", materialize: bool = True):
+                 spectra: str = "lemma", constants: str = "lemma", materialize: bool = True,
+                 eps: float = 1e-8, facts: dict | None = None):
         if method not in METHODS:
             raise ValueError(f"Reformulation: unknown method {method!r}; expected one of {METHODS}")
         if spectra not in SPECTRA:
@@ -197,17 +218,14 @@ class Reformulation:
             self.x_kind = "coupled_local" if self.has_C else "coupled"
         else:
             self.x_kind = "local" if self.has_C else "free"
-        if dt == 0:
-            self.t_kind = None
-        elif problem.Ct is None:
-            self.t_kind = "consensus"
-        else:
-            self.t_kind = "shared_identical" if problem.identical_shared else "shared"
+        self.t_kind = shared_kind(problem)
         self._scratch: CountedOracles | None = None
+        self._setup_orc: CountedOracles | None = None
+        self.eps = float(eps)
         self._diff: np.ndarray | None = None  # work buffer of sq_distance
         self.info: dict = {"class": cls, "method": method, "spectra": spectra, "constants": constants,
                            "x_block": self.x_kind, "t_block": self.t_kind}
-        self._set_up_facts()
+        self._set_up_facts(facts)
         self._set_up_inner()
         self._set_up_scalings()
         self._set_up_blocks()
@@ -221,37 +239,35 @@ class Reformulation:
             self._scratch = CountedOracles(self.problem)
         return self._scratch
 
-    def _set_up_facts(self) -> None:
-        P = self.problem
-        f: dict = {}
-        gs = gossip_spectrum(P.W)
-        f["lambda_max_W"], f["lambda_min_W"] = gs.lmax, gs.lmin_pos
-        f["kappa_W"] = gs.kappa
-        if self.has_A:
-            f["L_A"] = group_spectrum(P.A, name="A").L
-            SA = interaction_extremes(P.A)
-            f["lambda_min_S_A"], f["L_S"] = SA.lmin_pos, SA.lmax
-            if f["lambda_min_S_A"] <= 0:
-                raise ValueError("Reformulation: S_A = (1/n)Σ A_i A_iᵀ is zero; the coupled constraint is void")
-        if self.has_C:
-            gc = group_spectrum(P.C, kernels=P.C_kernels, name="C")
-            f["L_C"], f["mu_C"] = gc.L, gc.mu
-            if gc.mu <= 0:
-                raise ValueError("Reformulation: all C_i are zero (no local constraint to precondition)")
-            f["kappa_C"] = gc.kappa
-        if self.has_A and self.has_C:
-            pk = projected_kappa(P.A, P.C, D_kernels=P.C_kernels)
-            f["mu_tilde_AC"], f["kappa_tilde_AC"] = pk.mu, pk.kappa
-        if self.t_kind == "shared":
-            f["L_Ct"] = group_spectrum(P.Ct, name="C̃").L
-            f["lambda_min_S_Ct"] = interaction_extremes(P.Ct, transpose=True).lmin_pos
-            if f["lambda_min_S_Ct"] <= 0:
-                raise ValueError("Reformulation: S_{C̃ᵀ} = (1/n)Σ C̃_iᵀC̃_i is zero")
-        if self.t_kind == "shared_identical":
-            e = sv_extremes(P.Ct[0], name="C̃")
-            f["L_Ct"], f["mu_Ct"] = e.lmax, e.lmin_pos
-            if e.lmin_pos <= 0:
-                raise ValueError("Reformulation: identical C̃_i are zero")
+    @property
+    def setup_orc(self) -> CountedOracles:
+        """The counted oracles of constants estimation (:attr:`setup_counts`), apart from the solve's :attr:`orc`."""
+        if self._setup_orc is None:
+            self._setup_orc = CountedOracles(self.problem)
+        return self._setup_orc
+
+    @property
+    def setup_counts(self) -> dict:
+        """Oracle rounds spent estimating constants (all zero for ``"lemma"`` and ``"bounds"``)."""
+        return self._setup_orc.snapshot() if self._setup_orc is not None else {k: 0 for k in ORACLES}
+
+    def _set_up_facts(self, facts: dict | None) -> None:
+        if facts is None:
+            f, _ = solver_facts(self.problem)
+            self.facts_source = "computed from the matrices"
+        else:
+            f = {k: float(v) for k, v in facts.items()}
+            if set(f) != fact_keys(self.problem):
+                raise ValueError(f"Reformulation: facts= has keys {sorted(f)}, expected {sorted(fact_keys(self.problem))}")
+            self.facts_source = "given"
+        if self.has_A and f["lambda_min_S_A"] <= 0:
+            raise ValueError("Reformulation: S_A = (1/n)Σ A_i A_iᵀ is zero; the coupled constraint is void")
+        if self.has_C and f["mu_C"] <= 0:
+            raise ValueError("Reformulation: all C_i are zero (no local constraint to precondition)")
+        if self.t_kind == "shared" and f["lambda_min_S_Ct"] <= 0:
+            raise ValueError("Reformulation: S_{C̃ᵀ} = (1/n)Σ C̃_iᵀC̃_i is zero")
+        if self.t_kind == "shared_identical" and f["mu_Ct"] <= 0:
+            raise ValueError("Reformulation: identical C̃_i are zero")
         self.facts = f
         self.info["facts"] = dict(f)
 
@@ -394,7 +410,7 @@ class Reformulation:
             lo, hi = self._raw_interval_lemma(kind)
             b = {"kind": kind, "slice": sl, "shape": shape, "raw_interval_lemma": _interval(lo, hi)}
             if exact:
-                ops = self._ops(self.scratch)
+                ops = self._ops(self.setup_orc)
                 N = _dense_operator(lambda v, k=kind: self._N(ops, k, v), shape, int(np.prod(shape)))
                 lo, hi = _extremes(N, f"BᵀB[{kind}]")
                 b["raw_interval_exact"] = _interval(lo, hi)
@@ -407,7 +423,7 @@ class Reformulation:
                 flo, fhi = chebyshev_interval(hi, lo, deg)
                 b["interval_lemma"] = _interval(flo, fhi)
                 if exact:
-                    ops = self._ops(self.scratch)
+                    ops = self._ops(self.setup_orc)
                     ch = Chebyshev(lambda v, k=kind: self._N(ops, k, v), hi, lo, deg)
                     Mp = _dense_operator(ch.apply_P, shape, int(np.prod(shape)))
                     flo, fhi = _extremes(Mp, f"P(BᵀB)[{kind}]")
@@ -444,11 +460,20 @@ class Reformulation:
         else:
             mu_l, L_l = mu_f, L_f
         c = {"L_f": L_f, "mu_f": mu_f, "L_G_lemma": L_l, "mu_G_lemma": mu_l}
-        if self.constants == "spectral":
+        mode = self.constants
+        if mode in ("bounds", "auto"):
+            bc = bound_constants(self)
+            c.update(L_G_bounds=bc["L"], mu_G_bounds=bc["mu"])
+        if mode == "auto":
+            mode, why, model = choose_constants(self, self.eps)
+            c.update(choice=mode, reason=why, cost_model=model)
+        if mode == "bounds":
+            self.L_G, self.mu_G = c["L_G_bounds"], c["mu_G_bounds"]
+        elif mode == "spectral":
             mu_s, L_s = spectral_constants(self)
             c.update(L_G_spectral=L_s, mu_G_spectral=mu_s)
             self.L_G, self.mu_G = L_s, mu_s
-        elif self.constants == "exact":
+        elif mode == "exact":
             mu_e, L_e, mu_p = self._exact_constants()
             c.update(L_G_exact=L_e, mu_G_exact=mu_e)
             if mu_p is not None:
@@ -474,7 +499,7 @@ class Reformulation:
         if not self.has_A:
             ev = np.linalg.eigvalsh(H)
             return float(ev[0]), float(ev[-1]), None
-        ops = self._ops(self.scratch)
+        ops = self._ops(self.setup_orc)
         Wd = _dense_operator(ops.Wp, (n,), n)
         J = np.zeros((n * m, self.size))
         J[:, self.sx] = P.bA.toarray()

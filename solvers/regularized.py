@@ -36,7 +36,7 @@ which the criterion held until the end of the run (APAPC is not monotone; rates 
 ``params["first_hit_row"]`` the first row where it held.
 
 Shared pieces (used by :mod:`mixbounds.solvers.sliding` and :mod:`mixbounds.solvers.subgradient`)
-----------------------------------------------------------------------------
+-------------------------------------------------------------------------------------------------
 * :class:`ProblemView` and :class:`DelegatingOracles`: the reformulation of a problem
   whose objective is replaced (regularised here, a placeholder for the nonsmooth
   methods, which use only the constraint side of the reformulation), with **every**

@@ -20,7 +20,9 @@ class SolveResult:
     ``‖x_k − x*‖² / ‖x_0 − x*‖²`` (or the method's own accuracy measure, named in
     ``error_kind``) at the same rows; ``converged``: whether the stopping test held;
     ``reason``: why the run stopped (``"tolerance"``, ``"budget"``, ``"non-finite"``, …);
-    ``method``, ``eps``, ``params``: what ran, with which target and parameters.
+    ``method``, ``eps``, ``params``: what ran, with which target and parameters;
+    ``setup_counts``: oracle rounds spent *estimating constants* before the run (e.g. the Lanczos products of
+    ``constants="spectral"``), never included in ``counts`` (empty when the solver estimates none).
     """
 
     x: np.ndarray
@@ -34,6 +36,7 @@ class SolveResult:
     eps: float
     error_kind: str = "relative squared distance to x*"
     params: dict = field(default_factory=dict)
+    setup_counts: dict = field(default_factory=dict)
 
     def counts_to(self, eps: float) -> dict | None:
         """Cumulative counts at the first recorded row whose error is ``<= eps`` (``None`` if never)."""
@@ -42,6 +45,10 @@ class SolveResult:
             return None
         row = self.history_counts[hit[0]]
         return {k: int(v) for k, v in zip(ORACLES, row)}
+
+    def counts_with_setup(self) -> dict:
+        """``counts`` plus ``setup_counts``: every oracle round the run needed, constants estimation included."""
+        return {k: int(v) + int(self.setup_counts.get(k, 0)) for k, v in self.counts.items()}
 
     def final_error(self) -> float:
         return float(self.history_error[-1]) if self.history_error.size else float("nan")

@@ -1,7 +1,7 @@
 """Gradient Sliding on the penalised reformulation (Algorithm ``alg:sliding``; Tables 3 and 4).
 
 Problem (``subsec:sliding``, ``eq:affine_constraints_penal_prob``)
------------------------------------------------------------------
+------------------------------------------------------------------
 ``min_{w ∈ U} H_r(w) = G(w) + (r/2)‖K w − b'‖²`` where ``w = (x, Y, X̃)`` are the
 variables of the paper's reformulation of the problem's class and ``K`` its
 **Chebyshev-preconditioned** constraint operator (:class:`mixbounds.solvers.reformulations.Reformulation`:
@@ -35,12 +35,13 @@ Optimization Methods for Machine Learning", Algorithm 8.1), written for ``Ψ = f
     ūᵏ = (1 − γ_k) ūᵏ⁻¹ + γ_k ũᵏ                            (line 12, see below)
 
 The printed Algorithm 2 differs in two lines, recorded as a finding by
-:mod:`mixbounds.checks.nonsmooth` (``finding.alg_sliding.initialisation``): line 6 reads
+:mod:`mixbounds.checks.nonsmooth` (``finding.alg_sliding.line12``: line 12 is the one that breaks convergence): line 6 reads
 "u^k_0 := ũ^k_0, ũ^k_0 := u^{k−1}" (circular: ``u^k_0`` is set from ``ũ^k_0`` before
 ``ũ^k_0`` is defined), and line 12 reads "ū^k := γ_k ũ^k + (1 − γ_k) ũ^{k−1}" (averages
 two inner outputs instead of updating the running average ``ū``).  ``reading="printed"``
 implements the literal text with the sequential interpretation ``u₀ = ũᵏ⁻¹``,
-``ũ₀ = uᵏ⁻¹`` and line 12 as printed, so the two can be compared numerically.
+``ũ₀ = uᵏ⁻¹`` and line 12 as printed, so the two can be compared numerically; ``"line6"`` and
+``"line12"`` take only that line as printed and the other as Lan writes it.
 
 Parameters (``rule``):
 
@@ -91,7 +92,9 @@ from mixbounds.solvers.regularized import Accuracy, PlaceholderObjective, reform
 from mixbounds.solvers.result import SolveResult
 
 RULES = ("book", "horizon")
-READINGS = ("lan", "printed")
+#: "lan": Lan's GS; "printed": lines 6 and 12 as printed; "line6" / "line12": only that line as printed, the
+#: other as Lan writes it (which of the two printed lines breaks convergence)
+READINGS = ("lan", "printed", "line6", "line12")
 #: restart constant: N_s = ⌈√(RESTART_C · L/μ_H)⌉ (module docstring)
 RESTART_C = 65.0
 #: default budgets
@@ -121,9 +124,7 @@ class PenalizedProblem:
         self.sigma_min = math.sqrt(lo)
         self.lam_max = float(hi)
         self.R_dual = self.M / self.sigma_min
-        self.r = 2.0 * self.R_dual ** 2 / eps
-        self.L = self.r * self.lam_max
-        self.eps = float(eps)
+        self.set_accuracy(eps)
         lay = problem.layout
         self.u_idx = np.concatenate([np.arange(ref.sx.start, ref.sx.stop), np.arange(ref.st.start, ref.st.stop)]).astype(np.int64)
         self.size = ref.size
@@ -138,6 +139,18 @@ class PenalizedProblem:
             self.box = None
         self._rhs = ref.normal_rhs
         self.layout = lay
+
+    def set_accuracy(self, eps: float) -> None:
+        """Penalty for the accuracy ``eps``: ``r = 2R_dual²/ε`` (``lem:penalization``) and ``L = r λ_max(KᵀK)``.
+
+        Called once by the constructor; the penalty homotopy (:mod:`mixbounds.solvers.homotopy_sliding`) calls it
+        again at every phase with that phase's accuracy.
+        """
+        if not (eps > 0):
+            raise ValueError(f"PenalizedProblem: eps must be positive, got {eps}")
+        self.eps = float(eps)
+        self.r = 2.0 * self.R_dual ** 2 / self.eps
+        self.L = self.r * self.lam_max
 
     def u_of(self, w: np.ndarray) -> np.ndarray:
         return w if self.w_is_u else w[self.u_idx]
@@ -249,7 +262,7 @@ def _gs_phase(pen: PenalizedProblem, w_init: np.ndarray, D2: float, rec: _Record
         wl = (1.0 - gamma) * wbar + gamma * w
         g = pen.grad_penalty(wl)
         a = w - g / beta  # (β u^{k−1} − g)/β
-        if reading == "lan":
+        if reading not in ("printed", "line6"):
             u = w.copy()
             ut = w.copy()
         else:  # printed line 6, read sequentially: u_0 := ũ_0 (= ũ^{k−1}), then ũ_0 := u^{k−1}
@@ -265,7 +278,7 @@ def _gs_phase(pen: PenalizedProblem, w_init: np.ndarray, D2: float, rec: _Record
             ut += th * u
         inner_budget[0] -= T
         w = u
-        if reading == "lan":
+        if reading not in ("printed", "line12"):
             wbar = (1.0 - gamma) * wbar + gamma * ut
         else:  # printed line 12
             wbar = gamma * ut + (1.0 - gamma) * wtil_prev
@@ -287,6 +300,55 @@ def _result(rec: _Recorder, pen: PenalizedProblem, wbar, hit: bool, reason: str,
                        eps=float(eps), error_kind="max(gap/eps, dist/delta) of the output u-bar after each outer "
                                                   "iteration (gap = F(u) - F(u*), dist = distance to the feasible set of (P))",
                        params=info)
+
+
+# ----------------------------------------------------------------------------- runs on any penalised problem
+def run_sliding(pen, rec: _Recorder, w0: np.ndarray, *, R: float, rule: str = "book", reading: str = "lan",
+                N: int | None = None, max_outer: int = MAX_OUTER, max_inner: int = MAX_INNER) -> tuple[np.ndarray, bool]:
+    """One GS run from ``w0`` on the penalised problem ``pen`` (``D̃ = R²``), recorded by ``rec``: ``(ū, hit)``.
+
+    ``pen`` is any object with the interface of :class:`PenalizedProblem` that GS uses (``L``, ``M``, ``subgrad``,
+    ``grad_penalty``, ``project``, ``u_of``): the paper's reformulations here, the generic problem
+    ``prob:affine_constraints`` in :mod:`mixbounds.solvers.affine`.
+    """
+    if rec.record(w0, 0):
+        return w0, True
+    wbar, hit, _ = _gs_phase(pen, w0, float(R) ** 2, rec, rule=rule, reading=reading, N=N,
+                             outer_limit=min(max_outer, N or max_outer), inner_budget=[int(max_inner)])
+    return wbar, hit
+
+
+def restart_plan(R: float, N_phase: int):
+    """The restarts of the module docstring: phase ``s`` has ``D̃_s = R²/2ˢ`` and ``N_phase`` outer iterations."""
+
+    def plan(s: int, pen) -> dict:
+        return {"R2": float(R) ** 2 / 2.0 ** s, "N_phase": int(N_phase)}
+
+    return plan
+
+
+def run_phases(pen, rec: _Recorder, w0: np.ndarray, plan, *, max_phases: int,
+               max_inner: int = MAX_INNER) -> tuple[np.ndarray, bool, list]:
+    """Restarted GS from ``w0``: phase ``s = 0, 1, …`` (``"book"`` rule, Lan's reading) starts at the previous
+    phase's output with the ``D̃_s = plan(s, pen)["R2"]`` and the ``plan(s, pen)["N_phase"]`` outer iterations that
+    ``plan`` returns (it may re-target the penalty, :meth:`PenalizedProblem.set_accuracy`).  Stops at the first
+    ``(ε, δ)``-hit, after ``max_phases`` phases, or once ``max_inner`` subgradient rounds are spent.  Returns
+    ``(output, hit, phase records)``, each record ``plan``'s entries plus ``phase``, ``outer`` (iterations done)
+    and ``end_row``."""
+    hit = rec.record(w0, 0)
+    budget = [int(max_inner)]
+    w = w0
+    phases = []
+    s = 0
+    while not hit and s < max_phases:
+        ph = plan(s, pen)
+        w, hit, done = _gs_phase(pen, w, ph["R2"], rec, rule="book", reading="lan", N=None,
+                                 outer_limit=ph["N_phase"], inner_budget=budget)
+        phases.append({"phase": s, **ph, "outer": done, "end_row": len(rec.ratio) - 1})
+        if done < ph["N_phase"] and not hit:
+            break  # inner budget exhausted
+        s += 1
+    return w, hit, phases
 
 
 def _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0):
@@ -322,13 +384,8 @@ def gradient_sliding(problem, *, eps: float, x_star, R: float, M: float | None =
         raise ValueError(f"gradient_sliding: R must be positive, got {R}")
     orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
     rec = _Recorder(orc, acc, pen)
-    hit0 = rec.record(w0, 0)
-    budget = [int(max_inner)]
-    if hit0:
-        wbar, hit = w0, True
-    else:
-        wbar, hit, _ = _gs_phase(pen, w0, float(R) ** 2, rec, rule=rule, reading=reading, N=N,
-                                 outer_limit=min(max_outer, N or max_outer), inner_budget=budget)
+    wbar, hit = run_sliding(pen, rec, w0, R=R, rule=rule, reading=reading, N=N, max_outer=max_outer,
+                            max_inner=max_inner)
     reason = "tolerance" if hit else "budget"
     return _result(rec, pen, wbar, hit, reason, f"gradient-sliding[{method},{rule},{reading}]", eps,
                    {"rule": rule, "reading": reading, "R": float(R), "D_tilde": float(R) ** 2, "N": N})
@@ -348,23 +405,12 @@ def restarted_gradient_sliding(problem, *, eps: float, x_star, R: float, mu: flo
     mu_H = mu_f / 2.0
     N_s = int(math.ceil(math.sqrt(RESTART_C * pen.L / mu_H)))
     rec = _Recorder(orc, acc, pen)
-    hit = rec.record(w0, 0)
-    budget = [int(max_inner)]
-    w = w0
-    phases = []
-    R2 = float(R) ** 2
-    s = 0
-    while not hit and s < max_phases:
-        w, hit, done = _gs_phase(pen, w, R2, rec, rule="book", reading="lan", N=None, outer_limit=N_s, inner_budget=budget)
-        phases.append({"phase": s, "R2": R2, "outer": done, "end_row": len(rec.ratio) - 1})
-        if done < N_s and not hit:
-            break  # inner budget exhausted
-        R2 /= 2.0
-        s += 1
+    w, hit, phases = run_phases(pen, rec, w0, restart_plan(R, N_s), max_phases=max_phases, max_inner=max_inner)
     reason = "tolerance" if hit else "budget"
     return _result(rec, pen, w, hit, reason, f"restarted-gradient-sliding[{method}]", eps,
                    {"rule": "book", "mu_f": mu_f, "mu_H": mu_H, "N_phase": N_s, "phases": phases, "R": float(R),
                     "restart_constant": RESTART_C})
 
 
-__all__ = ["PenalizedProblem", "gradient_sliding", "reformulated_solution", "restarted_gradient_sliding"]
+__all__ = ["PenalizedProblem", "gradient_sliding", "reformulated_solution", "restart_plan", "restarted_gradient_sliding",
+           "run_phases", "run_sliding"]

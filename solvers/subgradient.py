@@ -37,6 +37,24 @@ def projected_subgradient(problem, *, eps: float, x_star, M: float | None = None
     orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
     h = eps / (4.0 * pen.M ** 2) if step is None else float(step)
     rec = _Recorder(orc, acc, pen)
+    w, hit, k, cps = run_subgradient(pen, rec, w0, h, max_iter=max_iter)
+    hc = np.asarray(rec.counts, dtype=np.int64).reshape(-1, len(ORACLES))
+    info = pen.describe()
+    info.update(step=h, checkpoints=cps, history_gap=rec.gap, history_dist=rec.dist, delta=acc.delta, F_star=acc.F_star,
+                first_hit_row=(len(rec.ratio) - 1) if hit else None, iterations_total=k)
+    return SolveResult(x=pen.u_of(w).copy(), iterations=k, counts={kk: int(v) for kk, v in zip(ORACLES, hc[-1])},
+                       history_counts=hc, history_error=np.asarray(rec.ratio, dtype=float), converged=bool(hit),
+                       reason="tolerance" if hit else "budget", method=f"projected-subgradient[{method}]", eps=float(eps),
+                       error_kind="max(gap/eps, dist/delta) of the suffix average at checkpoints (rows), gap = F(u) - F(u*), "
+                                  "dist = distance to the feasible set of (P)",
+                       params=info)
+
+
+def run_subgradient(pen, rec: _Recorder, w0: np.ndarray, h: float, *, max_iter: int = MAX_ITER):
+    """The iteration of the module docstring on the penalised problem ``pen`` (any object with the interface of
+    :class:`mixbounds.solvers.sliding.PenalizedProblem` that it uses: ``subgrad``, ``grad_penalty``, ``project``),
+    step ``h``, from ``w0``; the suffix average is recorded by ``rec`` at the checkpoints.  Returns
+    ``(last iterate, hit, iterations, checkpoints)``."""
     hit = rec.record(w0, 0)
     w = w0.copy()
     # prefix sums at checkpoints: S[k] = Σ_{j<=k} w_j, for suffix averages
@@ -59,16 +77,7 @@ def projected_subgradient(problem, *, eps: float, x_star, M: float | None = None
             sums[k] = total.copy()
             cps.append(k)
             next_cp = k + 1 if k < 50 else int(np.ceil(k * CHECK_GROWTH))
-    hc = np.asarray(rec.counts, dtype=np.int64).reshape(-1, len(ORACLES))
-    info = pen.describe()
-    info.update(step=h, checkpoints=cps, history_gap=rec.gap, history_dist=rec.dist, delta=acc.delta, F_star=acc.F_star,
-                first_hit_row=(len(rec.ratio) - 1) if hit else None, iterations_total=k)
-    return SolveResult(x=pen.u_of(w).copy(), iterations=k, counts={kk: int(v) for kk, v in zip(ORACLES, hc[-1])},
-                       history_counts=hc, history_error=np.asarray(rec.ratio, dtype=float), converged=bool(hit),
-                       reason="tolerance" if hit else "budget", method=f"projected-subgradient[{method}]", eps=float(eps),
-                       error_kind="max(gap/eps, dist/delta) of the suffix average at checkpoints (rows), gap = F(u) - F(u*), "
-                                  "dist = distance to the feasible set of (P)",
-                       params=info)
+    return w, hit, k, cps
 
 
-__all__ = ["projected_subgradient"]
+__all__ = ["projected_subgradient", "run_subgradient"]

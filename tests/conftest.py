@@ -47,3 +47,13 @@ def pytest_report_header(config):
     blas = "; ".join(f"{i.get('internal_api')} {i.get('version')} ({i.get('threading_layer', '?')}, "
                      f"{i.get('num_threads')} threads)" for i in threadpool_info() if i.get("user_api") == "blas")
     return [f"numpy {np.__version__}, scipy {scipy.__version__}, BLAS: {blas or 'none found'}"]
+
+
+def pytest_benchmark_update_machine_info(config, machine_info):
+    """The load average when a benchmark run starts (2-core machines are shared: a timing means little without it)
+    and the BLAS threads, in the JSON of ``--benchmark-json``."""
+    from threadpoolctl import threadpool_info
+
+    machine_info["loadavg_at_start"] = list(os.getloadavg())
+    machine_info["cpu_count"] = os.cpu_count()
+    machine_info["blas_threads"] = [i.get("num_threads") for i in threadpool_info() if i.get("user_api") == "blas"]

@@ -1,8 +1,25 @@
-"""Small random problems for unit tests (the seeded families proper live in mixbounds.instances.random)."""
+"""Small random problems for unit tests (the seeded families proper live in mixbounds.instances.random), and a
+copy of the package in its installed layout for the tests that change the suite (mutants, contributing recipes)."""
+
+import shutil
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the folders setuptools maps to mixbounds.<folder> (pyproject.toml, package-dir)
+MAPPED_FOLDERS = ("bounds", "instances", "solvers", "checks", "plots")
+
+
+def installed_copy(dst: Path) -> Path:
+    """The installed layout of the package under ``dst`` (importable with ``PYTHONPATH=dst``); returns the package."""
+    pkg = dst / "mixbounds"
+    shutil.copytree(ROOT / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    for sub in MAPPED_FOLDERS:
+        shutil.copytree(ROOT / sub, pkg / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    return pkg
 
 
 def path_laplacian(n: int) -> sp.csr_matrix:

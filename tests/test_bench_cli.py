@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from mixbounds.checks.run.compare import untimed  # timings: the only fields two runs may differ in
 from mixbounds.checks.tiers import TINY
 
 from mixbounds.cli.command import main
@@ -17,18 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the smallest bench run there is: the example APAPC on the consensus class, tiny tier (8 results)
 BENCH = ["bench", "--method", "examples.apapc:apapc", "--classes", "consensus", "--tier", "tiny", "--jobs", "1"]
 #: per-result fields that hold wall-clock measurements, the only ones allowed to differ between two runs
-TIMING_KEYS = frozenset({"seconds", "wall_time"})
 
 needs_dask = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
                                 reason="Dask's distributed is not installed (pip install '.[dask]')")
-
-
-def _strip_timing(obj):
-    if isinstance(obj, dict):
-        return {k: _strip_timing(v) for k, v in obj.items() if k not in TIMING_KEYS}
-    if isinstance(obj, list):
-        return [_strip_timing(v) for v in obj]
-    return obj
 
 
 @pytest.fixture
@@ -102,7 +94,7 @@ def test_local_cluster_equals_serial_bench_result_for_result(tmp_path, at_root, 
     assert [r["id"] for r in a["results"]] == [r["id"] for r in b["results"]] and len(a["results"]) == 8
     for x, y in zip(a["results"], b["results"]):
         assert x["status"] == y["status"] and x["slope"] == y["slope"], x["id"]
-        assert _strip_timing(x) == _strip_timing(y), x["id"]
+        assert untimed(x) == untimed(y), x["id"]
     assert a["summary"] == b["summary"]
     for k in ("tasks", "computed", "code_version"):
         assert a["stats"][k] == b["stats"][k], k
@@ -112,7 +104,7 @@ def test_local_cluster_equals_serial_bench_result_for_result(tmp_path, at_root, 
         assert {"bench.json", "report.md", "report.html", "plots"} <= set(m["files"])
         assert (d / LOCK).read_text() == "" and not [p for p in os.listdir(d) if p.startswith(".mixbounds-staging")]
     assert main([*BENCH, "--out", str(dask)]) == 0  # the owned directory is reused, the set replaced
-    assert _strip_timing(json.loads((dask / "bench.json").read_text())["results"]) == _strip_timing(a["results"])
+    assert untimed(json.loads((dask / "bench.json").read_text())["results"]) == untimed(a["results"])
 
 
 def test_measure_plans_refuses_an_executor_for_a_python_object():

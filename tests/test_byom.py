@@ -238,11 +238,15 @@ def test_cli_runs_and_writes(tmp_path, monkeypatch, capsys):
     assert all(p["ratio"] >= 1 for p in comm["points"]) and math.isfinite(comm["lower"]["slope"])
     assert (out / "report.md").is_file() and (out / "report.html").is_file() and (out / "bench.json").is_file()
     assert "optimal" in (out / "report.md").read_text() and len(list((out / "plots").glob("*.png"))) == 8
+    # set-up counted and said: what each count includes, APAPC's constants-estimation rounds (lemma constants: 0)
+    assert all(r["counts_basis"]["per_accuracy"].startswith("rounds between") for r in doc["results"])
+    assert all(r["apapc"]["setup_counts"] == 0 for r in doc["results"])
+    assert "Set-up: the per-accuracy counts" in (out / "report.md").read_text()
 
 
-def test_readme_example_is_the_shipped_diging():
-    """The README's complete example is examples/diging.py's function, character for character."""
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("def diging(problem, oracles):", 1)[1].split("```", 1)[0]
+def test_guide_example_is_the_shipped_diging():
+    """The method designer's guide shows examples/diging.py's function as the complete example, character for character."""
+    guide = (ROOT / "docs" / "guides" / "method-designer.md").read_text()
+    block = guide.split("def diging(problem, oracles):", 1)[1].split("```", 1)[0]
     src = (ROOT / "examples" / "diging.py").read_text().split("def diging(problem, oracles):", 1)[1]
     assert block.strip() == src.strip().replace("\n\n\n", "\n\n")

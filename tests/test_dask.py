@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from mixbounds.checks.run import executors
+from mixbounds.checks.run.compare import untimed  # timings: the only fields two runs may differ in
 from mixbounds.checks.run.executors import SchedulerError, parse_scheduler, run_group_on_worker
 from mixbounds.checks.run.framework import code_version
 
@@ -15,16 +16,6 @@ from mixbounds.verify import EXIT_OK, EXIT_USAGE, Options, run
 #: a tiny subset of the registry: several task groups (so both workers get work), rates, lower bound and a lemma,
 #: a few seconds serially
 CLAIMS = "T1.consensus.*@random-consensus,T1.consensus.comm.kappa_W.lower,lemma.coupled_spectrum"
-#: keys whose values are wall-clock times, the only fields allowed to differ between two runs
-TIMING_KEYS = frozenset({"seconds"})
-
-
-def _strip_timing(obj):
-    if isinstance(obj, dict):
-        return {k: _strip_timing(v) for k, v in obj.items() if k not in TIMING_KEYS}
-    if isinstance(obj, list):
-        return [_strip_timing(v) for v in obj]
-    return obj
 
 
 def _doc(out):
@@ -32,7 +23,7 @@ def _doc(out):
 
 
 def _cache(out):
-    return {f.name: _strip_timing(json.loads(f.read_text())) for f in (out / ".cache").rglob("*.json")}
+    return {f.name: untimed(json.loads(f.read_text())) for f in (out / ".cache").rglob("*.json")}
 
 
 def _verify(out, **kw):
@@ -104,7 +95,7 @@ def test_local_cluster_equals_serial_run_result_for_result(tmp_path, local_clust
     assert [c["id"] for c in a["claims"]] == [c["id"] for c in b["claims"]]
     assert len(a["claims"]) >= 4 and a["stats"]["tasks"] >= 3
     for x, y in zip(a["claims"], b["claims"]):
-        assert _strip_timing(x) == _strip_timing(y), x["id"]
+        assert untimed(x) == untimed(y), x["id"]
     for k in ("tasks", "computed", "cached", "code_version"):
         assert a["stats"][k] == b["stats"][k], k
     assert b["stats"]["scheduler"] == "local:2" and "scheduler" not in a["stats"]
@@ -114,7 +105,7 @@ def test_local_cluster_equals_serial_run_result_for_result(tmp_path, local_clust
     assert _verify(dask) == EXIT_OK
     again = _doc(dask)
     assert again["stats"]["computed"] == 0 and again["stats"]["cached"] == a["stats"]["tasks"]
-    assert _strip_timing(again["claims"]) == _strip_timing(a["claims"])
+    assert untimed(again["claims"]) == untimed(a["claims"])
 
 
 #: a loop of vector updates on 150 000 floats page-faults at least this many times more with Dask's worker malloc

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
+from helpers import installed_copy
 
 pytestmark = pytest.mark.mutants
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBPACKAGES = ("bounds", "instances", "solvers", "checks", "plots")
 
 #: name → (file, [(old, new)], claims subset, globs of which at least one failing id must match)
 MUTANTS = {
@@ -83,21 +82,16 @@ MUTANTS = {
         "instances/reference/deflated_kkt.py",
         [("        v += self.Y @ e[: self.Y.shape[1]]\n", "        v += self.Y[:, kz:] @ e[kz: self.Y.shape[1]]\n")],
         "audit.reference.T3.*", ["audit.reference.T3.coupled_local"]),
+    "affine-kappa-B-squared": (
+        "instances/affine.py", [("    B = np.sqrt(np.geomspace(1.0, kB, s))[:, None] * V.T\n",
+                                 "    B = np.geomspace(1.0, kB, s)[:, None] * V.T\n")],
+        "S.sliding.convex.B.kappa_B.upper", ["S.sliding.convex.B.kappa_B.upper"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
           "    x, y = np.log(x[ok]), np.log(y[ok])\n    x, y = x[:2], y[:2]\n")],
         "T1.consensus.comm.kappa_W.*", ["T1.consensus.comm.kappa_W.*"]),
 }
-
-
-def _copy(dst: Path) -> Path:
-    """The installed layout of the package under ``dst`` (importable with ``PYTHONPATH=dst``)."""
-    pkg = dst / "mixbounds"
-    shutil.copytree(ROOT / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    for sub in SUBPACKAGES:
-        shutil.copytree(ROOT / sub, pkg / sub, ignore=shutil.ignore_patterns("__pycache__"))
-    return pkg
 
 
 def _mutate(pkg: Path, rel: str, edits) -> None:
@@ -135,7 +129,7 @@ def _details(doc: dict, ids: list[str]) -> list[str]:
 
 def test_unmodified_copy_exits_0(tmp_path):
     root = tmp_path / "src"
-    _copy(root)
+    installed_copy(root)
     claims = ",".join(sorted({m[2] for m in MUTANTS.values()}))
     code, doc = _verify(root, claims, tmp_path / "out")
     assert code == 0, _failing(doc)
@@ -146,7 +140,7 @@ def test_unmodified_copy_exits_0(tmp_path):
 def test_mutant_is_caught(name, tmp_path):
     rel, edits, claims, must = MUTANTS[name]
     root = tmp_path / "src"
-    pkg = _copy(root)
+    pkg = installed_copy(root)
     _mutate(pkg, rel, edits)
     code, doc = _verify(root, claims, tmp_path / "out")
     bad = _failing(doc)

@@ -27,7 +27,7 @@ def test_every_cell_of_tables_2_to_4_is_measured():
         if cell.table in (2, 3, 4) or (cell.table is None and cell.id.startswith("T2.")):
             acc = ns.ACC[int(cell.id[1])]
             assert any(i.startswith(f"{cell.id}.{acc}.") for i in ids), cell.id
-    assert "finding.alg_sliding.initialisation" in ids
+    assert "finding.alg_sliding.line12" in ids
     assert sum(i.startswith("control.") for i in ids) == 4
 
 

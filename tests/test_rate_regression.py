@@ -21,10 +21,10 @@ from mixbounds.bounds.claims import cells
 from mixbounds.checks.expected import expected
 from mixbounds.checks.registry import all_checks
 from mixbounds.checks.run.framework import run_checks
-from mixbounds.checks.tiers import as_tier
+from mixbounds.checks.tiers import tier_by_name
 
 #: tier of the regression sweeps (see module docstring)
-TIER = as_tier(os.environ.get("MIXBOUNDS_REGRESSION_TIER", "tiny"))
+TIER = tier_by_name(os.environ.get("MIXBOUNDS_REGRESSION_TIER", "tiny"))
 #: worker processes of the one sweep run (the CI machine has 2 cores)
 JOBS = int(os.environ.get("MIXBOUNDS_REGRESSION_JOBS", "2"))
 #: result ids run here: Table 1 sweeps and their controls

@@ -139,18 +139,19 @@ def test_instance_text_reads_fixed_parameters_and_sizes_from_the_points():
 def test_how_to_read_is_generated_from_the_checks_constants(doc, monkeypatch):
     from dataclasses import replace
 
-    from mixbounds.checks import rates
+    from mixbounds.checks import rate_measure
     from mixbounds.checks.tiers import FULL, QUICK, TINY
 
     from mixbounds.report import rules
 
     md = report.render_markdown(doc)
     for needle in ("engine count = closed-form count at every level", "ε₁ = 0.01 and ε₂ = 1e-06",
-                   "last 0.333 of its iterations", "≤ 0.001·e₀", "spans 6 decades"):
+                   "last 0.333 of its iterations", "≤ 0.001·e₀", "spans 6 decades",
+                   "include the set-up the method does through its oracles"):
         assert needle in md, needle
     monkeypatch.setattr(rules, "TIERS", (TINY, replace(QUICK, lower=replace(QUICK.lower, slope_band=0.777)),
                                          replace(FULL, tables24=replace(FULL.tables24, slope_tol=0.555))))
-    monkeypatch.setattr(rates, "SETTLE", 0.25)
+    monkeypatch.setattr(rate_measure, "SETTLE", 0.25)
     md2 = report.render_markdown(doc)
     row = next(ln for ln in md2.splitlines() if ln.startswith("| Table 1, lower-bound engine"))
     assert row.endswith("| **0.25** | 0.777 | 0.03 |")  # this run is tier tiny: its column is bold

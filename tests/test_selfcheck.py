@@ -6,7 +6,7 @@ from helpers import random_problem
 from mixbounds.checks.audits import audit_counters as AC
 from mixbounds.checks.audits import calibration_engine as CE
 from mixbounds.checks.audits import calibration_tolerances as CT
-from mixbounds.checks.rates import convergence_guard, recomputed_error
+from mixbounds.checks.rate_measure import convergence_guard, recomputed_error
 from mixbounds.checks.sweeps import fit_integrity, fit_slope
 from mixbounds.checks.tolerances import TOLERANCES
 from mixbounds.solvers import CountedOracles, solve

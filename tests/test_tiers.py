@@ -23,10 +23,15 @@ def grid_shortfalls(tier: Tier) -> list[str]:
     ranges.update({f"table1.worst_range_class[{k}]": v for k, v in tier.table1.worst_range_class.items()})
     ranges["table1.random_range"] = tier.table1.random_range
     ranges["tables24.kappa_range"] = tier.tables24.kappa_range
+    st = tier.statements
+    ranges.update({"statements.apapc_chi": st.apapc_chi[1], "statements.apapc_sqrt": st.apapc_sqrt[1],
+                   "statements.sliding_kappa_B": st.sliding_kappa_B, "statements.sliding_x_convex": st.sliding_x_convex,
+                   "statements.sliding_x_strong": st.sliding_x_strong, "statements.consensus_x": st.consensus_x,
+                   "statements.consensus_kappa_W": st.consensus_kappa_W})
     out = [f"{name} = {lo}..{hi}: {math.log10(hi / lo):.2f} decades < {decades}" for name, (lo, hi) in ranges.items()
            if math.log10(hi / lo) < decades - DECADES_ATOL]
-    out += [f"{g}.points = {p} < {points}" for g, p in (("table1", tier.table1.points), ("tables24", tier.tables24.points))
-            if p < points]
+    out += [f"{g}.points = {p} < {points}" for g, p in (("table1", tier.table1.points), ("tables24", tier.tables24.points),
+                                                          ("statements", tier.statements.points)) if p < points]
     return out
 
 
@@ -52,6 +57,15 @@ def test_tiers_are_frozen():
 
 def test_quick_and_full_keep_their_promised_grids():
     assert grid_shortfalls(QUICK) == [] and grid_shortfalls(FULL) == []
+
+
+def test_the_apapc_regimes_are_where_the_rule_puts_them():
+    """thm:apapc sweeps: the χ-regime grid has χ >= 4κ_G everywhere (τ = 1), the √-regime grid χ <= κ_G/10."""
+    for t in (TINY, QUICK, FULL):
+        kG, (lo, _) = t.statements.apapc_chi
+        assert lo >= 4 * kG
+        kG, (_, hi) = t.statements.apapc_sqrt
+        assert hi <= kG / 10
 
 
 def test_a_short_grid_is_noticed():

@@ -18,7 +18,7 @@ so ``mixbounds verify`` needs its own audit:
    iteration (``alg:apapc``) is one ``∇G`` and one application of the (polynomial) normal
    operator ``P(BᵀB)``; with the degrees of every polynomial this fixes every oracle's count
    per iteration.  Every iteration of the audit runs and of every rate sweep point
-   (:func:`closed_form_mismatch`, called by :func:`mixbounds.checks.rates.upper_point`) must match it.
+   (:func:`closed_form_mismatch`, called by :func:`mixbounds.checks.rate_measure.rate_point`) must match it.
 
 Any difference makes the point ``error`` with both numbers.  Negative control: the same
 audit of a counter that skips every second ``comm`` round must come out ``fail``.

@@ -1,6 +1,6 @@
 """Negative controls of the two guards every rate verdict passes.
 
-* **Convergence guard** (:func:`mixbounds.checks.rates.convergence_guard`, applied at every rate sweep point):
+* **Convergence guard** (:func:`mixbounds.checks.rate_measure.convergence_guard`, applied at every rate sweep point):
   a point is judged only when the error at the returned ``x``, recomputed from ``x*``, is within the
   ``ε`` the run asked for.  Control ``control.guard.convergence.stops-a-decade-early``: a run asked
   for ``ε`` that stops at ``10ε`` (APAPC with the looser stopping accuracy) must be refused.
@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from mixbounds.checks.audits.audit_counters import audit_sample
 from mixbounds.checks.audits.calibration_tolerances import _synthetic_sweep
-from mixbounds.checks.rates import MAX_ITER, convergence_guard, verdict
+from mixbounds.checks.rate_measure import MAX_ITER, convergence_guard
+from mixbounds.checks.rates import verdict
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult
 from mixbounds.checks.sweeps import UB_EPS2

@@ -11,9 +11,10 @@ and the same ``∇F(u*)``, so a reference moved along the solution set leaves ev
 and every lemma within tolerance: planted as ``u* + 2·(a direction of ker H ∩ ker G)``, the
 T2 claims and the lemmas all still passed.  This audit is what notices it.
 
-What is recomputed, from the instance's matrices alone (dense; every tier instance has at
-most a few dozen unknowns)
-----------------------------------------------------------------------------------------
+What is recomputed, from the instance's matrices alone
+------------------------------------------------------
+Dense: every tier instance has at most a few dozen unknowns.
+
 * ``copies``: ``u*`` has equal copies of ``x̃``: ``‖E v* − u*‖ / ‖u*‖`` with ``v*`` the least-squares
   preimage;
 * ``kkt``: ``v*`` is a minimiser: ``G v* = h`` and ``H v* − g ∈ range(Gᵀ)`` (the stationarity
@@ -90,9 +91,9 @@ PLANTS = {"other-minimiser": "u* + ‖u*‖·(unit direction of E(ker H ∩ ker 
 NULL_RCOND = 1e-10
 
 TABLE = 2
-#: Tables 3-4: the residuals |r_j| <= τ = ACTIVE_RTOL·(1 + max|y|) count as interpolated (θ_j free in [−1, 1]).
-#: Measured on the quick and full tiers: interpolated rows have |r_j| <= 9.0e-15 (T3, HiGHS) and 2.5e-11 (T4, interior
-#: point), the others >= 5.3e-3 (T3) and 1.4e-4 (T4): τ ≈ 1e-7 splits them with decades to spare on both sides
+#: Tables 3-4: the residuals ``|r_j| <= τ = ACTIVE_RTOL·(1 + max|y|)`` count as interpolated (θ_j free in [−1, 1]).
+#: Measured on the quick and full tiers: interpolated rows have ``|r_j| <= 9.0e-15`` (T3, HiGHS) and 2.5e-11 (T4,
+#: interior point), the others >= 5.3e-3 (T3) and 1.4e-4 (T4): τ ≈ 1e-7 splits them with decades to spare on both sides
 ACTIVE_RTOL = 1e-7
 #: relative stationarity residual of the subgradient certificate (Tables 3-4).  Measured worst: 3.2e-15 (T3), 3.5e-8
 #: (T4 coupled, the dense QP at QP_TOL = 1e-13); at the QP's old 1e-11 it was 2.6e-6, which this rejects (mutant

@@ -56,7 +56,11 @@ from mixbounds.checks.run.framework import Check
 #: the lemma modules, in report order; each defines ``LEMMA``
 MODULES = ("coupled_spectrum", "local_spectrum", "mixed_coupled_with_local_spectrum", "identical_mixed_spectrum",
            "conv_smooth_c_and_l", "strong_conv_G_penal", "projected_condition_number", "regularized_convergence",
-           "chebyshev_interval", "closed_form_graph", "closed_form_worst")
+           "chebyshev_interval", "closed_form_graph", "closed_form_worst", "mixed_condition_remarks",
+           "kernel_equivalence", "penalization_dual_bound", "penalization",
+           "problem_formulations", "adversarial_coupled_spectrum", "adversarial_local_spectrum",
+           "adversarial_mixed_coupled_with_local_spectrum", "adversarial_identical_mixed_spectrum",
+           "adversarial_chebyshev_interval", "adversarial_projected_condition_number")
 LEMMAS: tuple[LemmaCheck, ...] = tuple(import_module(f"{__name__}.{m}").LEMMA for m in MODULES)
 
 

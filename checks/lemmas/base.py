@@ -48,7 +48,7 @@ SUBSPACE_TOL = 1e-8
 NOT_SC_TOL = 1e-8
 #: the proofs' intermediate matrix inequalities H ⪰ D hold when λ_min(H − D) >= −PSD_MARGIN·scale (rounding)
 PSD_MARGIN = 1e-9
-#: eigenvalues of P(M) (entries O(1)) vs the exact interval: rounding of a 40×40 eigendecomposition
+#: eigenvalues of ``P(M)`` (entries O(1)) vs the exact interval: rounding of a 40×40 eigendecomposition
 CHEB_EIG_TOL = 1e-9
 #: Algorithm alg:chebyshev (three-term recurrence, up to 1000 steps) vs the direct cos-form evaluation, relative
 CHEB_ALG_RTOL = 1e-7

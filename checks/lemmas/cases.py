@@ -14,6 +14,8 @@ A *case* is a JSON-able dict (so a :class:`mixbounds.checks.run.framework.Task` 
     by ``scale_A``, ``scale_C``, ``scale_Ct``, ``scale_W``).
 ``{"source": "worst", "family": "coupled", "kw": {...}}``
     a worst-case construction of :mod:`mixbounds.instances.worst_case` (small ``chain``).
+``{"source": "explicit", "W": [[…]], "A": [[[…]], …], "C": …, "Ct": …}``
+    matrices given as JSON lists (what an adversarial search reports; :func:`_explicit`).
 
 Random streams are ``default_rng([seed, crc32(stream)])``: one per component.
 
@@ -353,12 +355,33 @@ def materialize(spec: dict) -> Mats:
         I = build(spec["family"], **spec.get("kw", {}))
         return _from_problem(I.problem, f"worst-case {spec['family']}({spec.get('kw', {})})", spec,
                              {"realized": I.realized, "variant": I.variant})
+    if src == "explicit":
+        return _explicit(spec)
     raise ValueError(f"lemma cases: unknown source {src!r}")
+
+
+def _explicit(spec: dict) -> Mats:
+    """A case given by its matrices (JSON lists): ``W`` (n × n) and the blocks ``A``, ``C``, ``Ct`` present (each a list
+    of n matrices).  The form in which the adversarial searches (:mod:`checks.lemmas.adversarial`) report the worst
+    matrices they find, so that a counterexample can be loaded and re-checked."""
+    W = np.asarray(spec["W"], dtype=float)
+    n = W.shape[0]
+    blocks = {k: None if spec.get(k) is None else [np.atleast_2d(np.asarray(b, dtype=float)) for b in spec[k]]
+              for k in ("A", "C", "Ct")}
+    for k, bl in blocks.items():
+        if bl is not None and len(bl) != n:
+            raise ValueError(f"lemma cases: explicit {k} has {len(bl)} blocks for {n} nodes")
+    A, C, Ct = blocks["A"], blocks["C"], blocks["Ct"]
+    d = [b.shape[1] for b in A] if A is not None else [b.shape[1] for b in C] if C is not None else [0] * n
+    return Mats(W=sp.csr_matrix(W), n=n, d=d, dt=Ct[0].shape[1] if Ct is not None else 0,
+                m=A[0].shape[0] if A is not None else 0, A=A, C=C, Ct=Ct, label=spec.get("label", "explicit"))
 
 
 def describe(spec: dict) -> str:
     """Short human-readable name of a case spec."""
     src = spec.get("source", "raw")
+    if src == "explicit":
+        return f"explicit[{spec.get('label', '')}]"
     if src == "raw":
         keys = [k for k in sorted(spec) if k not in ("source",)]
         return "raw[" + ",".join(f"{k}={spec[k]}" for k in keys) + "]"

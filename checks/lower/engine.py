@@ -6,18 +6,14 @@ Yarmoshik et al. 2024) every node's memory is a span of vectors; which
 sparsity only.  The engine propagates, per node, boolean supports over three
 spaces shared by all nodes — the local variables ``x`` (all ``d_i`` equal in the
 worst-case instances), the shared variable ``x̃``, and the coupled-constraint space
-``y ∈ R^m`` — under the allowed actions:
+``y ∈ R^m`` — under the allowed actions (the action, its effect on node ``i``'s supports, what it counts):
 
-========  ===========================================================  =====================
-action    effect on node ``i``'s supports                              one count
-========  ===========================================================  =====================
-grad      ``∇f_i``: ``S_z ∪ N_{Q_i}(S_z) ∪ supp(q_i)``, ``z = (x_i, x̃_i)``  one ∇f round
-grad*     ``∇f_i*``: the connected components of ``Q_i``'s graph       (free only)
-A         ``S_y ∪ N_{A_i}(S_x) ∪ supp(b_i)``, ``S_x ∪ N_{A_iᵀ}(S_y)``   one A/Aᵀ round
-C         ``S_x ∪ N_{C_iᵀC_i}(S_x) ∪ supp(C_iᵀc_i)``                  one C_iᵀC_i round
-Ct        ``S_x̃ ∪ N_{C̃_iᵀC̃_i}(S_x̃) ∪ supp(C̃_iᵀc̃_i)``                one C̃_iᵀC̃_i round
-comm      every space: ``S(i) ∪ ⋃_{j ~ i} S(j)``                       one W round
-========  ===========================================================  =====================
+* ``grad``: ``∇f_i`` makes ``S_z ∪ N_{Q_i}(S_z) ∪ supp(q_i)`` with ``z = (x_i, x̃_i)``; one ∇f round;
+* ``grad*``: ``∇f_i*`` reaches the connected components of ``Q_i``'s graph (free only);
+* ``A``: ``S_y ∪ N_{A_i}(S_x) ∪ supp(b_i)`` and ``S_x ∪ N_{A_iᵀ}(S_y)``; one A/Aᵀ round;
+* ``C``: ``S_x ∪ N_{C_iᵀC_i}(S_x) ∪ supp(C_iᵀc_i)``; one C_iᵀC_i round;
+* ``Ct``: ``S_x̃ ∪ N_{C̃_iᵀC̃_i}(S_x̃) ∪ supp(C̃_iᵀc̃_i)``; one C̃_iᵀC̃_i round;
+* ``comm``: every space, ``S(i) ∪ ⋃_{j ~ i} S(j)``; one W round.
 
 To bound oracle ``o``, every *other* action is free: between two counted ``o``
 steps the supports are closed under the free actions to a fixed point (repeated

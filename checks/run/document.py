@@ -144,7 +144,8 @@ CSV_FIXED = ["id", "kind", "status", "control", "cell", "param", "point", "x", "
 
 def csv_text(doc: dict) -> str:
     """One row per sweep point (points with a ``realized`` value): id, kind, status, param, x = realized,
-    y = per_accuracy, then every other field of the point flattened (``realized_all.kappa_f``, ``count1``, …)."""
+    y = per_accuracy, then the result's ``verdict_label`` and every other field of the point flattened
+    (``realized_all.kappa_f``, ``count1``, …)."""
     rows = []
     for c in doc["claims"]:
         for i, p in enumerate(c.get("points") or []):
@@ -155,7 +156,7 @@ def csv_text(doc: dict) -> str:
                 x = x.get(c.get("param"))
             row = {"id": c["id"], "kind": c["kind"], "status": c["status"], "control": bool(c.get("control")),
                    "cell": c.get("cell") or "", "param": c.get("param") or "", "point": i, "x": x,
-                   "y": p.get("per_accuracy")}
+                   "y": p.get("per_accuracy"), "verdict_label": c.get("verdict_label") or ""}
             row.update({k: v for k, v in _flatten(p).items() if k not in ("per_accuracy",) and k not in CSV_FIXED})
             if isinstance(p.get("realized"), dict):
                 row.pop("realized", None)

@@ -2,13 +2,13 @@
 
 Statuses
 --------
-``pass``      the numbers agree with the claim within the stated tolerance;
-``fail``      they do not, and the suite cannot name a reason in the paper: a bug
-              in the suite, or a claim contradicted by the numbers;
-``finding``   the paper's statement and the numbers disagree in a way the suite
-              can name (a constant, a construction, a formula); both are recorded;
-``error``     the check could not be run (an exception, a non-converged solver);
-``skipped``   not run in this tier.
+* ``pass``: the numbers agree with the claim within the stated tolerance;
+* ``fail``: they do not, and the suite cannot name a reason in the paper: a bug in the suite, or a claim
+  contradicted by the numbers;
+* ``finding``: the paper's statement and the numbers disagree in a way the suite can name (a constant, a
+  construction, a formula); both are recorded;
+* ``error``: the check could not be run (an exception, a non-converged solver);
+* ``skipped``: not run in this tier.
 
 A *negative control* (``control=True``) is a check built to fail (a solver
 without acceleration, a perturbed exponent, a mis-tuned instance…); it is
@@ -44,7 +44,23 @@ def _clean(x):
 
 @dataclass(frozen=True)
 class Finding:
-    """A named disagreement between the paper and the numbers."""
+    """A named disagreement between the paper and the numbers (``results.json``: ``findings[]``).
+
+    Attributes
+    ----------
+    id : str
+        ``finding:<result id>`` or a name of its own.
+    label : str
+        The paper label of the statement (``lem:local_spectrum``, ``table:…``).
+    statement : str
+        What the paper states, in words.
+    printed, measured : object
+        The paper's value and the suite's, side by side.
+    detail : str
+        How it was measured, with the numbers.
+    source : str
+        The id of the result that found it.
+    """
 
     id: str
     label: str
@@ -76,21 +92,52 @@ def reading(key: str, readings: dict) -> dict:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One verdict.
+    """One verdict: a row of the console table and a record of ``results.json`` (``claims[]``).
 
-    ``id``: stable identifier (``T1.coupled.comm.kappa_W.upper``, ``lemma.coupled_spectrum``,
-    ``control.…``); ``kind``: ``upper`` / ``tight`` / ``absent`` (slope checks against a
-    table cell), ``lower`` (lower-bound engine), ``lemma``, ``closed-form``, ``bench``,
-    ``tightness``; ``theory``: the claimed exponent or value; ``measured``: the
-    measured one, always a number or ``None`` (the one number the verdict compares: a slope, a worst
-    ratio of the two sides of a lemma, a count of violating cases); ``readings``: every number behind it
-    by name when there are several (:func:`reading`); ``ci``: its 95% confidence interval; ``tolerance``: what was
-    allowed and why it is that number lives in the module that produced it;
-    ``points``: the raw sweep points (realized κ's, counts, seeds) so anyone can
-    re-fit; ``findings``: the findings this check produced; ``variant``: the series a sweep result
-    belongs to — the construction variant (``None`` for the construction as printed) or, for a
-    random-family sweep, the family — which the id carries as its ``@variant`` suffix
-    (:func:`with_variant`).
+    Attributes
+    ----------
+    id : str
+        Stable identifier (``T1.coupled.comm.kappa_W.upper``, ``lemma.coupled_spectrum``, ``control.…``).
+    kind : str
+        ``upper`` / ``tight`` / ``absent`` (slope checks against a table cell), ``lower`` (lower-bound engine),
+        ``lemma``, ``closed-form``, ``bench``, ``tightness``, …
+    status : str
+        One of :data:`STATUSES`.
+    theory : object
+        The claimed exponent or value.
+    measured : float or None
+        The one number the verdict compares (a slope, a worst ratio of the two sides of a lemma, a count of
+        violating cases); never a dict.
+    readings : dict
+        Every number behind ``measured`` by name when there are several (:func:`reading`).
+    ci : tuple or None
+        The 95% confidence interval of ``measured``.
+    tolerance : float or None
+        What was allowed; why it is that number lives in the module that produced it.
+    points : list
+        The raw sweep points (realized κ's, counts, seeds), so anyone can re-fit.
+    detail : str
+        The verdict's rule with its numbers, in words.
+    label, cell, param : str or None
+        The paper label checked, the table cell and the swept parameter.
+    instance : dict
+        The instance the result was measured on (non-swept κ's, sizes).
+    control : bool
+        A negative control: built to fail; *caught* when its status is ``fail``.
+    expected : str or None
+        For a control, the status it must come out with.
+    findings : tuple of Finding
+        The findings this result produced.
+    variant : str or None
+        The series a sweep result belongs to: the construction variant (``None`` for the construction as
+        printed) or, for a random-family sweep, the family; the id carries it as its ``@variant`` suffix
+        (:func:`with_variant`).
+    r2, seconds, extra
+        The fit's R², the time taken, and anything else a family records.
+    verdict_label : str or None
+        What a ``pass`` means when it means less or more than the bare status: ``upper holds, not exercised``
+        (:data:`mixbounds.checks.verdict.NOT_EXERCISED`), ``certified (PEP)``, and, set on the tight results by
+        :func:`mixbounds.checks.lower.certificates.certify`, ``tight`` or ``upper matches, lower not certified``.
     """
 
     id: str
@@ -114,6 +161,7 @@ class CheckResult:
     extra: dict = field(default_factory=dict)
     variant: str | None = None
     readings: dict = field(default_factory=dict)
+    verdict_label: str | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:

@@ -23,7 +23,7 @@ KAPPA_MAX = 1e8
 #: relative accuracy demanded of the internal root finding
 ROOT_RTOL = 1e-10
 
-OBJECTIVES = ("quadratic", "logistic")
+OBJECTIVES = ("quadratic", "logistic", "logcosh")
 
 COMMON_KW = ("gossip", "er_p")
 

@@ -3,7 +3,7 @@
 One builder, :func:`_build_random`, serves the eight families of :data:`_RANDOM` (a
 :class:`_Structure` says which blocks exist and the default sizes).  Right-hand sides are generated
 from a random point (``b_i = A_i x⁰_i``, ``c_i = C_i x⁰_i``, ``c̃_i = C̃_i x̃⁰``), so every instance
-is feasible.  The κ's are tuned by :mod:`.gossip` (κ_W), :mod:`.objectives` (κ_f),
+is feasible.  The κ's are tuned by :mod:`.gossip` (κ_W), :mod:`mixbounds.instances.random.objectives` (κ_f),
 :mod:`.tuning` (κ̃_AC, κ̂_{C̃ᵀ}) and :mod:`.constraint_blocks` (κ_C, κ_C̃).
 """
 
@@ -30,7 +30,7 @@ from mixbounds.instances.random.constraint_blocks import local_blocks
 from mixbounds.instances.random.constraint_groups import coupled_group, shared_group
 from mixbounds.instances.random.finish import _finish
 from mixbounds.instances.random.gossip import make_gossip
-from mixbounds.instances.random.objectives import logistic_objective, quadratic_objective
+from mixbounds.instances.random.objectives import logcosh_objective, logistic_objective, quadratic_objective
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,8 @@ def _build_random(family: str, *, n=None, seed=0, kappa_W=None, kappa_f=10.0, ka
 
     if tg.objective == "quadratic":
         obj, oinfo = quadratic_objective(lay, tg.kappa_f, _rng(seed, "objective"))
+    elif tg.objective == "logcosh":
+        obj, oinfo = logcosh_objective(lay, tg.kappa_f, _rng(seed, "objective"))
     else:
         params["samples"] = sz["samples"]
         obj, oinfo = logistic_objective(lay, tg.kappa_f, _rng(seed, "objective"), sz["samples"])
@@ -193,7 +195,8 @@ def random_consensus(**kw) -> Instance:
     """``random-consensus``: consensus optimization (``prob:consensus_cons``), only the shared x̃.
 
     ``f_i(x̃) = ½ x̃ᵀQ_i x̃ − q_iᵀx̃`` with random ``Q_i`` (or logistic with
-    ``objective="logistic"``).  Targets: ``kappa_f`` (default 10), ``kappa_W``.
+    ``objective="logistic"``, or the same quadratic plus log-cosh terms with ``objective="logcosh"``: every random
+    family takes these three, :mod:`mixbounds.instances.random.objectives`).  Targets: ``kappa_f`` (default 10), ``kappa_W``.
     Sizes: ``n`` (8), ``dt`` (5); ``samples`` (20, logistic only); ``gossip``, ``er_p``.
     Tolerance :data:`TARGET_RTOL` on every target.
     """

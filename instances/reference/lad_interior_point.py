@@ -85,7 +85,7 @@ from mixbounds.instances.reference.kkt import (
 LAD_TOL = 1e-10
 #: default iteration cap
 LAD_MAX_ITER = 100
-#: fraction of the step to the boundary of p, q >= 0 and |z| < w that is taken
+#: fraction of the step to the boundary of ``p, q >= 0`` and ``|z| < w`` that is taken
 STEP_FRACTION = 0.99
 #: the starting point is v = 0 and p, q = max(∓(y − Dv), 0) + shift, z = 0, λ = 0, with shift this multiple of
 #: the mean absolute data residual (at least 1): strictly interior, primal data rows feasible

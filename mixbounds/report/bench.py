@@ -126,6 +126,16 @@ def draw(doc: dict, plot_dir: Path) -> dict:
     return out
 
 
+def _apapc_setup(doc: dict) -> str:
+    """APAPC's constants-estimation rounds over the run's sweeps, per oracle (``0`` with the lemma's constants)."""
+    tot: dict = {}
+    for r in doc["results"]:
+        n = (r.get("apapc") or {}).get("setup_counts")
+        if n is not None:
+            tot[r["oracle"]] = tot.get(r["oracle"], 0) + int(n)
+    return ", ".join(f"{k} {v}" for k, v in tot.items()) or "not recorded"
+
+
 def blocks(doc: dict, figs: dict) -> list:
     counts = {s: sum(r["status"] == s for r in doc["results"]) for s in _V_CLASS}
     b = [H(1, f"mixbounds bench — `{doc['method']}`"),
@@ -134,7 +144,11 @@ def blocks(doc: dict, figs: dict) -> list:
          P("Slopes of the per-accuracy count (ε 1e-2 → 1e-6) against the realized parameter; the reference is the "
            "engine's lower-bound slope where the engine certifies the paper's exponent on the printed construction, "
            "else the paper's exponent. Verdicts: optimal (slope ≤ reference + tol), suboptimal, below-lower-bound "
-           "(a count below the engine's bound: impossible in the class), error."),
+           "(a count below the engine's bound: impossible in the class), error. Set-up: the per-accuracy counts are "
+           "differences between two error levels and leave out the rounds before the first iteration; the counts to "
+           "an error level (the below-lower-bound test) include them, constants estimation too (each result's "
+           "`counts_basis`; APAPC's `setup_counts`: "
+           + _apapc_setup(doc) + ")."),
          H(2, "Summary"), LIST(doc.get("summary", [])), H(2, "Verdicts")]
     b.append(T(HEADERS, [row[:-1] + [V(_V_CLASS[row[-1]], row[-1])] for row in rows(doc)]))
     b.append(H(2, "Details"))

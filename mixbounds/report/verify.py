@@ -11,7 +11,9 @@ the figure manifest of :func:`mixbounds.plots.draw_all`, in this order:
 4. the index by paper label (theorems, tables, lemmas, remarks, equations, …) with every result that
    measures it (:mod:`mixbounds.report.index`);
 5. the paper's Tables 1-4 with the printed formula and, per parameter, the solver's and the engine's
-   slopes linked to their results;
+   slopes linked to their results; the lower-bound certificates; the PEP certificates (ρ_PEP against ρ_thm per
+   class and κ, the PEP worst cases as instances) and the upper bounds not exercised
+   (:mod:`mixbounds.report.upper`);
 6. overview figures (heat-map, one panel per problem class);
 7. one section per (table cell, swept parameter): its figure, and per result the verdict, the rule
    with its numbers, the instance (non-swept κ's, n, chain length K), the labels and the command
@@ -70,6 +72,7 @@ from mixbounds.report.index import (
 )
 from mixbounds.report.problems import SEVERITIES, group_findings
 from mixbounds.report.rules import how_to_read
+from mixbounds.report.upper import not_exercised_section, pep_section
 
 PAPER = ("D. Yarmoshik, N. T. Nguyen, A. Rogozin, A. Gasnikov, Complexity of Decentralized Optimization with Mixed "
          "Affine Constraints")
@@ -409,9 +412,11 @@ def _problems_section(doc: dict) -> list[Block]:
                 f"{n_text} discrepancies in the text that the suite records without measuring "
                 f"(`bounds/claims.py: TEXT_DISCREPANCIES`); ranked by severity: *changes a rate* (an exponent or "
                 f"factor "
-                f"of a bound is not supported as printed), *changes a constant* (a constant, closed form or "
-                f"intermediate quantity is wrong; the rates hold), *typo* (a printed expression or step is wrong, the "
-                f"argument is unaffected once corrected).")]
+                f"of a bound is not supported as printed), *changes the class* (a bound holds for a narrower class "
+                f"of methods or problems than printed), *changes a constant* (a constant, closed form or "
+                f"intermediate quantity is wrong; the rates hold), *changes a constant of a proof, no theorem's "
+                f"rate* (an intermediate bound is off, every theorem uses it where that parameter is O(1)), *typo* "
+                f"(a printed expression or step is wrong, the argument is unaffected once corrected).")]
     if not groups:
         return blocks + [P("No finding: every measured statement agrees with the paper within its tolerance.")]
     summary = []
@@ -709,6 +714,7 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
         body += _table_section(doc, t, idx)
     body += _certificates_section(doc)
     body += _own_lower_section(doc)
+    body += pep_section(doc) + not_exercised_section(doc)
     body += _overview_figures(manifest)
     body += _sweep_sections(doc, idx, manifest)
     body += _lemma_section(doc)

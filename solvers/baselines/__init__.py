@@ -2,24 +2,24 @@
 
 Every function has the signature
 ``solve_<name>(problem, *, eps, x_star=None, max_iter, oracles=None, settle=0, settle_eps=None, max_calls=None,
-**params) -> SolveResult`` and the stopping rule of :func:`mixbounds.solvers.solve` (``settle`` and
+**params) -> SolveResult`` and the stopping rule of :func:`mixbounds.solvers.solve.solve` (``settle`` and
 ``settle_eps`` as there; relative squared distance of the original
 variables ``(x, X̃)`` to ``x*``, start ``0``; ``converged=False`` with the reason on a budget,
 non-finite or diverging run).  :data:`BASELINES` maps a name to
 ``(function, classes it applies to, citation)``; the parameter sources and defaults are in
 each module's docstring.
 
-=================  ======================================  =================================
-name               classes                                  module
-=================  ======================================  =================================
-extra              consensus                                :mod:`.extra`
-diging             consensus                                :mod:`.diging`
-msda               consensus                                :mod:`.msda` (inner ∇f* solves)
-tracking-admm      coupled                                  :mod:`.tracking_admm` (inner solves)
-dpmm               coupled                                  :mod:`.dpmm` (inner solves)
-dual-gradient      coupled, coupled_local, mixed            :mod:`.dual_gradient` (inner solves)
-apapc-nocheb       every class of :func:`mixbounds.solvers.solve`     :mod:`.apapc_nocheb`
-=================  ======================================  =================================
+=============  ====================================================  ====================================
+name           classes                                               module
+=============  ====================================================  ====================================
+extra          consensus                                             :mod:`.extra`
+diging         consensus                                             :mod:`.diging`
+msda           consensus                                             :mod:`.msda` (inner ∇f* solves)
+tracking-admm  coupled                                               :mod:`.tracking_admm` (inner solves)
+dpmm           coupled                                               :mod:`.dpmm` (inner solves)
+dual-gradient  coupled, coupled_local, mixed                         :mod:`.dual_gradient` (inner solves)
+apapc-nocheb   every class of :func:`mixbounds.solvers.solve.solve`  :mod:`.apapc_nocheb`
+=============  ====================================================  ====================================
 """
 
 from __future__ import annotations

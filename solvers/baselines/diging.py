@@ -11,14 +11,14 @@ Both products by ``M`` act on iterates known at step ``k``, so a node sends ``(x
 in **one** message: one iteration costs **one ``grad`` and one ``comm``** (``W`` applied to
 the ``(n, 2d̃)`` array ``[X, Y]``; a ``comm`` round carries any number of columns).
 
-Parameters
-----------
+The method's parameters:
+
 * mixing matrix ``M = I − W/λ_max(W)`` (symmetric, doubly stochastic; the paper's
   Assumption on ``W(k)`` for a fixed graph).
 * step ``α``: the paper proves R-linear convergence for ``α`` below an explicit but very
   small bound (polynomial in ``δ = 1 − σ`` and ``1/κ_f``); it leaves the
   practical choice free.  Default (rule): ``α = δ/L_f`` with ``δ = 1 − σ`` the spectral
-  gap of ``M`` (``σ`` = second largest |eigenvalue|; here ``δ = 1/κ_W``), the scaling of the
+  gap of ``M`` (``σ`` = second largest eigenvalue in absolute value; here ``δ = 1/κ_W``), the scaling of the
   stability region of gradient tracking in ``δ`` established by the improved analyses (e.g.
   Koloskova, Lin, Stich 2021, ``α = O(δ/L)``), constant 1.  Measured on the suite's
   families (relative error 1e-8 within 3·10⁴ iterations): ``α = 1/L_f`` diverges at

@@ -10,8 +10,8 @@ with ``X ∈ R^{n×d̃}`` the node copies of the shared variable (u-layout of a 
 problem) and ``X⁰ = 0``.  ``M X^k`` is kept from the previous iteration, so one
 iteration costs **one ``grad`` and one ``comm``**.
 
-Parameters
-----------
+The method's parameters:
+
 * mixing matrix ``M = I − W/λ_max(W)`` (symmetric, doubly stochastic, eigenvalues in
   ``[0, 1]``; :func:`mixbounds.solvers.baselines._common.mixing_matrix_apply`) — the paper takes
   any symmetric doubly stochastic ``W`` with ``null(I − W) = span(1)``; this is the

@@ -13,8 +13,8 @@ with ``x⁰ = 0``, ``d_i⁰ = A_i x_i⁰ − b_i`` (dynamic average tracking of 
 violation), ``λ⁰ = 0``.  Both ``d`` and ``λ`` are mixed with iterates of step ``k``, so
 a node sends ``(d_i, λ_i)`` in one message: **one ``comm`` per iteration**.
 
-Parameters
-----------
+The method's parameters:
+
 * mixing matrix ``M = I − W/λ_max(W)`` (symmetric, doubly stochastic, non-negative for a
   Laplacian-type ``W``; the paper's Assumption on the weights ``a_ij``).
 * penalty ``c > 0``: free in the paper (convergence for every ``c > 0``, no rate).

@@ -1,0 +1,190 @@
+"""The PEP's worst cases as a third instance family of the Table 1 upper-bound sweeps (issue 35, item 2).
+
+At every point of a PEP sweep (:mod:`mixbounds.checks.pep.registry`: one class, one network, ``κ_f`` and
+``κ_W``) the PEP's worst case gives, for every node ``i``, the points ``x_j``, gradients ``g_j`` and values of a
+function ``f_i ∈ F(μ_f, L_f)`` (``x_0 = 0``, ``g_0 = 0``: :mod:`mixbounds.checks.pep.model`).  This module
+turns them into a suite instance of family ``pep-worst`` and measures the paper's method on it with the same
+code as every other Table 1 series (:func:`mixbounds.checks.rate_measure.rate_point`), so the random families
+and the worst-case constructions get a third, adversarial series (:mod:`mixbounds.checks.rates`).
+
+Quadratic interpolant, in closed form (no SDP).  A quadratic ``½ xᵀHx`` with ``μI ⪯ H ⪯ LI`` interpolates
+``(X, G)`` (columns ``x_j``, ``g_j``) iff ``H' = H − μI ⪰ 0`` with ``H'X = G' := G − μX`` and ``H' ⪯ (L − μ)I``.
+Every PSD solution of ``H'X = G'`` dominates ``H'_min = G'(XᵀG')⁺G'ᵀ`` in the Loewner order (it exists iff
+``XᵀG'`` is symmetric PSD with the right ranges), so a quadratic in the class exists iff ``H'_min ⪯ (L − μ)I``,
+and ``H = μI + H'_min`` is then one: the least curved interpolant, ``μ`` off the span of the data.  The
+worst case is a numerical SDP solution, so ``XᵀG'`` is symmetrised and its negative eigenvalues dropped, and
+``H``'s spectrum is clipped into ``[μ_f, L_f]``; in one direction orthogonal to the data the curvature is
+``L_f`` (the interpolant alone is ``μ_f`` there), so that the instance's own constants are the class's and the
+suite's solver, which reads them off the instance, runs with the PEP's parameters.  The instance is in the class
+by construction.  It *is* the worst case when the suite's APAPC, run on it from the PEP's worst-case state,
+reproduces the PEP's ``V¹`` to :data:`WORST_AGREE` (``V⁰ = 1``;
+:func:`mixbounds.checks.pep.extract.cross_check`); the gradient and value residuals of the interpolant are
+recorded (up to ~1e-2 on the coupled class: the Gram matrix is accurate to ``PEP_ACCURACY`` in its entries, the
+coordinates of nearly degenerate directions only to about its square root; ``V¹`` still agrees to 3e-5 or better
+where the worst case is quadratic).
+A worst case that is not quadratic (the coupled class at large κ_f, the shared class at every measured point)
+is replaced by the worst case over quadratic ``f_i`` (a second PEP, PEPit's quadratic class), which must then
+agree: the point records which one it is (``source``: ``F(mu_f, L_f)`` or ``quadratics``) with both ρ's and
+``rho_instance`` (the instance's one-step contraction from the worst-case state).
+
+The instance.  ``f_i(x) = ½ (x − x*_i)ᵀH_i(x − x*_i) + ⟨g_i, x − x*_i⟩``, in ``R^D`` (``D`` = the Gram
+size), the network's ``W``, the class's blocks ``a_i I_D`` / ``c̃_i I_D``; ``(x*, g)`` a KKT pair chosen so that
+the solvers' start ``u⁰ = 0``, ``z⁰ = 0`` is the PEP's worst-case state as far as that start can be: the
+solution is minus the worst case's primal start (its node average for the consensus and shared classes, whose
+solutions are consensual), and ``g`` is the worst case's dual start (consensus: ``z⁰``, mean zero; coupled:
+``g_i = −a_i λ`` with ``λ`` the least-squares fit of ``z⁰``'s node part; shared: ``z⁰``, any ``g`` is a KKT
+pair there, the feasible set being the point ``x̃*``).  ``x*`` is then computed by the suite's independent
+reference solve (:func:`mixbounds.instances.reference.kkt.reference_solution`, relative KKT residual
+``<= KKT_RTOL = 1e-9``) and must equal the constructed one to :data:`XSTAR_RTOL`, else the point is an error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from mixbounds.checks.pep.extract import QuadraticFit, cross_check
+from mixbounds.checks.pep.model import LinearModel
+from mixbounds.checks.pep.performance import PEPOutcome, solve_pep
+from mixbounds.checks.rate_measure import rate_point
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.reference.kkt import reference_solution
+
+#: family name of the series (the result ids' ``@pep-worst``)
+FAMILY = "pep-worst"
+#: ``|x*(reference solve) − x*(constructed)| / |x*|`` allowed: the reference's KKT residual is <= 1e-9 and the
+#: instances' condition numbers are <= 10⁴ (the full tier's largest κ_f), so 1e-9 · 10⁴ with a margin of 10
+XSTAR_RTOL = 1e-4
+#: singular values of XᵀG' below this fraction of the largest count as zero (the pseudo-inverse)
+PINV_RTOL = 1e-10
+#: ``|V¹(the suite's APAPC on the instance, from the worst-case state) − V¹(PEP)|`` (V⁰ = 1) for the instance to count as
+#: the worst case.  Measured (path of 3, quick and tiny grids): worst cases over quadratics 1e-8…5e-8; the class's
+#: worst cases whose ρ equals the quadratics' to the SDP's accuracy: consensus <= 7e-7, coupled at κ_f = 10 and 17.8
+#: 1.5e-5 and 3.0e-5 (the SDP fit of mixbounds.checks.pep.extract: 5.8e-6 and 2.7e-5); non-quadratic worst cases
+#: (coupled at κ_f >= 31.6 or κ_W = 215, shared): 1.5e-2 and more.  1e-4 lies two decades from both.
+WORST_AGREE = 1e-4
+
+
+def quadratic_interpolant(triplets, mu: float, L: float, rtol: float = PINV_RTOL) -> tuple[np.ndarray, float, float]:
+    """``H = μI + G'(XᵀG')⁺G'ᵀ + (L − μ)vvᵀ`` with spectrum clipped into ``[μ, L]`` (module docstring; ``v`` a unit
+    vector orthogonal to the data, so that ``H`` attains ``L``), the relative gradient residual
+    ``max|HX − G| / max|G|`` and the value residual ``max_j |f_j − ½x_jᵀHx_j| / max(1, max|f|)``.
+
+    ``rtol``: eigenvalues of ``XᵀG'`` below ``rtol`` times the largest are dropped from the pseudo-inverse."""
+    X = np.array([t[0] for t in triplets], dtype=float).T
+    G = np.array([t[1] for t in triplets], dtype=float).T
+    F = np.array([t[2] for t in triplets], dtype=float)
+    D = X.shape[0]
+    Gp = G - mu * X
+    M = X.T @ Gp
+    lam, V = np.linalg.eigh(0.5 * (M + M.T))
+    keep = lam > rtol * max(float(np.abs(lam).max(initial=0.0)), 1e-300)
+    Minv = (V[:, keep] / lam[keep]) @ V[:, keep].T
+    H = mu * np.eye(D) + Gp @ Minv @ Gp.T
+    data = np.hstack([X, Gp])
+    U, sv, _ = np.linalg.svd(data, full_matrices=True)
+    rank = int(np.sum(sv > rtol * max(float(sv.max(initial=0.0)), 1e-300)))
+    if rank < D:  # the curvature L in a direction the data do not see: the instance attains the class's L_f
+        v = U[:, rank]
+        H = H + (L - mu) * np.outer(v, v)
+    ev, W = np.linalg.eigh(0.5 * (H + H.T))
+    H = (W * np.clip(ev, mu, L)) @ W.T
+    gs = max(float(np.abs(G).max()), 1e-300)
+    grad_res = float(np.abs(H @ X - G).max()) / gs
+    val_res = max(abs(F[j] - 0.5 * X[:, j] @ H @ X[:, j]) for j in range(X.shape[1])) / max(1.0, float(np.abs(F).max()))
+    return 0.5 * (H + H.T), grad_res, float(val_res)
+
+
+def _realised(model: LinearModel, outcome: PEPOutcome):
+    """The interpolants of every node, their largest residuals, and the suite's APAPC run on them from the worst-case
+    state (:func:`mixbounds.checks.pep.extract.cross_check`: ``difference`` = ``|V^K(run) − V^K(PEP)|``)."""
+    data = model.data
+    out = [quadratic_interpolant(t, data.mu_f, data.L_f) for t in outcome.worst["functions"]]
+    Hs, gres, vres = [h for h, _, _ in out], max(r for _, r, _ in out), max(v for _, _, v in out)
+    return Hs, gres, vres, cross_check(model, outcome, QuadraticFit(tuple(Hs), gres, vres))
+
+
+def worst_case_instance(model: LinearModel, outcome: PEPOutcome, Hs: list) -> tuple[Instance, np.ndarray]:
+    """The ``pep-worst`` instance of the worst case ``outcome`` with Hessians ``Hs`` and its constructed solution
+    (u-layout), module docstring."""
+    data = model.data
+    n, D = data.network.n, Hs[0].shape[0]
+    u0, _, z0 = (np.asarray(a, dtype=float) for a in outcome.worst["states"][0])
+    slots = list(model.node_slot)
+    xu, zu = u0[slots], z0[slots]  # node parts of the worst-case start (n × D)
+    eye = np.eye(D)
+    kw: dict = {}
+    if data.cls == "coupled":
+        lay = Layout(d=(D,) * n, dt=0)
+        a = np.asarray(data.blocks, dtype=float)
+        xs = -xu
+        lam = -(a @ zu) / float(a @ a)
+        g = -a[:, None] * lam[None, :]
+        kw = {"A": [ai * eye for ai in a], "b": [ai * x for ai, x in zip(a, xs)]}
+        u_star = xs.ravel()
+    else:
+        lay = Layout(d=(0,) * n, dt=D)
+        xbar = -xu.mean(axis=0)
+        xs = np.tile(xbar, (n, 1))
+        g = zu - zu.mean(axis=0) if data.cls == "consensus" else zu
+        if data.cls == "shared":
+            kw = {"Ct": [ci * eye for ci in data.blocks], "ct": [ci * xbar for ci in data.blocks]}
+        u_star = np.tile(xbar, n)
+    qs = [H @ x - gi for H, x, gi in zip(Hs, xs, g)]
+    obj = QuadraticObjective(list(Hs), qs, lay)
+    problem = MixedProblem(W=data.network.W, objective=obj, layout=lay, name=f"{FAMILY}-{data.cls}", **kw)
+    realized = realized_kappas(problem)
+    inst = Instance(problem=problem, family=FAMILY, variant=data.cls,
+                    targets={"kappa_f": data.L_f / data.mu_f, "kappa_W": data.network.kappa_W}, realized=realized,
+                    params={"D": D, "class_data": data.describe()},
+                    notes=["worst case of the one-step PEP of APAPC's Lyapunov function (mixbounds.checks.pep.series)"])
+    return inst, u_star
+
+
+def worst_case_rates(model: LinearModel, outcome: PEPOutcome, methods: tuple = ("apapc",)) -> dict:
+    """``{method: rate point}`` (:func:`mixbounds.checks.rate_measure.rate_point`) of each method on the worst case
+    of ``outcome`` (or, when that is not quadratic, of the worst case over quadratics), every point with the
+    instance's provenance: the source, the interpolation residuals, both ρ's, and ``rho_instance``, the one-step
+    contraction of the Lyapunov function on the instance from the worst-case state
+    (:func:`mixbounds.checks.pep.extract.cross_check`).  A point that cannot be measured carries ``error``."""
+    rec, inst, x_star = _worst_case_series_instance(model, outcome)
+    if inst is None:
+        return {m: rec for m in methods}
+    return {m: {**rec, **rate_point(inst, x_star, method=m)} for m in methods}
+
+
+def _worst_case_series_instance(model: LinearModel, outcome: PEPOutcome):
+    """``(provenance, instance, x* of the reference solve)``, or ``(provenance with error, None, None)``."""
+    if not outcome.solved:
+        return {"error": f"the PEP was not solved to accuracy (status {outcome.status}, accuracy "
+                         f"{outcome.accuracy})"}, None, None
+    Hs, gres, vres, cc = _realised(model, outcome)
+    rec = {"rho_pep": outcome.rho, "class_residual": gres, "class_V1_difference": cc["difference"]}
+    src = outcome
+    if not cc["difference"] <= WORST_AGREE:
+        src = solve_pep(model, K=outcome.K, function_class="quadratic")
+        rec.update(rho_pep_quadratic=src.rho, quadratic_status=src.status, quadratic_accuracy=src.accuracy)
+        if not src.solved:
+            return {**rec, "error": f"the class's worst case is not quadratic (its interpolant misses V¹ by "
+                                    f"{cc['difference']:.3g}) and the PEP over quadratics was not solved to accuracy "
+                                    f"(status {src.status})"}, None, None
+        Hs, gres, vres, cc = _realised(model, src)
+        if not cc["difference"] <= WORST_AGREE:
+            return {**rec, "error": f"the interpolant of the worst case over quadratics misses its V¹ by "
+                                    f"{cc['difference']:.3g} > {WORST_AGREE:g} (residuals {gres:.3g}, "
+                                    f"{vres:.3g})"}, None, None
+    rec.update(source="F(mu_f, L_f)" if src is outcome else "quadratics", residual=gres, value_residual=vres,
+               rho_instance=cc["rho_run"], V1_difference=cc["difference"])
+    inst, u_star = worst_case_instance(model, src, Hs)
+    ref = reference_solution(inst.problem)
+    err = float(np.linalg.norm(ref.u - u_star) / max(np.linalg.norm(u_star), 1e-300))
+    rec.update(D=Hs[0].shape[0], reference_kkt_residual=ref.kkt_residual, reference_method=ref.method,
+               x_star_rel_diff=err, family=FAMILY)
+    if not err <= XSTAR_RTOL or not math.isfinite(err):
+        return {**rec, "error": f"the reference solve's x* differs from the constructed one by {err:.3g} "
+                                f"(relative) > {XSTAR_RTOL:g}"}, None, None
+    return rec, inst, ref.u

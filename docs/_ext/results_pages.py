@@ -1,0 +1,286 @@
+"""The results pages of the documentation, generated from run snapshots so that they cannot go stale.
+
+A *snapshot* is a directory ``docs/data/<name>/`` holding the ``results.json`` of one ``mixbounds verify`` run
+and ``snapshot.json``, the provenance :mod:`snapshot` wrote when it made the run (git commit, whether the tree
+had uncommitted changes, command, date, the machine's load average).  The docs build
+(:mod:`mixbounds_docs`) renders the pages from them at every build; the pages are never committed.
+
+Snapshots read (each optional; a page whose snapshot is absent is not written):
+
+* ``quick``: the quick tier (``mixbounds verify --tier quick``) → the pages ``index``, ``certificates``,
+  ``findings``, ``timings``;
+* ``bench-tiny``: the benchmarks (``--tier tiny --claims 'bench.*'``) → ``benchmarks`` (and its row in
+  ``timings``).
+
+Every page names the snapshot it was generated from, its commit and code version, and says so when the
+current source's code version differs (the numbers are then those of the snapshot's code, not of this one).
+
+By hand (the same pages, from any results documents; bad input is one line on stderr, exit 2, nothing
+written)::
+
+    python docs/_ext/results_pages.py DATA_DIR --out DIR
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from mdtext import code, escape, table
+from mixbounds.checks.run.framework import code_version
+from mixbounds.plots import ResultsFileError, load_results
+
+from mixbounds.report.problems import SEVERITIES, group_findings
+
+#: snapshot name → what it is (the page text says it)
+SNAPSHOTS = {"quick": "the quick tier, every check", "bench-tiny": "the benchmarks, tier tiny"}
+#: keys ``snapshot.json`` must have (written by docs/_ext/snapshot.py)
+META_KEYS = ("commit", "dirty", "command", "date", "load_before", "load_after")
+#: the pages in the order of the results index
+PAGES = (("certificates", "Lower-bound certificates"), ("findings", "Findings: the paper and the numbers disagree"),
+         ("benchmarks", "Benchmarks"), ("timings", "Timings"))
+
+
+class SnapshotError(Exception):
+    """A snapshot directory cannot be used (one-line message naming the file and what is wrong)."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One run: its results document and where it came from."""
+
+    name: str
+    doc: dict
+    meta: dict
+
+    @property
+    def code(self) -> str:
+        return str((self.doc.get("versions") or {}).get("code_version"))
+
+
+def load_snapshot(d: Path) -> Snapshot:
+    """The snapshot in directory ``d`` (``results.json`` and ``snapshot.json``), validated."""
+    meta_file = d / "snapshot.json"
+    try:
+        doc = load_results(d / "results.json")
+    except ResultsFileError as exc:
+        raise SnapshotError(str(exc)) from None
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SnapshotError(f"{meta_file}: unreadable ({exc})") from None
+    missing = [k for k in META_KEYS if not isinstance(meta, dict) or k not in meta]
+    if missing:
+        raise SnapshotError(f"{meta_file}: missing {', '.join(missing)} (written by docs/_ext/snapshot.py)")
+    return Snapshot(d.name, doc, meta)
+
+
+def load_snapshots(data: Path) -> dict[str, Snapshot]:
+    """Every known snapshot present under ``data`` (an unknown directory name is an error: a typo loses a page)."""
+    if not data.is_dir():
+        raise SnapshotError(f"{data}: not a directory")
+    out = {}
+    for d in sorted(p for p in data.iterdir() if p.is_dir()):
+        if d.name not in SNAPSHOTS:
+            raise SnapshotError(f"{d}: unknown snapshot name (known: {', '.join(SNAPSHOTS)})")
+        out[d.name] = load_snapshot(d)
+    return out
+
+
+# ----------------------------------------------------------------------------- formatting
+def _num(v, digits: int = 3) -> str:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return "—" if v is None else escape(v)
+    return f"{v:.{digits}f}" if isinstance(v, float) else str(v)
+
+
+def _signed(v) -> str:
+    return f"{v:+.3f}" if isinstance(v, (int, float)) and math.isfinite(v) else "—"
+
+
+def _duration(s) -> str:
+    if not isinstance(s, (int, float)):
+        return "—"
+    m, sec = divmod(float(s), 60)
+    return f"{sec:.1f} s" if m == 0 else f"{int(m)} min {sec:04.1f} s"
+
+
+def provenance(s: Snapshot) -> list[str]:
+    """The paragraph every page starts with: which run, which commit and code, and whether the code moved since."""
+    m, doc = s.meta, s.doc
+    dirty = " with uncommitted changes" if m.get("dirty") else ""
+    lines = [f"Generated at docs build time from the snapshot `docs/data/{s.name}/` ({SNAPSHOTS[s.name]}): "
+             f"{code(m['command'])} at commit {code(str(m['commit'])[:12])}{dirty}, code version {code(s.code)}, "
+             f"{escape(m['date'])}, tier {code(doc.get('tier'))}, {doc.get('stats', {}).get('jobs', '?')} jobs "
+             f"(load average {m['load_before']} before, {m['load_after']} after the run on a "
+             f"{m.get('cores', '?')}-core machine)."]
+    now = code_version()
+    if now != s.code:
+        lines.append(f"The source has changed since (code version now {code(now)}): these are the numbers of the "
+                     f"snapshot's code. Refresh with `python docs/_ext/snapshot.py {s.name}`.")
+    return [" ".join(lines), ""]
+
+
+# ----------------------------------------------------------------------------- pages
+def page_index(snaps: dict[str, Snapshot], written: list[tuple[str, str]]) -> str:
+    out = ["# Results", "",
+           "Every page of this section is generated from the `results.json` of a real `mixbounds verify` run kept in "
+           "`docs/data/` (a *snapshot*), at every docs build, by `docs/_ext/results_pages.py`: nothing here is typed "
+           "by hand. Past measurements that no snapshot holds (full tier, large instances, cluster runs, the "
+           "mutation harness) are in the {doc}`records <../records/index>`, each with its commit and command.", ""]
+    rows = []
+    for s in snaps.values():
+        sm = s.doc.get("summary") or {}
+        st = sm.get("status") or {}
+        counts = ", ".join(f"{n} {k}" for k, n in st.items() if n)
+        rows.append([code(s.name), code(s.meta["command"]), code(str(s.meta["commit"])[:12]), code(s.code),
+                     escape(s.meta["date"]),
+                     f"{sm.get('verdict', '?')}: {sm.get('results', 0)} results ({counts}); controls caught "
+                     f"{sm.get('controls_caught', 0)}/{sm.get('controls_total', 0)}", _duration(s.doc.get("wall_time"))])
+    out += table(["snapshot", "command", "commit", "code version", "date", "summary", "wall time"], rows)
+    now = code_version()
+    stale = [s.name for s in snaps.values() if s.code != now]
+    if stale:
+        out += [f"The source has changed since {', '.join(code(n) for n in stale)} was taken (code version now "
+                f"{code(now)}); refresh a snapshot with `python docs/_ext/snapshot.py NAME`.", ""]
+    out += ["```{toctree}", ":maxdepth: 1", ""] + [name for name, _ in written] + ["```", ""]
+    return "\n".join(out)
+
+
+def _lower_slope(doc: dict, rid: str | None):
+    by_id = {c["id"]: c for c in doc.get("claims", [])}
+    return (by_id.get(rid) or {}).get("measured") if rid else None
+
+
+def page_certificates(s: Snapshot) -> str:
+    lbc = (s.doc.get("summary") or {}).get("lower_bound_certificates") or {}
+    out = ["# Lower-bound certificates", ""] + provenance(s)
+    out += [f"Of {lbc.get('total', 0)} optimality statements of Table 1: printed {lbc.get('printed', 0)}, variant "
+            f"{lbc.get('variant', 0)}, refuted {lbc.get('refuted', 0)}, none {lbc.get('none', 0)} (what the "
+            "certificates mean: {doc}`../guides/reviewer`). Per parameter: the certificate, the engine's lower-bound "
+            "slope on that construction, and the slope of the tightness ratio (solver per decade / engine per "
+            "decade) in the swept parameter; `n/a` where no solver sweep ran on a worst-case construction of the "
+            "class.", ""]
+    rows = []
+    for st in lbc.get("statements") or []:
+        parts = []
+        for p, v in (st.get("params") or {}).items():
+            t = v.get("tightness") or {}
+            ratio = _signed(t.get("slope")) if t.get("slope") is not None else "n/a"
+            parts.append(f"{code(p)}: {escape(v.get('certificate'))} "
+                         f"({_num(_lower_slope(s.doc, v.get('result')))}; {ratio})")
+        rows.append([code(st.get("statement")), escape(st.get("certificate")), "; ".join(parts)])
+    out += table(["statement", "certificate", "per parameter: certificate (lower slope; tightness-ratio slope)"], rows)
+    flat = [(st["statement"], p) for st in lbc.get("statements") or [] for p, v in (st.get("params") or {}).items()
+            if (v.get("tightness") or {}).get("flat") is False]
+    if flat:
+        out += ["Tightness ratios not flat: " + ", ".join(f"{code(a)} in {code(b)}" for a, b in flat) + ".", ""]
+    return "\n".join(out)
+
+
+def page_findings(s: Snapshot) -> str:
+    groups = group_findings(s.doc)
+    n_rec = len(s.doc.get("findings") or [])
+    out = ["# Findings: the paper and the numbers disagree", ""] + provenance(s)
+    by_sev = defaultdict(int)
+    for g in groups:
+        by_sev[g.severity] += 1
+    out += [f"{n_rec} finding records, grouped into {len(groups)} distinct problems with the paper "
+            f"({', '.join(f'{by_sev[k]} {k}' for k in SEVERITIES if by_sev[k])}); the grouping and the wording of "
+            "each problem are those of the report ({mod}`mixbounds.report.problems`). A problem without records is a "
+            "discrepancy of the text the suite records without measuring it.", ""]
+    for i, g in enumerate(groups, 1):
+        out += [f"## {i}. {escape(g.title)}", "",
+                f"Paper label {code(g.label)}; severity: **{g.severity}**.", "",
+                f"- printed: {escape(g.printed)}", f"- corrected / measured: {escape(g.corrected)}", ""]
+        if g.records:
+            rows = [[code(res.get("id") or f.get("source")), escape(f.get("printed")), escape(f.get("measured"))]
+                    for f, res in g.records]
+            out += table(["result", "paper", "measured"], rows)
+    return "\n".join(out)
+
+
+def page_timings(snaps: dict[str, Snapshot]) -> str:
+    out = ["# Timings", "",
+           "Wall times of the snapshot runs, read from their `results.json` (`wall_time`, `stats`). They were taken "
+           "on the machine and at the load average each row states: a loaded machine stretches them, so read them "
+           "as what a run cost there, not as a benchmark of the code.", ""]
+    rows = []
+    for s in snaps.values():
+        st = s.doc.get("stats") or {}
+        rows.append([code(s.name), code(s.meta["command"]), code(str(s.meta["commit"])[:12]),
+                     f"{st.get('computed', 0)} computed, {st.get('cached', 0)} cached",
+                     _duration(st.get("seconds")), _duration(st.get("plot_seconds")) if "plot_seconds" in st else "—",
+                     _duration(s.doc.get("wall_time")), str(st.get("jobs", "?")),
+                     f"{s.meta['load_before']} → {s.meta['load_after']} ({s.meta.get('cores', '?')} cores)"])
+    out += table(["snapshot", "command", "commit", "sweep points", "sweeps", "figures", "wall", "jobs", "load average"],
+                 rows)
+    out += ["`sweeps` is the time from the first to the last sweep point, `figures` the time spent drawing (absent "
+            "with `--no-plots`), `wall` the whole run without the interpreter's start-up. What the full tier cost "
+            "is in the {doc}`full-tier record <../records/full-tier>`.", ""]
+    return "\n".join(out)
+
+
+def page_benchmarks(s: Snapshot) -> str:
+    out = ["# Benchmarks", ""] + provenance(s)
+    out += ["The suite's baselines and APAPC on the worst-case constructions and random families: the slope of "
+            "each method's per-accuracy count against the swept parameter, with its 95% CI and the points fitted. "
+            "The benchmark slopes are reported, not judged (a result is `skipped` when its points hit the budget). "
+            "Tier `tiny` sweeps 3 points over half a decade: a smoke test of every method and class, not a rate "
+            "to cite; the full tier's table is in the {doc}`full-tier record <../records/full-tier>`.", ""]
+    rows = []
+    for c in s.doc.get("claims", []):
+        if not c["id"].startswith("bench.") or c.get("control"):
+            continue
+        ci = c.get("ci")
+        ci_text = f"[{_num(ci[0], 2)}, {_num(ci[1], 2)}]" if isinstance(ci, list) and len(ci) == 2 else ""
+        npts = len(c.get("points") or [])
+        rows.append([code(c["id"]), escape(c.get("status")), f"{_num(c.get('measured'), 2)} {ci_text}".strip(),
+                     str(npts)])
+    out += table(["result", "status", "slope [95% CI]", "points"], rows)
+    return "\n".join(out)
+
+
+def render_pages(snaps: dict[str, Snapshot]) -> dict[str, str]:
+    """File name → page text, for the snapshots present."""
+    pages: dict[str, str] = {}
+    q, b = snaps.get("quick"), snaps.get("bench-tiny")
+    if q is not None:
+        pages["certificates.md"] = page_certificates(q)
+        pages["findings.md"] = page_findings(q)
+    if b is not None:
+        pages["benchmarks.md"] = page_benchmarks(b)
+    if snaps:
+        pages["timings.md"] = page_timings(snaps)
+    written = [(name, title) for name, title in PAGES if f"{name}.md" in pages]
+    pages["index.md"] = page_index(snaps, written)
+    return pages
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 3 or argv[1] != "--out":
+        print("usage: python docs/_ext/results_pages.py DATA_DIR --out DIR", file=sys.stderr)
+        return 2
+    try:
+        pages = render_pages(load_snapshots(Path(argv[0])))
+    except SnapshotError as exc:
+        print(f"results_pages: error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(argv[2])
+    if out.exists() and not out.is_dir():
+        print(f"results_pages: error: --out {out}: exists and is not a directory", file=sys.stderr)
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in pages.items():
+        (out / name).write_text(text, encoding="utf-8")
+    print(f"results_pages: wrote {len(pages)} pages to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""How far the upper-bound checks reach (issue 35): the PEP certificates, the PEP worst cases, the cells not exercised.
+
+Three report sections, rendered from the results document alone:
+
+* **PEP certificates** — one row per PEP sweep point of the ``pep.<class>.contraction.<param>`` results (and the
+  full tier's ``…networks``): class, network, ``K``, ``κ_f``, ``κ_W``, the exact worst-case contraction ``ρ_PEP``
+  of APAPC's Lyapunov function over ``F(μ_f, L_f)``, the theorem's factor ``ρ_thm``, the derived one, the margin,
+  the iteration count ``−1/log ρ_PEP``, and the SDP's status and accuracy; then the slopes of those iteration
+  counts (``pep.<class>.iterations|comm.<param>``);
+* **PEP worst cases as instances** — per class and sweep point of the third Table 1 series (``…@pep-worst``):
+  which worst case the instance is (over the class, or over quadratics), ``ρ_PEP`` and the instance's own
+  one-step contraction from the worst-case state;
+* **Upper bounds not exercised** — every passing upper-bound result labelled ``upper holds, not exercised``
+  (its slope's 95% CI lies wholly below ``θ_f − tol``): the instances of that series do not come near the bound
+  on that parameter, so the pass says little about the bound there.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mixbounds.checks.verdict import NOT_EXERCISED
+from mixbounds.plots.data import finite, fmt_slope, variant_of
+from mixbounds.report.blocks import LIST, H, P, T, V, anchor_id, link
+
+
+def _cid(rid: str) -> str:
+    return anchor_id("c", rid)
+
+
+def _f(v, digits: int = 6) -> str:
+    x = finite(v)
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _g(v) -> str:
+    x = finite(v)
+    return "—" if x is None else f"{x:.4g}"
+
+
+def _pep_contraction(doc: dict) -> list[dict]:
+    return [c for c in doc.get("claims", []) if c["id"].startswith("pep.") and ".contraction." in c["id"]
+            and not c.get("control")]
+
+
+def pep_section(doc: dict) -> list:
+    """ρ_PEP vs ρ_thm per class and κ (module docstring); empty when the run has no PEP result."""
+    res = _pep_contraction(doc)
+    worst = _worst_case_rows(doc)
+    if not res and not worst:
+        return []
+    head = [H(2, "PEP certificates: ρ_PEP against ρ_thm", "pep-certificates")]
+    if not res:
+        return head + [P("This run has no PEP certificate result (`pep.*`); its PEP worst-case series follows.")] + worst
+    rows = []
+    for c in res:
+        for p in c.get("points") or []:
+            if not isinstance(p, dict) or "rho_pep" not in p:
+                continue
+            rp, rt = finite(p.get("rho_pep")), finite(p.get("rho_theorem"))
+            margin = f"{rt - rp:+.6f}" if rp is not None and rt is not None else "—"
+            it = finite(p.get("iterations"))
+            rows.append([link(c["id"], _cid(c["id"])), p.get("class", ""), f"{p.get('network', '')} {p.get('N', '')}",
+                         str(p.get("K", "")), _g(p.get("kappa_f")), _g(p.get("kappa_W")), _f(rp), _f(rt),
+                         _f(p.get("rho_derived")), margin, "—" if it is None or not math.isfinite(it) else f"{it:.1f}",
+                         f"{p.get('solver', '')} {p.get('solver_status', '')}", _g(p.get("accuracy")),
+                         V(c["status"], c.get("verdict_label") or c["status"])])
+    slopes = [c for c in doc.get("claims", []) if c["id"].startswith("pep.") and c.get("kind") == "pep"
+              and (".iterations." in c["id"] or ".comm." in c["id"]) and not c.get("control")]
+    blocks = head + [
+              P("Per sweep point: the exact worst case ρ_PEP of one APAPC step of the theorem's Lyapunov function "
+                "(with its dual terms) over every f_i ∈ F(μ_f, L_f), on the fixed network, solved by PEPit; ρ_thm the "
+                "theorem's factor, ρ_derived the factor the suite's derivation proves; margin = ρ_thm − ρ_PEP (a "
+                "negative margin is a finding). Iterations = −1/log ρ_PEP. An SDP not solved to its accuracy is an "
+                "error, never a certificate."),
+              T(["Result", "Class", "Network", "K", "κ_f", "κ_W", "ρ_PEP", "ρ_thm", "ρ_derived", "Margin",
+                 "Iterations", "Solver", "Accuracy", "Verdict"], rows)]
+    if slopes:
+        blocks.append(P("Slopes of the PEP iteration counts (and × communications per iteration) against the "
+                        "claimed exponents, judged two-sided: "
+                        + "; ".join(f"{link(c['id'], _cid(c['id']))} {fmt_slope(c, 3)} vs {_g(c.get('theory'))} "
+                                    f"({c['status']})" for c in slopes) + "."))
+    return blocks + worst
+
+
+def _worst_case_rows(doc: dict) -> list:
+    """The third series' instances, one row per class, parameter and point (from any one result of the sweep)."""
+    seen, rows = set(), []
+    for c in doc.get("claims", []):
+        if variant_of(c) != "pep-worst" or c.get("control"):
+            continue
+        cls = (c.get("cell") or "").split(".")[1] if c.get("cell") else ""
+        key = (cls, c.get("param"))
+        if key in seen:
+            continue
+        seen.add(key)
+        for r in (c.get("extra") or {}).get("pep_worst") or []:
+            rows.append([cls, c.get("param"), _g(r.get("target")), r.get("source") or "—", _f(r.get("rho_pep")),
+                         _f(r.get("rho_pep_quadratic")), _f(r.get("rho_instance")), _g(r.get("V1_difference")),
+                         _g(r.get("residual")), str(r.get("D") or "—")])
+    if not rows:
+        return []
+    return [H(3, "PEP worst cases as instances (Table 1's third series, `…@pep-worst`)", "pep-worst"),
+            P("Each sweep point's worst case built as an instance (closed-form quadratic interpolant, the class's ends "
+              "attained off the data; its solution where the solvers' start is the worst-case state): source "
+              "`F(mu_f, L_f)` when the class's worst case is quadratic, `quadratics` when it is not and the worst "
+              "case over quadratic f_i is used instead (then both ρ's are shown); ρ_instance is the instance's "
+              "one-step contraction from the worst-case state, which must reproduce the PEP's (V¹ difference)."),
+            T(["Class", "Swept", "Value", "Source", "ρ_PEP", "ρ_PEP (quadratics)", "ρ_instance", "V¹ difference",
+               "Interpolation residual", "D"], rows)]
+
+
+def _series(c: dict) -> str:
+    """The series of a result: its variant (a random family, ``pep-worst``, …), else its instance family (Tables
+    2–4 name no variant for their own family)."""
+    return c.get("variant") or (c.get("instance") or {}).get("family") or variant_of(c)
+
+
+def not_exercised_section(doc: dict) -> list:
+    """Every passing upper-bound result labelled :data:`~mixbounds.checks.verdict.NOT_EXERCISED`, by series."""
+    items = [c for c in doc.get("claims", []) if c.get("verdict_label") == NOT_EXERCISED]
+    upper = [c for c in doc.get("claims", []) if (c.get("extra") or {}).get("exercised") is not None]
+    blocks = [H(2, f"Upper bounds not exercised ({len(items)} of {len(upper)})", "not-exercised"),
+              P(f"An upper-bound result passes when its slope does not exceed θ_f + tol; it reads `{NOT_EXERCISED}` "
+                "when the slope's whole 95% confidence interval lies below θ_f − tol: the instances of that series do "
+                "not come near the bound on that parameter, so the pass says little about the bound there. Cells the "
+                "paper calls tight are judged two-sided on the worst-case constructions (a slope far below is a "
+                "`fail` there).")]
+    if not items:
+        blocks.append(P("None in this run." if upper else "This run has no upper-bound result that could be."))
+        return blocks
+    rows = []
+    for c in items:
+        ex = c.get("extra") or {}
+        target = finite(c.get("theory")) if c["id"].startswith(("T2.", "T3.", "T4.")) else finite(ex.get("formula_slope"))
+        rows.append([link(c["id"], _cid(c["id"])), _series(c), c.get("param") or "", fmt_slope(c, 3),
+                     "—" if target is None else f"{target:.3f}", _f(ex.get("exercise_threshold"), 3)])
+    by = {}
+    for c in items:
+        by[_series(c)] = by.get(_series(c), 0) + 1
+    blocks.append(LIST([f"`{k}`: {n}" for k, n in sorted(by.items())]))
+    blocks.append(T(["Result", "Series", "Param", "Slope ± CI", "θ_f", "θ_f − tol"], rows))
+    return blocks

@@ -1,0 +1,252 @@
+"""The documentation's generated pages and the README: complete, traceable, and refusing bad input.
+
+The Sphinx build itself runs in ``.ci/run`` (``sphinx-build -W``); these tests cover what the build cannot see:
+that the command-line reference lists every option of every subcommand, that the results pages say where their
+numbers come from and cover every certificate and finding of their snapshot, that the API walk picks up a new
+module by itself, and that the README keeps its size and the lines ``.ci/run`` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mixbounds.cli.command import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import api_pages  # noqa: E402  (docs/_ext is not a package: on sys.path above)
+import cli_reference  # noqa: E402
+import results_pages  # noqa: E402
+
+#: the README's size limit (issue 33)
+README_MAX_LINES = 150
+
+
+# ----------------------------------------------------------------------------- command-line reference
+def sections(text: str) -> dict[str, str]:
+    """Subcommand → its section of the generated reference."""
+    parts = re.split(r"^## `mixbounds (\S+)`$", text, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def missing_options(parser: argparse.ArgumentParser, text: str) -> list[str]:
+    """``subcommand option`` for every option string or positional of ``parser`` absent from its section."""
+    secs = sections(text)
+    out = []
+    for name, sub in cli_reference.subcommands(parser).items():
+        body = secs.get(name, "")
+        for action in cli_reference.arguments(sub):
+            out += [f"{name} {n}" for n in cli_reference.names(action) if f"`{n.replace('|', chr(92) + '|')}`"
+                    not in body]
+    return out
+
+
+def test_cli_reference_lists_every_option_of_every_subcommand():
+    parser = build_parser()
+    text = cli_reference.render(parser)
+    subs = cli_reference.subcommands(parser)
+    assert set(sections(text)) == set(subs) and len(subs) >= 7
+    assert missing_options(parser, text) == []
+    n_options = sum(len(cli_reference.names(a)) for p in subs.values() for a in cli_reference.arguments(p))
+    assert n_options >= 50  # the check above ran over the real parsers, not an empty list
+
+
+def test_missing_option_is_detected():
+    """Negative control: a section without one of its options is reported."""
+    parser = build_parser()
+    text = cli_reference.render(parser).replace("| `--no-cache` |", "| `--no-cache-REMOVED` |")
+    assert missing_options(parser, text) == ["verify --no-cache"]
+
+
+def test_cli_reference_escapes_globs_and_pipes():
+    text = cli_reference.render()
+    verify = sections(text)["verify"]
+    assert "'T1.coupled.\\*'" in verify  # a glob in help text is not read as emphasis
+    assert "`ADDRESS\\|local:N`" in verify  # a pipe in a value name does not end the table cell
+
+
+# ----------------------------------------------------------------------------- results pages
+@pytest.fixture(scope="module")
+def snapshots():
+    return results_pages.load_snapshots(DOCS / "data")
+
+
+def test_snapshots_are_committed_with_their_provenance(snapshots):
+    assert set(snapshots) == set(results_pages.SNAPSHOTS)
+    for s in snapshots.values():
+        assert re.fullmatch(r"[0-9a-f]{40}", s.meta["commit"]) and s.meta["command"].startswith("mixbounds verify")
+        assert s.doc["versions"]["code_version"] == s.code and s.doc.get("complete") is True
+
+
+def test_results_pages_name_their_run_and_cover_the_snapshot(snapshots):
+    pages = results_pages.render_pages(snapshots)
+    assert set(pages) == {"index.md", "certificates.md", "findings.md", "benchmarks.md", "timings.md"}
+    q = snapshots["quick"]
+    for name in ("certificates.md", "findings.md"):
+        assert q.meta["commit"][:12] in pages[name] and q.code in pages[name]
+    lbc = q.doc["summary"]["lower_bound_certificates"]
+    cert = pages["certificates.md"]
+    assert f"printed {lbc['printed']}, variant {lbc['variant']}" in cert
+    assert all(f"`{st['statement']}`" in cert for st in lbc["statements"])
+    sources = {f["source"] for f in q.doc["findings"]}
+    assert sources and all(f"`{sid}`" in pages["findings.md"] for sid in sources)
+    bench_ids = [c["id"] for c in snapshots["bench-tiny"].doc["claims"] if c["id"].startswith("bench.")]
+    assert bench_ids and all(f"`{results_pages.code(i)[1:-1]}`" in pages["benchmarks.md"] for i in bench_ids)
+
+
+def test_results_pages_say_when_the_code_moved_on(snapshots, monkeypatch):
+    pages = results_pages.render_pages(snapshots)
+    same = all(s.code == results_pages.code_version() for s in snapshots.values())
+    assert ("The source has changed since" in pages["certificates.md"]) is not same
+    monkeypatch.setattr(results_pages, "code_version", lambda: "0" * 20)
+    moved = results_pages.render_pages(snapshots)
+    assert "code version now `00000000000000000000`" in moved["certificates.md"]
+    assert "python docs/_ext/snapshot.py quick" in moved["certificates.md"]
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("no-meta", "snapshot.json: unreadable"),
+    ("meta-missing-commit", "missing commit"),
+    ("bad-results", "results.json"),
+    ("unknown-name", "unknown snapshot name"),
+])
+def test_bad_snapshot_is_one_line_exit_2_nothing_written(tmp_path, capsys, damage, message):
+    data = tmp_path / "data"
+    shutil.copytree(DOCS / "data" / "bench-tiny", data / "bench-tiny")
+    meta = data / "bench-tiny" / "snapshot.json"
+    if damage == "no-meta":
+        meta.unlink()
+    elif damage == "meta-missing-commit":
+        m = json.loads(meta.read_text())
+        del m["commit"]
+        meta.write_text(json.dumps(m))
+    elif damage == "bad-results":
+        (data / "bench-tiny" / "results.json").write_text('{"schema": 2}')
+    else:
+        (data / "bench-tyni").mkdir()
+    out = tmp_path / "out"
+    assert results_pages.main([str(data), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and not out.exists()
+
+
+def test_results_pages_command_writes_the_pages(tmp_path):
+    out = tmp_path / "pages"
+    assert results_pages.main([str(DOCS / "data"), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(results_pages.render_pages(
+        results_pages.load_snapshots(DOCS / "data")))
+
+
+# ----------------------------------------------------------------------------- API pages
+def test_api_walk_finds_a_new_module_by_itself(tmp_path, monkeypatch):
+    pkg = tmp_path / "docwalkpkg"
+    (pkg / "sub").mkdir(parents=True)
+    for f in ("__init__.py", "a.py", "_private.py", "sub/__init__.py"):
+        (pkg / f).write_text('"""A module."""\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert api_pages.walk(("docwalkpkg",)) == ["docwalkpkg", "docwalkpkg.a", "docwalkpkg.sub"]
+    (pkg / "sub" / "new.py").write_text('"""Added later."""\n')
+    assert "docwalkpkg.sub.new" in api_pages.walk(("docwalkpkg",))
+    assert "   docwalkpkg.sub.new" in api_pages.page("docwalkpkg.sub")
+
+
+def test_api_pages_cover_the_public_api():
+    pages = api_pages.render()
+    for mod in ("mixbounds.methods", "mixbounds.testing", "mixbounds.solvers.solve", "mixbounds.instances.families",
+                "mixbounds.checks.run.result", "mixbounds.checks.lower.engine", "mixbounds.plots.scaling"):
+        assert f".. automodule:: {mod}\n" in pages[f"{mod}.rst"]
+    assert not any(name.split(".")[-2].startswith("_") for name in pages)  # no private module pages
+    # every page but the top is in exactly one parent's toctree
+    listed = [line.strip() for text in pages.values() for line in text.splitlines() if line.startswith("   mixbounds")]
+    assert sorted(listed) == sorted(n[:-4] for n in pages if n != "mixbounds.rst")
+
+
+# ----------------------------------------------------------------------------- README and .ci/run
+def _ci_readme_line(marker: str) -> str:
+    """What ``.ci/run``'s ``readme_line`` extracts from the README (its awk program, run as .ci/run runs it)."""
+    script = (ROOT / ".ci" / "run").read_text()
+    func = re.search(r"^readme_line\(\) \{\n.*?\n\}\n", script, flags=re.M | re.S).group(0)
+    return subprocess.run(["bash", "-c", f"{func}\nreadme_line {marker}"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_readme_is_short_and_keeps_the_lines_ci_reads():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= README_MAX_LINES
+    assert _ci_readme_line("test") == ('python3 -m venv .venv && . .venv/bin/activate && pip install ".[test]" '
+                                       '&& pytest')
+    assert _ci_readme_line("main") == "python3 -m venv .venv && . .venv/bin/activate && pip install . && mixbounds verify"
+    docs = _ci_readme_line("docs")
+    assert "sphinx-build -W --keep-going" in docs and '".[docs]"' in docs
+
+
+def test_readme_links_resolve():
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)\)", readme)
+    assert links and [u for u in links if not (ROOT / u).exists()] == []
+
+
+def test_records_name_the_commit_of_every_block():
+    """Every block of a record page ends with the README commit it was last written at, and that commit exists."""
+    git = shutil.which("git") and (ROOT / ".git").exists()
+    for page in sorted((DOCS / "records").glob("*.md")):
+        if page.name == "index.md":
+            continue
+        shas = re.findall(r"\*\(recorded in the README at `([0-9a-f]{7})`\)\*", page.read_text())
+        assert shas, page.name
+        if git:
+            for sha in set(shas):
+                assert subprocess.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=ROOT).returncode == 0, sha
+
+
+# ----------------------------------------------------------------------------- cross-references of the pages
+def _documented_at(name: str) -> bool:
+    """``name`` is where the API reference documents the object: a module, or a function/class/constant under
+    the module that defines it (autodoc documents an object once, in its defining module: a re-export's name
+    gives no link)."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        if i == len(parts) or not hasattr(obj, "__module__") or not hasattr(obj, "__qualname__"):
+            return True  # a module, or a constant (documented where it is assigned)
+        return f"{obj.__module__}.{obj.__qualname__}" == name
+    return False
+
+
+def hand_written_refs() -> list[tuple[str, str]]:
+    """``(page, target)`` of every ``{mod}``/``{func}``/``{class}`` role in the hand-written pages."""
+    out = []
+    pages = [p for p in DOCS.rglob("*.md") if not {"_build", "results"} & set(p.relative_to(DOCS).parts)
+             and p.relative_to(DOCS).as_posix() != "reference/cli.md"] + [DOCS / "reference" / "api.rst"]
+    for p in pages:
+        for target in re.findall(r"[{:](?:mod|func|class|data)[}:]`~?([\w.]+)`", p.read_text()):
+            out.append((p.relative_to(DOCS).as_posix(), target))
+    return out
+
+
+def test_cross_references_of_the_pages_name_real_objects():
+    """Sphinx does not warn about an unresolved Python role (not nitpicky): a moved or re-exported name is caught
+    here."""
+    refs = hand_written_refs()
+    assert len(refs) >= 20
+    assert [r for r in refs if not _documented_at(r[1])] == []
+    assert not _documented_at("mixbounds.checks.no_such_module")  # the check can fail: a missing module,
+    assert not _documented_at("mixbounds.solvers.solve.Reformulation")  # and a name that is only imported there
