@@ -97,7 +97,11 @@ def test_results_pages_name_their_run_and_cover_the_snapshot(snapshots):
         assert q.meta["commit"][:12] in pages[name] and q.code in pages[name]
     lbc = q.doc["summary"]["lower_bound_certificates"]
     cert = pages["certificates.md"]
-    assert f"printed {lbc['printed']}, variant {lbc['variant']}" in cert
+    assert f"printed {lbc['printed']}, cited {lbc.get('cited', 0)}, variant {lbc['variant']}" in cert
+    for st in lbc["statements"]:  # every parameter's exact-count tally, as the results document has it
+        for v in st["params"].values():
+            if v.get("exact"):
+                assert f"{v['exact']['matched']}/{v['exact']['points']} exact" in cert, st["statement"]
     assert all(f"`{st['statement']}`" in cert for st in lbc["statements"])
     sources = {f["source"] for f in q.doc["findings"]}
     assert sources and all(f"`{sid}`" in pages["findings.md"] for sid in sources)
