@@ -98,7 +98,7 @@ class LowerBounds:
     base: Mapping[str, float] | None
     #: the realized swept parameter must span at least this many decades (issue 34: ≥ 3 full, ≥ 2 quick)
     min_decades: float
-    #: |fitted slope − claim| allowed: the cross-check of an exact sweep (full tier: its whole 95% CI), the verdict
+    #: ``|fitted slope − claim|`` allowed: the cross-check of an exact sweep (full tier: its whole 95% CI), the verdict
     #: of a sweep without a closed form
     slope_band: float
     #: constructions with a ``quick`` parameter list sweep only those (the full tier sweeps every parameter)

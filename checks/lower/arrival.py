@@ -14,22 +14,22 @@ Notation: chain indices ``k = 1, 2, …``; ``h = V3[0] − V1[−1]`` (the path'
 the path is unlocked at the boundary node first);
 on the ``l`` blocks of a coupled + local construction the same with ``U1``, ``U3`` and ``h_C``.
 
-=====================  ========  ====================================================================
-construction (part)    counted   first round of index ``k`` (``0`` for every coordinate not listed)
-=====================  ========  ====================================================================
-consensus ``θ``        grad      ``k``
-consensus ``θ``        comm      ``k <= 2: d₁``; ``k >= 3: h·(k−2) + (b₁ if k even else b₃)``
-coupled ``p``, ``t``   A         ``p_k: 2(k−1)``; ``t_k: 2·max(k−1, 1)`` (the dual chain: ``x → y → x``)
-coupled ``p``, ``t``   comm      ``k = 2: d₃``; ``k >= 3: h·(k−2) + (b₃ if k even else b₁)`` (``k = 1``: 0)
-shared ``p``, ``t``    Ct        ``p_k: max(k−1, 1)``; ``t_k: k`` (``t_1``: 0)
-shared ``p``, ``t``    comm      ``p_k``: the consensus formula at ``k``; ``t_k`` (``k >= 2``): at ``k + 1``
-split-rows ``p``, ``t``  C       block ``j``: ``t_k: h_C(k−1) + (d_{U1} if k odd else d_{U3})``;
-                                 ``p_k`` (``k >= 2``): the smaller of ``t_{k−1}``'s and ``t_k``'s
-gradient chains        grad      ``w_k: k`` (sum-trick and split chain); with ``∇f_i*``: the split chain (and
-                                 consensus ``θ``) ``max(k − 1, 1)``, the sum-trick's whole chain in round 1
-any part               other     every coordinate of a part the counted oracle does not act on: ``0``
-                                 (``1`` under grad: the objective's linear term is a gradient's seed)
-=====================  ========  ====================================================================
+=========================  ========  ====================================================================
+construction (part)        counted   first round of index ``k`` (``0`` for every coordinate not listed)
+=========================  ========  ====================================================================
+consensus ``θ``            grad      ``k``
+consensus ``θ``            comm      ``k <= 2: d₁``; ``k >= 3: h·(k−2) + (b₁ if k even else b₃)``
+coupled ``p``, ``t``       A         ``p_k: 2(k−1)``; ``t_k: 2·max(k−1, 1)`` (the dual chain: ``x → y → x``)
+coupled ``p``, ``t``       comm      ``k = 2: d₃``; ``k >= 3: h·(k−2) + (b₃ if k even else b₁)`` (``k = 1``: 0)
+shared ``p``, ``t``        Ct        ``p_k: max(k−1, 1)``; ``t_k: k`` (``t_1``: 0)
+shared ``p``, ``t``        comm      ``p_k``: the consensus formula at ``k``; ``t_k`` (``k >= 2``): at ``k + 1``
+split-rows ``p``, ``t``    C         block ``j``: ``t_k: h_C(k−1) + (d_{U1} if k odd else d_{U3})``;
+                                     ``p_k`` (``k >= 2``): the smaller of ``t_{k−1}``'s and ``t_k``'s
+gradient chains            grad      ``w_k: k`` (sum-trick and split chain); with ``∇f_i*``: the split chain (and
+                                     consensus ``θ``) ``max(k − 1, 1)``, the sum-trick's whole chain in round 1
+any part                   other     every coordinate of a part the counted oracle does not act on: ``0``
+                                     (``1`` under grad: the objective's linear term is a gradient's seed)
+=========================  ========  ====================================================================
 
 Every block ``j`` of a coupled + local construction with shared rows holds the coupled formula; the
 identical-``C̃`` chain follows the shared formulas under ``Ct`` and is free (``0``) under ``comm``.

@@ -3,16 +3,16 @@
 Table 1 (``table:smooth_str_convex_optimization_affine_constraints``) claims *optimal* complexities: 17 cells, plus
 5 identical-``C̃`` statements stated only in theorems (``thm:LI_upper_bound`` and the identical case of
 ``thm:upper_bound_coupled_plus_non_ident_local_constraints_prob``) — 22 optimality statements.  A matching solver
-slope shows the method is fast on the instance, not that the instance is hard (DESIGN.md, "Certificates").
+slope shows the method is fast on the instance, not that the instance is hard (docs/design.md, "Certificates").
 
 Every statement × parameter with ``θ > 0`` is read from the lower-bound results of the same run
 (:mod:`mixbounds.checks.lower.constructions`), one per construction tried, each with its own verdict:
 
-``certified``  the result passed: exact engine counts equal to the closed form at every point (or, without a closed
-               form, the slope rule), the claimed exponent, the tier's decades;
-``refuted``    measured: the construction does not carry the bound and a method of the class beats the claimed
-               growth on it (:mod:`mixbounds.checks.lower.refutation`);
-``none``       neither (the reason is the result's).
+* ``certified``: the result passed: exact engine counts equal to the closed form at every point (or, without a
+  closed form, the slope rule), the claimed exponent, the tier's decades;
+* ``refuted``: measured: the construction does not carry the bound and a method of the class beats the claimed
+  growth on it (:mod:`mixbounds.checks.lower.refutation`);
+* ``none``: neither (the reason is the result's).
 
 A parameter is certified when some construction certifies it; the one named is the best by class first
 (``def:foda`` — Definition ``def:foda`` as printed, ``∇f_i*`` admitted — before ``primal-gradient``) and then by how
@@ -130,7 +130,7 @@ def _tightness(by_id: dict, cell, param: str, cert: dict, tier: Tier) -> dict:
 
 def certify(claims: list[dict], tier: Tier | str) -> dict:
     """Annotate ``claims`` in place (``certificate``, ``verdict_label``) and return the summary block
-    (DESIGN.md, "Round 3 record fields"; ``tier``: the run's tier or its name, whose Table 1 ratio tolerance decides
+    (docs/design.md, "Record fields"; ``tier``: the run's tier or its name, whose Table 1 ratio tolerance decides
     whether a tightness ratio of the rate checks is flat)."""
     tier = as_tier(tier)
     by_id = {c["id"]: c for c in claims}

@@ -21,7 +21,7 @@ engine's counts and, where the construction has a closed form, the closed-form c
    that misses in the quick tier is recorded, not judged (its grids start at κ = 10, where the local slope of
    ``1/arccosh(1 + s/2)`` is still ~5% below ½).
 
-The result records what the certificates need (DESIGN.md, "Round 3 record fields"): ``method_class``,
+The result records what the certificates need (docs/design.md, "Record fields"): ``method_class``,
 ``construction``, ``exact`` ``{formula, matched, points}``, ``decades``, the exponent and its source.
 """
 
@@ -35,7 +35,7 @@ from mixbounds.checks.run.result import CheckResult, Finding
 from mixbounds.checks.sweeps import PARAM_REALIZED, fit_slope
 from mixbounds.checks.tiers import Tier
 
-#: |closed-form asymptotic exponent − claimed exponent| allowed: the exponent is read at κ = 1e12…1e13, where the
+#: ``|closed-form asymptotic exponent − claimed exponent|`` allowed: the exponent is read at κ = 1e12…1e13, where the
 #: ``+1`` of ``h = n/3 + 1`` still adds 5e-5
 ASYMPTOTIC_TOL = 1e-3
 

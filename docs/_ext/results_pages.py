@@ -34,14 +34,17 @@ from mdtext import code, escape, table
 from mixbounds.checks.run.framework import code_version
 from mixbounds.plots import ResultsFileError, load_results
 
+from mixbounds.report.blocks import render_md
 from mixbounds.report.problems import SEVERITIES, group_findings
+from mixbounds.report.upper import not_exercised_section, pep_section
 
 #: snapshot name → what it is (the page text says it)
 SNAPSHOTS = {"quick": "the quick tier, every check", "bench-tiny": "the benchmarks, tier tiny"}
 #: keys ``snapshot.json`` must have (written by docs/_ext/snapshot.py)
 META_KEYS = ("commit", "dirty", "command", "date", "load_before", "load_after")
 #: the pages in the order of the results index
-PAGES = (("certificates", "Lower-bound certificates"), ("findings", "Findings: the paper and the numbers disagree"),
+PAGES = (("certificates", "Lower-bound certificates"), ("upper-bounds", "Upper bounds over the class: PEP certificates"),
+         ("findings", "Findings: the paper and the numbers disagree"),
          ("benchmarks", "Benchmarks"), ("timings", "Timings"))
 
 
@@ -206,6 +209,18 @@ def page_certificates(s: Snapshot) -> str:
     return "\n".join(out)
 
 
+def page_upper(s: Snapshot) -> str:
+    """The report's own PEP and not-exercised sections (:mod:`mixbounds.report.upper`), rendered from the snapshot."""
+    out = ["# Upper bounds over the class: PEP certificates", ""] + provenance(s)
+    out += ["What the performance-estimation certificates are, and what they do not cover: "
+            "{doc}`../guides/reviewer`. The sections below are the report's, rendered from the snapshot's "
+            "`results.json`.", ""]
+    blocks = pep_section(s.doc) + not_exercised_section(s.doc)
+    body: list[str] = []
+    render_md(blocks, None, body)
+    return "\n".join(out + body).rstrip() + "\n"
+
+
 def page_findings(s: Snapshot) -> str:
     groups = group_findings(s.doc)
     n_rec = len(s.doc.get("findings") or [])
@@ -275,6 +290,7 @@ def render_pages(snaps: dict[str, Snapshot]) -> dict[str, str]:
     q, b = snaps.get("quick"), snaps.get("bench-tiny")
     if q is not None:
         pages["certificates.md"] = page_certificates(q)
+        pages["upper-bounds.md"] = page_upper(q)
         pages["findings.md"] = page_findings(q)
     if b is not None:
         pages["benchmarks.md"] = page_benchmarks(b)
