@@ -183,7 +183,7 @@ def page_certificates(s: Snapshot) -> str:
     out += [f"Of {lbc.get('total', 0)} optimality statements of Table 1: printed {lbc.get('printed', 0)}, cited "
             f"{lbc.get('cited', 0)}, variant {lbc.get('variant', 0)}, none {lbc.get('none', 0)}; by the class of "
             f"methods bounded: " + ", ".join(f"{code(k)} {n}" for k, n in by_class.items()) + "; constructions "
-            f"refuted by measurement: " + (", ".join(code(r) for r in lbc.get("constructions_refuted") or [])
+            "refuted by measurement: " + (", ".join(code(r) for r in lbc.get("constructions_refuted") or [])
                                            or "none") + " (what the certificates mean: {doc}`../guides/reviewer`).",
             "",
             "Per statement: the class of methods the bound holds for (`def:foda` as printed, `∇f_i*` admitted, or "
