@@ -312,7 +312,7 @@ def projected_kappa(
                 if D_kernels is not None and D_kernels[i] is not None:
                     N = D_kernels[i]
                     DN = D @ N
-                    DNn = np.linalg.norm(DN.toarray() if sp.issparse(DN) else DN)
+                    DNn = float(spla.norm(DN) if sp.issparse(DN) else np.linalg.norm(DN))  # Frobenius, never densified
                     scale = float(spla.norm(D) if sp.issparse(D) else np.linalg.norm(D))  # Frobenius >= σ_max
                     if DNn > 1e-8 * max(scale, 1e-300) * max(1.0, np.sqrt(N.shape[1])):
                         raise ValueError(f"projected_kappa: D_kernels[{i}] is not in ker D[{i}] (‖D N‖ = {DNn:.3e})")

@@ -16,12 +16,12 @@ from mixbounds.checks.audits import (
     calibration_engine,
     calibration_tolerances,
 )
-from mixbounds.checks.lower import slopes
+from mixbounds.checks.lower import constructions
 from mixbounds.checks.pep import registry as pep
 from mixbounds.checks.run.framework import Check
 
 #: the family modules, in the order their results appear in ``results.json``
-FAMILIES = (rates, slopes, lemmas, controls, nonsmooth, statements, bench, audit_counters, calibration_engine,
+FAMILIES = (rates, constructions, lemmas, controls, nonsmooth, statements, bench, audit_counters, calibration_engine,
             calibration_tolerances, audit_guards, audit_reference, audit_constants, pep)
 
 

@@ -83,6 +83,36 @@ class Tables24Sweeps:
 
 
 @dataclass(frozen=True)
+class LowerBounds:
+    """The lower-bound certificates (:mod:`mixbounds.checks.lower.constructions` and the modules it runs): exact
+    engine counts over decades on every construction, tightness on the certifying construction, refutations."""
+
+    #: points per sweep
+    points: int
+    #: first point of each swept parameter (key ``default`` for the others)
+    lo: Mapping[str, float]
+    #: decades each sweep spans from its first point (key ``default`` for the others)
+    decades: Mapping[str, float]
+    #: the non-swept parameters' values (key ``default``); ``None``: each parameter at its own sweep's first point,
+    #: so that the first point of every sweep of a construction is one shared task
+    base: Mapping[str, float] | None
+    #: the realized swept parameter must span at least this many decades (issue 34: ≥ 3 full, ≥ 2 quick)
+    min_decades: float
+    #: ``|fitted slope − claim|`` allowed: the cross-check of an exact sweep (full tier: its whole 95% CI), the verdict
+    #: of a sweep without a closed form
+    slope_band: float
+    #: constructions with a ``quick`` parameter list sweep only those (the full tier sweeps every parameter)
+    short: bool
+    #: APAPC runs of the tightness check: the parameters swept (``None``: every one), the points per sweep
+    #: (``None``: every point up to :attr:`tightness_max_kappa`)
+    tightness_params: tuple | None
+    tightness_points: int | None
+    tightness_max_kappa: float
+    #: (cell, parameter) pairs whose printed construction is refuted by measurement (the first is the control's)
+    refute_cells: tuple
+
+
+@dataclass(frozen=True)
 class BenchSweeps:
     """The benchmarks (:mod:`mixbounds.checks.bench`): baselines and APAPC on the same sweeps.
 
@@ -216,6 +246,7 @@ class Tier:
     #: ``None``: the tier does not run the benchmarks
     bench: BenchSweeps | None
     lemmas: LemmaCases
+    lower: LowerBounds
     pep: PEPSweeps
     statements: StatementSweeps
 
@@ -259,6 +290,11 @@ TINY = Tier(
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
         consensus_x=(12.0, 36.0), consensus_kappa_W=(10.0, 30.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
         homotopy_classes=("coupled",), homotopy_x_max=20.0, homotopy_generic_x=(100.0, 300.0)),
+    lower=LowerBounds(
+        points=3, lo=_frozen({"kappa_AC": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_Ct_id": 10.0, "default": 4.0}),
+        decades=_frozen({"default": 1.0}), base=None, min_decades=0.9, slope_band=0.25, short=True,
+        tightness_params=("kappa_f",), tightness_points=2, tightness_max_kappa=1e4,
+        refute_cells=(("T1.coupled_local.A", "kappa_AC"),)),
 )
 
 QUICK = Tier(
@@ -309,6 +345,14 @@ QUICK = Tier(
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
         consensus_x=(12.0, 120.0), consensus_kappa_W=(10.0, 100.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
         homotopy_classes=("coupled", "shared"), homotopy_x_max=50.0, homotopy_generic_x=(100.0, 1000.0)),
+    # two decades from the base point (κ = 4; κ̃_AC = 10: the printed coupled + local map needs κ̃_AC > 9; κ_W, κ̂_C̃,
+    # κ_C̃ = 10, past the first steps of the path's n = 3m staircase and of the shift 6/((κ̂_C̃ − 3)κ_f)); the
+    # cross-check is recorded, not judged (at κ = 4 the local slope of 1/arccosh(1 + s/2) is still ~5% below ½)
+    lower=LowerBounds(
+        points=3, lo=_frozen({"kappa_AC": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_Ct_id": 10.0, "default": 4.0}),
+        decades=_frozen({"default": 2.0}), base=None, min_decades=1.9, slope_band=0.06, short=True,
+        tightness_params=("kappa_f",), tightness_points=2, tightness_max_kappa=1e4,
+        refute_cells=(("T1.coupled_local.A", "kappa_AC"),)),
 )
 
 FULL = Tier(
@@ -351,6 +395,16 @@ FULL = Tier(
         consensus_x=(15.0, 1500.0), consensus_kappa_W=(10.0, 1000.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 60.0}),
         homotopy_classes=("coupled", "shared", "coupled_local", "mixed"), homotopy_x_max=400.0,
         homotopy_generic_x=(100.0, 1000.0)),
+    # from κ = 100 (the asymptotic regime of the cross-check's CI) over four decades, three for κ_C (a split-rows
+    # point at κ_C = 10⁵ has l = 498 blocks: 56 s, 2.3 GB); the others at 10 (README, "Lower bounds": reach and time);
+    # APAPC's tightness runs at the sweeps' first three points (κ <= 2154: an APAPC run at 10⁴ on the mixed
+    # constructions costs minutes)
+    lower=LowerBounds(
+        points=7, lo=_frozen({"default": 100.0}), decades=_frozen({"kappa_C": 3.0, "default": 4.0}),
+        base=_frozen({"default": 10.0}), min_decades=2.9, slope_band=0.03, short=False,
+        tightness_params=None, tightness_points=None, tightness_max_kappa=2.2e3,
+        refute_cells=(("T1.coupled_local.A", "kappa_AC"), ("T1.coupled_local.C", "kappa_AC"),
+                      ("T1.coupled_local.comm", "kappa_AC"))),
 )
 
 #: every tier, smallest first

@@ -227,9 +227,18 @@ def path_size_for(kappa_W: float) -> int:
     return n
 
 
-def tuned_path(kappa_W: float) -> TunedPath:
-    """Path graph of ``app:example_graph`` with ``κ(W_a) = κ_W`` to relative :data:`KAPPA_W_RTOL`."""
-    n = path_size_for(kappa_W)
+def tuned_path(kappa_W: float, n: int | None = None) -> TunedPath:
+    """Path graph of ``app:example_graph`` with ``κ(W_a) = κ_W`` to relative :data:`KAPPA_W_RTOL`.
+
+    ``n``: the number of nodes (default: the paper's ``n = 3m`` with ``β_n <= κ_W < β_{n+3}``); another ``n`` (a
+    multiple of 3 with ``β_n <= κ_W``) gives a path of that length whose weak first edge is tuned to the same
+    ``κ_W`` (the negative control of the lower-bound checks: a hop distance that grows like ``κ_W^0.4``).
+    """
+    if n is None:
+        n = path_size_for(kappa_W)
+    elif n < 3 or n % 3 or beta(n) > kappa_W * (1 + KAPPA_W_RTOL):
+        raise ValueError(f"tuned path: n = {n} must be a multiple of 3 with β_n = {beta(n) if n >= 2 else float('nan'):.4g} "
+                         f"<= κ_W = {kappa_W:g} (the weak edge can only raise κ)")
     bn = beta(n)
     if abs(kappa_W - bn) <= KAPPA_W_RTOL * bn:
         a = 0.0

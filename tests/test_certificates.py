@@ -68,26 +68,50 @@ def test_mixed_cited_is_coupled_plus_shared_and_rejects_kappa_C():
         build("mixed", kappa_W=10, kappa_AC=30, kappa_Ct=30, kappa_f=10, kappa_C=10, variant="cited")
 
 
-def _lower(cid, status, pts=None):
-    return {"id": cid, "kind": "lower", "status": status, "detail": "d", "points": pts or []}
+def _lower(cid, status, construction="printed", method_class="def:foda", matched=21):
+    return {"id": cid, "kind": "lower", "status": status, "detail": "d", "measured": 0.5, "ci": [0.47, 0.53],
+            "extra": {"construction": construction, "method_class": method_class, "decades": 3.0,
+                      "exact": {"formula": "N(ε) = …", "matched": matched, "points": 21}, "exponent_source": "closed form"}}
 
 
-def test_certify_printed_variant_none_and_labels():
-    cell = get("T1.coupled.A")
-    pts = [{"target": t, "per_accuracy": 10 * t ** 0.5} for t in (30, 300)]
-    up = {"id": "T1.coupled.A.kappa_A.tight", "kind": "tight", "status": "pass",
-          "points": [{"target": t, "realized": t, "per_accuracy": 40 * t ** 0.5} for t in (30, 300)]}
-    claims = [_lower("T1.coupled.A.kappa_A.lower", "pass", pts), up]
-    assert certify_param(claims, cell, "kappa_A")["certificate"] == "printed"
-    claims[0]["status"] = "finding"
-    claims.append(_lower("T1.coupled.A.kappa_A.lower@shared-rows-incidence", "pass", pts))
-    assert certify_param(claims, cell, "kappa_A")["certificate"] == "variant:shared-rows-incidence"
-    claims[-1]["status"] = "finding"  # the negative control: the chain cut, no construction passes
-    assert certify_param(claims, cell, "kappa_A")["certificate"] == "none"
+def test_certify_names_class_construction_exact_and_every_constructions_verdict():
+    cell = get("T1.coupled.grad")
+    claims = [_lower("T1.coupled.grad.kappa_f.lower", "pass", "printed", "primal-gradient"),
+              _lower("T1.coupled.grad.kappa_f.lower@split-gradient", "pass", "variant:split-gradient")]
+    cert = certify_param(claims, cell, "kappa_f")
+    # def:foda before primal-gradient, even over a printed construction
+    assert cert["construction"] == "variant:split-gradient" and cert["method_class"] == "def:foda"
+    assert cert["exact"] == {"formula": "N(ε) = …", "matched": 21, "points": 21, "boundary": []}
+    assert {t["construction"]: t["verdict"] for t in cert["constructions"]} == {
+        "printed": "certified", "variant:split-gradient": "certified"}
+    claims[1]["status"] = "fail"  # the split chain's exact counts broke: only primal-gradient is left
+    cert = certify_param(claims, cell, "kappa_f")
+    assert cert["construction"] == "printed" and cert["method_class"] == "primal-gradient"
+
+
+def test_certify_prefers_printed_then_cited_then_variant_and_shows_refuted_constructions():
+    cell = get("T1.coupled_local.A")
+    claims = [_lower("T1.coupled_local.A.kappa_AC.lower", "finding"),
+              _lower("T1.coupled_local.A.kappa_AC.lower@shared-rows-incidence", "pass", "variant:shared-rows-incidence"),
+              {"id": "T1.coupled_local.A.kappa_AC.lower.refutation", "kind": "refutation", "status": "finding",
+               "detail": "engine bounded, dual-gradient falls", "extra": {"verdict": "refuted", "construction": "printed"}}]
+    cert = certify_param(claims, cell, "kappa_AC")
+    assert cert["construction"] == "variant:shared-rows-incidence"
+    assert {t["construction"]: t["verdict"] for t in cert["constructions"]} == {
+        "printed": "refuted", "variant:shared-rows-incidence": "certified"}
+    claims[1]["status"] = "finding"  # the negative control: no construction passes
+    assert certify_param(claims, cell, "kappa_AC")["certificate"] == "none"
     block = certify(claims, QUICK)
-    assert block["none"] >= 1 and up["verdict_label"] == "upper matches, lower not certified"
-    claims[0]["status"] = "pass"
+    row = next(r for r in block["statements"] if r["statement"] == "T1.coupled_local.A")
+    assert row["kind"] == "none" and block["constructions_refuted"] == ["T1.coupled_local.A.kappa_AC:printed"]
+
+
+def test_certify_counts_by_class_and_labels_tight_results():
+    claims = [_lower("T1.coupled.A.kappa_f.lower", "pass"), _lower("T1.coupled.A.kappa_A.lower", "pass"),
+              {"id": "T1.coupled.A.kappa_A.tight", "kind": "tight", "status": "pass",
+               "extra": {"tightness": [40.0, 41.0], "tightness_slope": 0.01}}]
     block = certify(claims, QUICK)
-    assert up["verdict_label"] == "tight" and up["certificate"] == "printed"
     row = next(r for r in block["statements"] if r["statement"] == "T1.coupled.A")
-    assert row["params"]["kappa_A"]["tightness"]["flat"] is True
+    assert row["certificate"] == "printed" and row["method_class"] == "def:foda"
+    assert block["by_class"]["def:foda"] == 1 and block["printed"] == 1
+    assert claims[2]["verdict_label"] == "tight" and row["params"]["kappa_A"]["tightness"]["flat"] is True

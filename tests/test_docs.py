@@ -91,14 +91,22 @@ def test_snapshots_are_committed_with_their_provenance(snapshots):
 
 def test_results_pages_name_their_run_and_cover_the_snapshot(snapshots):
     pages = results_pages.render_pages(snapshots)
-    assert set(pages) == {"index.md", "certificates.md", "findings.md", "benchmarks.md", "timings.md"}
+    assert set(pages) == {"index.md", "certificates.md", "upper-bounds.md", "findings.md", "benchmarks.md",
+                          "timings.md"}
     q = snapshots["quick"]
     for name in ("certificates.md", "findings.md"):
         assert q.meta["commit"][:12] in pages[name] and q.code in pages[name]
     lbc = q.doc["summary"]["lower_bound_certificates"]
     cert = pages["certificates.md"]
-    assert f"printed {lbc['printed']}, variant {lbc['variant']}" in cert
+    assert f"printed {lbc['printed']}, cited {lbc.get('cited', 0)}, variant {lbc['variant']}" in cert
+    for st in lbc["statements"]:  # every parameter's exact-count tally, as the results document has it
+        for v in st["params"].values():
+            if v.get("exact"):
+                assert f"{v['exact']['matched']}/{v['exact']['points']} exact" in cert, st["statement"]
     assert all(f"`{st['statement']}`" in cert for st in lbc["statements"])
+    pep_points = [p for c in q.doc["claims"] if c["id"].startswith("pep.") and ".contraction." in c["id"]
+                  for p in c.get("points") or [] if isinstance(p, dict) and "rho_pep" in p]
+    assert ("ρ_PEP" in pages["upper-bounds.md"]) == bool(pep_points)
     sources = {f["source"] for f in q.doc["findings"]}
     assert sources and all(f"`{sid}`" in pages["findings.md"] for sid in sources)
     bench_ids = [c["id"] for c in snapshots["bench-tiny"].doc["claims"] if c["id"].startswith("bench.")]

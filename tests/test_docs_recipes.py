@@ -247,8 +247,8 @@ def checks():
 
 def _register_family(pkg: Path) -> None:
     """The recipe's step 2: import the module in ``checks/registry.py`` and add it to ``FAMILIES``."""
-    _edit(pkg, "checks/registry.py", "from mixbounds.checks.lower import slopes\n",
-          "from mixbounds.checks.lower import slopes\nfrom mixbounds.checks import toy_family\n")
+    _edit(pkg, "checks/registry.py", "from mixbounds.checks.run.framework import Check\n",
+          "from mixbounds.checks.run.framework import Check\nfrom mixbounds.checks import toy_family\n")
     _edit(pkg, "checks/registry.py", "FAMILIES = (", "FAMILIES = (toy_family, ")
 
 

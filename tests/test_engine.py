@@ -119,3 +119,54 @@ def test_lower_window_is_four_decades_of_tail_not_of_e0():
     assert LB_WINDOW == pytest.approx(1e-4)
     slope = np.log(per[1] / per[0]) / np.log(xs[1] / xs[0])
     assert slope == pytest.approx(0.5, abs=COUPLED_A_SLOPE_TOL)
+
+
+def _stepped_errors(E: Engine, oracle: str, *, conjugate: bool = False, rounds: int = 20_000) -> list:
+    """The engine's definition run literally, one round at a time (the reference for the breadth-first search):
+    close the supports under the free actions, apply one counted round, repeat until nothing changes."""
+    from scipy.sparse.csgraph import connected_components
+
+    free = tuple(o for o in E.available() if o != oracle)
+    G = sum((E.adj[f] for f in free), sp.csr_matrix((E.N, E.N)))
+    ncomp, labels = connected_components(G, directed=False)
+    seed_free = np.logical_or.reduce([E.seeds[f] for f in free]) if free else np.zeros(E.N, bool)
+
+    def close(S):
+        R = np.zeros(ncomp, bool)
+        R[labels[S | seed_free]] = True
+        return R[labels]
+
+    gcomp, glab = connected_components(E.adj[oracle], directed=False)
+    S = close(np.zeros(E.N, bool))
+    errs = [E.error(S)]
+    for _ in range(rounds):
+        if conjugate:
+            R = np.zeros(gcomp, bool)
+            R[glab[S | E.seeds[oracle]]] = True
+            Sn = close(R[glab])
+        else:
+            Sn = close(S | E.seeds[oracle] | ((E.adj[oracle] @ S.astype(float)) > 0))
+        if np.array_equal(Sn, S):
+            break
+        S = Sn
+        errs.append(E.error(S))
+    return errs
+
+
+@pytest.mark.parametrize("family,params", [
+    ("consensus", dict(kappa_W=20.0, kappa_f=20.0)),
+    ("coupled", dict(kappa_W=10.0, kappa_A=20.0, kappa_f=10.0)),
+    ("shared-grad", dict(kappa_W=10.0, kappa_Ct=20.0, kappa_f=10.0)),
+    ("coupled-local", dict(kappa_W=10.0, kappa_C=10.0, kappa_AC=20.0, kappa_f=5.0, variant="split-rows")),
+    ("mixed", dict(kappa_W=10.0, kappa_AC=10.0, kappa_Ct=10.0, kappa_f=5.0, variant="cited")),
+])
+def test_breadth_first_reach_equals_the_round_by_round_definition(family, params):
+    """Every oracle's error curve from one breadth-first search equals the literal round-by-round closure."""
+    I = build(family, eps=1e-4, **params)
+    E = Engine(I.problem, reference_solution(I.problem).u)
+    for o in E.available():
+        for conj in ((False, True) if o == "grad" else (False,)):
+            ref = _stepped_errors(E, o, conjugate=conj)
+            got = E.error_curve(E.reach(o, conjugate=conj))
+            assert len(got) == len(ref), (o, conj)
+            assert np.allclose(got, ref, rtol=1e-12, atol=1e-300), (o, conj)

@@ -33,9 +33,9 @@ COMM_UNDERCOUNT = ("solvers/oracles.py",
                      '        self._mutant_calls = getattr(self, "_mutant_calls", 0) + 1\n'
                      '        if self._mutant_calls % 2:\n            self.counts["comm"] += 1\n        return spmv(self._W, Y)')])
 ENGINE_TWO_HOPS = ("checks/lower/engine.py",
-                   [("                return S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)",
-                     "                S1 = S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)\n"
-                     "                return S1 | ((step_adj @ S1.astype(np.float64)) > 0)")])
+                   [("            def expand(front):\n                return _gather(step.indptr, step.indices, front)\n",
+                     "            def expand(front):\n                one = _gather(step.indptr, step.indices, front)\n"
+                     "                return np.concatenate([one, _gather(step.indptr, step.indices, one)])\n")])
 INEQ_RTOL_X100 = ("checks/tolerances.py", [("INEQ_RTOL = 1e-7", "INEQ_RTOL = 1e-5")])
 STOPS_A_DECADE_EARLY = ("solvers/stop_rule.py",
                         [("        if err <= self.eps:\n", "        if err <= 10 * self.eps:\n"),
@@ -48,7 +48,23 @@ LOWER_TOL_LOOSENED = ("checks/tiers.py", [("slope_tol=0.12, lower_slope_tol=0.12
 #: name → (file, [(old, new)], claims subset, globs of which at least one failing id must match)
 MUTANTS = {
     "comm-undercount": (*COMM_UNDERCOUNT, "audit.counters.*", ["audit.counters.*"]),
-    "engine-two-hops": (*ENGINE_TWO_HOPS, "calibration.engine.*", ["calibration.engine.*"]),
+    "engine-two-hops": (*ENGINE_TWO_HOPS, "calibration.engine.*,T1.consensus.comm.*.lower",
+                        ["calibration.engine.*", "T1.consensus.comm.*.lower"]),
+    "arrival-one-round-late": (
+        "checks/lower/arrival.py",
+        [("    out = h * np.maximum(k - 2, 0)[None, :] + np.where((k % 2 == 0)[None, :], b1[:, None], b3[:, None])",
+          "    out = h * np.maximum(k - 2, 0)[None, :] + np.where((k % 2 == 0)[None, :], b1[:, None] + 1, b3[:, None])")],
+        "T1.consensus.comm.*.lower", ["T1.consensus.comm.*.lower"]),
+    "closed-form-chain-ratio": (
+        "instances/worst_case/closed_solution.py",
+        [('    rho = rho_from_shift(3.0 * params["alpha"] / params["beta"])',
+          '    rho = rho_from_shift(3.3 * params["alpha"] / params["beta"])')],
+        "T1.consensus.*.lower", ["T1.consensus.*.lower"]),
+    "hop-distance-exponent": (
+        "checks/lower/asymptotic.py",
+        [("    return math.pi / math.acos((kappa - 1.0) / (kappa + 1.0))",
+          "    return (math.pi / math.acos((kappa - 1.0) / (kappa + 1.0))) ** 0.9")],
+        "T1.consensus.comm.kappa_W.lower", ["T1.consensus.comm.kappa_W.lower"]),
     "ineq-rtol-loosened": (*INEQ_RTOL_X100, "control.tolerance.lemmas.INEQ_RTOL.*",
                            ["control.tolerance.lemmas.INEQ_RTOL.detects"]),
     "path-abs-tol-loosened": (

@@ -146,15 +146,16 @@ def test_how_to_read_is_generated_from_the_checks_constants(doc, monkeypatch):
     from mixbounds.report import rules
 
     md = report.render_markdown(doc)
-    for needle in ("θ_f − tol ≤ slope ≤ max(θ_f, θ) + tol", "ε₁ = 0.01 and ε₂ = 1e-06", "last 0.333 of its iterations",
-                   "≤ 0.0001·e₀", "spans 4 decades", "include the set-up the method does through its oracles"):
+    for needle in ("engine count = closed-form count at every level", "ε₁ = 0.01 and ε₂ = 1e-06",
+                   "last 0.333 of its iterations", "≤ 0.001·e₀", "spans 6 decades",
+                   "include the set-up the method does through its oracles"):
         assert needle in md, needle
-    monkeypatch.setattr(rules, "TIERS", (TINY, replace(QUICK, table1=replace(QUICK.table1, lower_slope_tol=0.777)),
+    monkeypatch.setattr(rules, "TIERS", (TINY, replace(QUICK, lower=replace(QUICK.lower, slope_band=0.777)),
                                          replace(FULL, tables24=replace(FULL.tables24, slope_tol=0.555))))
     monkeypatch.setattr(rate_measure, "SETTLE", 0.25)
     md2 = report.render_markdown(doc)
     row = next(ln for ln in md2.splitlines() if ln.startswith("| Table 1, lower-bound engine"))
-    assert row.endswith("| **0.25** | 0.777 | 0.08 |")  # this run is tier tiny: its column is bold
+    assert row.endswith("| **0.25** | 0.777 | 0.03 |")  # this run is tier tiny: its column is bold
     assert "| **0.35** | 0.2 | 0.555 |" in md2 and "last 0.25 of its iterations" in md2
 
 

@@ -1,55 +1,41 @@
-"""Lower-bound certificates: is each optimality statement backed by a solver-free lower bound?
+"""Lower-bound certificates: is each optimality statement backed by a solver-free lower bound, for which class, how?
 
-Table 1 (``table:smooth_str_convex_optimization_affine_constraints``) claims *optimal* complexities: 17
-cells, plus 5 identical-``C̃`` statements stated only in theorems (``thm:LI_upper_bound`` and the identical
-case of ``thm:upper_bound_coupled_plus_non_ident_local_constraints_prob``) — 22 optimality statements.  A
-matching solver slope shows the method is fast on the instance, not that the instance is hard
-(docs/design.md, "Certificates").  For every statement × parameter with ``θ > 0`` the certificate is read from
-the engine's lower-bound results (:mod:`mixbounds.checks.lower.slopes`) of the same run:
+Table 1 (``table:smooth_str_convex_optimization_affine_constraints``) claims *optimal* complexities: 17 cells, plus
+5 identical-``C̃`` statements stated only in theorems (``thm:LI_upper_bound`` and the identical case of
+``thm:upper_bound_coupled_plus_non_ident_local_constraints_prob``) — 22 optimality statements.  A matching solver
+slope shows the method is fast on the instance, not that the instance is hard (docs/design.md, "Certificates").
 
-* ``printed``: the engine's bound on the construction as printed has the claimed slope (``pass``).  For the
-  mixed row the paper prints no construction; it cites "the combination of lower bounds" of thm:LN_upper_bound
-  and thm:coupled_iclr: the ``cited`` direct sum counts as printed, and the suite's C&L ⊕ shared family (result
-  ids without suffix) as ``variant:cl-shared``.
-* ``variant:<name>``: only on a documented corrected or natural construction (:data:`VARIANT_ORDER`).
-* ``refuted``: a method of the class whose counts grow with a smaller exponent on every construction tried
-  (:data:`REFUTATIONS`, with the numbers).  None is recorded: no such method was found.
-* ``none``: undecided; the reason lists what was tried (each lower result's verdict).
+Every statement × parameter with ``θ > 0`` is read from the lower-bound results of the same run
+(:mod:`mixbounds.checks.lower.constructions`), one per construction tried, each with its own verdict:
 
-A statement's certificate is its weakest parameter's (``refuted`` < ``none`` < ``variant`` < ``printed``).
+* ``certified``: the result passed: exact engine counts equal to the closed form at every point (or, without a
+  closed form, the slope rule), the claimed exponent, the tier's decades;
+* ``refuted``: measured: the construction does not carry the bound and a method of the class beats the claimed
+  growth on it (:mod:`mixbounds.checks.lower.refutation`);
+* ``none``: neither (the reason is the result's).
 
-Mapping to statuses (exit codes unchanged): a ``…tight`` result keeps its ``pass``/``fail`` status (the
-upper side: the solver's slope), and gains ``certificate`` and ``verdict_label``: ``tight`` only with a
-``printed`` or ``variant`` certificate, ``upper matches, lower not certified`` otherwise.  The lower-bound
-results themselves carry their own verdicts (a construction that gives no bound is an expected
-``finding``, :mod:`mixbounds.checks.expected`).
+A parameter is certified when some construction certifies it; the one named is the best by class first
+(``def:foda`` — Definition ``def:foda`` as printed, ``∇f_i*`` admitted — before ``primal-gradient``) and then by how
+close it is to the paper (``printed``, then ``cited:<what the paper cites>``, then ``variant:<name>``).  A statement's
+certificate is its weakest parameter's (``printed`` > ``cited`` > ``variant`` > ``none``), its class the narrowest
+parameter's.
 
-Tightness (item of the same audit): for each certified statement × parameter, solver count per decade of
-accuracy / engine bound per decade at each sweep point, and the slope of that ratio in the swept
-parameter; it must be flat (``|slope| <= tol``, the rate checks' tolerance).  For a ``variant`` certificate
-the solver ran on the printed construction: the ratio compares the two at the same targets and says so.
+Tightness (solver per decade of accuracy / engine bound per decade, on the same instance, flat in the swept parameter
+within the tier's Table 1 ratio tolerance): read from the ``…tightness`` results of :mod:`mixbounds.checks.lower.tightness`, which run
+APAPC on the certifying construction itself (printed or variant), or, for the printed worst-case families, from the
+``…tight`` results of :mod:`mixbounds.checks.rates` (their ``tightness`` ratios are on the same instances).
 """
 
 from __future__ import annotations
 
-import math
-
 from mixbounds.bounds.claims import REGISTRY
-from mixbounds.checks.sweeps import CLASS_FAMILIES, UB_EPS1, UB_EPS2, fit_slope
+from mixbounds.checks.sweeps import CLASS_FAMILIES
 from mixbounds.checks.tiers import Tier, as_tier
 
-#: preferred documented constructions, best first (``cited`` is the mixed row's "as printed")
-VARIANT_ORDER = ("printed", "shared-rows-incidence", "split-rows", "natural")
-#: the paper's own construction per class, when it is not the family's ``printed`` one: the mixed row cites the
-#: combination coupled ⊕ shared (``cited``); the suite's ``printed`` mixed family (C&L ⊕ shared) is then a variant
-PRINTED_AS = {"mixed": "cited"}
-#: the name of the suite's ``printed`` family as a variant where the paper's construction is another one
-SUITE_NAMES = {"mixed": "cl-shared"}
-#: measured refutations: (cell id, param) → evidence text.  Empty: no method of the class was found that beats
-#: a claimed lower bound on every construction tried (see the report's κ_C discussion).
-REFUTATIONS: dict = {}
-_RANK = {"refuted": 0, "none": 1, "variant": 2, "printed": 3}
-_LB_DECADES = 4.0  # mixbounds.checks.lower.slopes.LB_DECADES (not imported: mixbounds.checks.lower.slopes imports the solver-free engine only)
+#: statement-level kinds, weakest first
+KINDS = ("none", "variant", "cited", "printed")
+#: method classes, narrowest first
+CLASSES = ("primal-gradient", "def:foda")
 
 
 def statements() -> list:
@@ -67,74 +53,101 @@ def _lower_results(claims: list[dict], cell_id: str, param: str) -> list[dict]:
             and (c["id"] == base or c["id"].startswith(base + "@"))]
 
 
-def _variant_of(c: dict) -> str:
-    return c["id"].split("@", 1)[1] if "@" in c["id"] else "printed"
+def kind_of(construction: str | None) -> str:
+    """``printed`` / ``cited`` / ``variant`` of a construction name (``none`` for ``None``)."""
+    return "none" if not construction else construction.split(":", 1)[0]
+
+
+def _construction(c: dict) -> str:
+    return (c.get("extra") or {}).get("construction") or (c.get("instance") or {}).get("construction") or "printed"
+
+
+def construction_verdicts(claims: list[dict], cell, param: str) -> list[dict]:
+    """Every construction tried for (statement × parameter), with its own verdict (module docstring)."""
+    refuted = {_construction(r): r for r in claims if r.get("kind") == "refutation" and not r.get("control")
+               and r["id"] == f"{cell.id}.{param}.lower.refutation" and (r.get("extra") or {}).get("verdict") == "refuted"}
+    out = []
+    for r in _lower_results(claims, cell.id, param):
+        ex = r.get("extra") or {}
+        name = _construction(r)
+        if r["status"] == "pass":
+            v, why = "certified", ""
+        elif name in refuted:
+            v, why = "refuted", refuted[name]["detail"]
+        else:
+            v, why = "none", f"{r['status']}: {str(r.get('detail', ''))[:300]}"
+        out.append({"construction": name, "verdict": v, "method_class": ex.get("method_class"), "result": r["id"],
+                    "exact": _exact(ex), "decades": ex.get("decades"), "exponent": r.get("measured"),
+                    "exponent_source": ex.get("exponent_source"), "ci": r.get("ci"), "reason": why})
+    return out
+
+
+def _exact(ex: dict) -> dict:
+    e = ex.get("exact")
+    if not e:
+        return {"formula": "no closed form: slope rule", "matched": 0, "points": 0}
+    return {"formula": e.get("formula") or "", "matched": e["matched"], "points": e["points"],
+            "boundary": e.get("boundary", [])}
 
 
 def certify_param(claims: list[dict], cell, param: str) -> dict | None:
-    """``{"certificate", "construction", "reason"}`` for one statement × parameter (``None``: not run)."""
-    res = _lower_results(claims, cell.id, param)
-    if (cell.id, param) in REFUTATIONS:
-        return {"certificate": "refuted", "construction": None, "reason": REFUTATIONS[(cell.id, param)]}
-    if not res:
+    """The certificate of one statement × parameter (``None``: nothing was run for it)."""
+    tried = construction_verdicts(claims, cell, param)
+    if not tried:
         return None
-    passing = {_variant_of(c): c for c in res if c["status"] == "pass"}
-    own = PRINTED_AS.get(cell.problem_class, "printed")
-    if own in passing:
-        return {"certificate": "printed", "construction": own, "reason": passing[own].get("detail", ""),
-                "result": passing[own]["id"]}
-    for v in VARIANT_ORDER + tuple(sorted(passing)):
-        if v == "printed" and v in passing:  # the suite's own construction of a class the paper builds otherwise
-            return {"certificate": f"variant:{SUITE_NAMES.get(cell.problem_class, 'printed')}", "construction": v,
-                    "reason": passing[v].get("detail", ""), "result": passing[v]["id"]}
-        if v in passing:
-            return {"certificate": f"variant:{v}", "construction": v, "reason": passing[v].get("detail", ""),
-                    "result": passing[v]["id"]}
-    tried = "; ".join(f"{_variant_of(c)}: {c['status']} ({str(c.get('detail', ''))[:160]})" for c in res)
-    return {"certificate": "none", "construction": None,
-            "reason": f"no construction tried gives the claimed slope and no refutation is recorded — {tried}"}
+    good = [t for t in tried if t["verdict"] == "certified"]
+    if not good:
+        why = "; ".join(f"{t['construction']}: {t['verdict']} ({t['reason'][:160]})" for t in tried)
+        return {"certificate": "none", "construction": None, "method_class": None, "exact": None, "decades": None,
+                "constructions": tried, "reason": f"no construction tried certifies it — {why}"}
+    best = max(good, key=lambda t: (CLASSES.index(t["method_class"]) if t["method_class"] in CLASSES else -1,
+                                    KINDS.index(kind_of(t["construction"]))))
+    return {"certificate": best["construction"], "construction": best["construction"],
+            "method_class": best["method_class"], "exact": best["exact"], "decades": best["decades"],
+            "exponent": best["exponent"], "exponent_source": best["exponent_source"], "ci": best["ci"],
+            "result": best["result"], "constructions": tried}
 
 
-def _ratio(claims_by_id: dict, cell, param: str, cert: dict, tier: Tier) -> dict | None:
-    """Solver per decade / engine bound per decade at each point of the (cell, param) sweep."""
-    up = claims_by_id.get(f"{cell.id}.{param}.tight")
-    lo = claims_by_id.get(cert.get("result") or "")
-    if up is None or lo is None:
-        return {"ratios": None, "slope": None, "flat": None,
-                "note": "no solver sweep on a worst-case construction of this class in this run"}
-    lb = {round(float(r["target"]), 6): r for r in lo.get("points") or [] if r.get("target") is not None}
-    xs, qs = [], []
-    for r in up.get("points") or []:
-        b = lb.get(round(float(r["target"]), 6)) if r.get("target") is not None else None
-        if not b or not b.get("per_accuracy") or b["per_accuracy"] <= 0 or not r.get("per_accuracy"):
-            continue
-        xs.append(r["realized"])
-        qs.append((r["per_accuracy"] / math.log10(UB_EPS1 / UB_EPS2)) / (b["per_accuracy"] / _LB_DECADES))
-    if len(qs) < 2:
-        return {"ratios": qs, "slope": None, "flat": None, "note": "fewer than two comparable points"}
-    f = fit_slope(xs, qs)
-    note = "same instance" if cert["construction"] == "printed" else \
-        f"solver on the printed construction, engine on {cert['construction']}, at the same targets"
-    return {"ratios": [round(q, 4) for q in qs], "realized": xs, "slope": f["slope"],
-            "flat": bool(abs(f["slope"]) <= tier.table1.ratio_tol), "note": note}
+def _tightness(by_id: dict, cell, param: str, cert: dict, tier: Tier) -> dict:
+    """Solver / engine per decade on the certifying construction's own instances (module docstring)."""
+    suffix = cert["result"].split("@", 1)[1] if "@" in cert["result"] else None
+    rid = f"{cell.id}.{param}.tightness" + (f"@{suffix}" if suffix else "")
+    t = by_id.get(rid)
+    if t is not None:
+        ex = t.get("extra") or {}
+        return {"ratios": ex.get("ratios"), "slope": t.get("measured"), "flat": ex.get("flat"),
+                "expected_slope": ex.get("expected_slope"),
+                "result": rid, "note": "same instance: APAPC and the engine on the certifying construction"}
+    up = by_id.get(f"{cell.id}.{param}.tight")
+    if suffix is None and up is not None and (up.get("extra") or {}).get("tightness_slope") is not None:
+        ex = up["extra"]
+        slope = ex["tightness_slope"]
+        return {"ratios": ex.get("tightness"), "slope": slope, "flat": bool(abs(slope) <= tier.table1.ratio_tol),
+                "result": up["id"], "note": "same instance: the rates sweep on the printed worst-case family"}
+    return {"ratios": None, "slope": None, "flat": None, "result": None,
+            "note": "no solver sweep on the certifying construction in this run"}
 
 
 def certify(claims: list[dict], tier: Tier | str) -> dict:
-    """Annotate ``claims`` in place (``certificate``, ``verdict_label``) and return the summary block (``tier``: the
-    run's tier or its name; its Table 1 ratio tolerance decides whether a tightness ratio is flat)."""
+    """Annotate ``claims`` in place (``certificate``, ``verdict_label``) and return the summary block
+    (docs/design.md, "Record fields"; ``tier``: the run's tier or its name, whose Table 1 ratio tolerance decides
+    whether a tightness ratio of the rate checks is flat)."""
     tier = as_tier(tier)
     by_id = {c["id"]: c for c in claims}
-    rows, counts = [], {"printed": 0, "variant": 0, "refuted": 0, "none": 0}
-    not_flat = []
+    rows = []
+    counts = {k: 0 for k in ("printed", "cited", "variant", "none")}
+    by_class = {k: 0 for k in CLASSES}
+    refuted, not_flat = [], []
     for cell in statements():
         per = {}
         for p in _params(cell):
             cert = certify_param(claims, cell, p)
             if cert is None:
                 continue
-            if cert["certificate"] in ("printed",) or cert["certificate"].startswith("variant:"):
-                cert["tightness"] = _ratio(by_id, cell, p, cert, tier)
-                if cert["tightness"].get("flat") is False:
+            refuted += [f"{cell.id}.{p}:{t['construction']}" for t in cert["constructions"] if t["verdict"] == "refuted"]
+            if cert["certificate"] != "none":
+                cert["tightness"] = _tightness(by_id, cell, p, cert, tier)
+                if cert["tightness"]["flat"] is False:
                     not_flat.append(f"{cell.id}.{p}")
             per[p] = cert
             for c in _lower_results(claims, cell.id, p):
@@ -142,26 +155,31 @@ def certify(claims: list[dict], tier: Tier | str) -> dict:
             up = by_id.get(f"{cell.id}.{p}.tight")
             if up is not None:
                 up["certificate"] = cert["certificate"]
-                ok = cert["certificate"] == "printed" or cert["certificate"].startswith("variant:")
+                ok = cert["certificate"] != "none"
                 up["verdict_label"] = ("tight" if ok else "upper matches, lower not certified") if up["status"] == "pass" \
                     else up["status"]
         if not per:
             continue
-        worst = min(per.values(), key=lambda c: _RANK[c["certificate"].split(":")[0]])
-        kind = worst["certificate"].split(":")[0]
-        if kind == "variant":
-            names = sorted({c["certificate"].split(":", 1)[1] for c in per.values() if c["certificate"].startswith("variant:")})
-            label = "variant:" + "+".join(names)
-        else:
-            label = worst["certificate"]
+        worst = min(per.values(), key=lambda c: KINDS.index(kind_of(c["construction"])))
+        kind = kind_of(worst["construction"])
+        names = sorted({c["construction"] for c in per.values() if c["construction"]})
+        label = "none" if kind == "none" else (names[0] if len(names) == 1 else f"{kind}:" + "+".join(
+            n.split(":", 1)[1] if ":" in n else n for n in names))
+        classes = [c["method_class"] for c in per.values() if c["method_class"]]
+        mclass = min(classes, key=CLASSES.index) if classes and kind != "none" else None
         counts[kind] += 1
-        rows.append({"statement": cell.id, "certificate": label, "class": cell.problem_class, "oracle": cell.oracle,
-                     "params": {p: {k: v for k, v in c.items() if k != "reason" or c["certificate"] in ("none", "refuted")}
-                                for p, c in per.items()}})
-    return dict(counts, total=len(rows), statements=rows, ratios_not_flat=not_flat)
+        if mclass:
+            by_class[mclass] += 1
+        rows.append({"statement": cell.id, "certificate": label, "kind": kind, "method_class": mclass,
+                     "class": cell.problem_class, "oracle": cell.oracle, "params": per})
+    return dict(counts, total=len(rows), by_class=by_class, constructions_refuted=refuted, statements=rows,
+                ratios_not_flat=not_flat)
 
 
 def summary_line(block: dict) -> str:
     """One line for the terminal and the report."""
-    return (f"Lower-bound certificates: printed {block['printed']}, variant {block['variant']}, refuted "
-            f"{block['refuted']}, none {block['none']} (of {block['total']} optimality statements)")
+    bc = block.get("by_class") or {}
+    return (f"Lower-bound certificates: printed {block.get('printed', 0)}, cited {block.get('cited', 0)}, variant "
+            f"{block.get('variant', 0)}, none {block.get('none', 0)} (of {block.get('total', 0)} optimality statements); "
+            f"by class: def:foda {bc.get('def:foda', 0)}, primal-gradient {bc.get('primal-gradient', 0)}; "
+            f"constructions refuted: {len(block.get('constructions_refuted') or [])}")

@@ -48,6 +48,29 @@ from scipy.sparse.csgraph import connected_components
 ORACLES = ("grad", "A", "C", "Ct", "comm")
 
 
+def tail_curve(rounds: np.ndarray, masses: np.ndarray, total: float) -> np.ndarray:
+    """``tail[k] = Σ_{v : rounds_v > k or never} masses_v / total`` for ``k = 0 … max(rounds)`` (``rounds_v < 0``: never).
+
+    The smallest relative squared error of any point whose supports are the vertices reached within ``k``
+    rounds; summed from the far end (the smallest masses first), so that deep tails carry no cancellation.
+    """
+    top = int(rounds.max()) if rounds.size else 0
+    never = float(masses[rounds < 0].sum())
+    per = np.bincount(rounds[rounds >= 0], weights=masses[rounds >= 0], minlength=max(top, 0) + 1)
+    tail = np.concatenate([np.cumsum(per[::-1])[::-1][1:], [0.0]]) + never
+    return tail / total
+
+
+def _gather(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The column indices of ``rows`` of a CSR pattern, concatenated (vectorised row gather)."""
+    if rows.size == 0:
+        return rows
+    start, lens = indptr[rows], indptr[rows + 1] - indptr[rows]
+    tot = int(lens.sum())
+    offs = np.repeat(start - np.cumsum(lens) + lens, lens) + np.arange(tot)
+    return indices[offs]
+
+
 def _pattern(M) -> sp.coo_matrix:
     P = sp.coo_matrix(M, copy=True)
     keep = P.data != 0
@@ -198,16 +221,20 @@ class Engine:
         miss = ~S if mask is None else (~S & mask)
         return float(self.w[miss].sum()) / self.total
 
-    def lower_bound(self, oracle: str, eps: float, *, max_steps: int = 1_000_000,
-                    free: tuple[str, ...] | None = None, part: str = "all", conjugate: bool = False) -> LowerBound:
-        """Rounds of ``oracle`` needed before some point in memory has error ``<= eps`` (on ``part``).
+    def reach(self, oracle: str, *, free: tuple[str, ...] | None = None, conjugate: bool = False) -> np.ndarray:
+        """First counted round of ``oracle`` after which each vertex is in the supports (``-1``: never).
 
-        ``conjugate=True`` (``grad`` only): each counted round may also call ``∇f_i*``, as Definition
-        ``def:foda`` admits; one round then fills the whole connected component of ``Q_i``'s graph.
+        The supports after ``k`` rounds are exactly the vertices with ``0 <= reach <= k``: each round is
+        monotone (``S ↦ close(S ∪ seeds ∪ N(S))``), so the whole history is one breadth-first search in which
+        the free actions cost nothing (their connected components are contracted first) and a counted
+        round costs one level.  Round ``0`` is the closure of the free actions' seeds, round ``1`` adds the
+        counted oracle's seeds.  ``conjugate=True`` (``grad`` only): a counted round reaches the whole
+        connected component of ``Q_i``'s graph (``∇f_i*`` beside ``∇f_i``).
         """
-        mask = None if part == "all" else self.part(part)
         if oracle not in self.adj:
             raise ValueError(f"lower-bound engine: the problem has no {oracle!r} oracle (has {self.available()})")
+        if conjugate and oracle != "grad":
+            raise ValueError(f"lower-bound engine: conjugate=True applies to 'grad' only, not {oracle!r}")
         if free is None:
             free = tuple(o for o in self.available() if o != oracle)
         if free:
@@ -216,38 +243,68 @@ class Engine:
             seed_free = np.logical_or.reduce([self.seeds[f] for f in free])
         else:
             ncomp, labels, seed_free = self.N, np.arange(self.N), np.zeros(self.N, bool)
+        seed_step = self.seeds[oracle]
+        if conjugate:  # a round: free component → its vertices' Q-graph components → every free component in those
+            gcomp, glab = connected_components(self.adj[oracle], directed=False)
+            inc = sp.csr_matrix((np.ones(self.N), (labels, glab)), shape=(ncomp, gcomp))
+            out = inc.T.tocsr()
+            expanded = np.zeros(gcomp, bool)  # a Q-graph component, once reached, has handed out all its members
 
-        def close(S):
-            R = np.zeros(ncomp, bool)
-            R[labels[S | seed_free]] = True
-            return R[labels]
+            def expand(front):
+                g = np.unique(_gather(inc.indptr, inc.indices, front))
+                g = g[~expanded[g]]
+                expanded[g] = True
+                return _gather(out.indptr, out.indices, g)
 
-        step_adj, step_seed = self.adj[oracle], self.seeds[oracle]
-        if conjugate:
-            if oracle != "grad":
-                raise ValueError(f"lower-bound engine: conjugate=True applies to 'grad' only, not {oracle!r}")
-            gcomp, glab = connected_components(step_adj, directed=False)
+            first = _gather(out.indptr, out.indices, np.unique(glab[seed_step]))
+        else:  # a round: the counted oracle's edges between free components
+            A = self.adj[oracle].tocoo()
+            step = sp.csr_matrix((np.ones(A.nnz), (labels[A.row], labels[A.col])), shape=(ncomp, ncomp))
 
-            def step(S):  # one round of ∇f_i and ∇f_i*: the whole component of Q_i's graph
-                R = np.zeros(gcomp, bool)
-                R[glab[S | step_seed]] = True
-                return R[glab]
-        else:
-            def step(S):
-                return S | step_seed | ((step_adj @ S.astype(np.float64)) > 0)
-        S = close(np.zeros(self.N, bool))
-        errors = [self.error(S, mask)]
-        for k in range(1, max_steps + 1):
-            if errors[-1] <= eps:
-                return LowerBound(oracle, k - 1, "reached", errors)
-            Sn = close(step(S))
-            if np.array_equal(Sn, S):
-                return LowerBound(oracle, None, f"stalled: supports saturate with error {errors[-1]:.3e} > ε", errors)
-            S = Sn
-            errors.append(self.error(S, mask))
-        if errors[-1] <= eps:
-            return LowerBound(oracle, max_steps, "reached", errors)
-        return LowerBound(oracle, None, f"budget of {max_steps} rounds exhausted", errors)
+            def expand(front):
+                return _gather(step.indptr, step.indices, front)
+
+            first = labels[seed_step]
+        dist = np.full(ncomp, -1, dtype=np.int64)
+        front = np.unique(labels[seed_free])
+        dist[front] = 0
+        level = 0
+        while True:
+            level += 1
+            nxt = expand(front)
+            if level == 1:
+                nxt = np.concatenate([nxt, first])
+            nxt = np.unique(nxt)
+            nxt = nxt[dist[nxt] < 0]
+            if nxt.size == 0:
+                break
+            dist[nxt] = level
+            front = nxt
+        return dist[labels]
+
+    def error_curve(self, reach: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """``errors[k]``: the relative squared error of the supports after ``k`` rounds (``k = 0 … max reach``)."""
+        return tail_curve(reach, self.w if mask is None else np.where(mask, self.w, 0.0), self.total)
+
+    def lower_bound(self, oracle: str, eps: float, *, max_steps: int = 1_000_000,
+                    free: tuple[str, ...] | None = None, part: str = "all", conjugate: bool = False) -> LowerBound:
+        """Rounds of ``oracle`` needed before some point in memory has error ``<= eps`` (on ``part``).
+
+        ``conjugate=True`` (``grad`` only): each counted round may also call ``∇f_i*``, as Definition
+        ``def:foda`` admits; one round then fills the whole connected component of ``Q_i``'s graph.
+        ``errors`` holds the curve up to the count (or up to the budget / the round the supports saturate).
+        """
+        mask = None if part == "all" else self.part(part)
+        curve = self.error_curve(self.reach(oracle, free=free, conjugate=conjugate), mask)
+        hit = np.flatnonzero(curve <= eps)
+        if hit.size and hit[0] <= max_steps:
+            k = int(hit[0])
+            return LowerBound(oracle, k, "reached", [float(e) for e in curve[: k + 1]])
+        if curve.size - 1 > max_steps:
+            return LowerBound(oracle, None, f"budget of {max_steps} rounds exhausted",
+                              [float(e) for e in curve[: max_steps + 1]])
+        return LowerBound(oracle, None, f"stalled: supports saturate with error {curve[-1]:.3e} > ε",
+                          [float(e) for e in curve])
 
     def all_bounds(self, eps: float, **kw) -> dict[str, LowerBound]:
         return {o: self.lower_bound(o, eps, **kw) for o in self.available()}

@@ -1,57 +1,36 @@
-"""Lower-bound checks: the engine (:mod:`mixbounds.checks.lower.engine`) on every worst-case construction.
+"""The engine at the solvers' sweep points, and the slope rule the solvers' checks compare it with.
 
-For each tight Table 1 cell and each parameter of its class, a sweep of the
-class's worst-case family gives, per point, the engine's count of the cell's
-oracle.  The measured quantity is the **per-accuracy** lower bound
-``c₂ − c₁``: ``c₁`` is the first round with error ``<= 10⁻⁴ e₀``, where ``e₀`` is the
-error reachable with *zero* rounds of the oracle (everything else free), and ``c₂``
-the first round with error ``<= 10⁻⁴ e(c₁)`` (four decades of the geometric tail,
-see :data:`LB_WINDOW`).  This removes the additive start-up term that the large, trivially reachable part of
-``x*`` (e.g. the ``e_1`` shift of ``p`` at every node of the coupled instance)
-would otherwise put into the count, exactly as the upper-bound fits use
-per-accuracy costs.
+The Table 1 rates (:mod:`mixbounds.checks.rates`) and the benchmarks (:mod:`mixbounds.checks.bench`,
+:mod:`mixbounds.bench_method`) run the engine (:mod:`mixbounds.checks.lower.engine`) on the very instances the
+solvers run on (:func:`solver_point_task`, :func:`lower_point`): no method may go below the engine's count to the
+same accuracy (:func:`bound_comparisons`), and the solver-to-engine ratio per decade is the tightness of a certified
+statement (:func:`mixbounds.checks.rates.tightness_extra`).  The measured quantity is the **per-accuracy** bound
+``c₂ − c₁``: ``c₁`` the first round with error ``<= 10⁻⁴ e₀`` (``e₀``: the error reachable with zero rounds of the
+oracle, everything else free), ``c₂`` the first round with error ``<= 10⁻⁴ e(c₁)`` (:data:`LB_WINDOW`).
 
-Verdicts (claimed exponent ``θ`` = the cell's exponent of the swept parameter,
-tolerance :data:`TOL`):
-
-* ``|slope − θ| <= tol``: ``pass``;
-* ``slope < θ − tol`` (including "no lower bound at all": the oracle is not
-  needed): ``finding`` — the construction does not give the lower bound the
-  paper states, with the numbers;
-* ``slope > θ + tol``: ``fail`` (a lower bound steeper than the matching upper
-  bound means the engine or the instance is wrong).
-
-Gradient bounds use the ``-grad`` families (the sum-trick).  The C&L and mixed
-constructions run as printed and in the documented ``shared-rows-incidence`` variant.
-Negative control: the consensus sweep with a chain truncated to a fixed short
-length must not reproduce the claimed slope.
+The lower-bound *certificates* are decided elsewhere, by exact counts over decades on every construction
+(:mod:`mixbounds.checks.lower.constructions`); :func:`_verdict` here is the slope rule a benchmark applies to the
+engine's counts on its own sweep (``θ_f − tol <= slope <= max(θ_f, θ) + tol``; below: the weaker-bound finding).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from mixbounds.bounds.claims import get
 from mixbounds.checks.lower.engine import Engine
-from mixbounds.checks.run.framework import Check, Task, instance_and_reference
+from mixbounds.checks.run.framework import Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
     PARAM_REALIZED,
     WORST_EPS,
-    WORST_FAMILY,
     Sweep,
     cells_of,
     fit_slope,
     formula_slope,
-    geomspace,
-    worst_sweeps,
 )
 from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import between_ok
 from mixbounds.checks.verdict_engine import Fit, Judgement, Selection, Stop, SweepRules, Unjudged, judge_sweep
-from mixbounds.instances.classes import CLASSES
 
 #: the per-accuracy lower bound's window.  It starts at the first round ``c₁`` whose error is
 #: ``<= EPS1_REL·e₀`` and ends at the first round ``c₂`` whose error is ``<= LB_WINDOW·e(c₁)``: four
@@ -68,35 +47,6 @@ EPS1_REL, LB_WINDOW = 1e-4, 1e-4
 LB_DECADES = 4.0
 #: instance accuracy used for the chain length (covers the window's end, see common.py)
 EPS_INSTANCE = WORST_EPS
-
-_VARIANTS = {name: c.engine_variants for name, c in CLASSES.items()}  # mixbounds.instances.classes
-_VARIANTS.update(shared_ident=("natural",), mixed_ident=("natural",))  # mixbounds.instances.worst_case.ident (engine only)
-_FAMILY = dict(WORST_FAMILY, shared_ident="shared-ident", mixed_ident="mixed-ident")
-#: constructions of the identical-C̃ statements (mixbounds.instances.worst_case.ident; none is printed): their parameters and
-#: base point (small κ's: the engine needs no solver, and the chains stay short)
-IDENT_PARAMS = {"shared_ident": ("kappa_f", "kappa_Ct_id", "kappa_W"),
-                "mixed_ident": ("kappa_f", "kappa_AC", "kappa_Ct_id", "kappa_W")}
-IDENT_BASE = {"shared_ident": {"kappa_f": 10.0, "kappa_Ct": 10.0, "kappa_W": 10.0},
-              "mixed_ident": {"kappa_f": 10.0, "kappa_AC": 10.0, "kappa_Ct": 10.0, "kappa_W": 10.0}}
-#: constructions without local constraints C (the κ_C sweep and the C cells do not apply)
-_NO_C = ("cited",)
-
-
-def sweeps(tier: Tier, cls: str, variant: str | None, *, grad: bool) -> list[Sweep]:
-    """The worst-case sweeps of ``cls`` on ``variant`` (consensus and shared-ident need no sum-trick: every
-    chain index of the consensus part costs a gradient at a V1/V3 node)."""
-    if cls in IDENT_PARAMS:
-        out = []
-        for p in IDENT_PARAMS[cls]:
-            lo, hi = tier.table1.worst_range["kappa_AC" if p == "kappa_Ct_id" else p]
-            out.append(Sweep(cls, _FAMILY[cls], p, IDENT_BASE[cls], tuple(geomspace(lo, hi, tier.table1.points)),
-                             variant=variant, eps=WORST_EPS))
-        return out
-    out = worst_sweeps(tier, cls, variant, grad=grad)
-    if variant in _NO_C:
-        out = [replace(sw, base={k: v for k, v in sw.base.items() if k != "kappa_C"}) for sw in out if sw.param != "kappa_C"]
-    return out
-
 
 # ----------------------------------------------------------------------------- task
 def lower_point(family: str, params: dict, oracles: list, chain: int | None = None, parts: tuple = ("all",)) -> dict:
@@ -179,71 +129,14 @@ def _task(sw: Sweep, value: float, oracles, chain=None) -> Task:
 
 
 # ----------------------------------------------------------------------------- the class bounded
-#: a gradient bound "collapses" under ∇f* when this many rounds (∇f_i and ∇f_i* each) reach the window's end
-CONJ_COLLAPSE = 1
-
-
 def class_bounded(oracle: str) -> str:
-    """The class of methods an engine bound holds for (docs/design.md, "The lower-bound engine").
-
-    Definition def:foda admits ∇f_i*: one call ∇(f_i + h_i)*(0) fills a sum-trick chain (measured by
-    :func:`foda_verdict`), so the gradient bounds hold for def:foda *without* ∇f_i*; the matrix and
-    communication bounds leave ∇f_i and ∇f_i* free, i.e. hold for def:foda as written.
-    """
+    """The class of methods an engine bound on a printed construction holds for: the gradient bounds of the
+    sum-trick families hold for def:foda without ∇f_i* (one call ∇(f_i + h_i)*(0) fills the chain,
+    :func:`mixbounds.checks.lower.constructions.foda_result`); the matrix and communication bounds leave ∇f_i and
+    ∇f_i* free, i.e. hold for def:foda as written."""
     if oracle == "grad":
         return "def:foda without ∇f_i* (primal gradients; ∇f_i* collapses the sum-trick chain)"
     return "def:foda (∇f_i and ∇f_i* free)"
-
-
-def foda_verdict(tier, cell, sw: Sweep, pts, *, control=False, rid=None) -> CheckResult:
-    """Gradient bound with ∇f_i* allowed (def:foda as written) against the primal-gradient bound.
-
-    ``finding``: with ∇f_i* every point needs at most :data:`CONJ_COLLAPSE` rounds while the primal bound grows
-    with the claimed exponent (the gradient lower bound fails for def:foda as written); ``pass``: the bound grows
-    with ∇f_i* too (it holds for def:foda); ``fail`` otherwise (neither bound grows: a cut chain).
-    """
-    rid = rid or f"{cell.id}.kappa_f.lower.def_foda"
-    theory, tol = cell.exponent("kappa_f"), tier.table1.lower_slope_tol
-    rows, errs = [], []
-    for v, p in pts:
-        if "error" in p or "grad" not in p.get("bounds", {}):
-            errs.append(f"kappa_f={v:g}: {p.get('error', 'no gradient bound')}")
-            continue
-        b, cj = p["bounds"]["grad"], p["bounds"]["grad+conj"]
-        per = None if (b["count1"] is None or b["count2"] is None) else b["count2"] - b["count1"]
-        cper = None if (cj["count1"] is None or cj["count2"] is None) else cj["count2"] - cj["count1"]
-        rows.append({"target": v, "realized": p["realized"].get("kappa_f"), "primal_per_accuracy": per,
-                     "primal_count": b["count2"], "conjugate_count": cj["count2"], "conjugate_per_accuracy": cper})
-    common = dict(kind="lower-class", theory=f"grad bound ∝ κ_f^{theory:g} with ∇f_i*", tolerance=tol, label="def:foda",
-                  cell=cell.id, param="kappa_f", control=control, expected="fail" if control else None,
-                  instance={"family": sw.family, "variant": sw.variant or "printed", "base": sw.base, "param": "kappa_f"})
-    if errs or any(r["primal_per_accuracy"] is None or r["conjugate_count"] is None for r in rows):
-        return CheckResult(id=rid, status="fail" if control else "error", points=rows,
-                           detail="; ".join(errs) or "a bound did not reach ε", **common)
-    xs = [r["realized"] for r in rows]
-    prim = fit_slope(xs, [max(r["primal_per_accuracy"], 1e-12) for r in rows])["slope"]
-    conj = [r["conjugate_per_accuracy"] for r in rows]
-    cslope = fit_slope(xs, [max(c, 1e-12) for c in conj])["slope"] if min(conj) > 0 else 0.0
-    collapse = all(r["conjugate_count"] <= CONJ_COLLAPSE for r in rows)
-    primal_grows = abs(prim - theory) <= tol
-    counts = (f"primal-gradient per-accuracy counts {[r['primal_per_accuracy'] for r in rows]} (slope {prim:.3f}); with "
-              f"∇f_i* allowed, rounds to the same accuracy {[r['conjugate_count'] for r in rows]} at κ_f = "
-              f"{[round(x, 3) for x in xs]} on {sw.family}[{sw.variant or 'printed'}]")
-    findings: tuple = ()
-    if collapse and primal_grows and not control:
-        status = "finding"
-        findings = (Finding(
-            id=f"finding:{rid}", label="def:foda",
-            statement=f"{cell.id}: Ω(√κ_f log 1/ε) gradient calls for every method of Definition def:foda",
-            printed=f"κ_f^{theory:g}", measured=f"{max(r['conjugate_count'] for r in rows)} round(s) with ∇f_i*",
-            detail=("def:foda's local computation admits ∇f_i*; one call ∇(f_i + h_i)*(0) returns the whole chain of "
-                    f"the sum-trick, so the bound holds only for primal-gradient methods: {counts}."), source=rid),)
-    elif primal_grows and not collapse and abs(cslope - theory) <= tol:
-        status = "pass"
-    else:
-        status = "fail"
-    return CheckResult(id=rid, status=status, measured=cslope, points=rows, findings=findings,
-                       detail=counts, extra={"primal_slope": prim, "collapse": collapse}, **common)
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -342,7 +235,7 @@ def _bound_fit(cell, param: str, sw: Sweep, rid: str, control: bool):
     return fit
 
 
-def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckResult:
+def _verdict(tier: Tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckResult:
     """The lower-bound slope verdict of one sweep, by :func:`judge_sweep` (module docstring): within
     ``[formula slope − tol, claimed exponent + tol]`` passes, below is the weaker-bound finding, above fails."""
     theory = cell.exponent(param)
@@ -385,120 +278,3 @@ def _verdict(tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckRes
                        label=cell.lower_source, cell=cell.id, param=param, instance=inst,
                        expected="fail" if control else None,
                        variant=None if sw.variant in (None, "printed") else sw.variant)
-
-
-#: variants built for some cells only: the oracles they are run for (the others are the base variant's)
-_VARIANT_ORACLES = {"split-rows": ("C",), "cited": ("grad", "A", "Ct", "comm")}
-
-
-def _make_check(tier_sweeps, cls: str, variant: str | None, grad: bool) -> Check | None:
-    tag = f"{cls}{'' if variant in (None, 'printed') else '@' + variant}{'-grad' if grad else ''}"
-    cells = [c for c in cells_of(cls) if c.tight and ((c.oracle == "grad") == grad)
-             and c.oracle in _VARIANT_ORACLES.get(variant, (c.oracle,))]
-    if not cells:
-        return None
-    if variant in _VARIANT_ORACLES:  # only the parameters these cells grow with
-        inner = tier_sweeps
-        tier_sweeps = lambda tier: [sw for sw in inner(tier) if any(c.exponent(sw.param) > 0 for c in cells)]  # noqa: E731
-    foda = grad and variant in (None, "printed", "natural")
-
-    def result_ids(tier):
-        out = [_result_id(c.id, sw.param, variant) for sw in tier_sweeps(tier) for c in cells]
-        return out + ([f"{cells[0].id}.kappa_f.lower.def_foda"] if foda else [])
-
-    def tasks(tier):
-        oracles = sorted({c.oracle for c in cells})
-        return [_task(sw, v, oracles) for sw in tier_sweeps(tier) for v in sw.grid]
-
-    def finalize(tier, points):
-        out = []
-        for sw in tier_sweeps(tier):
-            oracles = sorted({c.oracle for c in cells})
-            pts = [(v, points[_task(sw, v, oracles).key]) for v in sw.grid]
-            for c in cells:
-                out.append(_verdict(tier, c, sw.param, sw, pts))
-            if foda and sw.param == "kappa_f":
-                out.append(foda_verdict(tier, cells[0], sw, pts))
-        return out
-
-    return Check(id=f"lower.{tag}", family="lower", result_ids=result_ids, tasks=tasks, finalize=finalize,
-                 description=f"engine lower bounds on the {cls} construction{'' if variant is None else ' (' + variant + ')'}"
-                             f"{' with the gradient sum-trick' if grad else ''}")
-
-
-def _control_check() -> Check:
-    """Consensus with the chain truncated to a fixed 12 coordinates: the claimed κ_f slope must NOT be reproduced."""
-    cell = get("T1.consensus.comm")
-    rid = "control.lower.truncated-chain.T1.consensus.comm.kappa_f"
-
-    def sw(tier):
-        return sweeps(tier, "consensus", None, grad=False)[0]  # the κ_f sweep
-
-    def tasks(tier):
-        s = sw(tier)
-        return [_task(s, v, ["comm"], chain=12) for v in s.grid]
-
-    def finalize(tier, points):
-        s = sw(tier)
-        pts = [(v, points[_task(s, v, ["comm"], chain=12).key]) for v in s.grid]
-        r = _verdict(tier, cell, "kappa_f", s, pts, control=True, rid=rid)
-        return [r]
-
-    return Check(id="control.lower.truncated-chain", family="lower", result_ids=lambda t: [rid], tasks=tasks, finalize=finalize,
-                 description="negative control: a chain truncated too short must not show the claimed lower-bound slope")
-
-
-def _foda_control_check() -> Check:
-    """The def:foda check on a chain truncated to 12 coordinates: neither bound grows, it must come out ``fail``."""
-    cell = get("T1.consensus.grad")
-    rid = "control.lower.def_foda.truncated-chain"
-
-    def sw(tier):
-        return sweeps(tier, "consensus", None, grad=True)[0]
-
-    def tasks(tier):
-        return [_task(sw(tier), v, ["grad"], chain=12) for v in sw(tier).grid]
-
-    def finalize(tier, points):
-        s = sw(tier)
-        pts = [(v, points[_task(s, v, ["grad"], chain=12).key]) for v in s.grid]
-        return [foda_verdict(tier, cell, s, pts, control=True, rid=rid)]
-
-    return Check(id="control.lower.def_foda", family="lower", result_ids=lambda t: [rid], tasks=tasks, finalize=finalize,
-                 description="negative control: the ∇f* class check on a truncated chain must fail")
-
-
-def _cut_control_check() -> Check:
-    """The identical-C̃ C̃ bound on the shared-ident construction with its C̃ chain cut after 6 rows: the solution
-    beyond the cut needs no C̃ product, the claimed slope (and so the certificate) must be lost: ``fail``."""
-    cell = get("T1.shared_ident.Ct")
-    rid = "control.lower.cut-chain.T1.shared_ident.Ct.kappa_Ct_id"
-
-    def sw(tier):
-        s = next(x for x in sweeps(tier, "shared_ident", "natural", grad=False) if x.param == "kappa_Ct_id")
-        return replace(s, extra={"cut": 6})
-
-    def tasks(tier):
-        return [_task(sw(tier), v, ["Ct"]) for v in sw(tier).grid]
-
-    def finalize(tier, points):
-        s = sw(tier)
-        pts = [(v, points[_task(s, v, ["Ct"]).key]) for v in s.grid]
-        return [_verdict(tier, cell, "kappa_Ct_id", s, pts, control=True, rid=rid)]
-
-    return Check(id="control.lower.cut-chain", family="lower", result_ids=lambda t: [rid], tasks=tasks, finalize=finalize,
-                 description="negative control: a C̃ chain cut short must lose the identical-C̃ lower bound")
-
-
-def checks() -> list[Check]:
-    out = []
-    for cls in _FAMILY:
-        for variant in _VARIANTS.get(cls, (None,)):
-            for grad in (False, True):
-                if grad and "grad" not in _VARIANT_ORACLES.get(variant, ("grad",)):
-                    continue  # the gradient bounds are the base construction's
-                ck = _make_check(lambda tier, c=cls, v=variant, g=grad: sweeps(tier, c, v, grad=g), cls, variant, grad=grad)
-                if ck is not None:
-                    out.append(ck)
-    out += [_control_check(), _foda_control_check(), _cut_control_check()]
-    return out

@@ -1,6 +1,6 @@
 """The PEP tasks of ``mixbounds verify``: one SDP (or one small group) per task, JSON-able results.
 
-Every point records what a PEP result must carry (``DESIGN.md``, Round 3 record fields): ``N``,
+Every point records what a PEP result must carry (docs/design.md, "Record fields"): ``N``,
 ``K``, ``W``, ``solver``, ``solver_status``, ``accuracy`` (and its parts), ``rho_pep``,
 ``rho_theorem``, plus ``rho_derived``, the APAPC parameters, the iterations ``−1/log ρ_PEP`` and the
 communications per iteration.  Without the ``[pep]`` extra a point is ``{"skipped": reason}``.

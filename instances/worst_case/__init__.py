@@ -10,7 +10,12 @@ from importlib import import_module
 from mixbounds.instances.classes import CLASSES
 from mixbounds.instances.worst_case import ident
 from mixbounds.instances.worst_case.common import check_printed_params
+from mixbounds.instances.worst_case.split_gradient import add_split_gradient_chain
 from mixbounds.instances.worst_case.sum_trick import add_gradient_chain
+
+#: the gradient chains a ``-grad`` family can add (keyword ``gradient``): the paper's sum-trick (primal-gradient
+#: methods only) and Scaman et al.'s split chain, which needs a gradient round per index with ∇f_i* as well
+GRADIENT_CHAINS = {"sum-trick": add_gradient_chain, "split": add_split_gradient_chain}
 
 
 def _check_n(builder):
@@ -26,8 +31,10 @@ def _check_n(builder):
 
 
 def _grad(builder):
-    def build(**kw):
-        return add_gradient_chain(builder(**kw), eps=kw.get("eps"), chain_scale=kw.get("chain_scale", 1.0))
+    def build(*, gradient: str = "sum-trick", **kw):
+        if gradient not in GRADIENT_CHAINS:
+            raise ValueError(f"gradient chain {gradient!r} unknown; known: {', '.join(GRADIENT_CHAINS)}")
+        return GRADIENT_CHAINS[gradient](builder(**kw), eps=kw.get("eps"), chain_scale=kw.get("chain_scale", 1.0))
 
     build.__doc__ = f"{builder.__doc__} (with the gradient sum-trick)"
     return build

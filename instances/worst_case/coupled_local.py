@@ -39,6 +39,10 @@ Variants
     the printed construction nor ``shared-rows`` (where ``C`` only spreads ``x*`` over the blocks, an additive
     ``O(√κ_C)``) shows.  Every node is alike, so it needs no communication (the comm bound is ``shared-rows``').
     ``μ' = 9``, ``L' = (3κ̃_AC − μ')/2`` (realized ``κ̃_AC = (2L' + μ')/3``, checked against the target).
+    Its ``x*`` decays with ``ρ + 1/ρ = 2 + μ'μ_f/(L'L_f)`` (:mod:`.closed_solution`), not with the coupled dual's
+    ``2 + 2μ'μ_f/(L'L_f)``: the odd rows (``U1``) and the even rows (``U3``) of ``(√L'Eᵀ, √μ'I)`` are one set of
+    rows here, so ``μ'`` enters once.  (Until round 3 the coupled ratio was recorded, 0.810 at the class base
+    point, while ``x*`` decays with 0.8616.)
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.realized import realized_kappas
+from mixbounds.instances.worst_case.closed_solution import split_rows_rho
 from mixbounds.instances.worst_case.common import (
     RTOL_ALGEBRA,
     RTOL_EIGEN,
@@ -123,7 +128,9 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
         mup, Lp = 9.0, (3.0 * kappa_AC - 9.0) / 2.0
     else:
         mup, Lp = 9.0, kappa_AC - 4.5
-    rho = dual_rho(Lp, mup, mu_f, L_f)  # the chain of the presolved (coupled) problem
+    # the ratio x* decays with: the presolved coupled chain, or (split-rows) the single-node chain of shift
+    # μ'μ_f/(L'L_f), half the coupled dual's (closed_solution: both groups' √μ'I rows are one set of rows there)
+    rho = split_rows_rho(Lp, mup, mu_f, L_f) if variant == "split-rows" else dual_rho(Lp, mup, mu_f, L_f)
     K = int(chain) if chain else chain_length(rho, eps, scale=chain_scale)
     IK = sp.identity(K, format="csr")
 

@@ -88,7 +88,7 @@ def add_gradient_chain(inst: Instance, *, eps: float | None = None, chain: int |
     closed = dict(inst.closed_forms)
     closed["sum-trick keeps κ_f"] = closed_form("app:nonind_local_lower", inst.realized["kappa_f"], realized["kappa_f"], rtol=RTOL_ALGEBRA,
                                                 statement="h_i has ∇²h ∈ [μ_f, L_f]")
-    params = dict(inst.params, gradient_chain={"length": Kh, "rho": rho, "k_eps": k_eps(rho, eps), "offset": list(lay0.d),
+    params = dict(inst.params, gradient_chain={"kind": "sum-trick", "length": Kh, "rho": rho, "k_eps": k_eps(rho, eps), "offset": list(lay0.d),
                                                "scale": scale, "dominance": DOMINANCE})
     return replace(inst, problem=P2, family=inst.family + "-grad", realized=realized, closed_forms=closed, params=params,
                    notes=inst.notes + [f"sum-trick: Nesterov's function (κ = κ_f, chain {Kh}) added on new local variables w_i"],

@@ -1,0 +1,151 @@
+"""The asymptotic exponent of each construction's lower bound, from its closed form.
+
+Where the engine's counts equal the closed-form counts at every point (:mod:`mixbounds.checks.lower.exact`), the
+verdict on the exponent is the closed form's, not a fit over a finite grid: the count per decade of accuracy is
+asymptotically ``R / (2 log₁₀(1/ρ))`` — ``R`` rounds of the counted oracle per chain index (:mod:`.arrival`),
+``1/(2 log₁₀(1/ρ))`` indices per decade of the relative squared error (``x*_k ∝ ρ^k``,
+:mod:`mixbounds.instances.worst_case.closed_solution`) — and its exponent in a parameter ``κ`` is the limit of
+``d log(count) / d log κ`` as ``κ → ∞`` with the others fixed, evaluated here at ``κ = 10¹²…10¹³`` from the
+continuous forms of both factors (:data:`ASYMPTOTE`).
+
+Every ``R`` and ``ρ`` is the construction's parameter map as built (the builders' docstrings):
+
+=========================  ==========  ===============================  ===================================
+construction (part)        counted     ``R``                            shift ``s`` (``ρ + 1/ρ = 2 + s``)
+=========================  ==========  ===============================  ===================================
+consensus                  grad        1                                ``6/(κ_f − 1)``
+consensus                  comm        ``h(κ_W)``                       ``6/(κ_f − 1)``
+coupled                    A           2                                ``6/((κ̂_A − 3/2) κ_f)``
+coupled                    comm        ``h(κ_W)``                       ``6/((κ̂_A − 3/2) κ_f)``
+shared                     Ct          1                                ``6/((κ̂_C̃ − 3) κ_f)``
+shared                     comm        ``h(κ_W)``                       ``6/((κ̂_C̃ − 3) κ_f)``
+C&L shared rows            A           2                                ``18/((κ̃_AC − 9/2) κ_f)``
+C&L shared rows            comm        ``h(κ_W)``                       ``18/((κ̃_AC − 9/2) κ_f)``
+C&L split rows             C           ``h(κ_C)``                       ``18/((3κ̃_AC − 9) κ_f)``
+identical-C̃ chain          Ct          1                                ``4/((κ_C̃ − 1) κ_f)``
+sum-trick chain            grad        1                                ``4/(κ_f − 1)``
+split gradient chain       grad        1                                ``6/(κ_f − 1)``
+=========================  ==========  ===============================  ===================================
+
+``h(κ) = n(κ)/3 + 1``, the hop distance between the first and the last third of the tuned path of
+``app:example_graph``, whose ``n(κ) = π / arccos((κ − 1)/(κ + 1))`` solves ``β_n = κ`` (``n = 3m`` steps in the
+built graphs); a path of another length rule (the negative control :data:`PATH_RULES` ``"power"``) has its own.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from mixbounds.instances.worst_case.consensus import POWER_PATH_C, POWER_PATH_EXPONENT
+
+#: where the asymptotic exponent is read: the log-slope between these two values of the swept parameter
+ASYMPTOTE = (1e12, 1e13)
+
+
+def tuned_path_nodes(kappa: float) -> float:
+    """``n(κ)`` of the tuned path, continuous: ``β_n = (1 + cos(π/n))/(1 − cos(π/n)) = κ``."""
+    return math.pi / math.acos((kappa - 1.0) / (kappa + 1.0))
+
+
+#: node-count rules of the paths a construction can be built on: the paper's tuned path and the negative control's
+#: ``3·POWER_PATH_C·κ^0.4`` nodes (:func:`mixbounds.instances.worst_case.consensus.power_path_nodes`, its weak edge
+#: tuned to the same κ_W)
+PATH_RULES: dict[str, Callable[[float], float]] = {
+    "tuned": tuned_path_nodes,
+    "power": lambda kappa: 3.0 * POWER_PATH_C * kappa ** POWER_PATH_EXPONENT,
+}
+
+
+def hop(kappa: float, rule: str = "tuned") -> float:
+    """``h(κ) = n(κ)/3 + 1``: hops between the first and the last third of the path."""
+    return PATH_RULES[rule](kappa) / 3.0 + 1.0
+
+
+def _shift(kind: str, t: dict) -> float:
+    f = t["kappa_f"]
+    return {"consensus": lambda: 6.0 / (f - 1.0),
+            "coupled": lambda: 6.0 / ((t["kappa_A"] - 1.5) * f),
+            "shared": lambda: 6.0 / ((t["kappa_Ct"] - 3.0) * f),
+            "cl-shared-rows": lambda: 18.0 / ((t["kappa_AC"] - 4.5) * f),
+            "cl-split-rows": lambda: 18.0 / ((3.0 * t["kappa_AC"] - 9.0) * f),
+            "ident": lambda: 4.0 / ((t["kappa_Ct_id"] - 1.0) * f),
+            "sum-trick": lambda: 4.0 / (f - 1.0),
+            "split": lambda: 6.0 / (f - 1.0)}[kind]()
+
+
+#: (construction key, oracle, part) → (chain kind of the shift, rounds per index R as a function of the targets)
+MODELS: dict[tuple[str, str, str], tuple[str, Callable[[dict], float]]] = {}
+
+
+def _model(keys, oracle, part, kind, R):
+    for key in keys:
+        MODELS[(key, oracle, part)] = (kind, R)
+
+
+_H = lambda t: hop(t["kappa_W"], t.get("path_rule", "tuned"))  # noqa: E731
+_model(("consensus", "shared-ident"), "grad", "all", "consensus", lambda t: 1.0)
+_model(("consensus", "shared-ident"), "comm", "all", "consensus", _H)
+_model(("coupled",), "A", "all", "coupled", lambda t: 2.0)
+_model(("coupled", "mixed-ident"), "comm", "all", "coupled", _H)
+_model(("mixed@cited",), "A", "all", "coupled", lambda t: 2.0)
+_model(("mixed@cited",), "comm", "x", "coupled", _H)
+_model(("shared",), "Ct", "all", "shared", lambda t: 1.0)
+_model(("shared",), "comm", "all", "shared", _H)
+_model(("mixed@cited",), "Ct", "all", "shared", lambda t: 1.0)
+_model(("mixed@cited",), "comm", "xt", "shared", _H)
+_model(("coupled-local@shared-rows", "coupled-local@shared-rows-incidence"), "A", "all", "cl-shared-rows", lambda t: 2.0)
+_model(("coupled-local@shared-rows", "coupled-local@shared-rows-incidence"), "comm", "all", "cl-shared-rows", _H)
+_model(("coupled-local@split-rows", "mixed@split-rows"), "C", "all", "cl-split-rows",
+       lambda t: hop(t["kappa_C"], t.get("path_rule", "tuned")))
+_model(("shared-ident", "mixed-ident"), "Ct", "all", "ident", lambda t: 1.0)
+_model(("sum-trick",), "grad", "all", "sum-trick", lambda t: 1.0)
+_model(("split",), "grad", "all", "split", lambda t: 1.0)
+
+
+def model_key(family: str, variant: str | None, gradient: str | None = None) -> str:
+    """The :data:`MODELS` key of a construction: ``family``, ``family@variant``, or the gradient chain's kind."""
+    if family.endswith("-grad"):
+        return "split" if gradient == "split" else "sum-trick"
+    if family in ("coupled-local", "mixed"):
+        return f"{family}@{variant}"
+    return family
+
+
+def _targets(targets: dict) -> dict:
+    """Builder targets → model names: the identical chain's κ_C̃ is the builder's ``kappa_Ct``; a part without
+    ``C`` (cited, mixed-ident) is built with ``κ̂_A = κ̃_AC`` (Remark rem:projected_condition_number)."""
+    t = dict(targets)
+    if "kappa_Ct" in t:
+        t.setdefault("kappa_Ct_id", t["kappa_Ct"])
+    if "kappa_AC" in t:
+        t.setdefault("kappa_A", t["kappa_AC"])
+    return t
+
+
+def per_decade(key: str, oracle: str, part: str, targets: dict) -> float:
+    """The closed form's count per decade of accuracy, ``R / (2 log₁₀(1/ρ))``, at continuous ``targets``."""
+    kind, R = MODELS[(key, oracle, part)]
+    t = _targets(targets)
+    if key in ("mixed@cited", "mixed-ident"):  # the coupled part is built with κ̂_A = κ̃_AC
+        t["kappa_A"] = t["kappa_AC"]
+    s = _shift(kind, t)
+    c = 1.0 + s / 2.0
+    log_inv_rho = math.acosh(c) if c > 1.0 + 1e-8 else math.sqrt(s) * (1.0 - s / 24.0)  # ln(1/ρ) = arccosh(1 + s/2)
+    return R(t) / (2.0 * log_inv_rho / math.log(10.0))
+
+
+def asymptotic_exponent(key: str, oracle: str, part: str, param: str, base: dict) -> float:
+    """``lim d log(count) / d log κ_param`` of :func:`per_decade`, read at :data:`ASYMPTOTE`; ``KeyError`` for a
+    construction without a model (no closed form)."""
+    lo, hi = ASYMPTOTE
+
+    def at(v: float) -> float:  # base: builder targets (κ_C̃ of the identical chain is the builder's kappa_Ct)
+        t = dict(base, **{"kappa_Ct" if param == "kappa_Ct_id" else param: v})
+        return per_decade(key, oracle, part, t)
+
+    return math.log(at(hi) / at(lo)) / math.log(hi / lo)
+
+
+def has_model(key: str, oracle: str, part: str) -> bool:
+    return (key, oracle, part) in MODELS
