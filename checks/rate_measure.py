@@ -30,7 +30,7 @@ MAX_ITER = 200_000
 #: stop rule of the rate runs (``mixbounds.solvers.apapc.apapc``'s ``settle``): the run ends once the error has
 #: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades and its zero
 #: crossings dip 5 decades below the envelope, so a first-hit stop can end a run at a dip and make the
-#: envelope of the cut history look cheaper than it is (README, "A stop at a dip").
+#: envelope of the cut history look cheaper than it is (docs/records/measurement-fixes.md, "A stop at a dip").
 SETTLE = 1.0 / 3.0
 
 

@@ -303,7 +303,7 @@ QUICK = Tier(
         points=4,
         # one decade at small κ (a C&L/mixed point at κ_C = 300 costs minutes: the asymptotic regime is the full
         # tier's job); κ̂_C̃ one decade higher, where APAPC's iterations per accuracy on the printed shared
-        # construction have stopped falling (README, "A pre-asymptotic range")
+        # construction have stopped falling (docs/records/measurement-fixes.md, "A pre-asymptotic range")
         worst_range=_frozen({"kappa_f": (30, 300), "kappa_W": (30, 300), "kappa_A": (30, 300),
                              "kappa_Ct": (300, 3000), "kappa_AC": (30, 300), "kappa_C": (10, 100)}),
         # the coupled + local and mixed κ_f sweeps start at their base κ_f = 10 (their κ_f = 300 points are the
@@ -370,8 +370,8 @@ FULL = Tier(
         max_inner=50_000_000, seeds_t4a=(0, 1, 2, 3, 4, 5, 6)),
     # every run 10⁵ iterations; every baseline also 3·10⁵ calls of any one oracle.  The reference ``apapc`` has no
     # call budget: its Chebyshev iterations make hundreds of calls each, so a common call budget would leave the
-    # optimal method itself unmeasured; its iteration counts stay far below the iteration budget (README,
-    # "Benchmarks").  A point that hits a budget is left out of its fit and listed.
+    # optimal method itself unmeasured; its iteration counts stay far below the iteration budget
+    # (docs/records/full-tier.md, "Benchmarks of the full tier").  A point that hits a budget is left out of its fit and listed.
     bench=BenchSweeps(
         points=5, range=(10.0, 1000.0), base=10.0, eps=(1e-3, 1e-8), stop=1e-10, budget=100000, calls=300000,
         range_override=_frozen({"kappa_AC": (12.0, 1200.0)}), random_base_override=_frozen({"kappa_Ct": 30.0})),
@@ -396,7 +396,7 @@ FULL = Tier(
         homotopy_classes=("coupled", "shared", "coupled_local", "mixed"), homotopy_x_max=400.0,
         homotopy_generic_x=(100.0, 1000.0)),
     # from κ = 100 (the asymptotic regime of the cross-check's CI) over four decades, three for κ_C (a split-rows
-    # point at κ_C = 10⁵ has l = 498 blocks: 56 s, 2.3 GB); the others at 10 (README, "Lower bounds": reach and time);
+    # point at κ_C = 10⁵ has l = 498 blocks: 56 s, 2.3 GB); the others at 10 (docs/records/lower-bounds.md: reach and cost);
     # APAPC's tightness runs at the sweeps' first three points (κ <= 2154: an APAPC run at 10⁴ on the mixed
     # constructions costs minutes)
     lower=LowerBounds(

@@ -56,7 +56,7 @@ class Construction:
     ``full``: parameter → ``(first point, decades)`` of its full-tier sweep where the tier's grid does not fit (a
     construction without closed form needs the KKT solve, which misses its 1e-9 residual at κ_f = 10⁶; the printed
     coupled + local ``√(W_C) ⊗ I`` blocks hold ``l²K`` entries: a worker was killed at 19.8 GB at κ_C = 10⁵; the
-    split constructions' KKT solve misses it at κ̃_AC, κ_f >= 10⁵, 3·10⁵: measured, README "Lower bounds").
+    split constructions' KKT solve misses it at κ̃_AC, κ_f >= 10⁵, 3·10⁵: measured, docs/records/lower-bounds.md).
     """
 
     cls: str

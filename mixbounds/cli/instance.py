@@ -52,7 +52,7 @@ NODES_MAX = 2000
 NODES_MAX_NOTE = ("not measured beyond 2000 nodes; random-mixed took 27 s at n = 1000 and 192 s at n = 3000 when this "
                   "cap was set")
 #: families measured at larger n: family → (largest --n, the measurement quoted in the error); 2-core machine
-#: shared with other jobs, `/usr/bin/time -v mixbounds instance … --format npz` (README, "Large instances")
+#: shared with other jobs, `/usr/bin/time -v mixbounds instance … --format npz` (docs/records/large-instances.md)
 NODES_MAX_FAMILY = {
     "random-mixed": (10_000, "random-mixed n = 10⁴, d = 100, dt = 10, m = 5, p = 2, p̃ = 2 (1.1·10⁶ variables): build "
                              "100 s, reference 337 s, peak RSS 10.8 GB; mixbounds solve 73 iterations in 11.7 min, "
