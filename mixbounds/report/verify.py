@@ -317,15 +317,20 @@ def _own_lower_section(doc: dict) -> list[Block]:
     rows = []
     for c in own:
         ex, r = c["extra"], c.get("readings") or {}
-        rows.append([link(c["id"], anchor_id("c", c["id"])), _pname(c.get("param")), f"{ex['lower_exponent']:.3f}",
-                     f"{r.get('fit', float('nan')):.3f}", f"{ex['upper_exponent']:g}", f"{ex['gap']:+.3f}",
-                     ex.get("construction", ""), ex.get("method_class", ""), V(c["status"])])
+        low, gap = ex.get("lower_exponent"), ex.get("gap")
+        rows.append([link(c["id"], anchor_id("c", c["id"])), _pname(c.get("param")),
+                     "not established" if low is None else f"{low:.3f}", f"{r.get('fit', float('nan')):.3f}",
+                     f"{ex['upper_exponent']:g}", "—" if gap is None else f"{gap:+.3f}",
+                     ex.get("construction", ""), ex.get("method_class", ""),
+                     V(c["status"], f"{c['status']} ({c['verdict_label']})" if c.get("verdict_label") else "")])
     return [H(2, "Tables 2–4: the suite's own lower bounds (not the paper's)", "own-lower"),
             P("The paper proves no lower bound for Tables 2–4. These are the suite's: Nesterov's chain with μ_f tied to "
               "ε (Table 2; Tables 3–4 on a ball, where it is Lipschitz) and Nesterov's max-type chain for subgradients, "
               "in the decentralized constructions that certify Table 1, read by the engine at a fixed relative accuracy "
               "(checks/lower/tables234.py). Lower exponent: the closed form's (the max-type chain: 2); gap = printed "
-              "upper exponent − lower exponent, an upper bound on the true gap (a sharper construction could close it)."),
+              "upper exponent − lower exponent, an upper bound on the true gap (a sharper construction could close it). "
+              "A sweep whose counts stop growing (the construction's hard tail holds less than δ of e₀ there) claims "
+              "no exponent: *not established*."),
             T(["Result", "Param", "Lower exponent", "Fit", "Upper exponent", "Gap", "Construction", "Class", "Verdict"],
               rows)]
 
