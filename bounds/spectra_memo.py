@@ -17,9 +17,9 @@ holds all of these:
 * the upper-case numeric and text constants of every module registered with :func:`watch_settings` (a test that
   lowers ``DENSE_LIMIT`` gets a new key, not the answer of the other path).
 
-An argument of any other type, or a keyword listed in ``ignore`` other than a label, makes no key: the call is
-computed as without the memo.  ``ignore`` names arguments that change only the text of an error (``name``);
-errors are never stored, so a failing call raises with its own name every time.  Results must be immutable (the
+An argument of any other type makes no key: the call is computed as without the memo.  The keyword arguments
+named in ``ignore`` (``name``) change only the text of an error and are left out of the key; errors are never
+stored, so a failing call raises with its own name every time.  Results must be immutable (the
 frozen :class:`~mixbounds.bounds.spectral.Extremes`, floats): every caller receives the same object.
 
 The memo is per process (each loky or Dask worker has its own), bounded (:data:`MEMO_ENTRIES`, least recently used

@@ -84,6 +84,12 @@ def _dense_memo_put(memo: str | None, value: tuple) -> None:
             _DENSE_MEMO.popitem(last=False)
 
 
+def clear_memo() -> None:
+    """Forget every kept materialised operator of this process."""
+    with _DENSE_MEMO_LOCK:
+        _DENSE_MEMO.clear()
+
+
 def _reproduces(stored: tuple, op_scratch: Callable, scratch: CountedOracles, shape: tuple) -> bool:
     """Does the recurrence give, on the first and last unit vectors, the stored columns bit for bit and the stored
     counts?  A guard against a key that misses something the operator depends on (cost: 2 of ``size`` columns)."""

@@ -35,8 +35,7 @@ def one_blas_thread():
 
 def _forget():
     spectra_memo.clear()
-    with materialize._DENSE_MEMO_LOCK:
-        materialize._DENSE_MEMO.clear()
+    materialize.clear_memo()
 
 
 def _point(params: dict) -> tuple[dict, dict]:

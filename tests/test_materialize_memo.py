@@ -17,11 +17,9 @@ PARAMS = dict(kappa_AC=10.0, kappa_C=10.0, kappa_W=30.0, seed=0)
 
 @pytest.fixture(autouse=True)
 def empty_memo():
-    with materialize._DENSE_MEMO_LOCK:
-        materialize._DENSE_MEMO.clear()
+    materialize.clear_memo()
     yield
-    with materialize._DENSE_MEMO_LOCK:
-        materialize._DENSE_MEMO.clear()
+    materialize.clear_memo()
 
 
 def _dense(R: Reformulation) -> list:
@@ -29,8 +27,7 @@ def _dense(R: Reformulation) -> list:
 
 
 def _fresh(P) -> Reformulation:
-    with materialize._DENSE_MEMO_LOCK:
-        materialize._DENSE_MEMO.clear()
+    materialize.clear_memo()
     return Reformulation(P, eps=1e-6)
 
 
