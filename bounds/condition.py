@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from mixbounds.bounds.spectra_memo import memo_by_content, watch_settings
 from mixbounds.bounds.spectral import ZERO_RTOL, Extremes, smallest_eigenvalue, sv_extremes, sv_max_sq, sym_extremes
 
 
@@ -112,6 +113,7 @@ def _per_distinct_block(blocks: Sequence, compute) -> list:
     return out
 
 
+@memo_by_content()
 def group_spectrum(blocks: Sequence, *, kernels: Sequence | None = None, method: str = "auto", name: str = "B") -> GroupSpectrum:
     """Extremes of the block-diagonal matrix ``diag(B_1, …, B_n)``.
 
@@ -221,6 +223,7 @@ def interaction_factor(blocks: Sequence, *, transpose: bool = False):
     return _drop_zero_lines(R, axis=0 if transpose else 1)
 
 
+@memo_by_content()
 def interaction_extremes(blocks: Sequence, *, transpose: bool = False, method: str = "auto") -> Extremes:
     """``λ_max`` and ``λ_min+`` of ``S_B`` (or ``S_{Bᵀ}``) via its factor (see :func:`interaction_factor`)."""
     R = interaction_factor(blocks, transpose=transpose)
@@ -268,6 +271,7 @@ class Projected:
     L: float
 
 
+@memo_by_content()
 def projected_kappa(
     B_blocks: Sequence,
     D_blocks: Sequence | None,
@@ -346,3 +350,7 @@ def kernel_basis_is_complete(D, N, *, method: str = "auto") -> bool:
     Ns = sp.csr_matrix(N) if sp.issparse(N) else np.asarray(N)
     Gd = G + e.lmax * (Ns @ Ns.T)
     return smallest_eigenvalue(Gd, method=method) > ZERO_RTOL * e.lmax
+
+
+# the constants above steer the paths of the memoized functions: part of every memo key
+watch_settings(globals())

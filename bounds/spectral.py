@@ -40,6 +40,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from mixbounds.bounds.spectra_memo import memo_by_content, watch_settings
 from scipy.linalg import eigh_tridiagonal, eigvals_banded
 from scipy.linalg.lapack import dpbtrf
 from scipy.sparse.csgraph import reverse_cuthill_mckee
@@ -270,6 +271,7 @@ def _iterative_lmin_pos(M, lmax: float, rtol: float) -> float:
         k *= 2
 
 
+@memo_by_content()
 def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto", name: str = "M") -> Extremes:
     """Largest and smallest positive eigenvalue of a symmetric PSD matrix.
 
@@ -459,6 +461,7 @@ def sv_extremes(B, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto"
     return sym_extremes(G, kernel=kernel, rtol=rtol, method=method, name=f"Gram({name})")
 
 
+@memo_by_content()
 def largest_eigenvalue(M, *, method: str = "auto", name: str = "M") -> float:
     """``λ_max`` of a symmetric PSD matrix alone (no ``λ_min+``: it needs no kernel information).
 
@@ -492,6 +495,7 @@ def sv_max_sq(B, *, method: str = "auto", name: str = "B") -> float:
     return largest_eigenvalue(G, method=method, name=f"Gram({name})")
 
 
+@memo_by_content()
 def smallest_eigenvalue(M, *, method: str = "auto") -> float:
     """Smallest eigenvalue (zero included) of a symmetric PSD matrix.
 
@@ -517,3 +521,7 @@ def smallest_eigenvalue(M, *, method: str = "auto") -> float:
     val = spla.eigsh(sp.csc_matrix(M), k=1, sigma=sigma, which="LM", tol=ARPACK_TOL,
                      v0=np.random.default_rng(2).standard_normal(n), return_eigenvectors=False)
     return float(val[0])
+
+
+# the constants above steer the paths of the memoized functions: part of every memo key
+watch_settings(globals())

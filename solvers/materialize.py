@@ -13,9 +13,12 @@ The counts are identical either way (``tests/test_reformulations.py``).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Callable
 
 import numpy as np
+from mixbounds.bounds.spectra_memo import Unkeyable, content_key
 from mixbounds.solvers.oracles import CountedOracles, spmv
 
 #: vector passes of one Chebyshev step besides the product (p update, v update, residual: 2 axpy + scale)
@@ -43,6 +46,69 @@ MATERIALIZE_LIMIT = 400
 MATERIALIZE_NODES = 2000
 
 
+#: bytes of materialised dense operators kept per process (:func:`_dense_memo_put`; a 400 × 400 operator is 1.3 MB)
+DENSE_MEMO_BYTES = 64 * 2 ** 20
+
+_DENSE_MEMO: OrderedDict = OrderedDict()
+_DENSE_MEMO_LOCK = threading.Lock()
+
+
+def _memo_key(key: tuple | None, shape: tuple) -> str | None:
+    """The content key of a materialisation (``None``: no key given, or a part the key cannot describe)."""
+    if key is None:
+        return None
+    try:
+        return content_key("MaterializedDense", (key, tuple(shape)), {})
+    except Unkeyable:
+        return None
+
+
+def _dense_memo_get(memo: str | None):
+    """The stored ``(M, per_apply)`` of a materialisation key, or ``None``."""
+    if memo is None:
+        return None
+    with _DENSE_MEMO_LOCK:
+        stored = _DENSE_MEMO.get(memo)
+        if stored is not None:
+            _DENSE_MEMO.move_to_end(memo)
+        return stored
+
+
+def _dense_memo_put(memo: str | None, value: tuple) -> None:
+    """Keep ``(M, per_apply)`` under its key, dropping the least recently used beyond :data:`DENSE_MEMO_BYTES`."""
+    if memo is None or value[0].nbytes > DENSE_MEMO_BYTES:
+        return
+    with _DENSE_MEMO_LOCK:
+        _DENSE_MEMO[memo] = value
+        while sum(v[0].nbytes for v in _DENSE_MEMO.values()) > DENSE_MEMO_BYTES:
+            _DENSE_MEMO.popitem(last=False)
+
+
+def clear_memo() -> None:
+    """Forget every kept materialised operator of this process."""
+    with _DENSE_MEMO_LOCK:
+        _DENSE_MEMO.clear()
+
+
+def _reproduces(stored: tuple, op_scratch: Callable, scratch: CountedOracles, shape: tuple) -> bool:
+    """Does the recurrence give, on the first and last unit vectors, the stored columns bit for bit and the stored
+    counts?  A guard against a key that misses something the operator depends on (cost: 2 of ``size`` columns)."""
+    M, per_apply = stored
+    size = int(np.prod(shape))
+    if M.shape != (size, size):
+        return False
+    for j in sorted({0, size - 1}):
+        probe = np.zeros(size)
+        probe[j] = 1.0
+        before = scratch.snapshot()
+        col = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        after = scratch.snapshot()
+        counts = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        if counts != per_apply or not np.array_equal(col, M[:, j]):
+            return False
+    return True
+
+
 class MaterializedDense:
     """A fixed linear operator applied as one matrix product, counted as its recurrence.
 
@@ -56,8 +122,15 @@ class MaterializedDense:
     rounding (``tests/test_reformulations.py`` compares whole runs both ways).
     """
 
-    def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple):
+    def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple, *,
+                 key: tuple | None = None):
         size = int(np.prod(shape))
+        self.shape, self.main = shape, main
+        memo = _memo_key(key, shape)
+        stored = _dense_memo_get(memo)
+        if stored is not None and _reproduces(stored, op_scratch, scratch, shape):
+            self.M, self.per_apply = stored[0], dict(stored[1])
+            return
         before = scratch.snapshot()
         probe = np.zeros(size)
         probe[0] = 1.0
@@ -69,7 +142,9 @@ class MaterializedDense:
         for j in range(1, size):
             probe[j - 1], probe[j] = 0.0, 1.0
             M[:, j] = np.asarray(op_scratch(probe.reshape(shape))).ravel()
-        self.M, self.shape, self.main = M, shape, main
+        M.flags.writeable = False  # shared through the memo: nobody may change it
+        self.M = M
+        _dense_memo_put(memo, (M, dict(self.per_apply)))
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
         for k, c in self.per_apply.items():

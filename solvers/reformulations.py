@@ -123,6 +123,17 @@ def _interval(lo: float, hi: float) -> list[float]:
     return [float(lo), float(hi)]
 
 
+def _as_key(x):
+    """``x`` with dicts as sorted item tuples and slices as ``(start, stop, step)``: a memo key's part."""
+    if isinstance(x, dict):
+        return tuple((str(k), _as_key(v)) for k, v in sorted(x.items(), key=lambda kv: str(kv[0])))
+    if isinstance(x, (list, tuple)):
+        return tuple(_as_key(v) for v in x)
+    if isinstance(x, slice):
+        return ("slice", x.start, x.stop, x.step)
+    return x
+
+
 def _dense_operator(op: Callable, shape: tuple, size: int) -> np.ndarray:
     """Matrix of a linear operator on arrays of ``shape`` (``size`` entries), column by column."""
     if size > EXACT_LIMIT:
@@ -533,7 +544,7 @@ class Reformulation:
                 ops.Wp = _MaterializedNodes(sc.Wp, self.scratch, orc, self.n)
             if "C" in self.inner and self.cheb:
                 if self.dx <= MATERIALIZE_LIMIT:
-                    ops.Cp = ops.CpT = _Materialized(sc.Cp, self.scratch, orc, (self.dx,))
+                    ops.Cp = ops.CpT = _Materialized(sc.Cp, self.scratch, orc, (self.dx,), key=self._operator_key("C'"))
                 else:
                     bC = self.problem.bC
                     m = _MaterializedSparse.build(sc.chC, bC.T @ bC, sc.Cp, self.scratch, orc, (self.dx,), bC.nnz)
@@ -541,7 +552,8 @@ class Reformulation:
                         ops.Cp = ops.CpT = m
             if "Ct" in self.inner and self.cheb and sc.Ctp is not None:
                 if self.n * self.dt <= MATERIALIZE_LIMIT:
-                    ops.Ctp = _Materialized(sc.Ctp, self.scratch, orc, (self.n, self.dt))
+                    ops.Ctp = _Materialized(sc.Ctp, self.scratch, orc, (self.n, self.dt),
+                                           key=self._operator_key("C̃'"))
                 else:
                     bCt = self.problem.bCt
                     m = _MaterializedSparse.build(sc.chT, bCt.T @ bCt, sc.Ctp, self.scratch, orc, (self.n, self.dt),
@@ -576,6 +588,38 @@ class Reformulation:
                 ops.Ctp = None
                 ops.Ct_rhs = lambda: orc.CtT(self.problem.ct_stacked)
         return ops
+
+    def _operator_key(self, role: str, kind: str | None = None, block: dict | None = None) -> tuple:
+        """What a materialised operator is a function of: its memo key (:class:`mixbounds.solvers.materialize.
+        MaterializedDense`, which also checks two columns bit for bit on a hit).
+
+        ``role`` ``"C'"``: ``P_C(CᵀC)``, a function of ``C`` and its polynomial (interval, degree); ``"C̃'"``: the same
+        of ``C̃``; ``"outer"``: the (outer polynomial of the) normal operator ``BᵀB`` of a block of ``kind``
+        (:meth:`_N`), a function of the matrices, inner polynomials and scalings that block reads and of the block's
+        interval and degree.  Nothing else enters (the objective and ``r`` do not: instances along a κ_f sweep share
+        their materialised operators).
+        """
+        sc, s = self.scratch, self.scal
+
+        def poly(name):
+            e = self.inner.get(name)
+            return None if e is None else (float(e["L"]), float(e["mu"]), int(e["degree"]))
+
+        W = ("W'", poly("W"), sc._W)
+        A = ("A", getattr(sc, "_bA", None), getattr(sc, "_bAT", None))
+        C = ("C", poly("C"), getattr(sc, "_bC", None), getattr(sc, "_bCT", None))
+        Ct = ("C̃", poly("Ct"), getattr(sc, "_bCt", None), getattr(sc, "_bCtT", None))
+        x_dims, t_dims = (self.cheb, self.dx, self.n, self.m), (self.cheb, self.n, self.dt)
+        if role == "C'":
+            return (role, x_dims, C)
+        if role == "C̃'":
+            return (role, t_dims, Ct)
+        reads = {"coupled": (x_dims, W, A, s.get("alpha")),
+                 "coupled_local": (x_dims, W, A, C, s.get("alpha"), s.get("beta")),
+                 "local": (x_dims, C), "consensus": (t_dims, ("W", sc._W)), "shared": (t_dims, W, Ct, s.get("gamma")),
+                 "shared_identical": (t_dims, W, Ct)}[kind]
+        outer = (bool(block["outer"]), _as_key(block["raw_interval"]), int(block["degree"]))
+        return (role, kind, _as_key(block["shape"]), outer, reads)
 
     def _dense_W_prime_is_cheaper(self) -> bool:
         """The cost model of :func:`mixbounds.solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the
@@ -661,7 +705,7 @@ class Reformulation:
                 sc = self._ops(self.scratch)
                 Ns = (lambda v, k=kind: self._N(sc, k, v))
                 Ms = Chebyshev(Ns, hi, lo, b["degree"], name=f"BᵀB[{kind}]").apply_P if b["outer"] else Ns
-                M = _Materialized(Ms, self.scratch, self.orc, shape)
+                M = _Materialized(Ms, self.scratch, self.orc, shape, key=self._operator_key("outer", kind, b))
                 materialized.append(kind)
             rhs[sl] = np.asarray(r).ravel()
             entries.append((sl, shape, M))

@@ -7,6 +7,8 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+from mixbounds.bounds import spectra_memo
+from mixbounds.solvers import materialize
 
 settings.register_profile(
     "suite", max_examples=40, deadline=None, derandomize=True,
@@ -15,6 +17,14 @@ settings.register_profile(
 settings.load_profile("suite")
 
 SEED = 20261122
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_memos():
+    """Every test computes its own spectra and materialised operators: a result kept from an earlier test would
+    skip a solver the test monkeypatches (the memos are per process, :mod:`mixbounds.bounds.spectra_memo`)."""
+    spectra_memo.clear()
+    materialize.clear_memo()
 
 
 @pytest.fixture
