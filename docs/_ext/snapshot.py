@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix=f"mixbounds-snapshot-{name}-") as tmp:
         out = Path(tmp) / "run"
         before = _load()
-        rc = subprocess.run(["mixbounds", *args, "--out", str(out)], cwd=ROOT).returncode
+        # the interpreter running this script, so that its environment's mixbounds runs (no PATH lookup)
+        rc = subprocess.run([sys.executable, "-m", "mixbounds", *args, "--out", str(out)], cwd=ROOT).returncode
         after = _load()
         if not (out / "results.json").is_file():
             print(f"snapshot: mixbounds {' '.join(args)} wrote no results.json (exit {rc}); nothing replaced",
