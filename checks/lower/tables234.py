@@ -71,7 +71,7 @@ for _cls, _fam in (("coupled", "coupled-grad"), ("shared", "shared-grad"), ("cou
     SOURCE[(_cls, "grad")] = (_fam, "split-gradient", "split")  # T2: def:foda chain; T3/T4: its primal rounds
 
 
-#: |fit − closed-form exponent| within which a full-tier sweep (4 decades from κ = 100) counts as carrying the closed
+#: ``|fit − closed-form exponent|`` within which a full-tier sweep (4 decades from κ = 100) counts as carrying the closed
 #: form's exponent at the level read: the carried sweeps of the full tier fit 0.437–0.504 against ½ (measured,
 #: docs/records/lower-bounds.md); a construction whose hard tail falls below δ·e₀ fits below 0 (counts collapse to 2)
 CARRY_BAND = 0.1
