@@ -60,6 +60,7 @@ import mixbounds.plots as figures  # the module; `plots` is the option that turn
 from mixbounds.bounds.claims import REGISTRY
 from mixbounds.checks.audits.guards import guard_globs
 from mixbounds.checks.lower.certificates import summary_line
+from mixbounds.checks.lower.tables234 import NOT_CARRIED
 from mixbounds.checks.registry import all_checks
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
@@ -275,7 +276,7 @@ def measured_text(c: dict, digits: int = 3) -> str:
 
 
 #: how the terminal shows a pass's verdict label (labels not listed are shown as they are; ``tight`` adds nothing)
-LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified"}
+LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified", NOT_CARRIED: "not carried"}
 
 
 def verdict_text(c: dict) -> str:
@@ -292,8 +293,11 @@ def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
     claims = doc["claims"]
     ordinary = [c for c in claims if not c.get("control")]
     t = Table(title=f"mixbounds verify — tier {doc['tier']}", show_lines=False, header_style="bold", expand=False)
-    for col, kw in (("claim", {"overflow": "fold"}), ("kind", {}), ("theory", {"overflow": "fold", "max_width": 28}),
-                    ("measured ± CI", {"overflow": "fold", "max_width": 30}), ("tol", {}), ("verdict", {})):
+    # the claim id unbroken (at the 150-column width of a non-terminal, ids up to 48 characters), the rest folded
+    for col, kw in (("claim", {"overflow": "fold", "min_width": 48}), ("kind", {}),
+                    ("theory", {"overflow": "fold", "max_width": 22}),
+                    ("measured ± CI", {"overflow": "fold", "max_width": 24}), ("tol", {}),
+                    ("verdict", {"overflow": "fold", "max_width": 18})):
         t.add_column(col, **kw)
     for c in ordinary:
         t.add_row(Text(c["id"]), Text(c["kind"]), Text(_short(c.get("theory"), 28)), Text(measured_text(c)),
