@@ -464,7 +464,10 @@ def test_4_ctrl_c_exits_130_with_one_line_and_nothing_written(tmp_path, small_in
     if cmd == "solve":
         out.mkdir()
     marker = tmp_path / "marker"
-    p = subprocess.Popen([sys.executable, "-c", INTERRUPT_RUNNER, *argv], cwd=ROOT, text=True,
+    # cwd outside the checkout (its mixbounds/ folder would shadow an installed package in a fresh interpreter),
+    # with the examples the bench case imports
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    p = subprocess.Popen([sys.executable, "-c", INTERRUPT_RUNNER, *argv], cwd=tmp_path, text=True,
                          env=dict(os.environ, MARKER=str(marker)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     t0 = time.monotonic()
@@ -486,7 +489,7 @@ def test_4_deleted_working_directory_is_one_line(tmp_path):
     gone.mkdir()
     prog = f"import os, sys; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); " \
            "from mixbounds.cli.command import main; sys.exit(main(['table']))"
-    p = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=WAIT_GUARD_S)
+    p = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=WAIT_GUARD_S, cwd=tmp_path)
     assert p.returncode == EXIT_USAGE
     one_line_error(p.stderr, "mixbounds: error:", "current directory no longer exists")
 
@@ -495,7 +498,7 @@ def test_4_a_closed_output_pipe_is_one_line(tmp_path):
     prog = "from mixbounds.cli.command import main; import sys; sys.exit(main(['table']))"
     r, w = os.pipe()
     os.close(r)  # the reader is gone before the child starts (as `| head -1` once it has its line): no race
-    p = subprocess.Popen([sys.executable, "-c", prog], stdout=w, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([sys.executable, "-c", prog], stdout=w, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     os.close(w)
     err = p.stderr.read()
     p.wait(timeout=WAIT_GUARD_S)
@@ -536,7 +539,7 @@ def test_4_worker_processes_end_with_their_parent(tmp_path):
     p = subprocess.Popen([sys.executable, "-c", WORKERS_RUNNER, "verify", "--tier", "tiny", "--jobs", "2",
                           "--no-plots", "--no-cache", "--out", str(tmp_path / "o")],
                          env=dict(os.environ, TESTS_DIR=str(Path(__file__).parent), MARKERS=str(markers)),
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     t0 = time.monotonic()
     while len(workers := [int(f.name) for f in markers.iterdir()]) < 2:  # two workers inside a point
         assert p.poll() is None and time.monotonic() - t0 < WAIT_GUARD_S, "no worker started a point"

@@ -39,7 +39,12 @@ def test_relabelled_severities(rid, kind, severity):
 
 
 def test_every_text_discrepancy_points_at_its_tex_line():
-    lines = find_paper().read_text().split("\n")
+    try:
+        paper = find_paper()
+    except FileNotFoundError:  # a clone without shared/ beside it (CI): the tex lines are checked where the paper is
+        pytest.skip("the whole paper is not here ($MIXBOUNDS_PAPER unset, no shared/paper/ beside the working "
+                    "directory): the text discrepancies' tex lines are not checked")
+    lines = paper.read_text().split("\n")
     for t in TEXT_DISCREPANCIES:
         assert t["tex"] in lines[t["line"] - 1], (t["line"], t["tex"])
         assert t["printed"] and t["source_says"]
