@@ -79,7 +79,7 @@ import math
 
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
-from mixbounds.solvers.sliding import MAX_INNER, _Recorder, _result, _setup, run_phases
+from mixbounds.solvers.sliding import MAX_INNER, _Recorder, _result, _setup, run_phases, strong_convexity
 
 #: ``C_H`` of ``N_s = ⌈√(C_H L_s/μ_H)⌉``: ``8 · 97/6`` contracts a phase to ``‖ū − w_s*‖² <= R_s²/4`` (step (i))
 HOMOTOPY_C = 8.0 * 97.0 / 6.0
@@ -129,11 +129,7 @@ def homotopy_gradient_sliding(problem, *, eps: float, x_star, R: float, mu: floa
     SolveResult : ``converged`` only if an ``(ε, δ)``-solution was reached within the budgets
         (``reason="budget"`` otherwise); ``params["phases"]`` as in the module docstring.
     """
-    mu_f = problem.objective.mu if mu is None else float(mu)
-    if not (mu_f > 0):
-        raise ValueError("homotopy_gradient_sliding: needs μ_f > 0 (Table 4)")
-    if not (R > 0):
-        raise ValueError(f"homotopy_gradient_sliding: R must be positive, got {R}")
+    mu_f = strong_convexity(problem, mu, R, "homotopy_gradient_sliding", " (Table 4)")
     orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
     mu_H = mu_f / 2.0
     rec = _Recorder(orc, acc, pen)

@@ -351,6 +351,18 @@ def run_phases(pen, rec: _Recorder, w0: np.ndarray, plan, *, max_phases: int,
     return w, hit, phases
 
 
+def strong_convexity(problem, mu, R, name: str, why: str = "") -> float:
+    """``μ_f`` of a restarted method (``mu`` or the objective's), after checking ``μ_f > 0`` and ``R > 0``.
+
+    ``name``: the method in the error message; ``why``: appended to the ``μ_f`` message (e.g. ``" (Table 4)"``)."""
+    mu_f = problem.objective.mu if mu is None else float(mu)
+    if not (mu_f > 0):
+        raise ValueError(f"{name}: needs μ_f > 0{why}")
+    if not (R > 0):
+        raise ValueError(f"{name}: R must be positive, got {R}")
+    return mu_f
+
+
 def _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0):
     orc = oracles if oracles is not None else CountedOracles(problem)
     pen = PenalizedProblem(problem, orc, eps=eps, M=M, method=method, spectra=spectra)
@@ -396,11 +408,7 @@ def restarted_gradient_sliding(problem, *, eps: float, x_star, R: float, mu: flo
                                max_phases: int = 60, max_inner: int = MAX_INNER, x0=None,
                                oracles: CountedOracles | None = None) -> SolveResult:
     """Restarted GS for ``μ_f > 0`` (module docstring); ``mu`` defaults to the objective's ``μ_f``."""
-    mu_f = problem.objective.mu if mu is None else float(mu)
-    if not (mu_f > 0):
-        raise ValueError("restarted_gradient_sliding: needs μ_f > 0")
-    if not (R > 0):
-        raise ValueError(f"restarted_gradient_sliding: R must be positive, got {R}")
+    mu_f = strong_convexity(problem, mu, R, "restarted_gradient_sliding")
     orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
     mu_H = mu_f / 2.0
     N_s = int(math.ceil(math.sqrt(RESTART_C * pen.L / mu_H)))
