@@ -3,7 +3,7 @@
 The main job of the suite (README's first command)::
 
     mixbounds verify [--tier tiny|quick|full] [--claims GLOB] [--jobs N] [--out DIR]
-                     [--json FILE] [--no-plots] [--no-cache]
+                     [--json FILE] [--no-plots] [--svg] [--no-cache]
 
 * selects every check with a result id matching ``--claims`` (comma-separated
   globs; a glob also selects the ids below it: ``T1.coupled.comm`` selects
@@ -16,7 +16,7 @@ The main job of the suite (README's first command)::
   process, which alone writes the cache;
 * prints a table of verdicts, the findings, the negative controls and a summary line;
 * writes, only once everything has run, ``OUT/results.json``, ``OUT/results.csv``,
-  ``OUT/report.md``, ``OUT/report.html`` and ``OUT/plots/`` as one set (:mod:`mixbounds.outdir`):
+  ``OUT/report.md``, ``OUT/report.html`` and ``OUT/plots/`` (PNG; with ``--svg`` also SVG) as one set (:mod:`mixbounds.outdir`):
   drawn into a staging directory, then installed behind a journal, so an interrupted,
   killed or failed run leaves the previous complete set and never a mix.  OUT must be new,
   empty or a directory this suite wrote (its manifest ``.mixbounds-out.json`` lists the
@@ -95,6 +95,8 @@ from mixbounds.plots.data import ResultsFileError, finite, fmt_slope, load_resul
 from mixbounds.report import verify as report
 
 DEFAULT_OUT = "mixbounds-results"
+#: the figure files a run writes: the PNG its report shows (``--svg`` adds vector copies; ``mixbounds plot`` writes both)
+REPORT_FORMATS = ("png",)
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
 
 
@@ -104,8 +106,10 @@ class Options:
 
     ``tier``: a :class:`~mixbounds.checks.tiers.Tier` (a name is parsed: ``ValueError`` for an unknown one);
     ``claims``: comma-separated globs over result ids; ``jobs``: worker processes; ``out``: the output directory;
-    ``json``: a second copy of ``results.json``; ``plots``: draw the figures; ``cache``: read and write the point
-    cache; ``command``: the command line, recorded; ``scheduler``: a Dask scheduler (``--scheduler``).
+    ``json``: a second copy of ``results.json``; ``plots``: draw the figures; ``svg``: also write each figure as SVG
+    (the report shows the PNG files; the vector copies are for papers, and cost a third of the drawing time);
+    ``cache``: read and write the point cache; ``command``: the command line, recorded; ``scheduler``: a Dask
+    scheduler (``--scheduler``).
     """
 
     tier: Tier = QUICK
@@ -114,6 +118,7 @@ class Options:
     out: Path = Path(DEFAULT_OUT)
     json: Path | None = None
     plots: bool = True
+    svg: bool = False
     cache: bool = True
     command: str = ""
     scheduler: str | None = None
@@ -215,8 +220,9 @@ class ProgressReporter:
 # ----------------------------------------------------------------------------- document
 # ----------------------------------------------------------------------------- writing
 def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots: bool = True,
-                  t_start: float | None = None, jobs: int = 1) -> dict:
-    """Figures, report, CSV, then ``results.json`` into directory ``out`` (a staging directory in a run).
+                  t_start: float | None = None, jobs: int = 1, formats: tuple[str, ...] = REPORT_FORMATS) -> dict:
+    """Figures (in ``formats``), report, CSV, then ``results.json`` into directory ``out`` (a staging directory in a
+    run).
 
     With ``t_start`` (a ``time.perf_counter()`` value), ``doc["wall_time"]`` is updated to include the figures.
     """
@@ -224,7 +230,7 @@ def write_outputs(doc: dict, out: Path, *, json_path: Path | None = None, plots:
     manifest = {"cells": {}, "classes": {}, "heatmap": [], "errors": []}
     if plots:
         t0 = time.perf_counter()
-        manifest = figures.draw_all(doc, out / "plots", jobs=jobs)
+        manifest = figures.draw_all(doc, out / "plots", formats=formats, jobs=jobs)
         doc["stats"]["plot_seconds"] = time.perf_counter() - t0
     if t_start is not None:
         doc["wall_time"] = time.perf_counter() - t_start
@@ -481,7 +487,8 @@ def _run_locked(r: Run, od: OutputDir) -> int:
     try:
         stage = od.stage()
         doc["stats"]["document_seconds"] = time.perf_counter() - t_doc
-        manifest = write_outputs(doc, stage, plots=opts.plots, t_start=r.t_start, jobs=opts.jobs)
+        manifest = write_outputs(doc, stage, plots=opts.plots, t_start=r.t_start, jobs=opts.jobs,
+                                 formats=REPORT_FORMATS + (("svg",) if opts.svg else ()))
         if opts.json is not None:
             atomic_write_text(Path(opts.json), (stage / "results.json").read_text(encoding="utf-8"))
         od.install(stage, relative_files(stage), last="results.json")

@@ -1,7 +1,8 @@
 """Figures, drawn from check results only (the reports that show them are :mod:`mixbounds.report`).
 
 ``draw_all(doc, out_dir)`` turns a results document (``results.json`` of
-``mixbounds verify``) into log-log figures, PNG and SVG:
+``mixbounds verify``) into log-log figures, PNG and SVG (``formats``; ``mixbounds verify`` writes the PNG its report
+shows unless asked for ``--svg``):
 
 * ``cell_<cell>_<param>.{png,svg}``: one (table cell, swept parameter) — solver
   per-accuracy counts, the lower-bound engine's curve, fitted slopes ± CI,

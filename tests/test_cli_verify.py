@@ -214,6 +214,19 @@ def test_json_option_writes_a_copy(suite, tmp_path):
     assert extra.read_text() == (tmp_path / "o" / "results.json").read_text()
 
 
+def test_figures_are_png_unless_svg_is_asked_for(suite, tmp_path):
+    """The run draws what its report shows (PNG); ``--svg`` adds a vector copy of every figure, and the report says
+    which files are there."""
+    assert _verify(tmp_path / "png") == EXIT_OK
+    pngs = sorted(p.stem for p in (tmp_path / "png" / "plots").glob("*.png"))
+    assert "heatmap" in pngs and not list((tmp_path / "png" / "plots").glob("*.svg"))
+    assert "vector SVG copies: `mixbounds verify --svg`" in (tmp_path / "png" / "report.md").read_text()
+    assert _verify(tmp_path / "both", "--svg") == EXIT_OK
+    svgs = sorted(p.stem for p in (tmp_path / "both" / "plots").glob("*.svg"))
+    assert svgs == sorted(p.stem for p in (tmp_path / "both" / "plots").glob("*.png")) == pngs
+    assert "PNG and SVG of every figure are in `plots/`." in (tmp_path / "both" / "report.md").read_text()
+
+
 def test_progress_on_a_log_does_not_spam(suite, tmp_path, capsys):
     assert _verify(tmp_path / "o", "--no-plots", "--no-cache") == EXIT_OK
     lines = [ln for ln in capsys.readouterr().err.splitlines() if "points" in ln and "%" in ln]

@@ -37,7 +37,8 @@ def _cmd_verify(args) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     opts = Options(tier=args.tier, claims=args.claims, jobs=args.jobs, out=Path(args.out),
-                   json=None if args.json is None else Path(args.json), plots=not args.no_plots, cache=not args.no_cache,
+                   json=None if args.json is None else Path(args.json), plots=not args.no_plots, svg=args.svg,
+                   cache=not args.no_cache,
                    command=" ".join(["mixbounds"] + list(args.argv)), scheduler=args.scheduler)
     return run(opts)
 
@@ -67,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
     v.add_argument("--json", default=None, metavar="FILE", help="also write results.json to FILE")
     v.add_argument("--no-plots", action="store_true", help="skip the figures (the report then has none)")
+    v.add_argument("--svg", action="store_true",
+                   help="also write every figure as SVG (vector copies for papers; the report shows the PNG files, "
+                        "and 'mixbounds plot RESULTS' redraws both formats from a run)")
     v.add_argument("--no-cache", action="store_true", help="neither read nor write the point cache (OUT/.cache)")
     v.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
                    help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "

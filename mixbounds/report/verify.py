@@ -385,6 +385,16 @@ def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
     return blocks
 
 
+def _formats_sentence(manifest: dict) -> str:
+    """Which files of each figure ``plots/`` holds: the PNG the report shows, SVG too when it was drawn."""
+    paths = [p for sec in ("cells", "classes", "bench") for ps in (manifest.get(sec) or {}).values() for p in ps]
+    paths += list(manifest.get("heatmap") or [])
+    if any(str(p).endswith(".svg") for p in paths):
+        return "PNG and SVG of every figure are in `plots/`."
+    return ("The PNG of every figure is in `plots/` (vector SVG copies: `mixbounds verify --svg`, or "
+            "`mixbounds plot results.json`).")
+
+
 def _overview_figures(manifest: dict) -> list[Block]:
     if not manifest or not (manifest.get("classes") or manifest.get("heatmap")):
         return []
@@ -392,7 +402,7 @@ def _overview_figures(manifest: dict) -> list[Block]:
               P("The heat-map compares every measured slope with its claimed exponent (solvers; the lower-bound engine "
                 "on the printed constructions and, in its own panel, on the documented variants). One panel per "
                 "problem class shows every oracle × parameter; each (cell, parameter) figure sits in its "
-                f"{link('sweep section', 'sweeps')}. PNG and SVG of every figure are in `plots/`.")]
+                f"{link('sweep section', 'sweeps')}. {_formats_sentence(manifest)}")]
     if _png(manifest.get("heatmap")):
         blocks.append(IMG(_png(manifest["heatmap"]), "Measured / claimed exponent per table cell × parameter.",
                           "fig-heatmap"))
