@@ -44,6 +44,11 @@ from pathlib import Path
 
 from mixbounds.instances.json_file import JSONFileError, loads, read_json
 
+#: where ``mixbounds verify`` and ``mixbounds bench`` write when no ``--out`` is given (relative to the current
+#: directory)
+VERIFY_OUT = "mixbounds-results"
+BENCH_OUT = "mixbounds-bench"
+
 MANIFEST = ".mixbounds-out.json"
 LOCK = ".mixbounds-lock"
 JOURNAL = ".mixbounds-install.json"

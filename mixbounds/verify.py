@@ -82,6 +82,7 @@ from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patch
 )
 from mixbounds.checks.tiers import QUICK, Tier, as_tier
 from mixbounds.outdir import (
+    VERIFY_OUT,
     OutputDir,
     OutputError,
     atomic_write_text,
@@ -94,7 +95,6 @@ from mixbounds.outdir import (
 from mixbounds.plots.data import ResultsFileError, finite, fmt_slope, load_results
 from mixbounds.report import verify as report
 
-DEFAULT_OUT = "mixbounds-results"
 #: the figure files a run writes: the PNG its report shows (``--svg`` adds vector copies; ``mixbounds plot`` writes both)
 REPORT_FORMATS = ("png",)
 SWEEP_KINDS = ("upper", "tight", "absent", "lower")
@@ -115,7 +115,7 @@ class Options:
     tier: Tier = QUICK
     claims: str = "*"
     jobs: int = 1
-    out: Path = Path(DEFAULT_OUT)
+    out: Path = Path(VERIFY_OUT)
     json: Path | None = None
     plots: bool = True
     svg: bool = False

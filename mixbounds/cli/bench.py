@@ -32,15 +32,12 @@ from pathlib import Path
 from mixbounds.bench_method import classes_for, measure_plans, plans, summarize, supported
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.result import _clean
-from mixbounds.checks.tiers import QUICK
-from mixbounds.cli.parsing import TIER_METAVAR, default_jobs, jobs_option, tier_arg
 from mixbounds.instances.json_file import JSONFileError, read_json
-from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_MAX_S, METHOD_TIMEOUT_S, MethodError, probe
+from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_MAX_S, MethodError, probe
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 from mixbounds.report.bench import print_table, write_report
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-DEFAULT_OUT = "mixbounds-bench"
 
 
 def _usage(msg: str) -> int:
@@ -90,7 +87,8 @@ def _validate(args):
     return classes, out, jp, scheduler
 
 
-def _cmd_bench(args) -> int:
+def run_bench(args) -> int:
+    """The command on parsed arguments (the parser: :func:`mixbounds.cli.command.build_parser`)."""
     v = _validate(args)
     if isinstance(v, str):
         return _usage(v)
@@ -152,30 +150,3 @@ def _run(args, classes, od, jp, executor) -> int:
     bad = [r for r in results if r["status"] in ("error", "below-lower-bound")]
     print(f"Wrote {od.path}/bench.json, report.md, report.html, plots/; {time.perf_counter() - t0:.1f} s wall")
     return EXIT_FAIL if bad else EXIT_OK
-
-
-def register(sub) -> None:
-    b = sub.add_parser("bench", help="measure a user's method against the paper's lower bounds",
-                       description="Run a method written to the contract of mixbounds.methods (a generator "
-                                   "method(problem, oracles) yielding its primal estimate) on the worst-case "
-                                   "constructions and random families of the chosen classes, over the Table 1 "
-                                   "sweeps; report slopes, the paper's exponents, the engine's lower-bound slopes, "
-                                   "count/bound ratios and a verdict (optimal, suboptimal, below-lower-bound, error). "
-                                   "MODULE:FUNCTION is imported with the current directory on sys.path. Exit 0: "
-                                   "measured; 1: some error or below-lower-bound; 2: bad usage.")
-    b.add_argument("--method", required=True, metavar="MODULE:FUNCTION",
-                   help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods)")
-    b.add_argument("--classes", default=None, metavar="C,…",
-                   help="problem classes (default: those the method declares in .classes, else all)")
-    b.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR, help="sweeps of the Table 1 checks (default quick)")
-    b.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
-    b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
-    b.add_argument("--method-timeout", type=float, default=METHOD_TIMEOUT_S, metavar="SECONDS",
-                   help=f"wall-clock limit of the method on one sweep point (import, set-up and run; default "
-                        f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
-    b.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
-                   help="worker processes (default and cap: the available cores)")
-    b.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
-                   help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
-                        "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")
-    b.set_defaults(func=_cmd_bench)

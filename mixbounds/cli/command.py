@@ -2,8 +2,11 @@
 
 Sub-commands: ``verify`` (the main job: :mod:`mixbounds.verify`), ``plot`` (redraw
 the figures from a ``results.json``), ``report`` (rewrite the report from it,
-:mod:`mixbounds.cli.report`), ``table`` (the registry as the paper's tables), ``instance`` (:mod:`mixbounds.cli.instance`) and ``solve`` (``mixbounds.cli.solve``,
-when present).  Exit codes: 0 success, 1 a check failed (or a negative control
+:mod:`mixbounds.cli.report`), ``bench`` (a user's method against the lower bounds, :mod:`mixbounds.cli.bench`),
+``table`` (the registry as the paper's tables), ``instance`` (:mod:`mixbounds.cli.instance`) and ``solve``
+(:mod:`mixbounds.cli.solve`).  Every parser is built here (``instance`` and ``solve`` declare their own
+options, their modules being the light ones); the other commands import their machinery when they run
+(:data:`LAZY`).  Exit codes: 0 success, 1 a check failed (or a negative control
 was not caught), 2 bad usage or bad input, 130 interrupted.
 """
 
@@ -14,24 +17,31 @@ import os
 import sys
 from pathlib import Path
 
-from mixbounds.bounds.render import render_markdown, render_text
 from mixbounds.checks.tiers import QUICK
-from mixbounds.cli.bench import register as register_bench
 from mixbounds.cli.instance import register as register_instance
 from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, tier_arg
-from mixbounds.cli.report import register as register_report
 from mixbounds.cli.solve import register as register_solve
-from mixbounds.verify import DEFAULT_OUT, Options, redraw, run
+from mixbounds.methods import METHOD_TIMEOUT_S
+from mixbounds.outdir import BENCH_OUT, VERIFY_OUT
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
+#: Why the commands ``verify``, ``plot``, ``report``, ``bench`` and ``table`` import their machinery when they run
+#: and not here: the checks' registry, scipy.stats and matplotlib cost 0.9 s of the 1.3 s that ``import
+#: mixbounds.cli`` took with every command imported at the top (``python -X importtime``, idle machine), paid by
+#: every ``mixbounds solve`` and ``mixbounds instance`` call — at 10⁴ variables most of a solve's wall.  Their
+#: parsers are declared here so that ``mixbounds --help`` and the CLI reference still list every option.
+LAZY = "each command's machinery is imported when it runs"
+
 
 def _cmd_table(args) -> int:
+    from mixbounds.bounds.render import render_markdown, render_text  # lazy: see LAZY
     print(render_markdown() if args.markdown else render_text())
     return EXIT_OK
 
 
 def _cmd_verify(args) -> int:
+    from mixbounds.verify import Options, run  # lazy: see LAZY
     if args.json is not None and args.json.endswith(("/", os.sep)):  # Path() would drop the slash
         print(f"mixbounds verify: error: --json {args.json}: is a directory name, expected a file name",
               file=sys.stderr)
@@ -44,7 +54,57 @@ def _cmd_verify(args) -> int:
 
 
 def _cmd_plot(args) -> int:
+    from mixbounds.verify import redraw  # lazy: see LAZY
     return redraw(args.results, args.out, jobs=args.jobs)
+
+
+def _cmd_report(args) -> int:
+    from mixbounds.cli.report import run  # lazy: see LAZY
+    return run(args.results, args.out, redraw=args.redraw, screenshot=args.screenshot, jobs=args.jobs)
+
+
+def _cmd_bench(args) -> int:
+    from mixbounds.cli.bench import run_bench  # lazy: see LAZY
+    return run_bench(args)
+
+
+def _register_bench(sub) -> None:
+    b = sub.add_parser("bench", help="measure a user's method against the paper's lower bounds",
+                       description="Run a method written to the contract of mixbounds.methods (a generator "
+                                   "method(problem, oracles) yielding its primal estimate) on the worst-case "
+                                   "constructions and random families of the chosen classes, over the Table 1 "
+                                   "sweeps; report slopes, the paper's exponents, the engine's lower-bound slopes, "
+                                   "count/bound ratios and a verdict (optimal, suboptimal, below-lower-bound, error). "
+                                   "MODULE:FUNCTION is imported with the current directory on sys.path. Exit 0: "
+                                   "measured; 1: some error or below-lower-bound; 2: bad usage.")
+    b.add_argument("--method", required=True, metavar="MODULE:FUNCTION",
+                   help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods)")
+    b.add_argument("--classes", default=None, metavar="C,…",
+                   help="problem classes (default: those the method declares in .classes, else all)")
+    b.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR, help="sweeps of the Table 1 checks (default quick)")
+    b.add_argument("--out", default=BENCH_OUT, metavar="DIR", help=f"output directory (default ./{BENCH_OUT}/)")
+    b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
+    b.add_argument("--method-timeout", type=float, default=METHOD_TIMEOUT_S, metavar="SECONDS",
+                   help=f"wall-clock limit of the method on one sweep point (import, set-up and run; default "
+                        f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
+    b.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
+                   help="worker processes (default and cap: the available cores)")
+    b.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
+                   help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
+                        "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")
+    b.set_defaults(func=_cmd_bench)
+
+
+def _register_report(sub) -> None:
+    r = sub.add_parser("report", help="rewrite report.md / report.html from a results.json (never runs a solver)")
+    r.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
+    r.add_argument("--out", default=None, metavar="DIR", help="where to write the report (default: beside RESULTS)")
+    r.add_argument("--redraw", action="store_true", help="redraw the figures in plots/ first")
+    r.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
+                   help="worker processes for --redraw (default: the available cores)")
+    r.add_argument("--screenshot", default=None, metavar="PNG",
+                   help="also save the report's first screen, rendered by headless Chromium, as PNG")
+    r.set_defaults(func=_cmd_report)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "a glob also selects the ids below it ('T1.coupled.comm' selects T1.coupled.comm.kappa_W.tight)")
     v.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                    help=f"worker processes for sweep points and figures (default: the available cores, here {default_jobs()})")
-    v.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output directory (default ./{DEFAULT_OUT}/)")
+    v.add_argument("--out", default=VERIFY_OUT, metavar="DIR", help=f"output directory (default ./{VERIFY_OUT}/)")
     v.add_argument("--json", default=None, metavar="FILE", help="also write results.json to FILE")
     v.add_argument("--no-plots", action="store_true", help="skip the figures (the report then has none)")
     v.add_argument("--svg", action="store_true",
@@ -83,8 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
     register_instance(sub)
-    register_report(sub)
-    register_bench(sub)
+    _register_report(sub)
+    _register_bench(sub)
     register_solve(sub)
     return p
 

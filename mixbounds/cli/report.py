@@ -19,7 +19,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mixbounds.cli.parsing import default_jobs, jobs_option
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 from mixbounds.plots import ResultsFileError, existing_manifest, load_results
 from mixbounds.report import verify as report
@@ -76,15 +75,3 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
         png = shoot(out / "report.html", screenshot)
         print(f"mixbounds report: first screen of report.html in {png}")
     return EXIT_OK
-
-
-def register(sub) -> None:
-    r = sub.add_parser("report", help="rewrite report.md / report.html from a results.json (never runs a solver)")
-    r.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
-    r.add_argument("--out", default=None, metavar="DIR", help="where to write the report (default: beside RESULTS)")
-    r.add_argument("--redraw", action="store_true", help="redraw the figures in plots/ first")
-    r.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
-                   help="worker processes for --redraw (default: the available cores)")
-    r.add_argument("--screenshot", default=None, metavar="PNG",
-                   help="also save the report's first screen, rendered by headless Chromium, as PNG")
-    r.set_defaults(func=lambda a: run(a.results, a.out, redraw=a.redraw, screenshot=a.screenshot, jobs=a.jobs))
