@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 from mixbounds.bounds import spectra_memo
+from mixbounds.checks.run.framework import code_version
 from mixbounds.solvers import materialize
 
 settings.register_profile(
@@ -67,3 +68,16 @@ def pytest_benchmark_update_machine_info(config, machine_info):
     machine_info["loadavg_at_start"] = list(os.getloadavg())
     machine_info["cpu_count"] = os.cpu_count()
     machine_info["blas_threads"] = [i.get("num_threads") for i in threadpool_info() if i.get("user_api") == "blas"]
+
+
+#: the 1-minute load average when the session started (benchmarks: how idle the machine was)
+_LOAD_AT_START = os.getloadavg()[0]
+
+
+def pytest_benchmark_update_machine_info(config, machine_info):
+    """Record in pytest-benchmark's JSON the load average before and after the benchmarks and the cores: a time
+    taken beside other work is a guess, and the docs' benchmark page says which it was."""
+    machine_info["load_before"] = round(_LOAD_AT_START, 2)
+    machine_info["load_after"] = round(os.getloadavg()[0], 2)
+    machine_info["cores"] = os.cpu_count()
+    machine_info["code_version"] = code_version()

@@ -10,7 +10,7 @@ and 10⁵ (n = 1000) variables, ε = 1e-6.  Cases, each with its counts in ``ext
   the Lanczos takes ~20× the iterations at 10⁵);
 * ``facts``: the spectral facts computed from the matrices (what the stored ones save);
 * ``iterations``: the APAPC loop to ε on that reformulation;
-* ``figures``: :func:`mixbounds.plots.draw_all` on the self-test results document (PNG and SVG), and on a quick-tier
+* ``figures``: :func:`mixbounds.plots.draw_all` on the self-test results document (PNG, and PNG + SVG), and on a quick-tier
   ``results.json`` when ``MIXBOUNDS_BENCH_RESULTS`` names one.
 
 As every benchmark of the suite (``pyproject.toml``: ``--benchmark-disable``), the default run calls each once and
@@ -126,10 +126,14 @@ def selftest_doc():
 
 
 @pytest.mark.benchmark(group="figures")
-def test_bench_figures_selftest(benchmark, selftest_doc, tmp_path):
-    m = benchmark.pedantic(draw_all, args=(selftest_doc, tmp_path), rounds=3, iterations=1)
+@pytest.mark.parametrize("formats", [("png",), ("png", "svg")], ids=["png", "png+svg"])
+def test_bench_figures_selftest(benchmark, selftest_doc, tmp_path, formats):
+    """``png``: what ``mixbounds verify`` draws; ``png+svg``: with ``--svg`` or ``mixbounds plot``."""
+    m = benchmark.pedantic(draw_all, args=(selftest_doc, tmp_path), kwargs={"formats": formats}, rounds=3,
+                           iterations=1)
     assert not m["errors"] and m["cells"] and m["heatmap"]
-    benchmark.extra_info.update(figures=len(m["cells"]) + len(m["classes"]) + 1, formats=["png", "svg"])
+    assert {p.suffix for p in m["heatmap"]} == {f".{f}" for f in formats}
+    benchmark.extra_info.update(figures=len(m["cells"]) + len(m["classes"]) + 1, formats=list(formats))
 
 
 @pytest.mark.benchmark(group="figures")

@@ -123,6 +123,27 @@ def test_results_pages_say_when_the_code_moved_on(snapshots, monkeypatch):
     assert "python docs/_ext/snapshot.py quick" in moved["certificates.md"]
 
 
+def test_timed_benchmarks_page_shows_every_case_and_the_solve_phases():
+    timed = results_pages.load_timed(DOCS / "data")
+    assert timed is not None, "docs/data/pytest-benchmark.json is committed (sh benchmarks/run_benchmarks.sh)"
+    page = results_pages.render_pages({}, timed)["timed-benchmarks.md"]
+    assert all(f"`{b['name']}`" in page for b in timed["benchmarks"])
+    by = {b["name"]: b["stats"]["median"] for b in timed["benchmarks"]}
+    if "test_bench_setup[1e4-auto]" in by and "test_bench_iterations[1e4-auto]" in by:  # the ratio is computed
+        ratio = by["test_bench_setup[1e4-auto]"] / by["test_bench_iterations[1e4-auto]"]
+        assert f"| {ratio:.3f} |" in page
+    assert str(timed["commit_info"]["id"])[:12] in page
+
+
+def test_a_damaged_timed_benchmark_file_is_one_line_exit_2(tmp_path, capsys):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "pytest-benchmark.json").write_text('{"benchmarks": [{"name": "x", "stats": {}}], "machine_info": {}}')
+    assert results_pages.main([str(data), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "without stats.median" in err and len(err.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("damage, message", [
     ("no-meta", "snapshot.json: unreadable"),
     ("meta-missing-commit", "missing commit"),
@@ -153,7 +174,8 @@ def test_results_pages_command_writes_the_pages(tmp_path):
     out = tmp_path / "pages"
     assert results_pages.main([str(DOCS / "data"), "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(results_pages.render_pages(
-        results_pages.load_snapshots(DOCS / "data")))
+        results_pages.load_snapshots(DOCS / "data"), results_pages.load_timed(DOCS / "data")))
+    assert "timed-benchmarks.md" in {p.name for p in out.iterdir()}
 
 
 # ----------------------------------------------------------------------------- API pages

@@ -41,7 +41,9 @@ def write_pages(out: Path, pages: dict[str, str], suffix: str) -> None:
 
 def generate(app) -> None:
     write_if_changed(DOCS / "reference" / "cli.md", cli_reference.render())
-    write_pages(DOCS / "results", results_pages.render_pages(results_pages.load_snapshots(DOCS / "data")), ".md")
+    data = DOCS / "data"
+    write_pages(DOCS / "results", results_pages.render_pages(results_pages.load_snapshots(data),
+                                                             results_pages.load_timed(data)), ".md")
     write_pages(DOCS / "reference" / "api", api_pages.render(), ".rst")
 
 

@@ -10,7 +10,10 @@ Snapshots read (each optional; a page whose snapshot is absent is not written):
 * ``quick``: the quick tier (``mixbounds verify --tier quick``) → the pages ``index``, ``certificates``,
   ``findings``, ``timings``;
 * ``bench-tiny``: the benchmarks (``--tier tiny --claims 'bench.*'``) → ``benchmarks`` (and its row in
-  ``timings``).
+  ``timings``);
+* ``pytest-benchmark.json`` (a file, not a run): the timed benchmarks of ``sh benchmarks/run_benchmarks.sh``
+  (pytest-benchmark's JSON, with the load average and the code version the suite's ``conftest`` adds to its
+  ``machine_info``) → ``timed-benchmarks``.
 
 Every page names the snapshot it was generated from, its commit and code version, and says so when the
 current source's code version differs (the numbers are then those of the snapshot's code, not of this one).
@@ -46,7 +49,10 @@ META_KEYS = ("commit", "dirty", "command", "date", "load_before", "load_after")
 #: the pages in the order of the results index
 PAGES = (("certificates", "Lower-bound certificates"), ("upper-bounds", "Upper bounds over the class: PEP certificates"),
          ("findings", "Findings: the paper and the numbers disagree"),
-         ("benchmarks", "Benchmarks"), ("timings", "Timings"))
+         ("benchmarks", "Benchmarks"), ("timed-benchmarks", "Timed benchmarks (pytest-benchmark)"),
+         ("timings", "Timings"))
+#: the timed benchmarks' JSON in the data directory (pytest-benchmark's ``--benchmark-json``)
+TIMED = "pytest-benchmark.json"
 
 
 class SnapshotError(Exception):
@@ -95,6 +101,23 @@ def load_snapshots(data: Path) -> dict[str, Snapshot]:
     return out
 
 
+def load_timed(data: Path) -> dict | None:
+    """The timed benchmarks' JSON under ``data`` (``None`` when absent), checked for what the page reads."""
+    path = data / TIMED
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SnapshotError(f"{path}: unreadable ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list) or "machine_info" not in doc:
+        raise SnapshotError(f"{path}: not a pytest-benchmark JSON (no 'benchmarks' list or 'machine_info')")
+    for b in doc["benchmarks"]:
+        if not isinstance(b, dict) or not isinstance(b.get("stats"), dict) or "median" not in b["stats"]:
+            raise SnapshotError(f"{path}: a benchmark without stats.median ({str(b)[:60]})")
+    return doc
+
+
 # ----------------------------------------------------------------------------- formatting
 def _num(v, digits: int = 3) -> str:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -134,7 +157,8 @@ def page_index(snaps: dict[str, Snapshot], written: list[tuple[str, str]]) -> st
     out = ["# Results", "",
            "Every page of this section is generated from the `results.json` of a real `mixbounds verify` run kept in "
            "`docs/data/` (a *snapshot*), at every docs build, by `docs/_ext/results_pages.py`: nothing here is typed "
-           "by hand. Past measurements that no snapshot holds (full tier, large instances, cluster runs, the "
+           "by hand; the timed benchmarks page is generated the same way from the pytest-benchmark JSON kept there. "
+           "Past measurements that no snapshot holds (full tier, large instances, cluster runs, the "
            "mutation harness) are in the {doc}`records <../records/index>`, each with its commit and command.", ""]
     rows = []
     for s in snaps.values():
@@ -287,9 +311,96 @@ def page_benchmarks(s: Snapshot) -> str:
     return "\n".join(out)
 
 
-def render_pages(snaps: dict[str, Snapshot]) -> dict[str, str]:
-    """File name → page text, for the snapshots present."""
+#: pytest-benchmark group → what it times (the page's headings)
+TIMED_GROUPS = {
+    "solve-load": "Loading an instance directory (`--format npz`)",
+    "solve-facts": "The spectral facts computed from the matrices (what the facts stored in the instance save)",
+    "solve-setup": "The solve's set-up: the reformulation with its constants",
+    "solve-iterations": "The APAPC iterations to ε = 1e-6",
+    "figures": "Drawing figures",
+    "quick-tier-subset": "A quick-tier subset end to end",
+}
+#: ``extra_info`` keys shown, in this order
+TIMED_EXTRA = ("variables", "constants", "used", "iterations", "counts", "setup_counts", "figures", "formats",
+               "claims", "results", "points", "jobs")
+
+
+def _seconds(v) -> str:
+    return f"{v:.3f} s" if isinstance(v, (int, float)) and math.isfinite(v) else "—"
+
+
+def _extra(info: dict) -> str:
+    parts = []
+    for k in TIMED_EXTRA:
+        if k not in info:
+            continue
+        v = info[k]
+        if isinstance(v, dict):
+            v = ", ".join(f"{o} {n}" for o, n in v.items() if n)
+            v = v or "none"
+        elif isinstance(v, list):
+            v = "+".join(map(str, v))
+        parts.append(f"{k}: {v}")
+    return escape("; ".join(parts))
+
+
+def _solve_rows(by_name: dict) -> list[list[str]]:
+    """Per size: load + set-up + iterations (medians, ``auto`` constants, as ``mixbounds solve`` runs) and the
+    set-up / iterations ratio issue 38 asks to keep ≤ 0.5."""
+    rows = []
+    for size in ("1e4", "1e5"):
+        load = by_name.get(f"test_bench_load[{size}]")
+        setup = by_name.get(f"test_bench_setup[{size}-auto]")
+        its = by_name.get(f"test_bench_iterations[{size}-auto]")
+        if not (load and setup and its):
+            continue
+        ld, st, it = (b["stats"]["median"] for b in (load, setup, its))
+        rows.append([f"{size.replace('1e', '10^')} variables", _seconds(ld), _seconds(st), _seconds(it),
+                     _seconds(ld + st + it), f"{st / it:.3f}" if it > 0 else "—"])
+    return rows
+
+
+def page_timed(doc: dict) -> str:
+    """The timed benchmarks (pytest-benchmark's JSON), grouped, with their provenance and the solve's phases."""
+    mi, ci = doc.get("machine_info") or {}, doc.get("commit_info") or {}
+    load = (f"load average {mi['load_before']} before, {mi['load_after']} after"
+            if "load_before" in mi else "load average not recorded")
+    out = ["# Timed benchmarks (pytest-benchmark)", "",
+           f"Generated at docs build time from `docs/data/{TIMED}`, written by `sh benchmarks/run_benchmarks.sh` "
+           f"(pytest-benchmark, `--benchmark-enable`) on {escape(doc.get('datetime', '?'))} at commit "
+           f"{code(str(ci.get('id', '?'))[:12])}{' with uncommitted changes' if ci.get('dirty') else ''}, code "
+           f"version {code(mi.get('code_version', 'not recorded'))}: {escape(mi.get('cpu', {}).get('brand_raw', '?'))}, "
+           f"{mi.get('cores', '?')} cores, Python {escape(mi.get('python_version', '?'))}, {load}. "
+           "One BLAS thread everywhere. A time taken beside other work is stretched: read the load average first.", ""]
+    now = code_version()
+    if mi.get("code_version") and mi["code_version"] != now:
+        out += [f"The source has changed since (code version now {code(now)}): these are the times of the "
+                "benchmarked code. Refresh with `sh benchmarks/run_benchmarks.sh` on an idle machine.", ""]
+    by_name = {b["name"]: b for b in doc["benchmarks"]}
+    solve = _solve_rows(by_name)
+    if solve:
+        out += ["## `mixbounds solve`'s phases", "",
+                "The instance of issue 38 (`random-coupled`, d = 100, m = 5, κ_f = κ̂_A = 10, Erdős–Rényi graph), "
+                "medians; the set-up with the constants `mixbounds solve` chooses by default (`auto`). The "
+                "interpreter's start-up and imports are not in these times.", ""]
+        out += table(["size", "load", "set-up", "iterations", "sum", "set-up / iterations"], solve)
+    groups: dict[str, list] = defaultdict(list)
+    for b in doc["benchmarks"]:
+        groups[b.get("group") or "other"].append(b)
+    for g, items in groups.items():
+        out += [f"## {TIMED_GROUPS.get(g, escape(g))}", ""]
+        rows = [[code(b["name"]), _seconds(b["stats"].get("median")), _seconds(b["stats"].get("min")),
+                 _seconds(b["stats"].get("max")), str(b["stats"].get("rounds", "?")), _extra(b.get("extra_info") or {})]
+                for b in items]
+        out += table(["case", "median", "min", "max", "rounds", "what it did"], rows)
+    return "\n".join(out)
+
+
+def render_pages(snaps: dict[str, Snapshot], timed: dict | None = None) -> dict[str, str]:
+    """File name → page text, for the snapshots present (and the timed benchmarks, when given)."""
     pages: dict[str, str] = {}
+    if timed is not None:
+        pages["timed-benchmarks.md"] = page_timed(timed)
     q, b = snaps.get("quick"), snaps.get("bench-tiny")
     if q is not None:
         pages["certificates.md"] = page_certificates(q)
@@ -310,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python docs/_ext/results_pages.py DATA_DIR --out DIR", file=sys.stderr)
         return 2
     try:
-        pages = render_pages(load_snapshots(Path(argv[0])))
+        pages = render_pages(load_snapshots(Path(argv[0])), load_timed(Path(argv[0])))
     except SnapshotError as exc:
         print(f"results_pages: error: {exc}", file=sys.stderr)
         return 2
