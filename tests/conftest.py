@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings
 from mixbounds.bounds import spectra_memo
 from mixbounds.checks.run.framework import code_version
 from mixbounds.solvers import materialize
+from threadpoolctl import threadpool_info
 
 settings.register_profile(
     "suite", max_examples=40, deadline=None, derandomize=True,
@@ -53,21 +54,10 @@ def local_cluster_workers(monkeypatch) -> list:
 def pytest_report_header(config):
     """numpy, scipy and the BLAS in use, so a platform-dependent failure can be read from the CI log."""
     import scipy
-    from threadpoolctl import threadpool_info
 
     blas = "; ".join(f"{i.get('internal_api')} {i.get('version')} ({i.get('threading_layer', '?')}, "
                      f"{i.get('num_threads')} threads)" for i in threadpool_info() if i.get("user_api") == "blas")
     return [f"numpy {np.__version__}, scipy {scipy.__version__}, BLAS: {blas or 'none found'}"]
-
-
-def pytest_benchmark_update_machine_info(config, machine_info):
-    """The load average when a benchmark run starts (2-core machines are shared: a timing means little without it)
-    and the BLAS threads, in the JSON of ``--benchmark-json``."""
-    from threadpoolctl import threadpool_info
-
-    machine_info["loadavg_at_start"] = list(os.getloadavg())
-    machine_info["cpu_count"] = os.cpu_count()
-    machine_info["blas_threads"] = [i.get("num_threads") for i in threadpool_info() if i.get("user_api") == "blas"]
 
 
 #: the 1-minute load average when the session started (benchmarks: how idle the machine was)
@@ -75,9 +65,10 @@ _LOAD_AT_START = os.getloadavg()[0]
 
 
 def pytest_benchmark_update_machine_info(config, machine_info):
-    """Record in pytest-benchmark's JSON the load average before and after the benchmarks and the cores: a time
-    taken beside other work is a guess, and the docs' benchmark page says which it was."""
+    """Record in pytest-benchmark's JSON the load average before and after the benchmarks, the cores, the BLAS
+    threads and the code version: a time taken beside other work is a guess, and the docs' page says which it was."""
     machine_info["load_before"] = round(_LOAD_AT_START, 2)
     machine_info["load_after"] = round(os.getloadavg()[0], 2)
     machine_info["cores"] = os.cpu_count()
     machine_info["code_version"] = code_version()
+    machine_info["blas_threads"] = [i.get("num_threads") for i in threadpool_info() if i.get("user_api") == "blas"]

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from mixbounds.checks.tiers import QUICK
 from mixbounds.checks.run.document import EXIT_OK
+from mixbounds.checks.tiers import QUICK
+
 from mixbounds.verify import Options, run
 
 SUBSET = "T1.consensus.*"
