@@ -31,6 +31,19 @@ def _draw_one(kind: str, args: tuple, stem: Path, formats) -> tuple[list, str | 
         return [], f"{type(exc).__name__}: {exc}"
 
 
+#: the file formats a figure can be written in (:func:`mixbounds.plots.style.save`)
+FORMATS = ("png", "svg")
+
+
+def _check_formats(formats) -> tuple[str, ...]:
+    """``formats`` as a tuple; ``ValueError`` when empty or holding an unknown format (a run would otherwise write
+    no file for any figure and report its figures as drawn)."""
+    formats = tuple(formats)
+    if not formats or any(f not in FORMATS for f in formats):
+        raise ValueError(f"figure formats {formats!r}: need one or more of {FORMATS}")
+    return formats
+
+
 def _plan(doc: dict) -> list[tuple]:
     """(manifest section, key, error name, figure kind, builder arguments, file stem) of every figure of ``doc``."""
     groups = sweep_groups(doc)
@@ -50,7 +63,7 @@ def _plan(doc: dict) -> list[tuple]:
     return todo
 
 
-def existing_manifest(doc: dict, out_dir, formats=("png", "svg")) -> dict:
+def existing_manifest(doc: dict, out_dir, formats=FORMATS) -> dict:
     """The manifest :func:`draw_all` would return, from the figure files already in ``out_dir`` (nothing drawn)."""
     out_dir = Path(out_dir)
     manifest: dict = {"cells": {}, "classes": {}, "heatmap": [], "bench": {}, "errors": []}
@@ -65,7 +78,7 @@ def existing_manifest(doc: dict, out_dir, formats=("png", "svg")) -> dict:
     return manifest
 
 
-def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, jobs: int = 1) -> dict:
+def draw_all(doc: dict, out_dir, formats=FORMATS, *, jobs: int = 1) -> dict:
     """Draw every figure of ``doc`` into ``out_dir``.
 
     Returns a manifest ``{"cells": {"<cell>|<param>": [paths]}, "classes": {"<table>.<class>": [paths]},
@@ -76,13 +89,14 @@ def draw_all(doc: dict, out_dir, formats=("png", "svg"), *, jobs: int = 1) -> di
     ``jobs > 1`` draws the figures in that many worker processes (joblib); each figure is
     drawn from the same data either way, so the files do not depend on ``jobs``.
     """
+    formats = _check_formats(formats)
     out_dir = Path(out_dir)
     manifest: dict = {"cells": {}, "classes": {}, "heatmap": [], "bench": {}, "errors": []}
     todo = _plan(doc)
     # the large figures first (heatmap ~10 s, class panels 1-5 s, a cell figure 0.6 s): no long tail in parallel
     weight = {"heatmap": 0, "class": 1, "bench": 2, "cell": 3}
     todo.sort(key=lambda t: (weight[t[3]], -len(t[4][-1]) if t[3] == "class" else 0))
-    calls = [(kind, args, out_dir / _safe(stem), tuple(formats)) for _, _, _, kind, args, stem in todo]
+    calls = [(kind, args, out_dir / _safe(stem), formats) for _, _, _, kind, args, stem in todo]
     if jobs > 1 and len(calls) > 1:
         done = Parallel(n_jobs=min(jobs, len(calls)), batch_size=4)(delayed(_draw_one)(*c) for c in calls)
     else:

@@ -138,6 +138,14 @@ def test_draw_all_manifest_and_broken_figure(doc, tmp_path, monkeypatch):
     assert {"notes.txt", "cell_T1.coupled.A_kappa_A.svg"} <= left
 
 
+@pytest.mark.parametrize("formats", [(), ("pdf",), ("png", "jpg")])
+def test_draw_all_refuses_formats_it_cannot_write(doc, tmp_path, formats):
+    """No format (or an unknown one) would write no file for any figure and still report the figures as handled."""
+    with pytest.raises(ValueError, match="figure formats"):
+        draw_all(doc, tmp_path / "plots", formats=formats)
+    assert not (tmp_path / "plots").exists()
+
+
 def test_draw_all_parallel_equals_serial(doc, tmp_path):
     """``jobs=2`` draws the same figures (same files, byte-identical PNGs) as one process."""
     a = draw_all(doc, tmp_path / "serial", formats=("png",))
