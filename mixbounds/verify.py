@@ -92,7 +92,7 @@ from mixbounds.outdir import (
     figures_kind,
     relative_files,
 )
-from mixbounds.plots.data import ResultsFileError, finite, fmt_slope, load_results
+from mixbounds.plots.data import ResultsFileError, figure_files, finite, fmt_slope, load_results
 from mixbounds.report import verify as report
 
 #: the figure files a run writes: the PNG its report shows (``--svg`` adds vector copies; ``mixbounds plot`` writes both)
@@ -501,18 +501,13 @@ def _run_locked(r: Run, od: OutputDir) -> int:
                   f"is unchanged", markup=False)
         print_summary(doc, console)
         return EXIT_FAIL
-    nfig = _n_figures(manifest)
+    nfig = len(figure_files(manifest))
     where = f"Wrote {out / 'results.json'}, results.csv, report.md, report.html" + (
         f", {nfig} figures in {out / 'plots'}" if opts.plots else "") + (f"; also {opts.json}" if opts.json else "")
     if manifest["errors"]:
         where += f"; {len(manifest['errors'])} figure(s) failed: {manifest['errors'][0]}"
     print_summary(doc, console, outputs=where)
     return doc["summary"]["exit_code"]
-
-
-def _n_figures(manifest: dict) -> int:
-    return (len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {}))
-            + (1 if manifest["heatmap"] else 0))
 
 
 def install_figures(doc: dict, out: Path, *, what: str, command: str, jobs: int = 1) -> dict | None:
@@ -523,7 +518,7 @@ def install_figures(doc: dict, out: Path, *, what: str, command: str, jobs: int 
     with OutputDir(out, "plot", what=what, command=command, kind=figures_kind(out)) as od:
         stage = od.stage()
         manifest = figures.draw_all(doc, stage, jobs=jobs)
-        if _n_figures(manifest) == 0 and not manifest["errors"]:
+        if not figure_files(manifest) and not manifest["errors"]:
             return None
         od.install(stage, relative_files(stage))
     return manifest
@@ -556,7 +551,7 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     if manifest is None:
         print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
         return EXIT_OK
-    print(f"mixbounds plot: {_n_figures(manifest)} figures (PNG + SVG) in {out}")
+    print(f"mixbounds plot: {len(figure_files(manifest))} figures (PNG + SVG) in {out}")
     for e in manifest["errors"]:
         print(f"mixbounds plot: figure failed: {e}", file=sys.stderr)
     return EXIT_FAIL if manifest["errors"] else EXIT_OK

@@ -359,3 +359,12 @@ def bench_groups(doc: dict) -> dict[tuple[str, str], list[dict]]:
             continue
         out.setdefault((p["class"], p["oracle"]), []).append(dict(r, _bench=p))
     return out
+
+
+def figure_files(manifest: dict) -> list[list]:
+    """The files of every figure a manifest of :func:`mixbounds.plots.draw.draw_all` (or ``existing_manifest``)
+    lists, one list per figure: the cell figures, the class panels, the benchmark figures and the heat map."""
+    figs = [paths for section in ("cells", "classes", "bench") for paths in (manifest.get(section) or {}).values()]
+    if manifest.get("heatmap"):
+        figs.append(manifest["heatmap"])
+    return figs

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 from mixbounds.plots import ResultsFileError, existing_manifest, load_results
+from mixbounds.plots.data import figure_files
 from mixbounds.report import verify as report
 from mixbounds.report.browser import find_chromium
 from mixbounds.report.browser import screenshot as shoot
@@ -69,7 +70,7 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
     except KeyboardInterrupt:
         print(f"mixbounds report: interrupted; the report in {out} is unchanged", file=sys.stderr)
         return EXIT_INTERRUPTED
-    n = len(manifest["cells"]) + len(manifest["classes"]) + len(manifest.get("bench", {})) + bool(manifest["heatmap"])
+    n = len(figure_files(manifest))
     print(f"mixbounds report: wrote {out / 'report.md'} and {out / 'report.html'} ({n} figures linked from {plots})")
     if screenshot is not None:
         png = shoot(out / "report.html", screenshot)

@@ -38,7 +38,7 @@ from mixbounds.checks.run.result import STATUSES
 from mixbounds.checks.sweeps import CLASS_FAMILIES
 from mixbounds.checks.tolerances import TABLE_HEADERS
 from mixbounds.checks.tolerances import table_rows as tolerance_rows
-from mixbounds.plots.data import bench_series, cell_param, finite, fmt_slope, sweep_groups, variant_of
+from mixbounds.plots.data import bench_series, cell_param, figure_files, finite, fmt_slope, sweep_groups, variant_of
 from mixbounds.report.blocks import (
     CSS,
     DETAILS,
@@ -387,9 +387,7 @@ def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
 
 def _formats_sentence(manifest: dict) -> str:
     """Which files of each figure ``plots/`` holds: the PNG the report shows, SVG too when it was drawn."""
-    paths = [p for sec in ("cells", "classes", "bench") for ps in (manifest.get(sec) or {}).values() for p in ps]
-    paths += list(manifest.get("heatmap") or [])
-    if any(str(p).endswith(".svg") for p in paths):
+    if any(str(p).endswith(".svg") for paths in figure_files(manifest) for p in paths):
         return "PNG and SVG of every figure are in `plots/`."
     return ("The PNG of every figure is in `plots/` (vector SVG copies: `mixbounds verify --svg`, or "
             "`mixbounds plot results.json`).")
