@@ -68,6 +68,13 @@ def _cmd_bench(args) -> int:
     return run_bench(args)
 
 
+def _scheduler_option(p) -> None:
+    """``--scheduler``, the same for ``verify`` and ``bench`` (:mod:`mixbounds.checks.run.executors` reads it)."""
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
+                   help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
+                        "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")
+
+
 def _register_bench(sub) -> None:
     b = sub.add_parser("bench", help="measure a user's method against the paper's lower bounds",
                        description="Run a method written to the contract of mixbounds.methods (a generator "
@@ -89,9 +96,7 @@ def _register_bench(sub) -> None:
                         f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
     b.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                    help="worker processes (default and cap: the available cores)")
-    b.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
-                   help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
-                        "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")
+    _scheduler_option(b)
     b.set_defaults(func=_cmd_bench)
 
 
@@ -132,9 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write every figure as SVG (vector copies for papers; the report shows the PNG files, "
                         "and 'mixbounds plot RESULTS' redraws both formats from a run)")
     v.add_argument("--no-cache", action="store_true", help="neither read nor write the point cache (OUT/.cache)")
-    v.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
-                   help="run the sweep points on a Dask cluster: tcp://HOST:PORT of a 'dask scheduler', a scheduler "
-                        "file (*.json), or local:N for a local cluster of N worker processes (needs the [dask] extra)")
+    _scheduler_option(v)
     v.set_defaults(func=_cmd_verify)
     pl = sub.add_parser("plot", help="redraw the figures from a results.json (never runs a solver)")
     pl.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
