@@ -84,6 +84,9 @@ def _feed(h, x) -> None:
         for a in arrays:
             h.update(f"{a.dtype.str}:{a.shape};".encode())
             h.update(np.ascontiguousarray(a).tobytes())
+    elif callable(getattr(x, "content_parts", None)):  # a structured operator (solvers.kron_identity) by its parts
+        h.update(f"parts:{type(x).__name__};".encode())
+        _feed(h, tuple(x.content_parts()))
     elif isinstance(x, (list, tuple)):
         h.update(f"{type(x).__name__}:{len(x)}[".encode())
         for v in x:

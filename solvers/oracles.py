@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.solvers.kron_identity import KronIdentity, kron_identity
 
 if TYPE_CHECKING:  # pragma: no cover
     from mixbounds.instances.problem import MixedProblem
@@ -58,12 +59,22 @@ def _canonical(M):
     return M
 
 
+def _operator(M):
+    """The canonical CSR form of ``M``, or its factored form ``S ⊗ I_K`` when it is one
+    (:mod:`mixbounds.solvers.kron_identity`: the same products, faster)."""
+    M = _canonical(M)
+    return kron_identity(M) or M
+
+
 def spmv(M, x: np.ndarray) -> np.ndarray:
     """``M @ x`` for a CSR ``M`` and a 1-D or 2-D ``x`` (rows = ``M``'s columns).
 
-    Uses scipy's kernels directly when ``M`` is a plain ``csr_matrix``; anything else
-    (e.g. the counting proxies of the tests) goes through ``@``.
+    Uses scipy's kernels directly when ``M`` is a plain ``csr_matrix`` and the factored product when it is a
+    :class:`~mixbounds.solvers.kron_identity.KronIdentity`; anything else (e.g. the counting proxies of the
+    tests) goes through ``@``.
     """
+    if type(M) is KronIdentity:
+        return M.matvec(x)
     if _csr_matvec is None or type(M) is not sp.csr_matrix:
         return M @ x
     x = np.ascontiguousarray(x, dtype=np.float64)
@@ -91,15 +102,15 @@ class CountedOracles:
         self._W = _canonical(problem.W)
         self._obj = problem.objective
         if problem.A is not None:
-            self._bA = _canonical(problem.bA)
-            self._bAT = _canonical(problem.bA.T)
+            self._bA = _operator(problem.bA)
+            self._bAT = _operator(problem.bA.T)
             self._m = problem.m
         if problem.C is not None:
-            self._bC = _canonical(problem.bC)
-            self._bCT = _canonical(problem.bC.T)
+            self._bC = _operator(problem.bC)
+            self._bCT = _operator(problem.bC.T)
         if problem.Ct is not None:
-            self._bCt = _canonical(problem.bCt)
-            self._bCtT = _canonical(problem.bCt.T)
+            self._bCt = _operator(problem.bCt)
+            self._bCtT = _operator(problem.bCt.T)
 
     # -- bookkeeping ---------------------------------------------------------
     def snapshot(self) -> dict[str, int]:

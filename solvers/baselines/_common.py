@@ -160,6 +160,31 @@ def inner_cap(L: float, mu: float, rel: float) -> int:
     return int(4 * math.ceil(math.sqrt(kappa) * math.log(max(kappa, 2.0) / rel ** 2)) + 50)
 
 
+class NodeNorms:
+    """``‖v_i‖`` for every node ``i`` of a flat vector whose entry ``k`` belongs to node ``node[k]``.
+
+    The u-layout puts a node's entries in a few contiguous runs (its ``x_i``, then its row of ``X̃``), so the
+    squares are summed run by run (``np.add.reduceat``) and the runs' sums node by node: about ten times faster
+    than ``np.bincount`` over every entry, which dominated the inner solver of the dual methods on instances of
+    10⁴–10⁵ variables (sums in another order: equal up to rounding).
+    """
+
+    def __init__(self, node: np.ndarray, n: int):
+        node = np.asarray(node).ravel()
+        self.n = int(n)
+        self.size = node.size
+        self.starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]]) if node.size else np.zeros(0, dtype=np.intp)
+        self.run_node = node[self.starts]
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        if v.size != self.size:
+            raise ValueError(f"NodeNorms: vector of length {v.size}, node index of length {self.size}")
+        if not self.size:
+            return np.zeros(self.n)
+        runs = np.add.reduceat(v * v, self.starts)
+        return np.sqrt(np.bincount(self.run_node, weights=runs, minlength=self.n))
+
+
 class InnerSolver:
     """:func:`inner_agd` with the run's gradient scale ``s`` (set by the first call) for the absolute floor."""
 
@@ -201,22 +226,25 @@ def inner_agd(grad_phi: Callable[[np.ndarray], np.ndarray], y0: np.ndarray, L: f
     beta = (math.sqrt(kappa) - 1.0) / (math.sqrt(kappa) + 1.0)
     step = 1.0 / L
     x_prev = y.copy()
+    norm_of = NodeNorms(node, n)
     g = np.asarray(grad_phi(y.reshape(shape)), dtype=float).reshape(-1)
     steps = 1
-    norms = np.sqrt(np.bincount(node, weights=g * g, minlength=n))
+    norms = norm_of(g)
     s0 = float(norms.max()) if norms.size else 0.0
     s = s0 if scale is None else scale
     tol = np.maximum(rel * norms, INNER_ABS * s)
     active = norms > tol
     while active.any() and steps < max_inner:
-        mask = active[node]
         x_new = y - step * g
         y_new = x_new + beta * (x_new - x_prev)
-        # frozen nodes keep their point
-        x_prev = np.where(mask, x_new, x_prev)
-        y = np.where(mask, y_new, y)
+        if active.all():  # the common case: no node frozen yet, no selection needed
+            x_prev, y = x_new, y_new
+        else:  # frozen nodes keep their point
+            mask = active[node]
+            x_prev = np.where(mask, x_new, x_prev)
+            y = np.where(mask, y_new, y)
         g = np.asarray(grad_phi(y.reshape(shape)), dtype=float).reshape(-1)
         steps += 1
-        norms = np.sqrt(np.bincount(node, weights=g * g, minlength=n))
+        norms = norm_of(g)
         active &= norms > tol
     return y.reshape(shape), steps, s0
