@@ -54,6 +54,7 @@ from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.solvers.kron_identity import KronIdentity
 from scipy.linalg.blas import daxpy, ddot, dscal
 
 #: μ may exceed L by this relative amount (rounding of bounds) and still count as μ = L.
@@ -285,6 +286,9 @@ class Chebyshev:
         step and the evaluation abandoned (``None``) once any iterate has more than
         ``nnz_limit`` stored entries.
         """
+        if isinstance(M, KronIdentity):  # P(S ⊗ I_K) = P(S) ⊗ I_K: the recurrence on S, K times fewer entries
+            small = self.sparse_P(M.S, nnz_limit // M.K)
+            return None if small is None else KronIdentity(small, M.K)
         M = sp.csr_matrix(M, dtype=np.float64)
         eye = sp.identity(M.shape[0], dtype=np.float64, format="csr")
         p = M @ eye * (-1.0 / self.nu)

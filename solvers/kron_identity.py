@@ -45,6 +45,11 @@ class KronIdentity:
     def shape(self) -> tuple[int, int]:
         return self.S.shape[0] * self.K, self.S.shape[1] * self.K
 
+    @property
+    def nnz(self) -> int:
+        """Stored entries of the whole matrix (``K`` per entry of ``S``)."""
+        return self.S.nnz * self.K
+
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
         return self.matvec(np.asarray(x))
 
@@ -63,6 +68,18 @@ class KronIdentity:
         else:
             _csr_matvecs(r, c, cols, self.S.indptr, self.S.indices, self.S.data, x.ravel(), y)
         return y.reshape((r * self.K, x.shape[1])) if x.ndim == 2 else y
+
+
+def normal_matrix(B):
+    """``BᵀB``, as ``(SᵀS) ⊗ I_K`` when ``B = S ⊗ I_K`` (the same entries as the expanded product, ``K`` times
+    fewer to compute: scipy forms both row by row with the same terms in the same order), else the sparse ``BᵀB``."""
+    B = sp.csr_matrix(B, dtype=np.float64)
+    B.sum_duplicates()
+    B.sort_indices()
+    kr = kron_identity(B)
+    if kr is None:
+        return (B.T @ B).tocsr()
+    return KronIdentity((kr.S.T @ kr.S).tocsr(), kr.K)
 
 
 def _offset_gcd(rows: np.ndarray, cols: np.ndarray, start: int) -> int:

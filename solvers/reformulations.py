@@ -94,6 +94,7 @@ from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.spectra import fact_keys, shared_kind, solver_facts
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
 from mixbounds.solvers.constants import bound_constants, choose_constants, spectral_constants
+from mixbounds.solvers.kron_identity import normal_matrix
 from mixbounds.solvers.materialize import (
     MATERIALIZE_LIMIT,
     MATERIALIZE_NODES,
@@ -547,7 +548,7 @@ class Reformulation:
                     ops.Cp = ops.CpT = _Materialized(sc.Cp, self.scratch, orc, (self.dx,), key=self._operator_key("C'"))
                 else:
                     bC = self.problem.bC
-                    m = _MaterializedSparse.build(sc.chC, bC.T @ bC, sc.Cp, self.scratch, orc, (self.dx,), bC.nnz)
+                    m = _MaterializedSparse.build(sc.chC, normal_matrix(bC), sc.Cp, self.scratch, orc, (self.dx,), bC.nnz)
                     if m is not None:
                         ops.Cp = ops.CpT = m
             if "Ct" in self.inner and self.cheb and sc.Ctp is not None:
@@ -556,7 +557,7 @@ class Reformulation:
                                            key=self._operator_key("C̃'"))
                 else:
                     bCt = self.problem.bCt
-                    m = _MaterializedSparse.build(sc.chT, bCt.T @ bCt, sc.Ctp, self.scratch, orc, (self.n, self.dt),
+                    m = _MaterializedSparse.build(sc.chT, normal_matrix(bCt), sc.Ctp, self.scratch, orc, (self.n, self.dt),
                                                   bCt.nnz)
                     if m is not None:
                         ops.Ctp = m
