@@ -21,6 +21,15 @@
   bound holds, and the verdict must say that the sweep does not come near it (``verdict_label`` =
   ``upper holds, not exercised``).  The control's status is ``fail`` (caught) when the label is there, ``pass``
   (not caught) when the perturbed bound would read as an exercised pass.
+* ``control.rates.dominance.exponent-0.4.T1.consensus.grad.kappa_f`` — the dominance rule
+  (:mod:`mixbounds.checks.dominance`) against a wrong exponent: the consensus construction's κ_f points with every
+  count halved, judged as a random family against ½ − 0.4 with the construction for comparison.  The halved series'
+  slope (½) exceeds 0.1 + tol and it lies below the construction at every point, but the construction's own
+  verdict fails against 0.1, so dominance must not rescue the claim: ``fail``.
+* ``control.rates.dominance.above.T1.consensus.grad.kappa_f`` — a series that costs more than the construction and
+  grows faster: the construction's own κ_f points with counts multiplied by ``(κ_f/κ_f,0)^0.3``
+  (:data:`DOMINANCE_ABOVE_POWER`), judged as a random family with the construction for comparison.  Its slope exceeds
+  the bound and its constant lies above the construction's at every point but the first: ``fail``.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mixbounds.bounds.claims import get
-from mixbounds.checks.rates import _task, upper_point, verdict
+from mixbounds.checks.rates import _task, upper_point, verdict, worst_of
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.sweeps import Sweep, geomspace, random_sweeps, worst_sweeps
 from mixbounds.checks.tiers import QUICK, Tier
@@ -37,6 +46,28 @@ from mixbounds.checks.verdict import NOT_EXERCISED
 #: the perturbation of the not-exercised control: the consensus κ_f exponent ½ judged as 1, far above any tier's
 #: tolerance (the slope ~0.43 measured on the quick tier lies 0.57 below it, 0.25 the largest tolerance)
 NOT_EXERCISED_SHIFT = 0.5
+#: the exponent shift of the dominance control: ½ − 0.4 = 0.1 claimed, so the construction's own two-sided verdict
+#: (slope ½) fails by 0.4, above every tier's tolerance (0.25 at most), while the claimed slope stays positive (an
+#: upper bound the halved series exceeds, so the dominance rule is consulted)
+DOMINANCE_SHIFT = -0.4
+#: the halved series of that control lies at this fraction of the construction: below it at every point
+DOMINANCE_BELOW_FACTOR = 0.5
+#: the planted excess growth of the other dominance control: counts × (κ_f/κ_f,0)^power, power well above the tolerance
+DOMINANCE_ABOVE_POWER = 0.3
+
+
+def _scaled_points(pts: list, power: float, factor: float = 1.0) -> list:
+    """Sweep points ``(v, point)`` with every per-accuracy count multiplied by ``factor · (v/v₀)^power`` (the
+    controls' planted families)."""
+    v0 = pts[0][0]
+    out = []
+    for v, p in pts:
+        q = dict(p)
+        f = factor * (v / v0) ** power
+        if isinstance(q.get("per_accuracy"), dict):
+            q["per_accuracy"] = {k: x * f for k, x in q["per_accuracy"].items()}
+        out.append((v, q))
+    return out
 
 
 def _nocheb_sweeps(tier: Tier) -> dict[str, Sweep]:
@@ -145,4 +176,41 @@ def checks() -> list[Check]:
     out.append(Check(id="control.rates.not_exercised", family="controls", result_ids=lambda t: [ne_id],
                      tasks=lambda t: [_task(ne_sw(t), v) for v in ne_sw(t).grid], finalize=ne_final,
                      description="an upper bound far above the measured slope must be labelled not exercised"))
+
+    # 5) the dominance rule of the random families must not rescue a wrong exponent, nor a family above the construction
+    dx_id = f"control.rates.dominance.exponent{DOMINANCE_SHIFT:+g}.T1.consensus.grad.kappa_f"
+
+    def dom_sw(tier):
+        return worst_of(tier, "consensus", "kappa_f")
+
+    def dom_tasks(tier):
+        return [_task(dom_sw(tier), v) for v in dom_sw(tier).grid]
+
+    def dom_points(tier, points):
+        return [(v, points[_task(dom_sw(tier), v).key]) for v in dom_sw(tier).grid]
+
+    def dx_final(tier, points):
+        w, wpts = dom_sw(tier), dom_points(tier, points)
+        r = verdict(tier, get("T1.consensus.grad"), "kappa_f", w, _scaled_points(wpts, 0.0, DOMINANCE_BELOW_FACTOR),
+                    random=True, theory_shift=DOMINANCE_SHIFT, control=True, rid=dx_id, worst=(w, wpts))
+        return [replace(r, expected="fail", detail=(f"the construction's counts × {DOMINANCE_BELOW_FACTOR:g} against "
+                                                    f"exponent ½ {DOMINANCE_SHIFT:+g}, the construction for comparison: "
+                                                    + r.detail))]
+
+    out.append(Check(id="control.rates.dominance.exponent", family="controls", result_ids=lambda t: [dx_id],
+                     tasks=dom_tasks, finalize=dx_final,
+                     description="dominance by the worst-case construction must not rescue a wrong exponent"))
+
+    da_id = "control.rates.dominance.above.T1.consensus.grad.kappa_f"
+
+    def da_final(tier, points):
+        w, wpts = dom_sw(tier), dom_points(tier, points)
+        r = verdict(tier, get("T1.consensus.grad"), "kappa_f", w, _scaled_points(wpts, DOMINANCE_ABOVE_POWER),
+                    random=True, control=True, rid=da_id, worst=(w, wpts))
+        return [replace(r, expected="fail", detail=(f"the construction's counts × (κ_f/κ_f,0)^{DOMINANCE_ABOVE_POWER:g} "
+                                                    "judged as a random family: " + r.detail))]
+
+    out.append(Check(id="control.rates.dominance.above", family="controls", result_ids=lambda t: [da_id],
+                     tasks=dom_tasks, finalize=da_final,
+                     description="a family above the worst-case construction must not pass by dominance"))
     return out

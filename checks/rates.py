@@ -9,7 +9,11 @@ others at the base point, :mod:`mixbounds.checks.sweeps`) on
   ``absent`` (θ = 0): ``|slope| <= tol``;
 * one **random family** — ``upper``: ``slope <= θ + tol`` (an upper bound only); a pass whose 95% CI lies
   wholly below ``θ − tol`` is labelled ``upper holds, not exercised`` (``verdict_label``,
-  :func:`mixbounds.checks.verdict.upper_label`): the family does not come near the bound there;
+  :func:`mixbounds.checks.verdict.upper_label`): the family does not come near the bound there; a slope above
+  ``θ + tol`` passes, labelled ``upper holds by dominance``, only when the class's worst-case construction, swept
+  over the same parameter in the same run, passes against the same exponent and the family's count per unit of
+  the formula stays at or below the construction's at every point (:mod:`mixbounds.checks.dominance`: a family
+  approaching the bound from below, which a slope over a finite range reads as a violation);
 * the **PEP worst cases** (``…@pep-worst``, the third series, :mod:`mixbounds.checks.pep.series`): at every
   point of the PEP sweeps (``Tier.pep``: consensus and coupled, the shared class in the full tier; κ_f and κ_W
   on a path of 3 nodes) the worst case of APAPC's one-step Lyapunov contraction over ``F(μ_f, L_f)`` — over
@@ -37,6 +41,7 @@ import math
 from dataclasses import replace
 
 from mixbounds.bounds.claims import get
+from mixbounds.checks.dominance import dominance
 from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
 from mixbounds.checks.pep import registry as pep
@@ -62,7 +67,7 @@ from mixbounds.checks.sweeps import (
     worst_sweeps,
 )
 from mixbounds.checks.tiers import Tier
-from mixbounds.checks.verdict import band_ok, finite, upper_label, upper_ok
+from mixbounds.checks.verdict import DOMINATED, NOT_EXERCISED, band_ok, finite, upper_label, upper_ok
 from mixbounds.checks.verdict_engine import (
     Fit,
     Judgement,
@@ -153,11 +158,17 @@ def sweep_point(param: str, oracle: str):
 
 
 def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theory_shift: float = 0.0,
-            control: bool = False, rid: str | None = None, lb_pts=None) -> CheckResult:
+            control: bool = False, rid: str | None = None, lb_pts=None, worst=None) -> CheckResult:
     """The slope verdict of one (cell, parameter) sweep (see module docstring), by :func:`judge_sweep`: tight and
     absent cells ``|slope − target| <= tol``, upper-bound cells and random families ``slope <= target + tol``
     (target: the formula's slope along the realized points, plus ``theory_shift``); on the worst-case sweeps the
-    tightness ratios against the engine's bound (:func:`tightness_extra`) join ``extra``."""
+    tightness ratios against the engine's bound (:func:`tightness_extra`) join ``extra``.
+
+    ``worst``: for a random family, ``(sweep, points)`` of the worst-case construction's sweep of the same parameter
+    in the same run.  A slope above ``target + tol`` then passes, labelled :data:`DOMINATED`, when the construction's
+    own verdict against the same exponent passes and the family's count per unit of the formula stays at or below
+    the construction's at every point (:func:`mixbounds.checks.dominance.dominance`); ``extra["dominance"]`` says
+    which, either way."""
     theory = cell.exponent(param) + theory_shift
     tol = tier.table1.slope_tol  # |slope − θ| (tight, absent) or slope − θ (upper) allowed
     # a worst-case sweep of a cell the paper calls tight is judged two-sided; the random families (and any cell the
@@ -185,8 +196,16 @@ def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theor
         extra = {"formula_slope": fslope, "exponent": cell.exponent(param), "fit": fit}
         status = "pass" if ok else "fail"
         label = upper_label(status, f.ci, fslope, tol, control=control) if upper and fslope > 0 else None
+        dom = None
+        if not ok and random and worst is not None and fslope > 0 and finite(f.slope):
+            wsw, wpts = worst
+            dom = dominance(cell, param, [r.to_dict() for r in rows],
+                            verdict(tier, cell, param, wsw, wpts, random=False, theory_shift=theory_shift))
+            extra["dominance"] = dom.to_dict()
+            if dom.holds:
+                status, label = "pass", DOMINATED
         if upper and fslope > 0:
-            extra["exercised"] = label is None
+            extra["exercised"] = label != NOT_EXERCISED
             extra["exercise_threshold"] = fslope - tol
         if lb_pts is not None:
             extra.update(tightness_extra(cell, rows, lb_pts))
@@ -196,7 +215,8 @@ def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theor
                   f"per-accuracy {cell.oracle} counts {ys} at realized {param} {[round(x, 3) for x in xs]}; "
                   f"fit on {fit['used']} of {fit['of']} sweep points"
                   + (f" ({fit['reason']})" if fit["reason"] else "")
-                  + (f"; {label}: the CI lies below {fslope - tol:.3f}" if label else ""))
+                  + (f"; {label}: the CI lies below {fslope - tol:.3f}" if label == NOT_EXERCISED else "")
+                  + (f"; slope above {fslope + tol:.3f}, {dom.sentence()}" if dom is not None else ""))
         return Judgement(status, detail, extra, label=label)
 
     rules = SweepRules(screen=screen(param), row=sweep_point(param, cell.oracle), judge=judge, target_rtol=TARGET_RTOL,
@@ -310,9 +330,19 @@ def _worst_check(cls: str) -> Check:
                  description=f"APAPC+Chebyshev slopes on the {cls} worst-case construction")
 
 
+def worst_of(tier: Tier, cls: str, param: str) -> Sweep | None:
+    """The worst-case construction's sweep of ``param`` (as printed) that a random sweep of ``cls`` is compared with
+    (:func:`mixbounds.checks.dominance.dominance`), or ``None`` when the class has none for it."""
+    if cls not in WORST_FAMILY:  # the identical-C̃ classes have random families only
+        return None
+    return next((w for w in worst_sweeps(tier, cls) if w.param == param), None)
+
+
 def _random_check(cls: str) -> Check:
     """The random family of ``cls``: its quadratic series (every parameter) and its non-quadratic one (log-cosh
-    objectives with exact constants, the parameters ``Tier.table1.nonquadratic`` selects)."""
+    objectives with exact constants, the parameters ``Tier.table1.nonquadratic`` selects).  Each reads the worst-case
+    construction's sweep of its parameter too (the same tasks as :func:`_worst_check`'s, computed once), for the
+    dominance rule of :func:`verdict`."""
     cells = cells_of(cls)
 
     def sweeps(tier):
@@ -324,14 +354,18 @@ def _random_check(cls: str) -> Check:
                 for sw in sweeps(tier) for c in cells]
 
     def tasks(tier):
-        return [_task(sw, v) for sw in sweeps(tier) for v in sw.grid]
+        own = [_task(sw, v) for sw in sweeps(tier) for v in sw.grid]
+        worst = {w.param: w for sw in sweeps(tier) if (w := worst_of(tier, cls, sw.param)) is not None}
+        return own + [_task(w, v) for w in worst.values() for v in w.grid]
 
     def finalize(tier, points):
         out = []
         for sw in sweeps(tier):
             ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
+            w = worst_of(tier, cls, sw.param)
+            worst = None if w is None else (w, [(v, points[_task(w, v).key]) for v in w.grid])
             for c in cells:
-                out.append(verdict(tier, c, sw.param, sw, ub, random=True))
+                out.append(verdict(tier, c, sw.param, sw, ub, random=True, worst=worst))
         return out
 
     return Check(id=f"rates.{cls}.random", family="rates", result_ids=result_ids, tasks=tasks, finalize=finalize,

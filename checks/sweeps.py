@@ -105,26 +105,30 @@ def fit_integrity(fit: dict, points: int, *, stopped: int = 0) -> str | None:
     return None
 
 
+def formula_value(cell: Cell, realized: dict, *, derived: bool = False) -> float:
+    """The cell's formula (unit constants) at one instance's realized constants; accuracy parameters and constants the
+    instance does not have count as 1 (they are constant along a κ sweep)."""
+    terms = cell.derived_terms if (derived and cell.derived_terms is not None) else cell.terms
+    v = 0.0
+    for mono in terms:
+        t = 1.0
+        for k, e in mono:
+            val = realized.get(PARAM_REALIZED.get(k, k))
+            if val is None or not np.isfinite(val) or val <= 0:
+                val = 1.0
+            t *= val ** e
+        v += t
+    return v
+
+
 def formula_slope(cell: Cell, param: str, realized_points: list[dict], *, derived: bool = False) -> float:
     """Log-log slope of the cell's formula (unit constants) along the realized sweep points.
 
     Equals the exponent for single-monomial cells; for sums (the mixed
     communication cell) it is the local slope the sweep can actually show.
     """
-    terms = cell.derived_terms if (derived and cell.derived_terms is not None) else cell.terms
-    xs, ys = [], []
-    for r in realized_points:
-        v = 0.0
-        for mono in terms:
-            t = 1.0
-            for k, e in mono:
-                val = r.get(PARAM_REALIZED.get(k, k))
-                if val is None or not np.isfinite(val) or val <= 0:
-                    val = 1.0  # accuracy parameters and absent ones are constant along a κ sweep
-                t *= val ** e
-            v += t
-        xs.append(r[PARAM_REALIZED[param]])
-        ys.append(v)
+    xs = [r[PARAM_REALIZED[param]] for r in realized_points]
+    ys = [formula_value(cell, r, derived=derived) for r in realized_points]
     return fit_slope(xs, ys)["slope"]
 
 

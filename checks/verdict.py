@@ -14,6 +14,8 @@ An upper-bound check that passes far below its target does not show that the ins
 (issue 35, item 4): :func:`not_exercised` — the slope's whole 95% confidence interval lies below
 ``target − tol`` — gives such a pass the label :data:`NOT_EXERCISED` (the status stays ``pass``).  A tight or
 absent parameter is judged two-sided by :func:`band_ok`, so a slope far below a tight target is a ``fail``.
+A random family whose slope exceeds the bound over its range while it stays below the worst-case construction
+(judged against the same exponent) passes with the label :data:`DOMINATED` (:mod:`mixbounds.checks.dominance`).
 
 The stages around them (screens, target check, fit integrity, …) are the engine's
 (:func:`mixbounds.checks.verdict_engine.judge_sweep`); each table's special rule is a small named function in
@@ -54,6 +56,9 @@ def between_ok(slope: float, lo: float, hi: float, tol: float) -> bool:
 
 #: verdict label of a passing upper-bound check whose slope lies far below the bound (:func:`not_exercised`)
 NOT_EXERCISED = "upper holds, not exercised"
+#: verdict label of a random family's upper result whose slope exceeds the bound's over its range while its cost per
+#: unit of the formula stays below the worst-case construction's (:mod:`mixbounds.checks.dominance`)
+DOMINATED = "upper holds by dominance"
 
 
 def not_exercised(ci, target: float, tol: float) -> bool:

@@ -20,7 +20,7 @@ from mixbounds.checks.lower import slopes as lower
 from mixbounds.checks.statements import apapc_kappa_B, homotopy
 from mixbounds.checks.statements import sweep as statements
 from mixbounds.checks.tiers import TIERS
-from mixbounds.checks.verdict import NOT_EXERCISED
+from mixbounds.checks.verdict import DOMINATED, NOT_EXERCISED
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
@@ -113,7 +113,9 @@ def _rule_rows(tier: str, doc: dict) -> list:
         ["Table 1, solver, parameter absent from the formula (`…absent`)", "|slope| ≤ tol", *_tiers(rt, tier)],
         ["Table 1, solver on a random family or the PEP worst cases (`…upper@family`, `…upper@pep-worst`)",
          f"slope ≤ θ_f + tol (an upper bound only); a pass whose 95% CI lies wholly below θ_f − tol reads "
-         f"`{NOT_EXERCISED}`", *_tiers(rt, tier)],
+         f"`{NOT_EXERCISED}`; a random family above θ_f + tol passes as `{DOMINATED}` only when the worst-case "
+         "construction's sweep of the same parameter passes against the same exponent and the family's count per unit "
+         "of the formula stays at or below the construction's at every point", *_tiers(rt, tier)],
         ["Table 1, lower-bound engine (`…lower`, `…lower@variant`)",
          "engine count = closed-form count at every level of every point (±1 only within "
          f"{exact.BOUNDARY_RTOL:g} of a tail value), ≥ the tier's decades "

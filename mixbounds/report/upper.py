@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from mixbounds.checks.verdict import NOT_EXERCISED
+from mixbounds.checks.verdict import DOMINATED, NOT_EXERCISED
 from mixbounds.plots.data import finite, fmt_slope, variant_of
 from mixbounds.report.blocks import LIST, H, P, T, V, anchor_id, link
 
@@ -140,4 +140,30 @@ def not_exercised_section(doc: dict) -> list:
         by[_series(c)] = by.get(_series(c), 0) + 1
     blocks.append(LIST([f"`{k}`: {n}" for k, n in sorted(by.items())]))
     blocks.append(T(["Result", "Series", "Param", "Slope ± CI", "θ_f", "θ_f − tol"], rows))
+    return blocks
+
+
+def dominance_section(doc: dict) -> list:
+    """Every random-family upper result whose slope exceeded θ_f + tol, and what the worst-case construction said
+    (:mod:`mixbounds.checks.dominance`): passed by dominance, or not dominated (then it is a ``fail``)."""
+    items = [c for c in doc.get("claims", []) if not c.get("control") and (c.get("extra") or {}).get("dominance")]
+    passed = [c for c in items if c.get("verdict_label") == DOMINATED]
+    blocks = [H(2, f"Upper bounds held by dominance ({len(passed)} of {len(items)})", "dominance"),
+              P("A random family's slope above θ_f + tol passes only when the class's worst-case construction, swept "
+                "over the same parameter in the same run, passes against the same exponent and the family's count "
+                f"per unit of the formula stays at or below the construction's at every point: it reads `{DOMINATED}` "
+                "(the family approaches the bound from below over the range). Otherwise the slope's `fail` stands, "
+                "with the reason below.")]
+    if not items:
+        blocks.append(P("No random-family slope exceeded θ_f + tol in this run."))
+        return blocks
+    rows = []
+    for c in items:
+        dom = c["extra"]["dominance"]
+        ratios = [r for r in dom.get("ratios") or [] if r is not None]
+        rows.append([link(c["id"], _cid(c["id"])), c["status"], fmt_slope(c, 3), _f((c["extra"] or {}).get("formula_slope"), 3),
+                     f"`{dom.get('worst')}` ({dom.get('worst_status')})",
+                     "—" if not ratios else f"{min(ratios):.2f} … {max(ratios):.2f}", dom.get("reason") or ""])
+    blocks.append(T(["Result", "Status", "Slope ± CI", "θ_f", "Construction", "Constant ratio", "Not dominated because"],
+                    rows))
     return blocks
