@@ -59,11 +59,25 @@ def _canonical(M):
     return M
 
 
+#: a factored operator must reproduce the CSR product on a probe vector to this relative distance (it gives the same
+#: floats on scipy's kernels; a wrong factored product would otherwise only show as runs that never converge)
+FACTORED_PROBE_RTOL = 1e-12
+
+
 def _operator(M):
     """The canonical CSR form of ``M``, or its factored form ``S ⊗ I_K`` when it is one
-    (:mod:`mixbounds.solvers.kron_identity`: the same products, faster)."""
+    (:mod:`mixbounds.solvers.kron_identity`: the same products, faster), checked against the CSR product on a probe
+    vector (``RuntimeError`` when they differ: a defect of the factored product, never a property of the instance)."""
     M = _canonical(M)
-    return kron_identity(M) or M
+    kr = kron_identity(M)
+    if kr is None:
+        return M
+    probe = np.random.default_rng(0).standard_normal(M.shape[1])
+    ref, got = spmv(M, probe), kr.matvec(probe)
+    if not np.linalg.norm(got - ref) <= FACTORED_PROBE_RTOL * max(np.linalg.norm(ref), 1e-300):
+        raise RuntimeError(f"factored product S ⊗ I_{kr.K} of a {M.shape[0]}×{M.shape[1]} matrix differs from its CSR "
+                           f"product (relative distance {np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-300):.2e})")
+    return kr
 
 
 def spmv(M, x: np.ndarray) -> np.ndarray:

@@ -117,3 +117,19 @@ def test_node_norms_equal_bincount_over_the_u_layout():
     np.testing.assert_allclose(got, ref, rtol=SUM_ORDER_RTOL, atol=0)
     with pytest.raises(ValueError, match="length"):
         NodeNorms(node, 5)(v[:-1])
+
+
+def test_a_wrong_factored_product_is_refused_when_the_oracles_are_built(monkeypatch):
+    """The oracles check the factored product against the CSR one on a probe: a defect in it (here one row of the
+    output zeroed) is a RuntimeError at once, not a run that never converges."""
+    inst = build("coupled-local", kappa_f=10.0, kappa_AC=30.0, kappa_C=30.0, kappa_W=10.0)
+    good = KronIdentity.matvec
+
+    def broken(self, x):
+        y = good(self, x)
+        y[0] = 0.0
+        return y
+
+    monkeypatch.setattr(KronIdentity, "matvec", broken)
+    with pytest.raises(RuntimeError, match="differs from its CSR product"):
+        CountedOracles(inst.problem)
