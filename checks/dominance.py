@@ -53,14 +53,14 @@ class Dominance:
     def sentence(self) -> str:
         """The detail's clause."""
         if self.holds:
-            worst = max(r for r in self.ratios)
+            worst = max(self.ratios)
             return (f"dominated: the count per unit of the formula is at most {worst:.2f} of the worst-case "
                     f"construction's ({self.worst_id}, {self.worst_status}) at every point, ratios "
                     f"{[round(r, 3) for r in self.ratios]}: the family approaches the bound from below over this range")
         return f"not dominated by the worst-case construction ({self.worst_id}, {self.worst_status}): {self.reason}"
 
 
-def _constants(cell, param: str, points: list[dict]) -> list[tuple[float, float]]:
+def _constants(cell, points: list[dict]) -> list[tuple[float, float]]:
     """``(realized parameter, count / formula)`` of every point with a positive count."""
     out = []
     for p in points:
@@ -83,8 +83,8 @@ def dominance(cell, param: str, random_points: list[dict], worst) -> Dominance:
         return Dominance(False, (), wid, wstatus, "the construction's own slope does not pass against this exponent")
     if PARAM_REALIZED.get(param) is None:
         return Dominance(False, (), wid, wstatus, f"no realized value of {param}")
-    w = sorted(_constants(cell, param, worst.points))
-    r = _constants(cell, param, random_points)
+    w = sorted(_constants(cell, worst.points))
+    r = _constants(cell, random_points)
     if len(w) < 2 or len(r) != len(random_points):
         return Dominance(False, (), wid, wstatus, "a count is missing or zero on one of the series")
     lx = np.log([x for x, _ in w])

@@ -70,12 +70,19 @@ class KronIdentity:
         return y.reshape((r * self.K, x.shape[1])) if x.ndim == 2 else y
 
 
+def canonical_csr(M) -> sp.csr_matrix:
+    """CSR with sorted indices, no duplicates and float64 data, ready for scipy's direct kernels (the form
+    :func:`kron_identity` reads and :mod:`mixbounds.solvers.oracles` multiplies with)."""
+    M = sp.csr_matrix(M, dtype=np.float64)
+    M.sum_duplicates()
+    M.sort_indices()
+    return M
+
+
 def normal_matrix(B):
     """``BᵀB``, as ``(SᵀS) ⊗ I_K`` when ``B = S ⊗ I_K`` (the same entries as the expanded product, ``K`` times
     fewer to compute: scipy forms both row by row with the same terms in the same order), else the sparse ``BᵀB``."""
-    B = sp.csr_matrix(B, dtype=np.float64)
-    B.sum_duplicates()
-    B.sort_indices()
+    B = canonical_csr(B)
     kr = kron_identity(B)
     if kr is None:
         return (B.T @ B).tocsr()
@@ -91,7 +98,7 @@ def _offset_gcd(rows: np.ndarray, cols: np.ndarray, start: int) -> int:
 def kron_identity(M: sp.csr_matrix, *, min_k: int = 2) -> KronIdentity | None:
     """``M`` as ``S ⊗ I_K`` with the largest such ``K >= min_k``, or ``None`` when ``M`` is not of that form.
 
-    ``M``: a CSR matrix with sorted indices and no duplicates (as :func:`mixbounds.solvers.oracles._canonical`
+    ``M``: a CSR matrix with sorted indices and no duplicates (as :func:`canonical_csr`
     returns).  ``K`` divides both dimensions and every ``column − row`` offset (an entry ``(aK + k, bK + k)`` of
     ``S ⊗ I_K`` has offset ``(b − a)K``); the candidate ``S`` is read off the rows ``aK`` and accepted only if every
     stored entry of ``M`` equals its entry of ``S`` and ``M`` stores exactly ``K`` copies of each (explicit zeros

@@ -19,7 +19,6 @@ from typing import Callable
 
 import numpy as np
 from mixbounds.bounds.spectra_memo import Unkeyable, content_key
-from mixbounds.solvers.kron_identity import kron_identity
 from mixbounds.solvers.oracles import CountedOracles, spmv
 
 #: vector passes of one Chebyshev step besides the product (p update, v update, residual: 2 axpy + scale)
@@ -230,7 +229,7 @@ class MaterializedSparse:
         got = spmv(P, probe)
         if not np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), 1e-300):
             return None
-        return cls(kron_identity(P) or P, per_apply, main, shape)  # P(S ⊗ I) = P(S) ⊗ I: the same floats, faster
+        return cls(P, per_apply, main, shape)
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
         for k, c in self.per_apply.items():

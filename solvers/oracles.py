@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.solvers.kron_identity import KronIdentity, kron_identity
+from mixbounds.solvers.kron_identity import canonical_csr as _canonical
 
 if TYPE_CHECKING:  # pragma: no cover
     from mixbounds.instances.problem import MixedProblem
@@ -50,13 +51,6 @@ def calls_exhausted(counts, max_calls: int | None) -> bool:
     """The call budget: some oracle has been called ``>= max_calls`` times (``counts`` in :data:`ORACLES` order)."""
     return max_calls is not None and max(counts) >= max_calls
 
-
-def _canonical(M):
-    """CSR with sorted indices and float64 data, ready for the direct kernels."""
-    M = sp.csr_matrix(M, dtype=np.float64)
-    M.sum_duplicates()
-    M.sort_indices()
-    return M
 
 
 #: a factored operator must reproduce the CSR product on a probe vector to this relative distance (it gives the same

@@ -8,7 +8,8 @@ from mixbounds.instances.families import build
 from mixbounds.solvers.baselines._common import NodeNorms
 from mixbounds.solvers.chebyshev import Chebyshev
 from mixbounds.solvers.kron_identity import KronIdentity, kron_identity, normal_matrix
-from mixbounds.solvers.oracles import CountedOracles, _canonical, spmv
+from mixbounds.solvers.kron_identity import canonical_csr as _canonical
+from mixbounds.solvers.oracles import CountedOracles, spmv
 
 #: relative agreement of two summation orders of the same squares (NodeNorms against np.bincount)
 SUM_ORDER_RTOL = 1e-13

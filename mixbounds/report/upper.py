@@ -160,7 +160,7 @@ def dominance_section(doc: dict) -> list:
     rows = []
     for c in items:
         dom = c["extra"]["dominance"]
-        ratios = [r for r in dom.get("ratios") or [] if r is not None]
+        ratios = dom.get("ratios") or []
         rows.append([link(c["id"], _cid(c["id"])), c["status"], fmt_slope(c, 3), _f((c["extra"] or {}).get("formula_slope"), 3),
                      f"`{dom.get('worst')}` ({dom.get('worst_status')})",
                      "—" if not ratios else f"{min(ratios):.2f} … {max(ratios):.2f}", dom.get("reason") or ""])

@@ -192,9 +192,12 @@ class InnerSolver:
         self.rel = rel
         self.scale: float | None = None
         self.steps: list[int] = []
+        self._norms: tuple | None = None  # (node, n, NodeNorms): the runs of a run's node index, found once
 
     def __call__(self, grad_phi, y0, L, mu, node, n):
-        y, k, s0 = inner_agd(grad_phi, y0, L, mu, node, n, rel=self.rel, scale=self.scale)
+        if self._norms is None or self._norms[0] is not node or self._norms[1] != n:
+            self._norms = (node, n, NodeNorms(node, n))
+        y, k, s0 = inner_agd(grad_phi, y0, L, mu, node, n, rel=self.rel, scale=self.scale, node_norms=self._norms[2])
         if self.scale is None:
             self.scale = s0 if s0 > 0 else 1.0
         self.steps.append(k)
@@ -208,14 +211,14 @@ class InnerSolver:
 
 def inner_agd(grad_phi: Callable[[np.ndarray], np.ndarray], y0: np.ndarray, L: float, mu: float, node: np.ndarray,
               n: int, *, rel: float = INNER_REL, scale: float | None = None,
-              max_inner: int | None = None) -> tuple[np.ndarray, int, float]:
+              max_inner: int | None = None, node_norms: NodeNorms | None = None) -> tuple[np.ndarray, int, float]:
     """Approximate ``argmin φ`` node by node (module docstring); returns ``(y, steps, s0)``.
 
     ``grad_phi(y)`` must return a new array (one call = one inner step's oracle rounds);
     ``node[k]`` is the node of coordinate ``k`` of ``y`` (flat); ``L``, ``μ``: constants of every
     ``φ_i``; ``scale``: the run's gradient scale (``None``: this call's largest initial per-node
-    norm ``s0``, returned).  Returns the last point at which each node's stopping test held (or
-    the cap point).
+    norm ``s0``, returned); ``node_norms``: :class:`NodeNorms` of ``node`` when the caller keeps one across calls.
+    Returns the last point at which each node's stopping test held (or the cap point).
     """
     if max_inner is None:
         max_inner = inner_cap(L, mu, rel)
@@ -226,7 +229,7 @@ def inner_agd(grad_phi: Callable[[np.ndarray], np.ndarray], y0: np.ndarray, L: f
     beta = (math.sqrt(kappa) - 1.0) / (math.sqrt(kappa) + 1.0)
     step = 1.0 / L
     x_prev = y.copy()
-    norm_of = NodeNorms(node, n)
+    norm_of = NodeNorms(node, n) if node_norms is None else node_norms
     g = np.asarray(grad_phi(y.reshape(shape)), dtype=float).reshape(-1)
     steps = 1
     norms = norm_of(g)
