@@ -54,7 +54,7 @@ from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
-from mixbounds.solvers.kron_identity import KronIdentity
+from mixbounds.instances.kron_identity import KronIdentity
 from scipy.linalg.blas import daxpy, ddot, dscal
 
 #: μ may exceed L by this relative amount (rounding of bounds) and still count as μ = L.

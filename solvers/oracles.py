@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-from mixbounds.solvers.kron_identity import KronIdentity, kron_identity
-from mixbounds.solvers.kron_identity import canonical_csr as _canonical
+from mixbounds.instances.kron_identity import KronIdentity, kron_identity
+from mixbounds.instances.kron_identity import canonical_csr as _canonical
 
 if TYPE_CHECKING:  # pragma: no cover
     from mixbounds.instances.problem import MixedProblem
@@ -60,7 +60,7 @@ FACTORED_PROBE_RTOL = 1e-12
 
 def _operator(M):
     """The canonical CSR form of ``M``, or its factored form ``S ⊗ I_K`` when it is one
-    (:mod:`mixbounds.solvers.kron_identity`: the same products, faster), checked against the CSR product on a probe
+    (:mod:`mixbounds.instances.kron_identity`: the same products, faster), checked against the CSR product on a probe
     vector (``RuntimeError`` when they differ: a defect of the factored product, never a property of the instance)."""
     M = _canonical(M)
     kr = kron_identity(M)
@@ -78,7 +78,7 @@ def spmv(M, x: np.ndarray) -> np.ndarray:
     """``M @ x`` for a CSR ``M`` and a 1-D or 2-D ``x`` (rows = ``M``'s columns).
 
     Uses scipy's kernels directly when ``M`` is a plain ``csr_matrix`` and the factored product when it is a
-    :class:`~mixbounds.solvers.kron_identity.KronIdentity`; anything else (e.g. the counting proxies of the
+    :class:`~mixbounds.instances.kron_identity.KronIdentity`; anything else (e.g. the counting proxies of the
     tests) goes through ``@``.
     """
     if type(M) is KronIdentity:

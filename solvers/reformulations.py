@@ -90,11 +90,11 @@ from typing import Callable
 import numpy as np
 import scipy.linalg as sla
 from mixbounds.bounds.spectral import DENSE_LIMIT, sym_extremes
+from mixbounds.instances.kron_identity import normal_matrix
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.spectra import fact_keys, shared_kind, solver_facts
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval, dot
 from mixbounds.solvers.constants import bound_constants, choose_constants, spectral_constants
-from mixbounds.solvers.kron_identity import normal_matrix
 from mixbounds.solvers.materialize import (
     MATERIALIZE_LIMIT,
     MATERIALIZE_NODES,

@@ -1,14 +1,14 @@
-"""The factored products of ``S ⊗ I_K`` matrices (mixbounds.solvers.kron_identity) and the per-node norms of the
+"""The factored products of ``S ⊗ I_K`` matrices (mixbounds.instances.kron_identity) and the per-node norms of the
 inner solver: recognised only when exact, and the same floats as the plain CSR products they replace."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from mixbounds.instances.families import build
+from mixbounds.instances.kron_identity import KronIdentity, kron_identity, normal_matrix
+from mixbounds.instances.kron_identity import canonical_csr as _canonical
 from mixbounds.solvers.baselines._common import NodeNorms
 from mixbounds.solvers.chebyshev import Chebyshev
-from mixbounds.solvers.kron_identity import KronIdentity, kron_identity, normal_matrix
-from mixbounds.solvers.kron_identity import canonical_csr as _canonical
 from mixbounds.solvers.oracles import CountedOracles, spmv
 
 #: relative agreement of two summation orders of the same squares (NodeNorms against np.bincount)

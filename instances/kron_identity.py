@@ -19,6 +19,7 @@ products and count them as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from math import gcd
 
 import numpy as np
@@ -68,6 +69,26 @@ class KronIdentity:
         else:
             _csr_matvecs(r, c, cols, self.S.indptr, self.S.indices, self.S.data, x.ravel(), y)
         return y.reshape((r * self.K, x.shape[1])) if x.ndim == 2 else y
+
+
+    @cached_property
+    def _ST(self) -> sp.csr_matrix:
+        """``Sᵀ`` as CSR with sorted indices (row ``b``: the entries of column ``b`` of ``S`` by ascending row)."""
+        ST = sp.csr_matrix(self.S.T)
+        ST.sort_indices()
+        return ST
+
+    def rmatvec_add(self, y: np.ndarray, out: np.ndarray) -> None:
+        """``out += (S ⊗ I_K)ᵀ @ y`` in place (1-D ``y`` and ``out``), adding the terms of each entry of ``out`` one
+        by one in ascending row order of the matrix, as scipy's product with the transpose of the CSR matrix does
+        (so a transposed product of stacked blocks keeps its floats: :mod:`mixbounds.instances.reference.factored_rows`)."""
+        ST = self._ST
+        r, c = ST.shape
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        if _csr_matvecs is None or not out.flags.c_contiguous:  # pragma: no cover
+            out += (ST @ y.reshape(c, self.K)).ravel()
+            return
+        _csr_matvecs(r, c, self.K, ST.indptr, ST.indices, ST.data, y, out)
 
 
 def canonical_csr(M) -> sp.csr_matrix:
