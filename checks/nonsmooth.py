@@ -70,6 +70,7 @@ per point) takes hours.  Tolerances per tier: ``Tier.tables24.slope_tol`` (:mod:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import time
@@ -91,8 +92,9 @@ from mixbounds.checks.sweeps import (
     nonquadratic_params,
     series_name,
 )
+from mixbounds.checks.table2_factors import factor_reading, tail_reading
 from mixbounds.checks.tiers import Tier
-from mixbounds.checks.verdict import band_ok, upper_label, upper_ok
+from mixbounds.checks.verdict import FACTORED, NOT_EXERCISED, band_ok, upper_label, upper_ok
 from mixbounds.checks.verdict_engine import (
     Fit,
     Judgement,
@@ -182,7 +184,7 @@ def point(table: int, family: str, params: dict, x: float, solver: str, method: 
         row = res.params.get("settled_row")
         counts = counts_at(res, row) if res.converged else None
         out["hit_row"] = row
-        out.update(L_f=L, R=R)
+        out.update(L_f=L, R=R, tail=tail_reading(res.history_error, row) if res.converged else None)
     else:
         ws = reformulated_solution(P, u_star, method=method)
         w_star = ws["w"].copy()
@@ -380,6 +382,7 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
     rid = rid or with_variant(f"{cell.id}.{param}.{kind}", variant)
     acc_param = param == ACC[table]
     tol = table2_log_tolerance(table, acc_param, tier.tables24.slope_tol)
+    raw = dict(zip(grid, pts))
 
     def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:
         rows = sel.rows
@@ -392,10 +395,16 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
         log_target = _log_target(e, xs) if (acc_param and e > 0) else None
         extra = {"exponent": e, "formula_slope": target, "excluded_pre_asymptotic": [r.realized for r in sel.excluded]}
         findings = ()
+        factored = None
         if table == 2 and acc_param:
             target = log_target
             extra["log_factor"] = "target includes the omitted log(1/eps) = ln(L_f R^2/eps)"
             ok = upper_ok(slope, target, tol)
+            if not ok:
+                # the count's two factors, read from the linearly converging runs (mixbounds.checks.table2_factors)
+                factored = factor_reading([(r.realized, raw[r.target].get("tail"), r.per_accuracy) for r in rows], e, tol)
+                extra["factors"] = factored.to_dict()
+                ok = factored.holds
         elif e > 0:
             ok = upper_ok(slope, target, tol)
             if not ok and table == 4 and acc_param and not control:
@@ -410,12 +419,15 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
                     extra["derived_target"] = dtarget
         status = "finding" if findings else ("pass" if ok else "fail")
         label = upper_label(status, f.ci, target, tol, control=control) if e > 0 else None
+        if factored is not None and factored.holds and not control:
+            label = FACTORED
         if e > 0:
-            extra.update(exercised=label is None, exercise_threshold=target - tol)
+            extra.update(exercised=label != NOT_EXERCISED, exercise_threshold=target - tol)
         cmp = "<=" if e > 0 else "|.| <="
         detail = (f"slope {slope:.3f} (95% CI {f.ci[0]:.3f}..{f.ci[1]:.3f}, R² {f.r2:.3f}) {cmp} {target:.3f} + {tol} "
                   f"[exponent {e:g}]; {cell.oracle} counts {ys} at {param} {[round(v, 3) for v in xs]}"
-                  + (f"; {label}: the CI lies below {target - tol:.3f}" if label else ""))
+                  + (f"; {label}: the CI lies below {target - tol:.3f}" if label and label != FACTORED else "")
+                  + (f"; {factored.sentence(e, tol)}" if factored is not None else ""))
         return Judgement(status, detail, extra, findings, theory=target, label=label)
 
     rules = SweepRules(screen=screen(param), row=sweep_point(param, cell.oracle), judge=judge,
@@ -487,6 +499,68 @@ def _controls() -> list[Check]:
 
         out.append(Check(id=rid, family="nonsmooth", result_ids=lambda tier, rid=rid: [rid], tasks=tasks, finalize=finalize,
                          description=f"negative control: {solver}/{method} must fail {cell.id} in {param}"))
+    return out + _factor_controls()
+
+
+#: the measured runs the factor reading's controls scale (mixbounds.checks.table2_factors): the log-cosh shared
+#: family at the base κ's, where every run's tail is linear (R² 1.0000 from x ≈ 1.4·10³; 0.9996 at 928)
+FACTOR_CONTROL_X = (1000.0, 2000.0, 4000.0)
+#: the e-folds control: settled rows × (N/N₀)^power, so that the e-folds grow like N^(1 + power)
+EFOLD_CONTROL_POWER = 2.0
+
+
+def _scaled_run(p: dict, rows: float, rate: float) -> dict:
+    """A measured Table 2 point whose settled row (and every count up to it) is ``rows`` times and whose rate is
+    ``rate`` times the measured one: what a method with that rate and those e-folds would have counted."""
+    q = dict(p)
+    if "error" in p or p.get("per_accuracy") is None or not p.get("tail"):
+        return q
+    t = dict(p["tail"])
+    s = t["rows"][0] * rows
+    t.update(rows=[s, t["rows"][1]], rate=t["rate"] * rate if t.get("rate") else t.get("rate"))
+    t["efolds"] = s * t["rate"] if t.get("rate") else None
+    q.update(tail=t, per_accuracy={k: v * rows for k, v in p["per_accuracy"].items()},
+             hit_row=None if p.get("hit_row") is None else p["hit_row"] * rows)
+    return q
+
+
+def _factor_controls() -> list[Check]:
+    """Negative controls of the factor reading: a per-e-fold cost that grows like x (an unaccelerated method: rows
+    × (x/x₀)^½ at a rate × (x/x₀)^-½) and e-folds that grow like N³ (rows × (N/N₀)², N the e-folds needed), both
+    on measured runs; each makes the count slope fail, so the reading is consulted, and it must not pass."""
+    cell = next(c for c in cells(2, "shared") if c.oracle == "grad")
+    base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params("shared")}
+    pts = [(dict(base, variant=NONQUADRATIC), x) for x in FACTOR_CONTROL_X]
+    x0 = FACTOR_CONTROL_X[0]
+
+    def scaled_rate(p, x):
+        return _scaled_run(p, (x / x0) ** 0.5, (x / x0) ** -0.5)
+
+    def scaled_efolds(p, x, n0):
+        n = p["tail"]["need"] if p.get("tail") else None
+        return _scaled_run(p, (n / n0) ** EFOLD_CONTROL_POWER, 1.0) if n and n0 else p
+
+    specs = (("control.T2.shared.grad.LR2_eps.factors.unaccelerated", "rate", "rows × (x/x₀)^½ at rate × (x/x₀)^-½"),
+             ("control.T2.shared.grad.LR2_eps.factors.efolds",
+              "efolds", f"rows × (N/N₀)^{EFOLD_CONTROL_POWER:g} (e-folds ~ N^{1 + EFOLD_CONTROL_POWER:g})"))
+    out = []
+    for rid, kind, what in specs:
+        def tasks(tier):
+            return [_task(2, "shared", q, x, tier=tier) for q, x in pts]
+
+        def finalize(tier, points, rid=rid, kind=kind, what=what):
+            got = [points[_task(2, "shared", q, x, tier=tier).key] for q, x in pts]
+            if kind == "rate":
+                got = [scaled_rate(p, x) for p, (_, x) in zip(got, pts)]
+            else:
+                n0 = (got[0].get("tail") or {}).get("need")
+                got = [scaled_efolds(p, x, n0) for p, (_, x) in zip(got, pts)]
+            r = verdict(tier, 2, cell, ACC[2], list(FACTOR_CONTROL_X), got, control=True, rid=rid,
+                        variant=series_name(family_of(2, "shared")[0], NONQUADRATIC))
+            return [dataclasses.replace(r, id=rid, detail=f"measured runs with {what}: {r.detail}")]
+
+        out.append(Check(id=rid, family="nonsmooth", result_ids=lambda tier, rid=rid: [rid], tasks=tasks,
+                         finalize=finalize, description=f"negative control: the Table 2 factor reading must not pass {what}"))
     return out
 
 

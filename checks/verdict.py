@@ -15,7 +15,9 @@ An upper-bound check that passes far below its target does not show that the ins
 ``target − tol`` — gives such a pass the label :data:`NOT_EXERCISED` (the status stays ``pass``).  A tight or
 absent parameter is judged two-sided by :func:`band_ok`, so a slope far below a tight target is a ``fail``.
 A random family whose slope exceeds the bound over its range while it stays below the worst-case construction
-(judged against the same exponent) passes with the label :data:`DOMINATED` (:mod:`mixbounds.checks.dominance`).
+(judged against the same exponent) passes with the label :data:`DOMINATED` (:mod:`mixbounds.checks.dominance`); a
+Table 2 accuracy result whose rate and e-folds obey their factors of the bound, with :data:`FACTORED`
+(:mod:`mixbounds.checks.table2_factors`).
 
 The stages around them (screens, target check, fit integrity, …) are the engine's
 (:func:`mixbounds.checks.verdict_engine.judge_sweep`); each table's special rule is a small named function in
@@ -59,6 +61,9 @@ NOT_EXERCISED = "upper holds, not exercised"
 #: verdict label of a random family's upper result whose slope exceeds the bound's over its range while its cost per
 #: unit of the formula stays below the worst-case construction's (:mod:`mixbounds.checks.dominance`)
 DOMINATED = "upper holds by dominance"
+#: verdict label of a Table 2 accuracy result whose count slope exceeds the log-including target while the rate and
+#: the e-folds of its linearly converging runs each obey their factor of the bound (:mod:`mixbounds.checks.table2_factors`)
+FACTORED = "upper holds by its factors"
 
 
 def not_exercised(ci, target: float, tol: float) -> bool:

@@ -40,7 +40,7 @@ from mixbounds.plots import ResultsFileError, load_results
 
 from mixbounds.report.blocks import render_md
 from mixbounds.report.problems import SEVERITIES, group_findings
-from mixbounds.report.upper import dominance_section, not_exercised_section, pep_section
+from mixbounds.report.upper import dominance_section, factors_section, not_exercised_section, pep_section
 
 #: snapshot name → what it is (the page text says it)
 SNAPSHOTS = {"quick": "the quick tier, every check", "bench-tiny": "the benchmarks, tier tiny"}
@@ -235,12 +235,12 @@ def page_certificates(s: Snapshot) -> str:
 
 
 def page_upper(s: Snapshot) -> str:
-    """The report's own PEP, not-exercised and dominance sections (:mod:`mixbounds.report.upper`), rendered from the snapshot."""
+    """The report's own PEP, not-exercised, dominance and Table 2 factor sections (:mod:`mixbounds.report.upper`), rendered from the snapshot."""
     out = ["# Upper bounds over the class: PEP certificates", ""] + provenance(s)
     out += ["What the performance-estimation certificates are, and what they do not cover: "
             "{doc}`../guides/reviewer`. The sections below are the report's, rendered from the snapshot's "
             "`results.json`.", ""]
-    blocks = pep_section(s.doc) + not_exercised_section(s.doc) + dominance_section(s.doc)
+    blocks = pep_section(s.doc) + not_exercised_section(s.doc) + dominance_section(s.doc) + factors_section(s.doc)
     body: list[str] = []
     render_md(blocks, None, body)
     # the report's links point at its own anchors (one result each), which this page does not have: keep the ids

@@ -11,7 +11,7 @@ results document carries them (``summary.lower_bound_certificates`` and per-resu
 
 from __future__ import annotations
 
-from mixbounds.checks import nonsmooth, rate_measure, rates, sweeps
+from mixbounds.checks import nonsmooth, rate_measure, rates, sweeps, table2_factors
 from mixbounds.checks.expected import EXPECTED
 from mixbounds.checks.lemmas import base as lemmas
 from mixbounds.checks.lower import exact
@@ -20,7 +20,7 @@ from mixbounds.checks.lower import slopes as lower
 from mixbounds.checks.statements import apapc_kappa_B, homotopy
 from mixbounds.checks.statements import sweep as statements
 from mixbounds.checks.tiers import TIERS
-from mixbounds.checks.verdict import DOMINATED, NOT_EXERCISED
+from mixbounds.checks.verdict import DOMINATED, FACTORED, NOT_EXERCISED
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
@@ -131,7 +131,9 @@ def _rule_rows(tier: str, doc: dict) -> list:
          f"slope ≤ θ_f + tol + {nonsmooth.T2_LOG_ALLOWANCE:g}", *_tiers(t2k, tier)],
         ["Table 2, accuracy sweep (L_fR²/ε)",
          "slope ≤ θ_log + tol, θ_log = log-log slope of x^θ·ln x along the points (the table omits log(1/ε); "
-         f"the result's `theory` is θ_log{_t2_example(doc)})", *_tiers(nt, tier)],
+         f"the result's `theory` is θ_log{_t2_example(doc)}); above it, `{FACTORED}` only when, on at least "
+         f"{table2_factors.MIN_POINTS} points whose runs end in linear convergence, the cost per e-fold grows at most "
+         "like x^(θ + tol) and the e-folds at most 1 + tol per e-fold needed", *_tiers(nt, tier)],
         ["Tables 3–4, accuracy sweep", "slope ≤ θ + tol; Table 4: above θ + tol but ≤ θ_log + tol is a finding "
          "(the proof's log(1/ε) factor)", *_tiers(nt, tier)],
         ["Statements outside the tables (`S.*`: thm:apapc in κ_B, the generic-B sliding theorem, nonsmooth consensus)",

@@ -12,14 +12,17 @@ Three report sections, rendered from the results document alone:
   one-step contraction from the worst-case state;
 * **Upper bounds not exercised** — every passing upper-bound result labelled ``upper holds, not exercised``
   (its slope's 95% CI lies wholly below ``θ_f − tol``): the instances of that series do not come near the bound
-  on that parameter, so the pass says little about the bound there.
+  on that parameter, so the pass says little about the bound there;
+* **Upper bounds held by dominance** and **Table 2 accuracy counts read by their factors** — the two rules that
+  are consulted when an upper slope fails (:mod:`mixbounds.checks.dominance`, :mod:`mixbounds.checks.table2_factors`).
 """
 
 from __future__ import annotations
 
 import math
 
-from mixbounds.checks.verdict import DOMINATED, NOT_EXERCISED
+from mixbounds.checks.table2_factors import LINEAR_R2
+from mixbounds.checks.verdict import DOMINATED, FACTORED, NOT_EXERCISED
 from mixbounds.plots.data import finite, fmt_slope, variant_of
 from mixbounds.report.blocks import LIST, H, P, T, V, anchor_id, link
 
@@ -167,3 +170,35 @@ def dominance_section(doc: dict) -> list:
     blocks.append(T(["Result", "Status", "Slope ± CI", "θ_f", "Construction", "Constant ratio", "Not dominated because"],
                     rows))
     return blocks
+
+
+def factors_section(doc: dict) -> list:
+    """Every Table 2 accuracy result whose count slope exceeded θ_log + tol, and what its runs' two factors said
+    (:mod:`mixbounds.checks.table2_factors`): passed by its factors, or not (then it is a ``fail``)."""
+    items = [c for c in doc.get("claims", []) if not c.get("control") and (c.get("extra") or {}).get("factors")]
+    passed = [c for c in items if c.get("verdict_label") == FACTORED]
+    blocks = [H(2, f"Table 2 accuracy counts read by their factors ({len(passed)} of {len(items)})", "factors"),
+              P("A Table 2 accuracy sweep's count slope above θ_log + tol (θ_log: the slope of x^θ·ln x) is read by the "
+                "proof's two factors on the points whose runs end in linear convergence (the accuracy ratio's tail "
+                f"after the settled row is a straight line in log scale, R² >= {LINEAR_R2}): the cost per e-fold "
+                "(calls per iteration over the tail's rate) must grow at most like x^(θ + tol), and the e-folds the run "
+                "took at that rate at most 1 + tol per e-fold the criterion needs from the start. Both hold: it reads "
+                f"`{FACTORED}`, on the range named; otherwise the slope's `fail` stands, with the reason below.")]
+    if not items:
+        blocks.append(P("No Table 2 accuracy slope exceeded θ_log + tol in this run."))
+        return blocks
+    rows = []
+    for c in items:
+        fr = c["extra"]["factors"]
+        pts = fr.get("points") or []
+        ci = fr.get("cost_ci")
+        cost = "—" if fr.get("cost_slope") is None else (
+            f"{fr['cost_slope']:.3f}" + (f" ({ci[0]:.3f}..{ci[1]:.3f})" if ci else ""))
+        rows.append([link(c["id"], _cid(c["id"])), c["status"], fmt_slope(c, 3), _f(c.get("theory"), 3),
+                     "—" if not pts else f"{pts[0]:.4g} … {pts[-1]:.4g} ({len(pts)})",
+                     ", ".join(f"{x:.4g}" for x in fr.get("excluded") or []) or "—", cost,
+                     _f(fr.get("efold_slope"), 3), fr.get("reason") or ""])
+    blocks.append(T(["Result", "Status", "Count slope ± CI", "θ_log", "Linear points (n)", "Left out",
+                     "Cost per e-fold: slope (CI)", "E-folds per e-fold needed", "Not read because"], rows))
+    return blocks
+

@@ -72,7 +72,7 @@ from mixbounds.report.index import (
 )
 from mixbounds.report.problems import SEVERITIES, group_findings
 from mixbounds.report.rules import how_to_read
-from mixbounds.report.upper import dominance_section, not_exercised_section, pep_section
+from mixbounds.report.upper import dominance_section, factors_section, not_exercised_section, pep_section
 
 PAPER = ("D. Yarmoshik, N. T. Nguyen, A. Rogozin, A. Gasnikov, Complexity of Decentralized Optimization with Mixed "
          "Affine Constraints")
@@ -727,7 +727,7 @@ def build(doc: dict, manifest: dict | None) -> list[Block]:
         body += _table_section(doc, t, idx)
     body += _certificates_section(doc)
     body += _own_lower_section(doc)
-    body += pep_section(doc) + not_exercised_section(doc) + dominance_section(doc)
+    body += pep_section(doc) + not_exercised_section(doc) + dominance_section(doc) + factors_section(doc)
     body += _overview_figures(manifest)
     body += _sweep_sections(doc, idx, manifest)
     body += _lemma_section(doc)

@@ -1,0 +1,107 @@
+"""Table 2's accuracy count read by its factors (mixbounds.checks.table2_factors): the rate and the e-folds of a
+run, the reading over a sweep, and its place in the Table 2 verdict (consulted only when the count slope fails)."""
+
+import math
+
+import numpy as np
+import pytest
+from mixbounds.checks import nonsmooth
+from mixbounds.checks.table2_factors import LINEAR_R2, MIN_TAIL_ROWS, factor_reading, tail_reading
+from mixbounds.checks.tiers import TIERS
+from mixbounds.checks.verdict import FACTORED
+
+#: a rate read from an exactly geometric tail must come back to this relative accuracy
+RATE_RTOL = 1e-9
+QUICK = next(t for t in TIERS if t.name == "quick")
+
+
+def _run(x: float, *, q0: float = None, c: float = 0.6, offset: float = 3.0, oscillate: float = 0.0):
+    """Accuracy ratios of a run converging linearly at rate c/√x from q0 (default ∝ x), settling ``offset`` e-folds
+    early, then continuing as the solver does (a tail of the same length); optional oscillation."""
+    q0 = q0 or 50.0 * x
+    r = c / math.sqrt(x)
+    s = int(math.ceil((math.log(q0) - offset) / r))
+    k = np.arange(2 * s + 1)
+    q = np.exp(math.log(q0) - offset - r * k) * np.exp(offset * (k == 0))
+    q[1:s] = np.maximum(q[1:s], 1.0 + 1e-9)  # the criterion is met first at s
+    if oscillate:
+        q *= 1.0 + oscillate * np.sin(0.9 * k) ** 2
+        q[s:] = np.minimum(q[s:], 1.0)
+    return q, s, r
+
+
+def test_a_geometric_tail_gives_its_rate_and_efolds():
+    q, s, r = _run(5000.0)
+    t = tail_reading(q, s)
+    assert t["rows"] == [s, q.size - 1]
+    assert t["r2"] == pytest.approx(1.0, abs=1e-12)
+    assert t["rate"] == pytest.approx(r, rel=RATE_RTOL)
+    assert t["efolds"] == pytest.approx(s * r, rel=RATE_RTOL)
+    assert t["need"] == pytest.approx(math.log(q[0]), rel=1e-12)
+
+
+def test_an_oscillating_or_short_tail_gives_no_rate():
+    q, s, _ = _run(5000.0, oscillate=3.0)
+    t = tail_reading(q, s)
+    assert t["r2"] < LINEAR_R2
+    short = tail_reading(q[: s + MIN_TAIL_ROWS - 1], s)
+    assert short["rate"] is None
+    assert tail_reading(q, None) is None
+
+
+def _sweep(xs, *, rate_power=0.5, efold_power=1.0, offset=3.0):
+    """(x, tail, grad count = settled row) of runs whose per-e-fold cost grows like x^rate_power and whose e-folds
+    grow like N^efold_power (N = ln q0), settling ``offset`` e-folds early."""
+    out = []
+    n0 = math.log(50.0 * xs[0])
+    for x in xs:
+        c = 0.6 * (x / xs[0]) ** (0.5 - rate_power)
+        q, s, r = _run(x, c=c, offset=offset)
+        t = tail_reading(q, s)
+        if efold_power != 1.0:
+            k = (t["need"] / n0) ** (efold_power - 1.0)
+            t = dict(t, rows=[t["rows"][0] * k, t["rows"][1]], efolds=t["efolds"] * k)
+        out.append((x, t, float(t["rows"][0])))
+    return out
+
+
+def test_the_reading_holds_for_sqrt_x_per_efold_and_efolds_like_the_log():
+    fr = factor_reading(_sweep([1e3, 3e3, 1e4, 3e4]), 0.5, 0.12)
+    assert fr.holds, fr.reason
+    assert fr.cost_fit["slope"] == pytest.approx(0.5, abs=0.01)
+    assert fr.efold_slope <= 1.0 + 1e-6
+
+
+@pytest.mark.parametrize("kw,why", [({"rate_power": 1.0}, "per-e-fold cost"), ({"efold_power": 3.0}, "e-folds grow")])
+def test_the_reading_refuses_an_unaccelerated_rate_and_a_log_cubed(kw, why):
+    fr = factor_reading(_sweep([1e3, 3e3, 1e4, 3e4], **kw), 0.5, 0.12)
+    assert not fr.holds and why in fr.reason
+
+
+def test_too_few_linear_points_is_no_reading():
+    pts = _sweep([1e3, 3e3, 1e4])
+    pts[1] = (pts[1][0], dict(pts[1][1], r2=0.9), pts[1][2])
+    fr = factor_reading(pts, 0.5, 0.12)
+    assert not fr.holds and "linear tail" in fr.reason and fr.excluded == (3e3,)
+
+
+def _points(sweep_pts):
+    return [{"per_accuracy": {"grad": c}, "realized": {"LR2_eps": x}, "hit_row": t["rows"][0], "tail": t,
+             "eps": 1.0, "iterations": t["rows"][1], "converged": True}
+            for x, t, c in sweep_pts]
+
+
+def test_the_verdict_consults_the_reading_only_when_the_count_slope_fails():
+    cell = next(c for c in nonsmooth.cells(2, "shared") if c.oracle == "grad")
+    xs = [1e3, 2e3, 4e3, 8e3]
+    # runs settling 9.5 e-folds early: counts ~ √x·(N − 9.5), a slope above the √x·ln x target over this range
+    steep = _sweep(xs, offset=9.5)
+    r = nonsmooth.verdict(QUICK, 2, cell, "LR2_eps", xs, _points(steep))
+    assert r.extra["log_factor"] and r.status == "pass" and r.verdict_label == FACTORED and r.extra["factors"]["holds"]
+    # runs settling as linear convergence from the start would: the count slope passes, the reading is not consulted
+    r = nonsmooth.verdict(QUICK, 2, cell, "LR2_eps", xs, _points(_sweep(xs, offset=0.0)))
+    assert r.status == "pass" and "factors" not in r.extra and r.verdict_label != FACTORED
+    # the steep counts from runs that do not converge linearly stay a fail
+    wobbly = [(x, dict(t, r2=0.95), c) for x, t, c in steep]
+    r = nonsmooth.verdict(QUICK, 2, cell, "LR2_eps", xs, _points(wobbly))
+    assert r.status == "fail" and not r.extra["factors"]["holds"]
