@@ -13,7 +13,7 @@ Three report sections, rendered from the results document alone:
 * **Upper bounds not exercised** — every passing upper-bound result labelled ``upper holds, not exercised``
   (its slope's 95% CI lies wholly below ``θ_f − tol``): the instances of that series do not come near the bound
   on that parameter, so the pass says little about the bound there;
-* **Upper bounds held by dominance** and **Table 2 accuracy counts read by their factors** — the two rules that
+* **Upper bounds held by dominance** and **Upper bounds held by their factors** (Table 2 accuracy) — the two rules that
   are consulted when an upper slope fails (:mod:`mixbounds.checks.dominance`, :mod:`mixbounds.checks.table2_factors`).
 """
 
@@ -177,7 +177,7 @@ def factors_section(doc: dict) -> list:
     (:mod:`mixbounds.checks.table2_factors`): passed by its factors, or not (then it is a ``fail``)."""
     items = [c for c in doc.get("claims", []) if not c.get("control") and (c.get("extra") or {}).get("factors")]
     passed = [c for c in items if c.get("verdict_label") == FACTORED]
-    blocks = [H(2, f"Table 2 accuracy counts read by their factors ({len(passed)} of {len(items)})", "factors"),
+    blocks = [H(2, f"Upper bounds held by their factors: Table 2 accuracy ({len(passed)} of {len(items)})", "factors"),
               P("A Table 2 accuracy sweep's count slope above θ_log + tol (θ_log: the slope of x^θ·ln x) is read by the "
                 "proof's two factors on the points whose runs end in linear convergence (the accuracy ratio's tail "
                 f"after the settled row is a straight line in log scale, R² >= {LINEAR_R2}): the cost per e-fold "
