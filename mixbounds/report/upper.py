@@ -146,59 +146,59 @@ def not_exercised_section(doc: dict) -> list:
     return blocks
 
 
+def _consulted_section(doc: dict, key: str, label: str, title: str, anchor: str, text: str, empty: str,
+                       header: list, row) -> list:
+    """The report section of a rule consulted when an upper slope fails: every result whose ``extra[key]`` says what
+    the rule found, how many of them pass with ``label``, and one ``row(result)`` each."""
+    items = [c for c in doc.get("claims", []) if not c.get("control") and (c.get("extra") or {}).get(key)]
+    passed = [c for c in items if c.get("verdict_label") == label]
+    blocks = [H(2, f"{title} ({len(passed)} of {len(items)})", anchor), P(text)]
+    if not items:
+        return blocks + [P(empty)]
+    return blocks + [T(header, [[link(c["id"], _cid(c["id"])), c["status"], fmt_slope(c, 3), *row(c)] for c in items])]
+
+
 def dominance_section(doc: dict) -> list:
     """Every random-family upper result whose slope exceeded θ_f + tol, and what the worst-case construction said
     (:mod:`mixbounds.checks.dominance`): passed by dominance, or not dominated (then it is a ``fail``)."""
-    items = [c for c in doc.get("claims", []) if not c.get("control") and (c.get("extra") or {}).get("dominance")]
-    passed = [c for c in items if c.get("verdict_label") == DOMINATED]
-    blocks = [H(2, f"Upper bounds held by dominance ({len(passed)} of {len(items)})", "dominance"),
-              P("A random family's slope above θ_f + tol passes only when the class's worst-case construction, swept "
-                "over the same parameter in the same run, passes against the same exponent and the family's count "
-                f"per unit of the formula stays at or below the construction's at every point: it reads `{DOMINATED}` "
-                "(the family approaches the bound from below over the range). Otherwise the slope's `fail` stands, "
-                "with the reason below.")]
-    if not items:
-        blocks.append(P("No random-family slope exceeded θ_f + tol in this run."))
-        return blocks
-    rows = []
-    for c in items:
+
+    def row(c):
         dom = c["extra"]["dominance"]
         ratios = dom.get("ratios") or []
-        rows.append([link(c["id"], _cid(c["id"])), c["status"], fmt_slope(c, 3), _f((c["extra"] or {}).get("formula_slope"), 3),
-                     f"`{dom.get('worst')}` ({dom.get('worst_status')})",
-                     "—" if not ratios else f"{min(ratios):.2f} … {max(ratios):.2f}", dom.get("reason") or ""])
-    blocks.append(T(["Result", "Status", "Slope ± CI", "θ_f", "Construction", "Constant ratio", "Not dominated because"],
-                    rows))
-    return blocks
+        return [_f(c["extra"].get("formula_slope"), 3), f"`{dom.get('worst')}` ({dom.get('worst_status')})",
+                "—" if not ratios else f"{min(ratios):.2f} … {max(ratios):.2f}", dom.get("reason") or ""]
+
+    return _consulted_section(
+        doc, "dominance", DOMINATED, "Upper bounds held by dominance", "dominance",
+        "A random family's slope above θ_f + tol passes only when the class's worst-case construction, swept over the "
+        "same parameter in the same run, passes against the same exponent and the family's count per unit of the "
+        f"formula stays at or below the construction's at every point: it reads `{DOMINATED}` (the family approaches "
+        "the bound from below over the range). Otherwise the slope's `fail` stands, with the reason below.",
+        "No random-family slope exceeded θ_f + tol in this run.",
+        ["Result", "Status", "Slope ± CI", "θ_f", "Construction", "Constant ratio", "Not dominated because"], row)
 
 
 def factors_section(doc: dict) -> list:
     """Every Table 2 accuracy result whose count slope exceeded θ_log + tol, and what its runs' two factors said
     (:mod:`mixbounds.checks.table2_factors`): passed by its factors, or not (then it is a ``fail``)."""
-    items = [c for c in doc.get("claims", []) if not c.get("control") and (c.get("extra") or {}).get("factors")]
-    passed = [c for c in items if c.get("verdict_label") == FACTORED]
-    blocks = [H(2, f"Upper bounds held by their factors: Table 2 accuracy ({len(passed)} of {len(items)})", "factors"),
-              P("A Table 2 accuracy sweep's count slope above θ_log + tol (θ_log: the slope of x^θ·ln x) is read by the "
-                "proof's two factors on the points whose runs end in linear convergence (the accuracy ratio's tail "
-                f"after the settled row is a straight line in log scale, R² >= {LINEAR_R2}): the cost per e-fold "
-                "(calls per iteration over the tail's rate) must grow at most like x^(θ + tol), and the e-folds the run "
-                "took at that rate at most 1 + tol per e-fold the criterion needs from the start. Both hold: it reads "
-                f"`{FACTORED}`, on the range named; otherwise the slope's `fail` stands, with the reason below.")]
-    if not items:
-        blocks.append(P("No Table 2 accuracy slope exceeded θ_log + tol in this run."))
-        return blocks
-    rows = []
-    for c in items:
+
+    def row(c):
         fr = c["extra"]["factors"]
-        pts = fr.get("points") or []
-        ci = fr.get("cost_ci")
+        pts, ci = fr.get("points") or [], fr.get("cost_ci")
         cost = "—" if fr.get("cost_slope") is None else (
             f"{fr['cost_slope']:.3f}" + (f" ({ci[0]:.3f}..{ci[1]:.3f})" if ci else ""))
-        rows.append([link(c["id"], _cid(c["id"])), c["status"], fmt_slope(c, 3), _f(c.get("theory"), 3),
-                     "—" if not pts else f"{pts[0]:.4g} … {pts[-1]:.4g} ({len(pts)})",
-                     ", ".join(f"{x:.4g}" for x in fr.get("excluded") or []) or "—", cost,
-                     _f(fr.get("efold_slope"), 3), fr.get("reason") or ""])
-    blocks.append(T(["Result", "Status", "Count slope ± CI", "θ_log", "Linear points (n)", "Left out",
-                     "Cost per e-fold: slope (CI)", "E-folds per e-fold needed", "Not read because"], rows))
-    return blocks
+        return [_f(c.get("theory"), 3), "—" if not pts else f"{pts[0]:.4g} … {pts[-1]:.4g} ({len(pts)})",
+                ", ".join(f"{x:.4g}" for x in fr.get("excluded") or []) or "—", cost, _f(fr.get("efold_slope"), 3),
+                fr.get("reason") or ""]
 
+    return _consulted_section(
+        doc, "factors", FACTORED, "Upper bounds held by their factors: Table 2 accuracy", "factors",
+        "A Table 2 accuracy sweep's count slope above θ_log + tol (θ_log: the slope of x^θ·ln x) is read by the "
+        "proof's two factors on the points whose runs end in linear convergence (the accuracy ratio's tail after the "
+        f"settled row is a straight line in log scale, R² >= {LINEAR_R2}): the cost per e-fold (calls per iteration "
+        "over the tail's rate) must grow at most like x^(θ + tol), and the e-folds the run took at that rate at most "
+        "1 + tol per e-fold the criterion needs from the start. Both hold: it reads "
+        f"`{FACTORED}`, on the range named; otherwise the slope's `fail` stands, with the reason below.",
+        "No Table 2 accuracy slope exceeded θ_log + tol in this run.",
+        ["Result", "Status", "Count slope ± CI", "θ_log", "Linear points (n)", "Left out", "Cost per e-fold: slope (CI)",
+         "E-folds per e-fold needed", "Not read because"], row)
