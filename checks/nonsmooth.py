@@ -43,7 +43,10 @@ formula: ``slope <= θ + tol`` (θ = the formula's log-log slope along the reali
 Log factors: Table 2 omits ``log(1/ε)`` (table caption), so
 the accuracy-sweep target of T2 includes it: θ is the log-log slope of ``x^e · ln x``
 along the realized points (``ln x`` = ``ln(L_fR²/ε)``, the dimensionless ``log(1/ε)``); the
-fit itself is of the raw counts.  Table 4 prints no log factor, but its proof
+fit itself is of the raw counts; a slope above that target is read by the proof's two factors before it fails
+(:mod:`mixbounds.checks.table2_factors`: on the points whose runs end in linear convergence, the cost per e-fold
+against ``x^e`` and the e-folds against those needed; both within tolerance: ``pass``, labelled
+``upper holds by its factors``).  Table 4 prints no log factor, but its proof
 (``app:affine_constraint_nonsmooth``: ``N_s = O(√(L/μ) log(1/ε))`` with the fixed penalty
 ``L = 2M²κ/ε``) has one: an accuracy slope above ``θ + tol`` that is within tolerance of
 the log-including target is reported as ``finding`` (the table omits the proof's log),
@@ -57,7 +60,8 @@ Negative controls (``control=True``, ``expected="fail"``; caught when ``fail``):
 (the same methods without Chebyshev polynomials: κ_W slope ≈ 1 instead of ½),
 ``control.T3.coupled.A.MR_eps.subgradient`` and ``control.T4.coupled.A.M_mu_eps.subgradient``
 (projected subgradient method, :mod:`mixbounds.solvers.subgradient`: matrix-count ε-slope ≈ 2
-instead of 1).
+instead of 1); ``control.T2.shared.grad.LR2_eps.factors.unaccelerated`` and ``….factors.efolds`` (measured runs
+with a per-e-fold cost growing like ``x``, and with e-folds growing like ``N³``: the factor reading must not pass).
 
 Finding ``finding.alg_sliding.line12``: the printed lines 6 and 12 of Algorithm
 ``alg:sliding``, together and each alone, versus Lan's GS (see :mod:`mixbounds.solvers.sliding`), run on the same
@@ -536,7 +540,7 @@ def _factor_controls() -> list[Check]:
     def scaled_rate(p, x):
         return _scaled_run(p, (x / x0) ** 0.5, (x / x0) ** -0.5)
 
-    def scaled_efolds(p, x, n0):
+    def scaled_efolds(p, n0):
         n = p["tail"]["need"] if p.get("tail") else None
         return _scaled_run(p, (n / n0) ** EFOLD_CONTROL_POWER, 1.0) if n and n0 else p
 
@@ -554,10 +558,10 @@ def _factor_controls() -> list[Check]:
                 got = [scaled_rate(p, x) for p, (_, x) in zip(got, pts)]
             else:
                 n0 = (got[0].get("tail") or {}).get("need")
-                got = [scaled_efolds(p, x, n0) for p, (_, x) in zip(got, pts)]
+                got = [scaled_efolds(p, n0) for p in got]
             r = verdict(tier, 2, cell, ACC[2], list(FACTOR_CONTROL_X), got, control=True, rid=rid,
                         variant=series_name(family_of(2, "shared")[0], NONQUADRATIC))
-            return [dataclasses.replace(r, id=rid, detail=f"measured runs with {what}: {r.detail}")]
+            return [dataclasses.replace(r, detail=f"measured runs with {what}: {r.detail}")]
 
         out.append(Check(id=rid, family="nonsmooth", result_ids=lambda tier, rid=rid: [rid], tasks=tasks,
                          finalize=finalize, description=f"negative control: the Table 2 factor reading must not pass {what}"))

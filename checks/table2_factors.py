@@ -58,9 +58,9 @@ def tail_reading(history_error, settled_row: int | None) -> dict | None:
     q = np.asarray(history_error, dtype=float)
     s = int(settled_row)
     tail = np.maximum.accumulate(q[s:][::-1])[::-1]
-    out = {"rows": [s, int(q.size - 1)], "need": float(np.log(q[0])) if q.size and q[0] > 0 else None,
-           "rate": None, "r2": None, "efolds": None}
-    if tail.size < MIN_TAIL_ROWS or not np.all(tail > 0) or not np.isfinite(out["need"] or np.nan):
+    need = float(np.log(q[0])) if q.size and q[0] > 0 else None
+    out = {"rows": [s, int(q.size - 1)], "need": need, "rate": None, "r2": None, "efolds": None}
+    if tail.size < MIN_TAIL_ROWS or not np.all(tail > 0) or need is None or not np.isfinite(need):
         return out
     k = np.arange(s, q.size, dtype=float)
     y = np.log(tail)
