@@ -28,9 +28,9 @@ def test_every_cell_of_tables_2_to_4_is_measured():
             acc = ns.ACC[int(cell.id[1])]
             assert any(i.startswith(f"{cell.id}.{acc}.") for i in ids), cell.id
     assert "finding.alg_sliding.line12" in ids
-    # the four method controls and the two controls of the Table 2 factor reading (mixbounds.checks.table2_factors)
-    assert sum(i.startswith("control.") for i in ids) == 6
-    assert sum(".factors." in i for i in ids if i.startswith("control.")) == 2
+    # the four method controls and the three controls of the Table 2 factor reading (mixbounds.checks.table2_factors)
+    assert sum(i.startswith("control.") for i in ids) == 7
+    assert sum(".factors." in i for i in ids if i.startswith("control.")) == 3
 
 
 def test_registered_in_framework():

@@ -105,3 +105,16 @@ def test_the_verdict_consults_the_reading_only_when_the_count_slope_fails():
     wobbly = [(x, dict(t, r2=0.95), c) for x, t, c in steep]
     r = nonsmooth.verdict(QUICK, 2, cell, "LR2_eps", xs, _points(wobbly))
     assert r.status == "fail" and not r.extra["factors"]["holds"]
+
+
+def test_the_linear_tail_control_differs_from_its_linear_twin_only_by_the_tails():
+    """``control.T2.shared.grad.LR2_eps.factors.nonlinear`` on measured runs: the same steeper counts from linear
+    tails pass by their factors, so the control's fail comes from the linear-tail requirement alone."""
+    base = {nonsmooth.PARAM_KW[p]: nonsmooth.KAPPA_BASE[p] for p in nonsmooth.class_params("shared")}
+    got = [nonsmooth.point(2, "convex-shared", dict(base, variant="logcosh"), x, "regularized")
+           for x in nonsmooth.FACTOR_CONTROL_X]
+    twin = nonsmooth.factor_control_verdict(QUICK, nonsmooth.offset_efold_runs(got, r2=None), "twin", control=False)
+    assert twin.status == "pass" and twin.verdict_label == FACTORED
+    assert twin.measured > twin.theory + twin.tolerance  # the count slope alone fails
+    ctl = nonsmooth.factor_control_verdict(QUICK, nonsmooth.offset_efold_runs(got), "ctl")
+    assert ctl.status == "fail" and "linear tail" in ctl.extra["factors"]["reason"]
