@@ -70,7 +70,6 @@ class KronIdentity:
             _csr_matvecs(r, c, cols, self.S.indptr, self.S.indices, self.S.data, x.ravel(), y)
         return y.reshape((r * self.K, x.shape[1])) if x.ndim == 2 else y
 
-
     @cached_property
     def _ST(self) -> sp.csr_matrix:
         """``Sᵀ`` as CSR with sorted indices (row ``b``: the entries of column ``b`` of ``S`` by ascending row)."""

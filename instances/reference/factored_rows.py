@@ -37,14 +37,14 @@ MIN_NNZ = 1_000_000
 class FactoredRows:
     """``G = [head; [S ⊗ I_K, 0]; tail]`` with plain CSR ``head`` (rows before the local ones) and ``tail`` (after)."""
 
-    def __init__(self, G: sp.csr_matrix, start: int, stop: int, local: KronIdentity):
-        self.shape = G.shape
-        self.start, self.stop, self.local = start, stop, local
+    def __init__(self, head: sp.csr_matrix, local: KronIdentity, tail: sp.csr_matrix):
+        self.head, self.local, self.tail = head, local, tail
+        self.start = head.shape[0]
+        self.stop = self.start + local.shape[0]
+        self.shape = (self.stop + tail.shape[0], head.shape[1])
         self.dx = local.shape[1]
-        self.head = G[:start]
-        self.tail = G[stop:]
-        self.head_T = sp.csr_matrix(self.head.T)
-        self.tail_T = sp.csr_matrix(self.tail.T)
+        self.head_T = sp.csr_matrix(head.T)
+        self.tail_T = sp.csr_matrix(tail.T)
 
     @classmethod
     def of(cls, G: sp.csr_matrix, start: int, stop: int, dx: int, *, min_nnz: int = MIN_NNZ) -> FactoredRows | None:
@@ -59,10 +59,11 @@ class FactoredRows:
         head, tail = G[:start], G[stop:]
         if (head.nnz and head.indices.max() >= dx) or (tail.nnz and tail.indices.min() < dx):
             return None
-        kr = kron_identity(sp.csr_matrix(band[:, :dx]))
+        # the band has no entry right of dx (checked above): the same arrays read as a band × dx matrix, no copy
+        kr = kron_identity(sp.csr_matrix((band.data, band.indices, band.indptr), shape=(band.shape[0], dx)))
         if kr is None:
             return None
-        out = cls(G, start, stop, kr)
+        out = cls(head, kr, tail)
         out._probe(G)
         return out
 
