@@ -28,8 +28,9 @@ exponent: the rate factor) **and** ``E`` grows at most ``1 + tol`` per e-fold of
 every e-fold more that the criterion needs costs at most one e-fold at the run's own rate, which is the log factor
 of linear convergence; a ``log²`` count has a slope that grows with ``N``).  The verdict then passes with the label
 :data:`mixbounds.checks.verdict.FACTORED` and names the points and range it rests on; otherwise the fail stands, with
-the reason.  Negative controls (:mod:`mixbounds.checks.controls`): a per-e-fold cost that grows like ``x`` (an
-unaccelerated method) and e-folds that grow like ``N³``, both on measured runs, must fail.
+the reason.  Negative controls (``FACTOR_CONTROLS`` in :mod:`mixbounds.checks.nonsmooth`), on measured runs: a
+per-e-fold cost that grows like ``x`` (an unaccelerated method), e-folds that grow like ``N³``, and a steeper count
+whose factors hold from runs whose tails are not linear; each must fail.
 """
 
 from __future__ import annotations
