@@ -16,7 +16,7 @@ MAPPED_FOLDERS = ("bounds", "instances", "solvers", "checks", "plots")
 def installed_copy(dst: Path) -> Path:
     """The installed layout of the package under ``dst`` (importable with ``PYTHONPATH=dst``); returns the package."""
     pkg = dst / "mixbounds"
-    shutil.copytree(ROOT / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "src" / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
     for sub in MAPPED_FOLDERS:
         shutil.copytree(ROOT / sub, pkg / sub, ignore=shutil.ignore_patterns("__pycache__"))
     return pkg

@@ -18,8 +18,8 @@ from mixbounds.methods import MethodError, ProblemView, resolve, run_method
 from mixbounds.testing import assert_optimal, measure
 
 ROOT = Path(__file__).resolve().parents[1]
-# `examples` is a top-level folder of the checkout, as for `mixbounds bench`; appended, not prepended: `mixbounds`
-# must resolve to the install, never to the checkout's bare mixbounds/ folder (worker processes inherit sys.path)
+# `examples` is a top-level folder of the checkout, as for `mixbounds bench`; appended, not prepended: the checkout's
+# folders must never come before the install (worker processes inherit sys.path)
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 

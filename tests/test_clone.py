@@ -48,7 +48,7 @@ def clone(tmp_path_factory) -> Path:
 
 def _pytest(clone: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "MIXBOUNDS_PAPER"}
-    # -P: the clone's folder must not shadow the installed package (its bare mixbounds/ folder is not the package)
+    # -P: the clone's folders must not come before the installed package on sys.path
     return subprocess.run([sys.executable, "-P", "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=clone, env=env,
                           capture_output=True, text=True, timeout=900)
 

@@ -167,8 +167,8 @@ def test_a_killed_parent_takes_its_method_process_with_it(tmp_path):
             time.sleep(300)
         call_isolated(child, 300)
     """)
-    # cwd outside the checkout: a fresh interpreter puts its cwd first on sys.path, and the checkout's mixbounds/
-    # folder (without the sub-packages an install maps into it) would shadow the installed package
+    # cwd outside the checkout: a fresh interpreter puts its cwd first on sys.path, and nothing of the checkout may
+    # come before the installed package
     p = subprocess.Popen([sys.executable, "-c", prog], cwd=tmp_path)
     t0 = time.monotonic()
     while not marker.exists() or not marker.read_text():

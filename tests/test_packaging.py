@@ -20,7 +20,7 @@ def _declared() -> tuple[set, dict]:
 
 def _on_disk(package_dir: dict) -> set:
     found = set()
-    for name, folder in {"mixbounds": "mixbounds", **package_dir}.items():
+    for name, folder in package_dir.items():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / folder)
             found.add(".".join([name, *rel.parts]))
@@ -41,7 +41,7 @@ def test_a_missing_subpackage_is_noticed():
 def _installed_copy(dst: Path) -> Path:
     """The installed (wheel) layout of the sources under ``dst``: ``mixbounds/`` with the folders inside it."""
     pkg = dst / "mixbounds"
-    shutil.copytree(ROOT / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "src" / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
     for folder in ("bounds", "instances", "solvers", "checks", "plots"):
         shutil.copytree(ROOT / folder, pkg / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return pkg
@@ -69,3 +69,44 @@ def test_code_version_is_the_same_installed_and_from_the_checkout(tmp_path):
     f = pkg / "checks" / "tolerances.py"
     f.write_text(f.read_text() + "\n")
     assert _version_in(tmp_path)[0] != version
+
+
+# ----------------------------------------------------------------------------- no shadowing from the checkout's root
+#: what a user runs from the repository root after the README's (non-editable) install: the cluster guide's command
+#: and the method API's import
+FROM_THE_ROOT = (["-m", "mixbounds.checks.run.schedule", "--help"],
+                 ["-c", "import mixbounds.checks, mixbounds.testing, mixbounds; print(mixbounds.__file__)"])
+
+
+def _wheel_venv(base: Path) -> Path:
+    """A fresh virtual environment holding a non-editable install (a built wheel) of this checkout; the third-party
+    packages come from the running environment's site-packages through a ``.pth`` line (no download, and the running
+    environment's own editable finder is not loaded: ``.pth`` files are read only in site directories)."""
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    deps = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    (site / "_deps.pth").write_text("\n".join(deps) + "\n")
+    wheels = base / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels),
+                    str(ROOT)], check=True, capture_output=True, timeout=600)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
+                    *map(str, wheels.glob("*.whl"))], check=True, capture_output=True, timeout=600)
+    return venv / "bin" / "python"
+
+
+def test_the_installed_package_is_imported_from_the_repository_root(tmp_path):
+    """After a non-editable install, ``python -m mixbounds…`` and ``import mixbounds.checks`` from the repository root
+    find the installed package (the thin package lives in ``src/``, so the root has no ``mixbounds/`` to shadow it);
+    negative control: a directory holding a bare ``mixbounds/`` folder (the old layout) does shadow it there."""
+    python = _wheel_venv(tmp_path)
+    assert not (ROOT / "mixbounds").exists(), "a mixbounds/ folder at the repository root shadows the installed package"
+    for args in FROM_THE_ROOT:
+        r = subprocess.run([str(python), *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, (args, r.stderr[-2000:])
+    where = r.stdout.strip().splitlines()[-1]
+    assert Path(where).resolve().is_relative_to(tmp_path.resolve()), where
+    old = tmp_path / "old-layout"
+    shutil.copytree(ROOT / "src" / "mixbounds", old / "mixbounds", ignore=shutil.ignore_patterns("__pycache__"))
+    r = subprocess.run([str(python), *FROM_THE_ROOT[0]], cwd=old, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "No module named 'mixbounds.checks'" in r.stderr, r.stderr[-2000:]

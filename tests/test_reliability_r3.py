@@ -464,7 +464,7 @@ def test_4_ctrl_c_exits_130_with_one_line_and_nothing_written(tmp_path, small_in
     if cmd == "solve":
         out.mkdir()
     marker = tmp_path / "marker"
-    # cwd outside the checkout (its mixbounds/ folder would shadow an installed package in a fresh interpreter),
+    # cwd outside the checkout (nothing of it may come before the installed package in a fresh interpreter),
     # with the examples the bench case imports
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     p = subprocess.Popen([sys.executable, "-c", INTERRUPT_RUNNER, *argv], cwd=tmp_path, text=True,

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "data"
 #: the folders whose uncommitted changes make a run's code differ from its commit (the package's source)
-SOURCE = ("mixbounds", "bounds", "instances", "solvers", "checks", "plots")
+SOURCE = ("src/mixbounds", "bounds", "instances", "solvers", "checks", "plots")
 #: snapshot name → the ``mixbounds`` arguments that produce it (the names results_pages.SNAPSHOTS reads)
 COMMANDS = {
     "quick": ["verify", "--tier", "quick", "--no-plots"],

@@ -229,8 +229,8 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     Notes
     -----
     The current directory is put first only while ``MODULE`` is imported: worker processes inherit ``sys.path``,
-    and run from a checkout they would otherwise import ``mixbounds`` from its bare ``mixbounds/`` folder instead
-    of the install (a worker finds ``MODULE`` through the directory its task carries, :mod:`mixbounds.bench_method`).
+    and a directory the user left on it would outlive the import in every worker (a worker finds ``MODULE`` through
+    the directory its task carries, :mod:`mixbounds.bench_method`).
     """
     if ":" not in spec:
         eps = [e for e in entry_points(group=ENTRY_POINT_GROUP) if e.name == spec]
