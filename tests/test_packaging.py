@@ -11,6 +11,8 @@ from pathlib import Path
 from mixbounds.checks.run.framework import code_version, source_files
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the top-level folders setuptools maps to mixbounds.<folder> (pyproject.toml, package-dir)
+PACKAGE_FOLDERS = ("bounds", "instances", "solvers", "checks", "plots")
 
 
 def _declared() -> tuple[set, dict]:
@@ -42,7 +44,7 @@ def _installed_copy(dst: Path) -> Path:
     """The installed (wheel) layout of the sources under ``dst``: ``mixbounds/`` with the folders inside it."""
     pkg = dst / "mixbounds"
     shutil.copytree(ROOT / "src" / "mixbounds", pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    for folder in ("bounds", "instances", "solvers", "checks", "plots"):
+    for folder in PACKAGE_FOLDERS:
         shutil.copytree(ROOT / folder, pkg / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return pkg
 
@@ -87,9 +89,16 @@ def _wheel_venv(base: Path) -> Path:
     site = next((venv / "lib").glob("python3*/site-packages"))
     deps = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
     (site / "_deps.pth").write_text("\n".join(deps) + "\n")
+    # built from a copy of what the wheel is made of: setuptools writes build/ and *.egg-info beside the sources
+    src = base / "source"
+    for name in ("pyproject.toml", "README.md"):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
+    for folder in ("src", *PACKAGE_FOLDERS):
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     wheels = base / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels),
-                    str(ROOT)], check=True, capture_output=True, timeout=600)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(src)],
+                   check=True, capture_output=True, timeout=600)
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
                     *map(str, wheels.glob("*.whl"))], check=True, capture_output=True, timeout=600)
     return venv / "bin" / "python"
