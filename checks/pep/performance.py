@@ -122,6 +122,8 @@ class _Trajectory:
         Su, Sf, Rz = _whitened_bases(model, weights)
         zero = Vec()
         u = apply(Su, [pep.point() for _ in range(Su.shape[1])], zero)
+        if start not in ("any", "algorithm"):
+            raise ValueError(f"PEP: start must be 'any' or 'algorithm', got {start!r}")
         if weights.a_f != 0.0 and start == "any":
             u_f = apply(Sf, [pep.point() for _ in range(Sf.shape[1])], zero)
         else:  # τ = 1 (u_f never enters) or the algorithm's start u_f⁰ = u⁰
@@ -188,13 +190,16 @@ def outcome_of(pep: PEP, K: int, target: float | None, exact: bool = True) -> tu
 
 def solve_pep(model: LinearModel, K: int = 1, with_dual: bool = WITH_DUAL, solver: str | None = None,
               step_params: APAPCParameters | None = None, function_class: str = "smooth_strongly_convex",
-              start: str = "any", exact_target: float | None = None, exact: bool = True) -> PEPOutcome:
+              start: str = "any", exact_target: float | None = None, exact: bool = True,
+              excess: float | None = None) -> PEPOutcome:
     """``max V^K s.t. V⁰ <= 1`` for ``model`` (module docstring); the worst case is kept in ``worst``.
 
     ``V`` is always the Lyapunov function of ``model.params`` (the rule's); ``step_params`` (default
     ``model.params``) are the parameters the iteration runs with — a mis-set method (the controls) is
     measured with the theorem's function.  ``function_class``: one of :data:`FUNCTION_CLASSES`.
     ``start``: ``"any"`` state, or the algorithm's (``u_f⁰ = u⁰``).  ``solver``: only ``"CLARABEL"``.
+    ``excess`` (a factor ``r``): instead, ``max V'^K − r^K V'⁰ s.t. V⁰ <= 1`` with ``V'`` the Lyapunov function
+    without its dual terms (bounded: the full ``V⁰`` bounds the state; the control ``no_dual``).
     """
     if function_class not in FUNCTION_CLASSES:
         raise ValueError(f"PEP: unknown function class {function_class!r}; expected one of {FUNCTION_CLASSES}")
@@ -206,13 +211,18 @@ def solve_pep(model: LinearModel, K: int = 1, with_dual: bool = WITH_DUAL, solve
     pep = PEP()
     traj = _Trajectory(pep, model, weights, K, step_params, function_class, start)
     pep.initial = traj.V[0]
-    pep.objective = traj.V[-1]
+    pep.objective = traj.V[-1] if excess is None else excess_form(traj.V, traj.dual, excess)
     out, sol = outcome_of(pep, K, exact_target, exact=exact and function_class == "smooth_strongly_convex")
     if out.status in MEASURED and out.value is not None:
         wc = WorstCase(pep, sol)
         out.worst = _worst_case(traj, wc)
         out.analysis = wc.analysis(traj.V, traj.dual, _network_share(model, traj, wc))
     return out
+
+
+def excess_form(V: list, dual: list, r: float) -> Form:
+    """``V'^K − r^K V'⁰`` with ``V' = V − dual`` (the Lyapunov function without its dual terms)."""
+    return (V[-1] - dual[-1]) - (V[0] - dual[0]).scale(float(r) ** (len(V) - 1))
 
 
 def _network_share(model: LinearModel, traj: _Trajectory, wc: WorstCase) -> float:

@@ -27,7 +27,10 @@ from mixbounds.checks.pep.engine.problem import PEP
 
 #: Clarabel's static regularisation raised from its default 1e-8 (measured on the PEPit formulation of the coupled
 #: class at κ_f = 10³, κ_W = 10: the default failed or stalled at a proof residual of 6e-5; 1e-7 solved it)
-SETTINGS = {"static_regularization_constant": 1e-7, "max_iter": 400}
+SETTINGS = {"static_regularization_constant": 1e-7, "max_iter": 400,
+            # tolerances 100× below Clarabel's defaults: at the defaults the class PEP of 5 steps stopped with a proof
+            # residual of 2e-6 (> PEP_ACCURACY) and a spurious second Gram eigenvalue of 6e-4 (rank 2 instead of 1)
+            "tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8}
 #: Clarabel statuses and their names in the suite's records (cvxpy's names, which the earlier records used)
 STATUS = {"Solved": "optimal", "AlmostSolved": "optimal_inaccurate", "DualInfeasible": "unbounded",
           "AlmostDualInfeasible": "unbounded_inaccurate", "PrimalInfeasible": "infeasible",

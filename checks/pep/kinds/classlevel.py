@@ -128,13 +128,14 @@ class ClassTrajectory:
         self.dual.append(dual)
 
 
-def build(spec: ClassSpec, K: int = 1, objective: str = "ratio", rho=None, **kw) -> ClassTrajectory:
-    """The trajectory with the problem set: ``objective="ratio"``: ``max V^K s.t. V⁰ <= 1``; ``"excess"``:
-    ``max V^K − rho^K V⁰ s.t. V_full⁰ <= 1`` (see :mod:`mixbounds.checks.pep.kinds.boundary`)."""
+def build(spec: ClassSpec, K: int = 1, excess: float | None = None, **kw) -> ClassTrajectory:
+    """The trajectory with the problem set: ``max V^K s.t. V⁰ <= 1``; with ``excess = r``: ``max V'^K − r^K V'⁰
+    s.t. V⁰ <= 1``, ``V'`` without the dual terms (:func:`mixbounds.checks.pep.performance.excess_form`)."""
     tr = ClassTrajectory(spec, K, **kw)
     tr.pep.initial = tr.V[0]
-    if objective == "ratio":
+    if excess is None:
         tr.pep.objective = tr.V[-1]
     else:
-        raise ValueError(f"class PEP: unknown objective {objective!r}")
+        V = [v - d for v, d in zip(tr.V, tr.dual)]
+        tr.pep.objective = V[-1] - V[0].scale(float(excess) ** K)
     return tr
