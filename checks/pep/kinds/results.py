@@ -147,6 +147,9 @@ def binding_verdict(rid: str, p: dict, required: bool) -> CheckResult:
 
 def exact_verdict(rid: str, pts: list[dict]) -> CheckResult:
     """At least :data:`EXACT_SHARE` of the certified points carry an exactly verified certificate."""
+    skip = _skip(rid, pts)
+    if skip:
+        return skip
     cert = [p for p in pts if p.get("solved") and p.get("rho_pep", math.inf) <= p.get("rho_theorem", 0) + PEP_ACCURACY]
     if not cert:
         return CheckResult(id=rid, kind="pep", status="skipped", label=LABEL, detail="no certified point")
