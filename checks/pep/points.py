@@ -48,11 +48,10 @@ def certificate_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: floa
     """
     if not available():
         return {"skipped": missing_reason()}
-    from mixbounds.checks.pep.performance import solve_pep  # lazy: the optional [pep] extra
-    from mixbounds.checks.pep.series import worst_case_rates  # lazy: the optional [pep] extra
-
     from mixbounds.checks.pep.kinds.classlevel import ClassSpec  # lazy: the optional [pep] extra
     from mixbounds.checks.pep.kinds.points import class_value  # lazy: the optional [pep] extra
+    from mixbounds.checks.pep.performance import solve_pep  # lazy: the optional [pep] extra
+    from mixbounds.checks.pep.series import worst_case_rates  # lazy: the optional [pep] extra
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     p = model.params
