@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 from mixbounds.checks.pep.availability import solver_name
 from mixbounds.checks.pep.lyapunov import WITH_DUAL, LyapunovWeights, lyapunov
 from mixbounds.checks.pep.model import LinearModel
+from mixbounds.checks.pep.performance import MEASURED, SOLVER_OPTIONS, PEPOutcome
 from mixbounds.checks.pep.step import apapc_step, apply
 from mixbounds.solvers.apapc import APAPCParameters
 from PEPit import PEP, Point
@@ -28,73 +28,10 @@ from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQu
 from PEPit.point import null_point
 from PEPit.tools.dict_operations import prune_dict, symmetrize_dict
 
-#: largest accepted SDP inaccuracy (duality gap, primal/dual infeasibility, proof residual; V⁰ is normalised to 1)
-PEP_ACCURACY = 1e-6
-#: solver statuses that mean the PEP's value is +∞ (no finite worst case)
-UNBOUNDED = ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded")
 #: function classes of the f_i: the whole class F(μ, L) (the certificate) and its quadratics ½ xᵀQx
 #: (Bousselmi, Hendrickx & Glineur 2023), used to ask whether the worst case is quadratic
 FUNCTION_CLASSES = {"smooth_strongly_convex": SmoothStronglyConvexFunction,
                     "quadratic": SmoothStronglyConvexQuadraticFunction}
-#: solver options: Clarabel's static regularisation raised from its default 1e-8 to 1e-7.  Measured on the coupled
-#: class at κ_f = 10³, κ_W = 10 (κ_G = 1.4e4): the default failed ("SolverError") or stalled at a proof residual
-#: of 6e-5; with 1e-7 it returns "optimal" with duality gap 1e-11, primal infeasibility 1e-8, proof residual 2e-9.
-SOLVER_OPTIONS = {"CLARABEL": {"static_regularization_constant": 1e-7}}
-#: statuses whose solution is measured (cvxpy reports Clarabel's "AlmostSolved" as optimal_inaccurate: on these
-#: PEPs it stalls with residuals near 1e-8, so the measured accuracy, not the status, decides)
-MEASURED = ("optimal", "optimal_inaccurate")
-
-
-@dataclass
-class PEPOutcome:
-    """What one PEP solve returned (``value`` = ``max V^K``; ``None`` when unbounded or failed)."""
-
-    status: str
-    solver: str
-    K: int
-    value: float | None
-    primal_value: float | None
-    duality_gap: float = math.nan
-    primal_infeasibility: float = math.nan
-    dual_infeasibility: float = math.nan
-    proof_residual: float = math.nan
-    seconds: float = math.nan
-    gram_size: int = 0
-    worst: dict = field(default_factory=dict)
-
-    @property
-    def accuracy(self) -> float:
-        vals = [self.duality_gap, self.primal_infeasibility, self.dual_infeasibility]
-        if not all(np.isfinite(vals)):
-            return math.nan
-        # the proof residual is not computed for the quadratic class (its LMI multipliers): nan there
-        return max(vals + ([self.proof_residual] if np.isfinite(self.proof_residual) else []))
-
-    @property
-    def unbounded(self) -> bool:
-        return self.status in UNBOUNDED
-
-    @property
-    def solved(self) -> bool:
-        """A :data:`MEASURED` status and accuracy within :data:`PEP_ACCURACY`."""
-        return self.status in MEASURED and self.value is not None and self.accuracy <= PEP_ACCURACY
-
-    @property
-    def rho(self) -> float:
-        """``(max V^K)^{1/K}`` (``inf`` when unbounded, ``nan`` when not solved)."""
-        if self.unbounded:
-            return math.inf
-        if self.value is None:
-            return math.nan
-        return max(self.value, 0.0) ** (1.0 / self.K)
-
-    def record(self) -> dict:
-        return {"solver": self.solver, "solver_status": self.status, "K": self.K,
-                "accuracy": self.accuracy, "duality_gap": self.duality_gap,
-                "primal_infeasibility": self.primal_infeasibility, "dual_infeasibility": self.dual_infeasibility,
-                "proof_residual": self.proof_residual,
-                "sdp_seconds": self.seconds, "gram_size": self.gram_size,
-                "pep_value": self.value, "pep_primal_value": self.primal_value}
 
 
 class _Trajectory:

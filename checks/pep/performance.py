@@ -36,7 +36,7 @@ from mixbounds.solvers.apapc import APAPCParameters
 #: largest accepted SDP inaccuracy (duality gap, primal/dual infeasibility, proof residual; V⁰ is normalised to 1)
 PEP_ACCURACY = 1e-6
 #: solver statuses that mean the PEP's value is +∞ (no finite worst case)
-UNBOUNDED = ("unbounded", "unbounded_inaccurate")
+UNBOUNDED = ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded")
 #: function classes of the f_i: the whole class F(μ, L) (the certificate) and its quadratics ½ xᵀQx
 #: (Bousselmi, Hendrickx & Glineur 2023), used to ask whether the worst case is quadratic
 FUNCTION_CLASSES = ("smooth_strongly_convex", "quadratic")
