@@ -391,7 +391,7 @@ FULL = Tier(
         penalization_box_t=(0.5, 1.0, 1.5, 2.0, 3.0, 10.0), kernel_equivalence=60, formulation_sizes=(3, 4, 6, 9, 12),
         remark_units=tuple(range(2, 41)), remark_cases=40, adversarial_budget=(300, 8, 2400), adversarial_cost=60.0),
     pep=PEPSweeps(classes=("consensus", "coupled", "shared"), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
-                  points=7, networks=True, class_points=9, full_extras=True),
+                  points=7, networks=True, class_points=10, full_extras=True),
     statements=StatementSweeps(
         points=7, slope_tol=0.12, apapc_chi=(10.0, (1000.0, 100000.0)), apapc_sqrt=(10000.0, (10.0, 1000.0)),
         sliding_kappa_B=(10.0, 1000.0), sliding_x_convex=(10.0, 1000.0), sliding_x_strong=(5.0, 500.0),
