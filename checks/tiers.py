@@ -203,6 +203,10 @@ class PEPSweeps:
     points: int
     #: the certificate also on other networks and with K = 2 (``pep.<class>.contraction.networks``)
     networks: bool
+    #: class-level points per class (the first ones of :data:`mixbounds.checks.pep.kinds.results.CLASS_GRID`)
+    class_points: int = 2
+    #: the several-slot blocks, the 5-step binding network PEP and the θ threshold's bisection
+    full_extras: bool = False
 
 
 @dataclass(frozen=True)
@@ -283,7 +287,7 @@ TINY = Tier(
         kernel_equivalence=3, formulation_sizes=(3,), remark_units=(2, 3), remark_cases=2,
         adversarial_budget=(8, 1, 20), adversarial_cost=0.5),
     pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 31.6), kappa_W_range=(100.0, 316.0),
-                  points=3, networks=False),
+                  points=3, networks=False, class_points=1),
     statements=StatementSweeps(
         points=3, slope_tol=0.25, apapc_chi=(2.0, (200.0, 600.0)), apapc_sqrt=(300.0, (3.0, 9.0)),
         sliding_kappa_B=(10.0, 30.0), sliding_x_convex=(20.0, 60.0), sliding_x_strong=(5.0, 15.0),
@@ -387,7 +391,7 @@ FULL = Tier(
         penalization_box_t=(0.5, 1.0, 1.5, 2.0, 3.0, 10.0), kernel_equivalence=60, formulation_sizes=(3, 4, 6, 9, 12),
         remark_units=tuple(range(2, 41)), remark_cases=40, adversarial_budget=(300, 8, 2400), adversarial_cost=60.0),
     pep=PEPSweeps(classes=("consensus", "coupled", "shared"), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
-                  points=7, networks=True),
+                  points=7, networks=True, class_points=10, full_extras=True),
     statements=StatementSweeps(
         points=7, slope_tol=0.12, apapc_chi=(10.0, (1000.0, 100000.0)), apapc_sqrt=(10000.0, (10.0, 1000.0)),
         sliding_kappa_B=(10.0, 1000.0), sliding_x_convex=(10.0, 1000.0), sliding_x_strong=(5.0, 500.0),

@@ -1,49 +1,44 @@
-"""Performance-estimation (PEP) certificates of APAPC's rate over the whole function class (issue 35, items 1–2).
+"""Performance-estimation (PEP) certificates of APAPC's rate (issues 35 and 46).
 
-One concept per module: :mod:`~mixbounds.checks.pep.networks` (small tuned networks), :mod:`~mixbounds.checks.pep.model` (the
-reformulation as fixed scalar matrices, read off :class:`~mixbounds.solvers.reformulations.Reformulation`),
+One concept per module: :mod:`~mixbounds.checks.pep.networks` (small tuned networks), :mod:`~mixbounds.checks.pep.model`
+(a reformulation as fixed matrices, read off :class:`~mixbounds.solvers.reformulations.Reformulation`),
 :mod:`~mixbounds.checks.pep.lyapunov` (the Lyapunov function with its dual terms, and its derivation),
-:mod:`~mixbounds.checks.pep.factor` (the theorem's and the derived per-step factors), :mod:`~mixbounds.checks.pep.step` (one
-APAPC iteration on PEP points), :mod:`~mixbounds.checks.pep.performance` (the PEP, solved by PEPit + Clarabel),
-:mod:`~mixbounds.checks.pep.controls` (mis-set methods), :mod:`~mixbounds.checks.pep.extract` (worst case → suite instance →
-the suite's APAPC), :mod:`~mixbounds.checks.pep.series` (the worst cases as the third Table 1 series),
-:mod:`~mixbounds.checks.pep.points` / :mod:`~mixbounds.checks.pep.registry` (the ``pep.*`` and
-``control.pep.*`` results of ``mixbounds verify``), :mod:`~mixbounds.checks.pep.availability` (the ``[pep]`` extra).
-Only ``availability``, ``networks``, ``model``, ``lyapunov``, ``factor``, ``step``, ``points`` and
-``registry`` import without the extra.
+:mod:`~mixbounds.checks.pep.factor` (the theorem's and the derived per-step factors), :mod:`~mixbounds.checks.pep.step`
+(one APAPC iteration on PEP points), :mod:`~mixbounds.checks.pep.performance` (the fixed-network PEP),
+:mod:`~mixbounds.checks.pep.controls` (mis-set methods), :mod:`~mixbounds.checks.pep.extract` (worst case → suite
+instance → the suite's APAPC), :mod:`~mixbounds.checks.pep.series` (the worst cases as the third Table 1 series),
+:mod:`~mixbounds.checks.pep.points` / :mod:`~mixbounds.checks.pep.registry` (the ``pep.*`` and ``control.pep.*``
+results), :mod:`~mixbounds.checks.pep.availability` (the ``[pep]`` extra), :mod:`~mixbounds.checks.pep.pepit_reference`
+(the same PEPs written with PEPit: the engine's test reference).  Sub-packages by role:
+:mod:`~mixbounds.checks.pep.engine` (exact forms, the conic program solved by Clarabel, the exact check of dual
+certificates, the worst case's rank and shares) and :mod:`~mixbounds.checks.pep.kinds` (class-level certificates,
+several-slot blocks, binding certificates, controls at the boundary, their tasks and results).
+Only ``availability``, ``networks``, ``model``, ``lyapunov``, ``factor``, ``step``, ``points``, ``registry`` and
+``kinds.points``/``kinds.results`` import without the extra.
 
-Formulated: the consensus class (``prob:consensus_cons``, ``P_W(W)``), the coupled class
-(``app:coupled_cons``: ``B = (A αW')``, the penalty of ``eq:coupled_constraints_reg_form``, Chebyshev on
-``BᵀB``) with fixed scalar ``A_i = a_i I_D``, and the shared class (``app:nonind_upper``: ``B̃ = (C̃; γW')``)
-with fixed scalar ``C̃_i = c̃_i I_D`` — for every dimension ``D`` of the node variables, every
-``f_i ∈ F(μ_f, L_f)`` (one PEPit function per node), fixed ``W`` on path, ring and star graphs of 3–5 nodes.
+Formulated (fixed network): consensus (``prob:consensus_cons``), coupled (``app:coupled_cons``, the penalty of
+``eq:coupled_constraints_reg_form``) and shared (``app:nonind_upper``) with scalar blocks ``a_i I_D``, ``c̃_i I_D``; with
+several coordinates per node (:mod:`~mixbounds.checks.pep.kinds.blocks`): coupled with ``A_i ∈ R^{1×2}``, coupled + local
+with ``C_i ∈ R^{1×2}`` and mixed with ``f_i(x_i, x̃_i)``.  Class level (:mod:`~mixbounds.checks.pep.kinds.classlevel`):
+every ``G ∈ F(μ_G, L_G)`` and every symmetric ``P`` with spectrum in ``{0} ∪ [lo, hi]``, at the constants of each
+class (consensus, coupled, shared, coupled + local, mixed), with and without Chebyshev acceleration.
 
 Not formulated, and why:
 
-* ``A`` ranging over all matrices with singular values in ``[σ_min, σ_max]``: PEPit's
-  ``LinearOperator`` class interpolates operators with singular values ``<= L`` only (no lower
-  bound), and APAPC's parameters and Lyapunov function need ``λ_min+(S_A)``, the lemma's interval
-  of ``BᵀB`` and ``P(BᵀB)⁺`` of the actual operator — none of which is a fixed quantity of an
-  interpolated operator.  ``A`` is fixed instead.
-* Diagonal (non-scalar) blocks ``A_i``, ``C̃_i``: every map must act on node vectors as ``M ⊗ I_D``; a
-  diagonal block acts differently on coordinates, which needs PEPit's ``BlockPartition`` with the
-  reformulation's matrices per coordinate block.  Not built.
-* ``coupled_local`` and ``mixed`` (local constraints ``C_i x_i = c_i``): with one scalar slot per node a
-  non-zero ``C_i`` fixes ``x_i`` (the class degenerates), and a non-trivial ``C_i`` needs ``d_i >= 2``
-  with a map that is not ``c I_D`` — the same block-partition extension as above.  Mixed also needs
-  ``f_i`` on the pair ``(x_i, x̃_i)`` (two slots of one node).
-* The shared class with scalar ``C̃_i`` has the single feasible point ``x̃ = 0``: its certificate is the
-  contraction of APAPC on that reformulation (non-trivial: ``B̃`` and ``γ`` are those of
-  ``lem:coupled_spectrum``), not of a shared problem with a large feasible set.
-* Non-quadratic worst cases (the shared class): the interpolating non-quadratic ``f_i`` (Taylor,
-  Hendrickx & Glineur 2017) is not built; ``pep.shared.worst_case`` uses the worst case over
-  quadratics and says so.
+* ``A`` (or ``C``, ``C̃``) ranging over all matrices with given singular values *together with* the network at the
+  level of nodes: the class-level PEP covers them only through the constants ``μ_G, L_G, [lo, hi]`` the lemmas give
+  (a relaxation: every instance with those constants is in it); a node-level class of networks in the style of
+  Colla & Hendrickx (agents explicit, ``W`` with a spectral range) is not built.
+* The identical-``C̃`` classes (``thm:LI_upper_bound``): the step is APAPC's with ``P = BᵀB`` (no outer Chebyshev) and
+  the interval of ``lem:local_spectrum``; the class-level PEP is the same program at those constants, but no grid
+  point of that class is run (no small identical-``C̃`` model is built).
+* Non-quadratic worst cases (the shared class): the interpolating non-quadratic ``f_i`` (Taylor, Hendrickx & Glineur
+  2017) is not built; ``pep.shared.worst_case`` uses the worst case over quadratics and says so.
 
 The extracted worst cases as a third instance family: :func:`mixbounds.checks.pep.extract.build_instance`
 returns an :class:`~mixbounds.instances.instance.Instance` (family ``"pep-worst"``, ``x* = 0``: the cross-check
 of ``V^K``); :mod:`mixbounds.checks.pep.series` builds, at every sweep point, the worst case as an instance with a
 non-zero solution placed where the solvers' start is the worst-case state (as far as ``u⁰ = 0``, ``z⁰ = 0`` can
 be) and measures the paper's method on it: the third series of the Table 1 sweeps (``T1.…@pep-worst``,
-:mod:`mixbounds.checks.rates`).  Both live in the checks layer because building them solves a PEP (PEPit is not
-an instances-layer dependency).
+:mod:`mixbounds.checks.rates`).  Both live in the checks layer because building them solves a PEP.
 """

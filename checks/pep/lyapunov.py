@@ -90,10 +90,15 @@ def inner(x, y):
 
 
 def quad(M: np.ndarray, a, b, tol: float = 0.0):
-    """``Σ_ij M_ij ⟨a_i, b_j⟩`` over the slots (entries with ``|M_ij| <= tol`` skipped)."""
+    """``Σ_ij M_ij ⟨a_i, b_j⟩ = Σ_i ⟨a_i, Σ_j M_ij b_j⟩`` over the slots (entries with ``|M_ij| <= tol`` skipped)."""
     total = 0.0
-    for i, j in zip(*np.nonzero(np.abs(M) > tol)):
-        total = total + float(M[i, j]) * inner(a[i], b[j])
+    for i in range(M.shape[0]):
+        c = None
+        for j in np.nonzero(np.abs(M[i]) > tol)[0]:
+            t = float(M[i, j]) * b[j]
+            c = t if c is None else c + t
+        if c is not None:
+            total = total + inner(a[i], c)
     return total
 
 

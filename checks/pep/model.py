@@ -71,9 +71,12 @@ class ClassData:
     L_f: float
     mu_f: float
     blocks: tuple[float, ...] = ()
+    #: ``"apapc"`` (Chebyshev-accelerated, the paper's method) or ``"apapc-nocheb"`` (the operators themselves)
+    method: str = "apapc"
 
     def describe(self) -> dict:
-        d = {"class": self.cls, "L_f": self.L_f, "mu_f": self.mu_f, "network": self.network.describe()}
+        d = {"class": self.cls, "L_f": self.L_f, "mu_f": self.mu_f, "network": self.network.describe(),
+             "method": self.method}
         if self.blocks:
             d["A_i" if self.cls == "coupled" else "C~_i"] = list(self.blocks)
         return d
@@ -159,25 +162,33 @@ def linear_model(data: ClassData, params: APAPCParameters | None = None) -> Line
     ``params`` overrides APAPC's parameters (the negative controls); default: the rule.
     """
     problem = class_problem(data)
-    ref = Reformulation(problem, method="apapc", spectra="lemma", constants="lemma", materialize=False)
+    n = data.network.n
+    slots = tuple(range(n)) if problem.layout.dx else None
+    return model_of_problem(data, problem, slots, params)
+
+
+def model_of_problem(data: ClassData, problem: MixedProblem, node_slot: tuple | None = None,
+                     params: APAPCParameters | None = None) -> LinearModel:
+    """The :class:`LinearModel` of any small problem whose objective is the placeholder ``(L_f/2)‖s‖²`` on every node
+    slot: ``node_slot[i]`` the slot (or tuple of slots) of node ``i``'s variable; ``None``: the shared variable's."""
+    ref = Reformulation(problem, method=data.method, spectra="lemma", constants="lemma", materialize=False)
     size = ref.size
     P = _columns(ref.apply_normal, size)
     P = 0.5 * (P + P.T)
+    if node_slot is None:
+        node_slot = tuple(ref.st.start + i for i in range(data.network.n))
+    flat = [k for s in node_slot for k in ((s,) if isinstance(s, int) else s)]
     # G − F: grad_G minus the placeholder's gradient L_f·s on the node slots
-    lay = problem.layout
-    node_slot = tuple(range(data.network.n)) if lay.dx else tuple(ref.st.start + i for i in range(data.network.n))
     Fh = np.zeros((size, size))
-    Fh[list(node_slot), list(node_slot)] = data.L_f
+    Fh[flat, flat] = data.L_f
     H = _columns(ref.grad_G, size) - Fh
     H = 0.5 * (H + H.T)
-    S = _orth(np.hstack([np.eye(size)[:, list(node_slot)], P, H]))
+    S = _orth(np.hstack([np.eye(size)[:, flat], P, H]))
     R = _orth(P)
     lo, hi = ref.interval
     if params is None:
         params = APAPCParameters.rule(ref.L_G, ref.mu_G, hi, lo)
-    deg = _degree(ref)
-    return LinearModel(data, size, node_slot, P, H, S, R, params, deg,
-                       ref.describe())
+    return LinearModel(data, size, tuple(node_slot), P, H, S, R, params, _degree(ref), ref.describe())
 
 
 def _degree(ref: Reformulation) -> int:

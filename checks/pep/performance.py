@@ -1,38 +1,37 @@
-"""The performance-estimation problem of K APAPC steps over ``f_i ∈ F(μ_f, L_f)``, solved by PEPit.
+"""The performance-estimation problem of K APAPC steps on a fixed network over ``f_i ∈ F(μ_f, L_f)``.
 
-``ρ_PEP = (max V^K s.t. V⁰ <= 1)^{1/K}`` over every state ``(u⁰, u_f⁰, z⁰)`` of the iterates'
-subspace, every solution ``(u*, z*)`` of the reformulation (:class:`~mixbounds.checks.pep.model.LinearModel`)
-and every ``f_i`` in ``F(μ_f, L_f)`` (one PEPit function per node, interpolation conditions of
-Taylor, Hendrickx & Glineur 2017: exact over the class, in every dimension).  ``V`` is
-:mod:`mixbounds.checks.pep.lyapunov`'s (with or without the dual terms).
+``ρ_PEP = (max V^K s.t. V⁰ <= 1)^{1/K}`` over every state ``(u⁰, u_f⁰, z⁰)`` of the iterates' subspace, every
+solution ``(u*, z*)`` of the reformulation (:class:`~mixbounds.checks.pep.model.LinearModel`) and every ``f_i``
+in ``F(μ_f, L_f)`` (one function per node, on the node's slots: one slot for scalar blocks, several for
+non-scalar ones; interpolation conditions of Taylor, Hendrickx & Glineur 2017: exact over the class, in every
+dimension).  ``V`` is :mod:`mixbounds.checks.pep.lyapunov`'s (with or without the dual terms).
 
-Accuracy (what "solved" means here): the SDP is solved by cvxpy with Clarabel (SCS if Clarabel
-is absent); PEPit returns the dual objective (an upper bound) and the primal value (a lower
-bound reached by the worst-case Gram matrix).  :class:`PEPOutcome` records the solver status,
-the duality gap ``|dual − primal|``, the primal infeasibility (largest violated constraint,
-negative eigenvalue of the Gram matrix) and the dual infeasibility (negative eigenvalue of the
-dual slack, negative multiplier); ``accuracy`` is the largest of them.  A status other than
-``optimal`` or an accuracy above :data:`PEP_ACCURACY` is an SDP that did not solve to
-accuracy: the check reports ``error``, never a pass.
+Built with the suite's engine (:mod:`mixbounds.checks.pep.engine`: exact forms, Clarabel, an exact check of
+the dual certificate); :mod:`mixbounds.checks.pep.pepit_reference` is the same PEP written with PEPit, the
+reference the engine is tested against.
+
+Accuracy (what "solved" means here): :class:`PEPOutcome` records the solver status, the duality gap, the
+primal and dual infeasibilities and the proof residual (:mod:`mixbounds.checks.pep.engine.conic`);
+``accuracy`` is the largest.  A status other than ``optimal``/``optimal_inaccurate`` or an accuracy above
+:data:`PEP_ACCURACY` is an SDP that did not solve to accuracy: the check reports ``error``, never a pass.
+``exact`` is the exact check of the rounded dual certificate (:mod:`mixbounds.checks.pep.engine.exact`).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from mixbounds.checks.pep.availability import solver_name
+from mixbounds.checks.pep.engine import conic
+from mixbounds.checks.pep.engine.exact import ExactResult, certify
+from mixbounds.checks.pep.engine.forms import Form, Vec
+from mixbounds.checks.pep.engine.problem import PEP
+from mixbounds.checks.pep.engine.worst import WorstCase
 from mixbounds.checks.pep.lyapunov import WITH_DUAL, LyapunovWeights, lyapunov
 from mixbounds.checks.pep.model import LinearModel
 from mixbounds.checks.pep.step import apapc_step, apply
 from mixbounds.solvers.apapc import APAPCParameters
-from PEPit import PEP, Point
-from PEPit.expression import null_expression
-from PEPit.functions import SmoothStronglyConvexFunction, SmoothStronglyConvexQuadraticFunction
-from PEPit.point import null_point
-from PEPit.tools.dict_operations import prune_dict, symmetrize_dict
 
 #: largest accepted SDP inaccuracy (duality gap, primal/dual infeasibility, proof residual; V⁰ is normalised to 1)
 PEP_ACCURACY = 1e-6
@@ -40,15 +39,13 @@ PEP_ACCURACY = 1e-6
 UNBOUNDED = ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded")
 #: function classes of the f_i: the whole class F(μ, L) (the certificate) and its quadratics ½ xᵀQx
 #: (Bousselmi, Hendrickx & Glineur 2023), used to ask whether the worst case is quadratic
-FUNCTION_CLASSES = {"smooth_strongly_convex": SmoothStronglyConvexFunction,
-                    "quadratic": SmoothStronglyConvexQuadraticFunction}
-#: solver options: Clarabel's static regularisation raised from its default 1e-8 to 1e-7.  Measured on the coupled
-#: class at κ_f = 10³, κ_W = 10 (κ_G = 1.4e4): the default failed ("SolverError") or stalled at a proof residual
-#: of 6e-5; with 1e-7 it returns "optimal" with duality gap 1e-11, primal infeasibility 1e-8, proof residual 2e-9.
+FUNCTION_CLASSES = ("smooth_strongly_convex", "quadratic")
+#: options of the small cvxpy SDPs of :mod:`mixbounds.checks.pep.extract` (Clarabel's regularisation, as the engine's)
 SOLVER_OPTIONS = {"CLARABEL": {"static_regularization_constant": 1e-7}}
-#: statuses whose solution is measured (cvxpy reports Clarabel's "AlmostSolved" as optimal_inaccurate: on these
-#: PEPs it stalls with residuals near 1e-8, so the measured accuracy, not the status, decides)
+#: statuses whose solution is measured (Clarabel's "AlmostSolved" stalls near 1e-8 on these PEPs: the measured
+#: accuracy, not the status, decides)
 MEASURED = ("optimal", "optimal_inaccurate")
+SOLVER = "CLARABEL"
 
 
 @dataclass
@@ -67,14 +64,13 @@ class PEPOutcome:
     seconds: float = math.nan
     gram_size: int = 0
     worst: dict = field(default_factory=dict)
+    exact: ExactResult | None = None
+    analysis: dict = field(default_factory=dict)
 
     @property
     def accuracy(self) -> float:
-        vals = [self.duality_gap, self.primal_infeasibility, self.dual_infeasibility]
-        if not all(np.isfinite(vals)):
-            return math.nan
-        # the proof residual is not computed for the quadratic class (its LMI multipliers): nan there
-        return max(vals + ([self.proof_residual] if np.isfinite(self.proof_residual) else []))
+        vals = [self.duality_gap, self.primal_infeasibility, self.dual_infeasibility, self.proof_residual]
+        return max(vals) if all(np.isfinite(vals)) else math.nan
 
     @property
     def unbounded(self) -> bool:
@@ -95,54 +91,71 @@ class PEPOutcome:
         return max(self.value, 0.0) ** (1.0 / self.K)
 
     def record(self) -> dict:
-        return {"solver": self.solver, "solver_status": self.status, "K": self.K,
-                "accuracy": self.accuracy, "duality_gap": self.duality_gap,
-                "primal_infeasibility": self.primal_infeasibility, "dual_infeasibility": self.dual_infeasibility,
-                "proof_residual": self.proof_residual,
-                "sdp_seconds": self.seconds, "gram_size": self.gram_size,
-                "pep_value": self.value, "pep_primal_value": self.primal_value}
+        out = {"solver": self.solver, "solver_status": self.status, "K": self.K,
+               "accuracy": self.accuracy, "duality_gap": self.duality_gap,
+               "primal_infeasibility": self.primal_infeasibility, "dual_infeasibility": self.dual_infeasibility,
+               "proof_residual": self.proof_residual,
+               "sdp_seconds": self.seconds, "gram_size": self.gram_size,
+               "pep_value": self.value, "pep_primal_value": self.primal_value}
+        if self.exact is not None:
+            out.update(self.exact.record(self.K))
+        out.update(self.analysis)
+        return out
+
+
+def node_slots(model: LinearModel) -> list[tuple[int, ...]]:
+    """The slots of every node's variable (one for scalar blocks, several for non-scalar ones)."""
+    return [tuple(s) if isinstance(s, (tuple, list)) else (int(s),) for s in model.node_slot]
 
 
 class _Trajectory:
     """The PEP's points: functions, solution, the state and K steps (kept for the worst-case extraction)."""
 
     def __init__(self, pep: PEP, model: LinearModel, weights: LyapunovWeights, K: int, step_params=None,
-                 function_class: str = "smooth_strongly_convex"):
+                 function_class: str = "smooth_strongly_convex", start: str = "any"):
         data = model.data
-        n = data.network.n
         self.model = model
-        fclass = FUNCTION_CLASSES[function_class]
-        self.fs = [pep.declare_function(fclass, mu=data.mu_f, L=data.L_f) for _ in range(n)]
-        for f in self.fs:  # u* = 0, z* = 0: every f_i is minimised at 0 with f_i(0) = 0 (mixbounds.checks.pep.model)
-            f.add_point((null_point, null_point, null_expression))
+        self.slots = node_slots(model)
+        self.fs = [pep.function(data.mu_f, data.L_f, function_class, slots=len(s)) for s in self.slots]
+        for f, s in zip(self.fs, self.slots):  # u* = 0, z* = 0: every f_i minimised at 0 with f_i(0) = 0 (model)
+            f.add_point(tuple(Vec() for _ in s), tuple(Vec() for _ in s), Form())
         Su, Sf, Rz = _whitened_bases(model, weights)
-        u = apply(Su, [Point() for _ in range(Su.shape[1])], null_point)
-        if weights.a_f != 0.0:
-            u_f = apply(Sf, [Point() for _ in range(Sf.shape[1])], null_point)
-        else:  # τ = 1: u_g = u, u_f never enters the iteration (nor V)
+        zero = Vec()
+        u = apply(Su, [pep.point() for _ in range(Su.shape[1])], zero)
+        if start not in ("any", "algorithm"):
+            raise ValueError(f"PEP: start must be 'any' or 'algorithm', got {start!r}")
+        if weights.a_f != 0.0 and start == "any":
+            u_f = apply(Sf, [pep.point() for _ in range(Sf.shape[1])], zero)
+        else:  # τ = 1 (u_f never enters) or the algorithm's start u_f⁰ = u⁰
             u_f = u
-        z = apply(Rz, [Point() for _ in range(Rz.shape[1])], null_point)
+        z = apply(Rz, [pep.point() for _ in range(Rz.shape[1])], zero)
         self.states = [(u, u_f, z)]
         self.V = [self._V(weights, u, u_f, z)]
+        self.dual = [self._V(weights, [zero] * len(u), [zero] * len(u), z, dual_only=True)]
         for _ in range(K):
-            u, u_f, z, _ = apapc_step(step_params or model.params, model.P, self._grad_G, u, u_f, z, null_point)
+            u, u_f, z, _ = apapc_step(step_params or model.params, model.P, self._grad_G, u, u_f, z, zero)
             self.states.append((u, u_f, z))
             self.V.append(self._V(weights, u, u_f, z))
+            self.dual.append(self._V(weights, [zero] * len(u), [zero] * len(u), z, dual_only=True))
 
     def _grad_G(self, w: list) -> list:
         """``∇G(w)`` = node gradients of the f_i plus ``H w`` (the penalty's gradient, ``b = 0``)."""
-        m = self.model
-        out = apply(m.H, w, null_point)
-        for i, s in enumerate(m.node_slot):
-            out[s] = out[s] + self.fs[i].gradient(w[s])
+        out = apply(self.model.H, w, Vec())
+        for f, s in zip(self.fs, self.slots):
+            g = f.oracle(tuple(w[k] for k in s))[0]
+            for k, gk in zip(s, g):
+                out[k] = out[k] + gk
         return out
 
-    def _V(self, weights: LyapunovWeights, u, u_f, z):
-        breg = 0.0
+    def _V(self, weights: LyapunovWeights, u, u_f, z, dual_only: bool = False):
+        if dual_only:
+            w = LyapunovWeights(0.0, 0.0, weights.M_z)
+            return lyapunov(w, u, u_f, z, 0.0, self.model.H) + Form()
+        breg = Form()
         if weights.a_f != 0.0:
-            for i, (f, s) in enumerate(zip(self.fs, self.model.node_slot)):
-                breg = breg + f.value(u_f[s])
-        return lyapunov(weights, u, u_f, z, breg, self.model.H)
+            for f, s in zip(self.fs, self.slots):
+                breg = breg + f.value(tuple(u_f[k] for k in s))
+        return lyapunov(weights, u, u_f, z, breg, self.model.H) + Form()
 
 
 def _whitened_bases(model: LinearModel, weights: LyapunovWeights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,99 +175,72 @@ def _whitened_bases(model: LinearModel, weights: LyapunovWeights) -> tuple[np.nd
     return Su, Sf, R
 
 
+def outcome_of(pep: PEP, K: int, target: float | None, exact: bool = True) -> tuple[PEPOutcome, conic.Solution]:
+    """Solve ``pep`` and wrap the solution as a :class:`PEPOutcome`; with ``exact``, the exact check of the
+    dual certificate against ``target`` (``ρ_thm^K``, or ``None``)."""
+    sol = conic.solve(pep)
+    out = PEPOutcome(status=sol.status, solver=SOLVER, K=K, value=sol.value, primal_value=sol.primal_value,
+                     duality_gap=sol.duality_gap, primal_infeasibility=sol.primal_infeasibility,
+                     dual_infeasibility=sol.dual_infeasibility, proof_residual=sol.proof_residual,
+                     seconds=sol.seconds, gram_size=len(pep.block_of))
+    if exact and out.solved:
+        out.exact = certify(pep, sol.duals, sol.value, target)
+    return out, sol
+
+
 def solve_pep(model: LinearModel, K: int = 1, with_dual: bool = WITH_DUAL, solver: str | None = None,
-              step_params: APAPCParameters | None = None, function_class: str = "smooth_strongly_convex") -> PEPOutcome:
+              step_params: APAPCParameters | None = None, function_class: str = "smooth_strongly_convex",
+              start: str = "any", exact_target: float | None = None, exact: bool = True,
+              excess: float | None = None) -> PEPOutcome:
     """``max V^K s.t. V⁰ <= 1`` for ``model`` (module docstring); the worst case is kept in ``worst``.
 
     ``V`` is always the Lyapunov function of ``model.params`` (the rule's); ``step_params`` (default
     ``model.params``) are the parameters the iteration runs with — a mis-set method (the controls) is
-    measured with the theorem's function.  ``function_class``: a key of :data:`FUNCTION_CLASSES`.
+    measured with the theorem's function.  ``function_class``: one of :data:`FUNCTION_CLASSES`.
+    ``start``: ``"any"`` state, or the algorithm's (``u_f⁰ = u⁰``).  ``solver``: only ``"CLARABEL"``.
+    ``excess`` (a factor ``r``): instead, ``max V'^K − r^K V'⁰ s.t. V⁰ <= 1`` with ``V'`` the Lyapunov function
+    without its dual terms (bounded: the full ``V⁰`` bounds the state; the control ``no_dual``).
     """
     if function_class not in FUNCTION_CLASSES:
-        raise ValueError(f"PEP: unknown function class {function_class!r}; expected one of {tuple(FUNCTION_CLASSES)}")
+        raise ValueError(f"PEP: unknown function class {function_class!r}; expected one of {FUNCTION_CLASSES}")
     if K < 1:
         raise ValueError(f"PEP: need K >= 1 steps, got {K}")
-    solver = solver or solver_name()
+    if solver not in (None, SOLVER):
+        raise ValueError(f"PEP: the engine solves with {SOLVER}, got solver={solver!r}")
     weights = LyapunovWeights.of(model.params, model.P_pinv, with_dual)
-    _forget_null_values()
     pep = PEP()
-    traj = _Trajectory(pep, model, weights, K, step_params, function_class)
-    pep.set_initial_condition(traj.V[0] <= 1)
-    pep.set_performance_metric(traj.V[-1])
-    t0 = time.perf_counter()
-    try:
-        dual = pep.solve(wrapper="cvxpy", solver=solver, verbose=0, **SOLVER_OPTIONS.get(solver, {}))
-    except Exception as exc:  # the solver raised (e.g. numerical failure): a failed SDP, reported as such
-        return PEPOutcome(status=f"solver error: {type(exc).__name__}: {exc}"[:200], solver=solver, K=K, value=None,
-                          primal_value=None, seconds=time.perf_counter() - t0)
-    secs = time.perf_counter() - t0
-    prob = pep.wrapper.prob
-    status = str(prob.status)
-    if dual is None or status not in MEASURED:
-        return PEPOutcome(status=status, solver=solver, K=K, value=None, primal_value=None, seconds=secs,
-                          gram_size=Point.counter)
-    primal = float(prob.value)
-    out = PEPOutcome(status=status, solver=solver, K=K, value=float(dual), primal_value=primal,
-                     duality_gap=abs(float(dual) - primal), seconds=secs, gram_size=Point.counter)
-    out.primal_infeasibility, out.dual_infeasibility = _infeasibilities(pep)
-    if not pep._list_of_psd_sent_to_wrapper:
-        out.proof_residual = _proof_residual(pep)
-    out.worst = _worst_case(traj)
+    traj = _Trajectory(pep, model, weights, K, step_params, function_class, start)
+    pep.initial = traj.V[0]
+    pep.objective = traj.V[-1] if excess is None else excess_form(traj.V, traj.dual, excess)
+    out, sol = outcome_of(pep, K, exact_target, exact=exact and function_class == "smooth_strongly_convex")
+    if out.status in MEASURED and out.value is not None:
+        wc = WorstCase(pep, sol)
+        out.worst = _worst_case(traj, wc)
+        out.analysis = wc.analysis(traj.V, traj.dual, _network_share(model, traj, wc))
     return out
 
 
-def _forget_null_values() -> None:
-    """Clear the values PEPit caches on its module-level ``null_point`` / ``null_expression``.
-
-    ``Point.eval`` stores a combination's value on first use, and the null point is one object shared by every
-    PEP of the process: after a PEP with a Gram of size 25 it keeps a zero vector of length 25, and the worst-case
-    extraction of a later, smaller PEP (``_worst_case``) failed with "index can't contain negative values"
-    (measured: coupled κ_f = 100 then shared, one process; a verify worker that runs a coupled PEP before a
-    consensus one does the same).
-    """
-    null_point._value = None
-    null_expression._value = None
+def excess_form(V: list, dual: list, r: float) -> Form:
+    """``V'^K − r^K V'⁰`` with ``V' = V − dual`` (the Lyapunov function without its dual terms)."""
+    return (V[-1] - dual[-1]) - (V[0] - dual[0]).scale(float(r) ** (len(V) - 1))
 
 
-def _infeasibilities(pep: PEP) -> tuple[float, float]:
-    """Largest primal violation (constraints, ``−λ_min(G)``) and dual violation (``−λ_min`` of the slack, negative multipliers)."""
-    cons = pep._list_of_prepared_constraints
-    prim = [max(0.0, -float(np.linalg.eigvalsh(pep.G_value)[0]))]
-    dual = [max(0.0, -float(np.linalg.eigvalsh(pep.residual)[0]))]
-    for psd in pep._list_of_psd_sent_to_wrapper:  # LMIs of the quadratic class
-        prim.append(max(0.0, -float(np.linalg.eigvalsh(psd.eval())[0])))
-        dual.append(max(0.0, -float(np.linalg.eigvalsh(psd.eval_dual())[0])))
-    for c in cons:
-        v = float(c.eval())
-        if c.equality_or_inequality == "inequality":
-            prim.append(max(0.0, v))
-            dual.append(max(0.0, -float(c.eval_dual())))
-        else:
-            prim.append(abs(v))
-    return max(prim), max(dual)
+def _network_share(model: LinearModel, traj: _Trajectory, wc: WorstCase) -> float:
+    """Share of ``‖u⁰ − u*‖²`` in ``range P`` (the directions the network acts on) at the worst case."""
+    U = np.array([wc.coords(v) for v in traj.states[0][0]])
+    tot = float(np.sum(U * U))
+    if tot <= 0:
+        return 0.0
+    Rn = model.R
+    proj = Rn @ (Rn.T @ U)
+    return float(np.sum(proj * proj)) / tot
 
 
-def _proof_residual(pep: PEP) -> float:
-    """How far the dual multipliers are from a proof: ``Σ |coefficients|`` of ``objective − Σ multiplier·constraint
-    − ⟨slack, Gram⟩`` other than its constant (zero for an exact dual certificate; PEPit's ``check_feasibility``)."""
-    comb = -np.dot(Point.list_of_leaf_points, np.dot(pep.residual, Point.list_of_leaf_points))
-    for c in pep._list_of_prepared_constraints:
-        comb = comb + c.eval_dual() * c.expression
-    left = prune_dict(symmetrize_dict((pep.objective - comb).decomposition_dict))
-    return float(np.sum(np.abs([v for k, v in left.items() if k != 1])))
-
-
-def _worst_case(traj: _Trajectory) -> dict:
+def _worst_case(traj: _Trajectory, wc: WorstCase) -> dict:
     """Coordinates of the worst case: every f_i's (x, ∇f_i(x), f_i(x)) triplets, the solution and the states."""
-    D = Point.counter
-
-    def ev(p) -> np.ndarray:  # coordinates in R^D: the null point evaluates to the scalar 0, and points built
-        v = np.asarray(p.eval(), dtype=float)  # before later leaves have shorter vectors (zero on those leaves)
-        return np.zeros(D) if v.ndim == 0 else np.pad(v, (0, D - v.size))
-
     funcs = []
     for f in traj.fs:
-        funcs.append([(ev(x), ev(g), float(fv.eval())) for x, g, fv in f.list_of_points])
-    states = [tuple(np.array([ev(p) for p in part]) for part in st) for st in traj.states]
-    return {"functions": funcs, "states": states,
-            "V": [float(v.eval()) if not isinstance(v, float) else v for v in traj.V]}
+        funcs.append([(np.concatenate([wc.coords(v) for v in x]), np.concatenate([wc.coords(v) for v in g]),
+                       wc.value(fv)) for x, g, fv in f.points])
+    states = [tuple(np.array([wc.coords(v) for v in part]) for part in st) for st in traj.states]
+    return {"functions": funcs, "states": states, "V": [wc.value(v) for v in traj.V]}

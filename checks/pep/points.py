@@ -48,12 +48,18 @@ def certificate_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: floa
     """
     if not available():
         return {"skipped": missing_reason()}
+    from mixbounds.checks.pep.kinds.classlevel import ClassSpec  # lazy: the optional [pep] extra
+    from mixbounds.checks.pep.kinds.points import class_value  # lazy: the optional [pep] extra
     from mixbounds.checks.pep.performance import solve_pep  # lazy: the optional [pep] extra
     from mixbounds.checks.pep.series import worst_case_rates  # lazy: the optional [pep] extra
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
-    out = solve_pep(model, K=K)
+    p = model.params
+    out = solve_pep(model, K=K, exact_target=rho_theorem(p) ** K)
     rec = _base(model, out)
+    cv = class_value(ClassSpec(p.mu, p.L, p.lam_min, p.lam_max), K)
+    rec.update(scope="network", blocks="scalar", method=model.data.method, rho_class=cv.get("rho_pep", math.nan),
+               class_accuracy=cv.get("accuracy"), class_solved=cv.get("solved", False), kappa_G=p.kappa, chi=p.chi)
     if rate_methods:
         try:
             rates = worst_case_rates(model, out, tuple(rate_methods))
@@ -77,11 +83,9 @@ def control_point(control: str, cls: str, kind: str, n: int, kappa_f: float, kap
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     if control == "theta_doubled":
-        out = solve_pep(model, step_params=controls.theta_doubled(model))
+        out = solve_pep(model, step_params=controls.theta_doubled(model), exact=False)
     elif control == "wide_chebyshev":
-        out = solve_pep(controls.wide_chebyshev(model))
-    elif control == "no_dual":
-        out = solve_pep(model, with_dual=False)
+        out = solve_pep(controls.wide_chebyshev(model), exact=False)
     else:
         raise ValueError(f"PEP control: unknown control {control!r}")
     return {**_base(model, out), "control": control}

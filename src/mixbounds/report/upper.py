@@ -46,15 +46,75 @@ def _pep_contraction(doc: dict) -> list[dict]:
             and not c.get("control")]
 
 
+#: result id prefixes of the certificates shown per point in the scope table (checks/pep/kinds/results.py)
+_SCOPED = ("pep.class.", "pep.blocks.", "pep.binding.")
+
+
+def _carried(p: dict) -> str:
+    """What carries the worst case's Lyapunov value: the dual state's share of V⁰ (and the network's share of u⁰)."""
+    ds = finite(p.get("dual_share_V0"))
+    if ds is None:
+        return "—"
+    out = f"dual {ds:.0%}" if ds >= 0.005 else "primal (dual < 0.5%)"
+    ns = finite(p.get("network_share_u0"))
+    return out + (f", network {ns:.0%} of u⁰" if ns is not None else "")
+
+
+def _exactness(p: dict) -> str:
+    if p.get("exact"):
+        return f"exact (ρ <= {p.get('exact_rho'):.7f})" if finite(p.get("exact_rho")) is not None else "exact"
+    return "float" + (f": {p.get('exact_reason')}" if p.get("exact_reason") else "")
+
+
+def _scope_row(c: dict, p: dict) -> list:
+    if p.get("scope") == "class":
+        where = f"κ_f={_g(p.get('kappa_f'))}, κ_G={_g(p.get('kappa_G'))}, χ={_g(p.get('chi'))} (from κ_W={_g(p.get('kappa_W'))})"
+    else:
+        where = f"{p.get('network', '')} {p.get('N', '')}, κ_f={_g(p.get('kappa_f'))}, κ_W={_g(p.get('kappa_W'))}"
+    rp, rt = finite(p.get("rho_pep")), finite(p.get("rho_theorem"))
+    margin = f"{rt - rp:+.6f}" if rp is not None and rt is not None else "—"
+    rank = p.get("rank")
+    return [link(c["id"], _cid(c["id"])), p.get("scope", "network"), p.get("class", ""), p.get("method", "apapc"),
+            p.get("blocks", "scalar"), where, str(p.get("K", "")), _f(rp), _f(rt), margin,
+            _f(p.get("rho_class")) if p.get("scope") != "class" else "—", _exactness(p),
+            "—" if rank is None else str(rank), _carried(p), V(c["status"], c.get("verdict_label") or c["status"])]
+
+
+def pep_scope_section(doc: dict) -> list:
+    """Every PEP certificate point with its scope (class: every G and P with the constants; network: one fixed network),
+    class, blocks, constants, ρ_PEP, ρ_thm, margin, exactness, the worst case's rank and what carries it."""
+    rows = []
+    for c in doc.get("claims", []):
+        if c.get("control") or c["id"].endswith(".containment") or not (c["id"].startswith(_SCOPED)
+                                                                         or ".contraction." in c["id"]):
+            continue
+        rows += [_scope_row(c, p) for p in c.get("points") or [] if isinstance(p, dict) and "rho_pep" in p]
+    if not rows:
+        return []
+    return [H(3, "PEP certificates by scope: class and network, exactness, what carries the worst case", "pep-scope"),
+            P("Scope `class`: one PEP over every G ∈ F(μ_G, L_G) and every symmetric P with spectrum in {0} ∪ [lo, hi] "
+              "(the lemmas' constants, χ = hi/lo): it covers every network and constraint matrix with those constants. "
+              "Scope `network`: one fixed network and fixed blocks, every f_i ∈ F(μ_f, L_f); ρ_class is the class value "
+              "at the same constants (a network above it is outside the class its parameters assume). Exact: the SDP's "
+              "dual certificate, rounded to rationals and checked in exact arithmetic, proves V^K <= ρ^K V⁰ for the "
+              "shown ρ; float: only the floating-point SDP says so. Rank: eigenvalues of the worst-case Gram matrix "
+              "above 1e-4 of the largest. Carried by: the dual state's share of V⁰ at the worst case. The numbers are "
+              "per-step contractions of the Lyapunov function over K steps, not asymptotic rates (docs: "
+              "guides/pep-certificates)."),
+            T(["Result", "Scope", "Class", "Method", "Blocks", "Constants / network", "K", "ρ_PEP", "ρ_thm", "Margin",
+               "ρ_class", "Exactness", "Rank", "Carried by", "Verdict"], rows)]
+
+
 def pep_section(doc: dict) -> list:
     """ρ_PEP vs ρ_thm per class and κ (module docstring); empty when the run has no PEP result."""
     res = _pep_contraction(doc)
     worst = _worst_case_rows(doc)
-    if not res and not worst:
+    if not res and not worst and not pep_scope_section(doc):
         return []
     head = [H(2, "PEP certificates: ρ_PEP against ρ_thm", "pep-certificates")]
     if not res:
-        return head + [P("This run has no PEP certificate result (`pep.*`); its PEP worst-case series follows.")] + worst
+        return head + [P("This run has no fixed-network PEP sweep (`pep.<class>.contraction.*`).")] + \
+            pep_scope_section(doc) + worst
     rows = []
     for c in res:
         for p in c.get("points") or []:
@@ -72,7 +132,8 @@ def pep_section(doc: dict) -> list:
               and (".iterations." in c["id"] or ".comm." in c["id"]) and not c.get("control")]
     blocks = head + [
               P("Per sweep point: the exact worst case ρ_PEP of one APAPC step of the theorem's Lyapunov function "
-                "(with its dual terms) over every f_i ∈ F(μ_f, L_f), on the fixed network, solved by PEPit; ρ_thm the "
+                "(with its dual terms) over every f_i ∈ F(μ_f, L_f), on the fixed network, solved by the suite's PEP engine "
+                "(Clarabel; PEPit is its test reference); ρ_thm the "
                 "theorem's factor, ρ_derived the factor the suite's derivation proves; margin = ρ_thm − ρ_PEP (a "
                 "negative margin is a finding). Iterations = −1/log ρ_PEP. An SDP not solved to its accuracy is an "
                 "error, never a certificate."),
@@ -83,7 +144,7 @@ def pep_section(doc: dict) -> list:
                         "claimed exponents, judged two-sided: "
                         + "; ".join(f"{link(c['id'], _cid(c['id']))} {fmt_slope(c, 3)} vs {_g(c.get('theory'))} "
                                     f"({c['status']})" for c in slopes) + "."))
-    return blocks + worst
+    return blocks + pep_scope_section(doc) + worst
 
 
 def _worst_case_rows(doc: dict) -> list:

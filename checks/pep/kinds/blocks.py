@@ -1,0 +1,72 @@
+"""Non-scalar blocks and the mixed classes: fixed-network PEPs with several slots per node.
+
+With one scalar slot per node the coupled class only has ``A_i = a_i I_D``, and the classes with local
+constraints degenerate (a non-zero scalar ``C_i`` fixes ``x_i``).  Here a node's variable has several
+coordinates, each a slot (a point of ``R^D`` in the PEP), and ``f_i`` is one function of the node's slots
+(``F(μ_f, L_f)`` interpolation with ``Σ_s ⟨a_s, b_s⟩``, :class:`mixbounds.checks.pep.engine.problem.Function`):
+
+* ``coupled``: ``x_i ∈ R²``, ``A_i ∈ R^{1×2}`` (``app:coupled_cons``);
+* ``coupled_local``: the same and ``C_i x_i = 0`` with ``C_i ∈ R^{1×2}`` (``prob:coupled_with_local``,
+  ``B = [[A, αW'], [βC', 0]]``, ``lem:mixed_coupled_with_local_spectrum``);
+* ``mixed``: ``x_i ∈ R`` with ``A_i = a_i`` coupled, and the shared ``x̃ ∈ R`` under consensus, ``f_i(x_i, x̃_i)`` one
+  function of the pair (``eq:mixed_constraints_reformulation``, ``K = diag(B, B̃)``).
+
+Every map the method applies is then a fixed matrix acting as ``M ⊗ I_D`` on the slots (a block ``A_i`` acts on
+the node's coordinates, not on ``R^D``), read off the suite's
+:class:`~mixbounds.solvers.reformulations.Reformulation` by :func:`mixbounds.checks.pep.model.model_of_problem`:
+the certificate covers these matrices and every ``f_i ∈ F(μ_f, L_f)`` in every dimension ``D``.  The same
+instances give the class constants of ``coupled_local`` and ``mixed`` for the class-level PEP.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mixbounds.checks.pep.model import ClassData, LinearModel, model_of_problem
+from mixbounds.checks.pep.networks import network
+from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import QuadraticObjective
+from mixbounds.instances.problem import MixedProblem
+
+#: classes with a non-scalar-block model
+BLOCK_CLASSES = ("coupled", "coupled_local", "mixed")
+
+
+def _A(i: int, n: int) -> np.ndarray:
+    """``A_i = (1 + i/n, ½(−1)^i)``: rows of different directions, so ``A`` is not a multiple of the identity."""
+    return np.array([[1.0 + i / n, 0.5 * (-1) ** i]])
+
+
+def _C(i: int, n: int) -> np.ndarray:
+    """``C_i = (1, ½ + i/n)``: the kernel of ``C_i`` is a line ``A_i`` does not annihilate."""
+    return np.array([[1.0, 0.5 + i / n]])
+
+
+def block_problem(cls: str, data: ClassData) -> tuple[MixedProblem, tuple]:
+    """The problem of ``cls`` with several slots per node (module docstring) and the node slots."""
+    n, L = data.network.n, data.L_f
+    if cls in ("coupled", "coupled_local"):
+        lay = Layout(d=(2,) * n, dt=0)
+        obj = QuadraticObjective([L * np.eye(2)] * n, [np.zeros(2)] * n, lay, L=data.L_f, mu=data.mu_f)
+        kw = {"A": [_A(i, n) for i in range(n)], "b": [np.zeros(1)] * n}
+        if cls == "coupled_local":
+            kw.update(C=[_C(i, n) for i in range(n)], c=[np.zeros(1)] * n)
+        slots = tuple((2 * i, 2 * i + 1) for i in range(n))
+    elif cls == "mixed":
+        lay = Layout(d=(1,) * n, dt=1)
+        obj = QuadraticObjective([L * np.eye(2)] * n, [np.zeros(2)] * n, lay, L=data.L_f, mu=data.mu_f)
+        kw = {"A": [np.array([[1.0 + i / n]]) for i in range(n)], "b": [np.zeros(1)] * n}
+        slots = None  # filled below: (x_i, x̃_i)
+    else:
+        raise ValueError(f"PEP blocks: no non-scalar model for class {cls!r} (formulated: {BLOCK_CLASSES})")
+    problem = MixedProblem(W=data.network.W, objective=obj, layout=lay, name=f"pep-blocks-{cls}", **kw)
+    if slots is None:
+        st = n + n  # w = (x (n), Y (n·m, m = 1), X̃ (n))
+        slots = tuple((i, st + i) for i in range(n))
+    return problem, slots
+
+
+def block_model(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float, method: str = "apapc") -> LinearModel:
+    """The :class:`LinearModel` of :func:`block_problem` on the tuned ``kind`` network (``L_f = κ_f``, ``μ_f = 1``)."""
+    data = ClassData(cls, network(kind, n, kappa_W), float(kappa_f), 1.0, (), method)
+    problem, slots = block_problem(cls, data)
+    return model_of_problem(data, problem, slots)
