@@ -203,7 +203,7 @@ def reformulated_solution(problem, u_star: np.ndarray, method: str = "apapc") ->
         ev, V = np.linalg.eigh(problem.W.toarray())
         e = ref.inner["W"]
         if ref.cheb:
-            p = Chebyshev(lambda v: v, e["L"], e["mu"], e["degree"]).polynomial(ev)
+            p = Chebyshev(lambda v: v, e.L, e.mu, e.degree).polynomial(ev)
         else:
             p = ev.copy()
         keep = np.abs(p) > 1e-10 * np.abs(p).max()

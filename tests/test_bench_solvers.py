@@ -173,7 +173,7 @@ def bare_iteration(R: Reformulation, u: np.ndarray):
         vt = np.ones(bCt.shape[0])
         ops += [(lambda: bCt @ Xt.ravel(), per["Ct"] // 2), (lambda: bCtT @ vt, per["Ct"] // 2)]
     w = np.ones(R.size)
-    sizes = [(b["degree"], int(np.prod(b["shape"]))) for b in R.blocks.values() if b["outer"]]
+    sizes = [(b.polynomial.degree, int(np.prod(b.shape))) for b in R.blocks.values() if b.polynomial.outer]
     passes = APAPC_VECTOR_PASSES * R.size + sum((CHEB_VECTOR_PASSES_PER_STEP * K + CHEB_VECTOR_PASSES_PER_APPLY) * sz
                                                  for K, sz in sizes)
     reps = passes // R.size

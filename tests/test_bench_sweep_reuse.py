@@ -68,7 +68,7 @@ def coupled_local():
 
 
 def _normal_matrices(R: Reformulation) -> list[np.ndarray]:
-    return [M.M for _, _, M in R._entries if isinstance(M, materialize.MaterializedDense)]
+    return [M.M for _, _, M in R.normal_operator.entries if isinstance(M, materialize.MaterializedDense)]
 
 
 @pytest.mark.benchmark(group="sweep-reuse-setup")

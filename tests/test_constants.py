@@ -59,7 +59,7 @@ def test_a_bound_without_the_coupling_term_is_caught(monkeypatch):
             out["mu"] = min(float(R.problem.objective.mu), out["a"])
         return out
 
-    monkeypatch.setattr("mixbounds.solvers.reformulations.bound_constants", broken)
+    monkeypatch.setattr("mixbounds.solvers.reformulation.constants_modes.bound_constants", broken)
     caught = [not _bounds_hold(Reformulation(_problem("coupled", s), constants="exact"),
                                Reformulation(_problem("coupled", s), constants="bounds")) for s in range(4)]
     assert any(caught)

@@ -23,7 +23,7 @@ def empty_memo():
 
 
 def _dense(R: Reformulation) -> list:
-    return [M for _, _, M in R._entries if isinstance(M, materialize.MaterializedDense)]
+    return [M for _, _, M in R.normal_operator.entries if isinstance(M, materialize.MaterializedDense)]
 
 
 def _fresh(P) -> Reformulation:

@@ -224,7 +224,7 @@ def test_sparse_materialized_local_polynomial_same_counts(family):
     construction keeps the pattern of CᵀC): same iterations and counts as the recurrence,
     values equal to rounding, and the independent tally of raw products agrees."""
     from mixbounds.instances.families import build
-    from mixbounds.solvers.reformulations import MATERIALIZE_LIMIT, _MaterializedSparse
+    from mixbounds.solvers.materialize import MATERIALIZE_LIMIT, MaterializedSparse
 
     kw = dict(kappa_W=4.0, kappa_C=10.0, kappa_AC=12.0, kappa_f=4.0, eps=1e-3)
     if family == "mixed":
@@ -244,7 +244,7 @@ def test_sparse_materialized_local_polynomial_same_counts(family):
     assert tally["C"] < b.counts["C"]  # the sparse matrix made most C products unnecessary …
     assert b.counts == a.counts  # … and they are still counted, as the recurrence makes them
     R = Reformulation(P)
-    assert isinstance(R._ops(R.orc, materialize=True).Cp, _MaterializedSparse)
+    assert isinstance(R.main_operators.Cp, MaterializedSparse)
 
 
 @pytest.mark.parametrize("method", ["apapc", "apapc-nocheb"])

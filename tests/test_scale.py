@@ -240,7 +240,7 @@ def test_sparse_polynomial_is_materialised_only_where_cheaper():
 
 def test_gaussian_local_constraints_keep_the_recurrence():
     from mixbounds.instances.families import build
-    from mixbounds.solvers.reformulations import MATERIALIZE_LIMIT
+    from mixbounds.solvers.materialize import MATERIALIZE_LIMIT
 
     P = build("random-coupled-local", n=8, d=80, p=2, m=3, seed=0).problem
     assert P.layout.dx > MATERIALIZE_LIMIT
