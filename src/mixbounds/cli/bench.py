@@ -10,7 +10,7 @@ function, supports the classes asked for), the classes, the output paths.  Exit 
 
 The user's code never runs in this process: the module is resolved, and the method run on every sweep point,
 in a child process of its own (:mod:`mixbounds.isolation`) with a wall-clock limit per point
-(``--method-timeout``, default :data:`mixbounds.methods.METHOD_TIMEOUT_S`).  A method that hangs, calls
+(``--method-timeout``, default :data:`mixbounds.isolation.METHOD_TIMEOUT_S`).  A method that hangs, calls
 ``sys.exit``, raises ``KeyboardInterrupt``, crashes its process or changes the instance it was given gets
 ``error`` on that point with the reason, and the run goes on; APAPC and the lower-bound engine on the same
 point see the instance as built.  A module that exits, crashes or hangs at import is a usage error (exit 2).
@@ -33,7 +33,8 @@ from mixbounds.bench_method import classes_for, measure_plans, plans, summarize,
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.result import _clean
 from mixbounds.instances.json_file import JSONFileError, read_json
-from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_MAX_S, MethodError, probe
+from mixbounds.isolation import METHOD_TIMEOUT_MAX_S
+from mixbounds.methods import METHOD_CLASSES, MethodError, probe
 from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
 from mixbounds.report.bench import print_table, write_report
 
