@@ -73,6 +73,7 @@ from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the 
     seeds_of,
     summarize,
 )
+from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patched by the tests)
     Check,
@@ -470,6 +471,7 @@ def _run_locked(r: Run, od: OutputDir) -> int:
         stats["setup_seconds"] = time.perf_counter() - r.t_start - stats["seconds"]
         if executor is not None:
             stats["scheduler"] = str(executor.spec)
+        stats.update(calibration_stats(calibrate()))  # this machine's seconds for the reference workload, now
     except SchedulerError as exc:  # a task group failed on the cluster (the points computed so far are cached)
         print(f"mixbounds verify: error: {exc}", file=sys.stderr)  # one line: not wrapped by rich
         return EXIT_FAIL

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from mixbounds.bench_method import classes_for, measure_plans, plans, summarize, supported
+from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.result import _clean
 from mixbounds.instances.json_file import JSONFileError, read_json
@@ -137,6 +138,7 @@ def _run(args, classes, od, jp, executor) -> int:
         print(file=sys.stderr)
     if executor is not None:
         stats["scheduler"] = str(executor.spec)
+    stats.update(calibration_stats(calibrate()))  # this machine's seconds for the reference workload, now
     doc = _clean({"version": 1, "method": args.method, "tier": args.tier.name, "classes": classes, "results": results,
                   "summary": summarize(results), "stats": dict(stats, wall_time=time.perf_counter() - t0),
                   "command": " ".join(["mixbounds"] + list(getattr(args, "argv", [])))})
