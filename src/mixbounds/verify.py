@@ -62,6 +62,7 @@ from mixbounds.checks.audits.guards import guard_globs
 from mixbounds.checks.lower.certificates import summary_line
 from mixbounds.checks.lower.tables234 import NOT_CARRIED
 from mixbounds.checks.registry import all_checks
+from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
     EXIT_INTERRUPTED,
@@ -73,7 +74,6 @@ from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the 
     seeds_of,
     summarize,
 )
-from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patched by the tests)
     Check,
@@ -166,9 +166,16 @@ def matches(rid: str, globs: list[str]) -> bool:
     return any(fnmatchcase(rid, g) or fnmatchcase(rid, g + ".*") or fnmatchcase(rid, g + "@*") for g in globs)
 
 
+#: the default ``--claims``: every claim of the paper, not the opt-in checks (the method benchmarks, ``bench.*``)
+ALL_CLAIMS = "*"
+
+
 def select_checks(checks: list[Check], globs: list[str], tier: Tier) -> list[Check]:
-    """The checks of ``tier`` with a result id that ``globs`` select."""
-    return [c for c in checks if tier in c.tiers and any(matches(r, globs) for r in c.result_ids(tier))]
+    """The checks of ``tier`` with a result id that ``globs`` select (an opt-in check, :class:`Check`, only by a glob
+    other than :data:`ALL_CLAIMS`)."""
+    named = [g for g in globs if g != ALL_CLAIMS]
+    return [c for c in checks if tier in c.tiers
+            and any(matches(r, named if c.opt_in else globs) for r in c.result_ids(tier))]
 
 
 def _no_match_message(globs, tier) -> str:

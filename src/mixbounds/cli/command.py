@@ -20,7 +20,7 @@ from mixbounds.checks.tiers import QUICK
 from mixbounds.cli.options import register_instance, register_solve
 from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, tier_arg
 from mixbounds.isolation import METHOD_TIMEOUT_S
-from mixbounds.outdir import BENCH_OUT, VERIFY_OUT
+from mixbounds.outdir import BENCH_OUT, SUITE_BENCH_OUT, VERIFY_OUT
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -93,15 +93,21 @@ def _register_bench(sub) -> None:
                                    "constructions and random families of the chosen classes, over the Table 1 "
                                    "sweeps; report slopes, the paper's exponents, the engine's lower-bound slopes, "
                                    "count/bound ratios and a verdict (optimal, suboptimal, below-lower-bound, error). "
-                                   "MODULE:FUNCTION is imported with the current directory on sys.path. Exit 0: "
+                                   "MODULE:FUNCTION is imported with the current directory on sys.path. Without "
+                                   "--method: the suite's own methods (APAPC and the baselines, results bench.*, "
+                                   "tiers tiny and full), written as a verify run. Exit 0: "
                                    "measured; 1: some error or below-lower-bound; 2: bad usage.")
-    b.add_argument("--method", required=True, metavar="MODULE:FUNCTION",
-                   help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods)")
+    b.add_argument("--method", default=None, metavar="MODULE:FUNCTION",
+                   help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods); without it, "
+                        "the suite's own methods (APAPC and the baselines: the results bench.*, which 'mixbounds "
+                        "verify' runs only when --claims names them) in tiers tiny and full")
     b.add_argument("--classes", default=None, metavar="C,…",
                    help="problem classes (default: those the method declares in .classes, else all)")
     b.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR, help="sweeps of the Table 1 checks (default quick)")
-    b.add_argument("--out", default=BENCH_OUT, metavar="DIR", help=f"output directory (default ./{BENCH_OUT}/)")
-    b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
+    b.add_argument("--out", default=None, metavar="DIR",
+                   help=f"output directory (default ./{BENCH_OUT}/; without --method ./{SUITE_BENCH_OUT}/)")
+    b.add_argument("--json", default=None, metavar="FILE",
+                   help="also write bench.json (without --method: results.json) to FILE")
     b.add_argument("--method-timeout", type=float, default=METHOD_TIMEOUT_S, metavar="SECONDS",
                    help=f"wall-clock limit of the method on one sweep point (import, set-up and run; default "
                         f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
