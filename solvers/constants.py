@@ -35,9 +35,10 @@ have cost and saved.  Spectral constants can only shorten the run by the ratio o
 fraction ``1 − I(κ_min)/I(κ_b)`` of its iterations, :func:`saved_fraction_max`), while their Lanczos products are paid
 up front, and for a quadratic ``F`` each product costs one ``grad`` round, as one iteration does.  ARPACK makes at
 least :func:`lanczos_products_min` of them, but how many more depends on how the ends of the spectrum cluster, which
-nothing cheaper than the eigen-solve itself tells: measured at ``eps = 1e-8`` on every family with ``A``, 82 to
-53,942 products for 0 to 16 iterations saved (61,594 products for none on the printed coupled construction at
-``κ = 30``, 10,800 variables; ``tests/test_constants_cost.py``).  A set-up that must never cost more oracle calls
+nothing cheaper than the eigen-solve itself tells: measured at ``eps = 1e-8`` on every family with ``A`` (the
+worst-case constructions at κ = 4–10, the random families and applications at their defaults), 82 to 53,942 products
+for 0 to 24 iterations saved, and 61,594 products for none on the printed coupled construction at ``κ = 30`` (10,800
+variables); ``tests/test_constants_cost.py`` checks it family by family.  A set-up that must never cost more oracle calls
 than it saves, nor more than half the iteration phase, therefore starts no eigen-solve of unknown length;
 :func:`measured_reason` states after the run what exact constants could at most have saved, from the measured
 iterations.
