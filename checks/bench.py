@@ -33,7 +33,10 @@ must be >= the lower-bound engine's count at the same level on the same instance
 :mod:`mixbounds.checks.lower.slopes`, shared); ``fail`` if any method goes below.
 
 Tiers (points per sweep, κ range, accuracies, budget) are the tiers' :class:`~mixbounds.checks.tiers.BenchSweeps`;
-the benchmarks run in the tiny and full tiers only (:data:`BENCH_TIERS`; the reason is at the quick tier).
+the benchmarks have sweeps in the tiny and full tiers only (:data:`BENCH_TIERS`; the reason is at the quick tier).
+They measure no claim of the paper: their checks are opt-in (``mixbounds verify`` runs them only when ``--claims``
+names them, ``mixbounds bench`` without ``--method`` runs them alone), and a run that ends at its budget is kept as a
+right-censored count (``extra["censored"]``, :func:`censored_counts`).
 """
 
 from __future__ import annotations
@@ -267,8 +270,22 @@ def measured_or_skipped(tier: Tier, method: str, calls):
     return rule
 
 
+def censored_counts(param: str, oracle: str, pts) -> list[dict]:
+    """The points of a sweep whose run stopped at the tier's budget, as right-censored counts: the ``oracle`` calls
+    and iterations reached when it stopped, which the count to ε₂ exceeds (``count2`` when the run got there)."""
+    out = []
+    for v, p in pts:
+        if isinstance(p, dict) and p.get("reason") == "budget" and not p.get("converged", True):
+            out.append({"target": v, "realized": (p.get("realized") or {}).get(PARAM_REALIZED[param]),
+                        "iterations": p.get("iterations"), "calls_at_stop": (p.get("counts") or {}).get(oracle),
+                        "count2": (p.get("counts2") or {}).get(oracle), "final_error": p.get("final_error"),
+                        "censored": "count to ε₂ >= calls_at_stop"})
+    return out
+
+
 def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResult:
-    """A method's slope on one sweep, reported and not judged (``pass`` once measured), by :func:`judge_sweep`."""
+    """A method's slope on one sweep, reported and not judged (``pass`` once measured), by :func:`judge_sweep`;
+    the points that ended at the budget are in ``extra["censored"]`` (:func:`censored_counts`)."""
     t = tier.bench
     opt = _optimal_exponent(cls, oracle, param)
 
@@ -286,8 +303,9 @@ def _slope_result(tier, cls, method, oracle, param, sw, kind, pts) -> CheckResul
             "stop": t.stop, "budget": t.budget, "calls": _call_budget(tier, method), "method": method}
     rules = SweepRules(screen=screen(param), row=sweep_point(param, oracle), judge=judge,
                        unjudged=measured_or_skipped(tier, method, inst["calls"]))
+    censored = censored_counts(param, oracle, pts)
     return judge_sweep(_rid(cls, method, oracle, param, sw, kind), pts, rules, kind="bench", theory=None,
-                       extra={"method": method, "optimal_exponent": opt},
+                       extra={"method": method, "optimal_exponent": opt, **({"censored": censored} if censored else {})},
                        label="Table 1 (reference only, not judged)", cell=f"T1.{cls}.{oracle}", param=param,
                        instance=inst, variant=_variant(sw, kind))
 
@@ -337,7 +355,7 @@ def _check(cls: str, kind: str) -> Check:
 
     fam = WORST[cls] if kind == "worst" else CLASS_FAMILIES[cls][1]
     return Check(id=f"bench.{cls}.{kind}", family="bench", result_ids=result_ids, tasks=tasks, finalize=finalize,
-                 description=f"baselines vs APAPC on the {fam} family ({cls})", tiers=BENCH_TIERS)
+                 description=f"baselines vs APAPC on the {fam} family ({cls})", tiers=BENCH_TIERS, opt_in=True)
 
 
 def checks() -> list[Check]:

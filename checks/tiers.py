@@ -327,7 +327,7 @@ QUICK = Tier(
     # not the default quick tier: measured there (2 jobs) the 1088-point quick run had done every non-bench point
     # but one and was still running the mixed-class benchmarks after 22 min (apapc-nocheb and the dual gradient
     # method to their budgets on the printed mixed construction); the registry's quick verdicts do not need them.
-    # ``mixbounds verify --tier tiny|full --claims 'bench.*'``
+    # ``mixbounds bench --tier tiny|full`` (or ``mixbounds verify --tier tiny|full --claims 'bench.*'``)
     bench=None,
     lemmas=LemmaCases(
         coupled_spectrum=18, local_spectrum=16, mixed_coupled_with_local_spectrum=18, identical_mixed_spectrum=14,
@@ -375,7 +375,8 @@ FULL = Tier(
     # every run 10⁵ iterations; every baseline also 3·10⁵ calls of any one oracle.  The reference ``apapc`` has no
     # call budget: its Chebyshev iterations make hundreds of calls each, so a common call budget would leave the
     # optimal method itself unmeasured; its iteration counts stay far below the iteration budget
-    # (docs/records/full-tier.md, "Benchmarks of the full tier").  A point that hits a budget is left out of its fit and listed.
+    # (docs/records/full-tier.md, "Benchmarks of the full tier").  A point that hits a budget is left out of its fit
+    # and kept as a censored count.
     bench=BenchSweeps(
         points=5, range=(10.0, 1000.0), base=10.0, eps=(1e-3, 1e-8), stop=1e-10, budget=100000, calls=300000,
         range_override=_frozen({"kappa_AC": (12.0, 1200.0)}), random_base_override=_frozen({"kappa_Ct": 30.0})),

@@ -68,10 +68,10 @@ import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
 from mixbounds.instances import io_npz
+from mixbounds.instances.abs_deviation import AbsDeviationObjective
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.instances.layout import Layout
-from mixbounds.instances.nonsmooth import AbsDeviationObjective
 from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.spectra import spectra_record, trusted_objective_constants

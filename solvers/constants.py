@@ -1,5 +1,5 @@
 """The strong convexity ``μ_G`` and smoothness ``L_G`` of the reformulated objective ``G``, three ways, and the
-cost model that picks one for ``mixbounds solve``.
+cost model behind ``mixbounds solve``'s default (``constants="auto"``).
 
 ``G(w) = F(x, X̃) + (r/2)‖A x + αW'Y − b‖²`` (``eq:coupled_constraints_reg_form``), restricted to
 ``R^d × L_m^⊥ × R^{n d̃}`` (``L_m^⊥ = {Σ_i y_i = 0}``, where the iterates live); ``∇²G = ∇²F ⊕ 0 + r JᵀJ`` with
@@ -30,9 +30,18 @@ goes through the reformulation's *set-up* oracles (:attr:`mixbounds.solvers.refo
 Hessian product costs one ``grad`` round (``Q v = ∇F(v) − ∇F(0)``), two ``A`` and ``2·deg W'`` ``comm`` rounds, and
 the solve reports them as ``setup_counts``, apart from its own ``counts``.
 
-``constants="auto"`` (:func:`choose_constants`): spectral constants can only shorten the run by the ratio of the
-condition numbers, while their Lanczos products are paid up front.  The model predicts both in oracle rounds and
-takes ``spectral`` only if it costs no oracle more rounds than it can save; else ``bounds``.
+``constants="auto"`` (:func:`choose_constants`): ``bounds``, with the cost model's account of what ``spectral`` would
+have cost and saved.  Spectral constants can only shorten the run by the ratio of the condition numbers (at most the
+fraction ``1 − I(κ_min)/I(κ_b)`` of its iterations, :func:`saved_fraction_max`), while their Lanczos products are paid
+up front, and for a quadratic ``F`` each product costs one ``grad`` round, as one iteration does.  ARPACK makes at
+least :func:`lanczos_products_min` of them, but how many more depends on how the ends of the spectrum cluster, which
+nothing cheaper than the eigen-solve itself tells: measured at ``eps = 1e-8`` on every family with ``A`` (the
+worst-case constructions at κ = 4–10, the random families and applications at their defaults), 82 to 53,942 products
+for 0 to 24 iterations saved, and 61,594 products for none on the printed coupled construction at ``κ = 30`` (10,800
+variables); ``tests/test_constants_cost.py`` checks it family by family.  A set-up that must never cost more oracle calls
+than it saves, nor more than half the iteration phase, therefore starts no eigen-solve of unknown length;
+:func:`measured_reason` states after the run what exact constants could at most have saved, from the measured
+iterations.
 """
 
 from __future__ import annotations
@@ -49,10 +58,6 @@ LANCZOS_TOL = 1e-10
 #: Lanczos basis size and iteration cap
 LANCZOS_NCV = 40
 LANCZOS_MAXITER = 100_000
-#: the cost model's count of Hessian products of ``constants="spectral"``: the fewest measured (ARPACK at
-#: LANCZOS_TOL, both ends, random-coupled d = 100, m = 5, κ_f = κ̂_A = 10: 362 at 10³ variables, 562 at 10⁴, 822 at
-#: 10⁵; 1922 at 10⁴ with κ_f = κ̂_A = 100; random-coupled-local and random-mixed at 10⁴: 822, 862), rounded down
-SPECTRAL_PRODUCTS_MIN = 300
 
 
 # ----------------------------------------------------------------------------- bounds from the facts
@@ -150,43 +155,69 @@ def hessian_product_counts(R) -> dict:
     return {"grad": int(quad), "A": 2, "C": 0, "Ct": 0, "comm": 2 * dW}
 
 
+def lanczos_products_min(R) -> int:
+    """The fewest Hessian products :func:`spectral_constants` can make: ARPACK's first Lanczos factorisation builds
+    ``min(size, LANCZOS_NCV)`` basis vectors, one product each, for each of the two ends."""
+    return 2 * min(R.size, LANCZOS_NCV)
+
+
 def predicted_iterations(kappa: float, chi: float, eps: float) -> float:
-    """APAPC's iterations to ``eps`` by its rate ``(1 + ¼ min{1/√(κχ), 1/χ})^{−k}`` (:mod:`mixbounds.solvers.apapc`): a worst-case
-    count (5.8× the 68 measured on random-coupled at 10⁴ variables, ``eps = 1e-6``), used only to compare."""
+    """APAPC's iterations to ``eps`` by its rate ``(1 + ¼ min{1/√(κχ), 1/χ})^{−k}`` (:mod:`mixbounds.solvers.apapc`): a
+    worst-case count (6.6–12.8× the measured ones on every family with ``A`` at ``eps = 1e-8``), used only for ratios."""
     return math.log(1.0 / eps) / math.log1p(0.25 * min(1.0 / math.sqrt(kappa * chi), 1.0 / chi))
 
 
+def saved_fraction_max(kappa_bounds: float, kappa_min: float, chi: float, eps: float) -> float:
+    """The largest fraction of a run's iterations that constants with ``κ_G >= kappa_min`` can save against the bounds'
+    ``kappa_bounds``: ``1 − I(κ_min)/I(κ_b)`` with ``I`` = :func:`predicted_iterations` (``1 − √(κ_min/κ_b)`` where the
+    rate is ``1/√(κχ)``, 0 where it is ``1/χ``)."""
+    lo = min(kappa_min, kappa_bounds)
+    return max(0.0, 1.0 - predicted_iterations(lo, chi, eps) / predicted_iterations(kappa_bounds, chi, eps))
+
+
 def choose_constants(R, eps: float) -> tuple[str, str, dict]:
-    """``("bounds" | "spectral", reason, model)``: spectral only if its Lanczos products cost no oracle more rounds
-    than the iterations they can save.
+    """``("bounds", reason, model)``: the constants ``constants="auto"`` uses, and the cost model's account of
+    ``spectral`` (module docstring: no eigen-solve of unknown length is started).
 
     With the bounds ``κ_b = L_b/μ_b``, the exact constants satisfy ``L_G >= L_f`` (Rayleigh quotient at ``∇²F``'s top
     direction) and ``μ_G <= min(μ_f + r L_A, rα²L_W)`` (at ``∇²F``'s bottom direction, or a ``Y`` alone), so
-    ``κ_G >= κ_min = L_f / min(μ_f + rL_A, rα²L_W)``: at most ``I(κ_b) − I(κ_min)`` iterations
-    (:func:`predicted_iterations`, with the χ of ``R.interval``) are saved, each costing
-    :meth:`~mixbounds.solvers.reformulations.Reformulation.per_iteration_counts`; the set-up costs at least
-    :data:`SPECTRAL_PRODUCTS_MIN` × :func:`hessian_product_counts`.
+    ``κ_G >= κ_min = L_f / min(μ_f + rL_A, rα²L_W)``: at most the fraction :func:`saved_fraction_max` of the
+    iterations is saved, each costing :meth:`~mixbounds.solvers.reformulations.Reformulation.per_iteration_counts`;
+    the Lanczos costs at least :func:`lanczos_products_min` × :func:`hessian_product_counts`.  ``model`` holds these
+    numbers for :func:`measured_reason`.
     """
-    b = bound_constants(R)
     if not R.has_A:
         return "bounds", "no coupled constraint: G = F, the bounds are the exact (μ_f, L_f)", {}
+    b = bound_constants(R)
     obj = R.problem.objective
     lo, hi = R.interval
     chi = hi / lo
     kappa_b = b["L"] / b["mu"]
     kappa_min = float(obj.L) / min(float(obj.mu) + b["b"], b["a_prime"])
-    saved = max(0.0, predicted_iterations(kappa_b, chi, eps) - predicted_iterations(min(kappa_min, kappa_b), chi, eps))
-    per_it, per_prod = R.per_iteration_counts(), hessian_product_counts(R)
-    setup = {k: SPECTRAL_PRODUCTS_MIN * per_prod[k] for k in ORACLES}
-    gain = {k: saved * per_it[k] for k in ORACLES}
-    worse = [k for k in ORACLES if setup[k] > gain[k]]
-    model = {"kappa_bounds": kappa_b, "kappa_min": kappa_min, "chi": chi, "iterations_saved_max": saved,
-             "spectral_setup_min": setup, "rounds_saved_max": gain}
+    frac = saved_fraction_max(kappa_b, kappa_min, chi, eps)
+    products = lanczos_products_min(R)
+    per_prod = hessian_product_counts(R)
+    model = {"kappa_bounds": kappa_b, "kappa_min": kappa_min, "chi": chi, "saved_fraction_max": frac,
+             "lanczos_products_min": products, "product_counts": per_prod,
+             "iteration_counts": R.per_iteration_counts()}
+    return "bounds", (f"no set-up: exact constants could save at most {100 * frac:.0f}% of the iterations (κ_G from "
+                      f"{kappa_b:.3g} down to >= {kappa_min:.3g}) for a Lanczos of >= {products} Hessian products "
+                      f"whose length is not known in advance"), model
+
+
+def measured_reason(model: dict, iterations: int) -> str:
+    """What ``spectral`` could at most have saved in a run of ``iterations`` iterations with the bounds, against its
+    least Lanczos cost, per oracle (``model`` from :func:`choose_constants`); "" without a model."""
+    if not model:
+        return ""
+    saved = model["saved_fraction_max"] * iterations
+    cost = {k: model["lanczos_products_min"] * model["product_counts"][k] for k in ORACLES}
+    gain = {k: saved * model["iteration_counts"][k] for k in ORACLES}
+    worse = [k for k in ORACLES if cost[k] > gain[k]]
+    head = (f"measured {iterations} iterations: exact constants would have saved at most {saved:.0f} of them "
+            f"({', '.join(f'{k} {gain[k]:.0f}' for k in ORACLES if gain[k])})")
     if worse:
         k = worse[0]
-        return "bounds", (f"spectral Lanczos would cost >= {setup[k]:.0f} {k} rounds ({SPECTRAL_PRODUCTS_MIN} Hessian "
-                          f"products) and can save at most {gain[k]:.0f} ({saved:.0f} iterations: κ_G from "
-                          f"{kappa_b:.3g} down to >= {kappa_min:.3g})"), model
-    return "spectral", (f"spectral Lanczos (>= {SPECTRAL_PRODUCTS_MIN} Hessian products) may save up to {saved:.0f} "
-                        f"iterations (κ_G from {kappa_b:.3g} down to >= {kappa_min:.3g}), more rounds of every "
-                        "oracle than it costs"), model
+        return f"{head}, fewer {k} rounds than the >= {cost[k]:.0f} their Lanczos costs"
+    return (f"{head}, against >= {', '.join(f'{k} {cost[k]:.0f}' for k in ORACLES if cost[k])} for their Lanczos "
+            "plus its unknown remainder (--constants spectral computes them)")

@@ -50,7 +50,8 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     constants : {"lemma", "exact", "spectral", "bounds", "auto"}
         The constants of ``G``: the lemmas' bounds (default), exact, by Lanczos on operators at any size (its
         products counted in the result's ``setup_counts``), closed-form bounds from the lemma's facts (no oracle
-        call), or one of the last two chosen by a cost model (:mod:`mixbounds.solvers.constants`).
+        call), or ``"auto"``: the bounds, with the cost model's account of what spectral constants could save
+        (:func:`mixbounds.solvers.constants.choose_constants`).
     x0 : array_like, optional
         Start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
     oracles : mixbounds.solvers.oracles.CountedOracles, optional

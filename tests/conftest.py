@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 from mixbounds.bounds import spectra_memo
+from mixbounds.checks.run.calibration import calibrate, in_units
 from mixbounds.checks.run.framework import code_version
 from mixbounds.solvers import materialize
 from threadpoolctl import threadpool_info
@@ -64,11 +65,34 @@ def pytest_report_header(config):
 _LOAD_AT_START = os.getloadavg()[0]
 
 
+#: the machine calibration of this session (mixbounds.checks.run.calibration), measured once when the benchmarks'
+#: JSON is written
+_CALIBRATION: dict = {}
+
+
+def _calibration() -> dict:
+    if not _CALIBRATION:
+        _CALIBRATION.update(calibrate())
+    return _CALIBRATION
+
+
 def pytest_benchmark_update_machine_info(config, machine_info):
     """Record in pytest-benchmark's JSON the load average before and after the benchmarks, the cores, the BLAS
-    threads and the code version: a time taken beside other work is a guess, and the docs' page says which it was."""
+    threads, the code version and the machine calibration: a time taken beside other work is a guess, and the docs'
+    page says which it was."""
+    machine_info["calibration_seconds"] = _calibration()["seconds"]
+    machine_info["calibration"] = dict(_calibration())
     machine_info["load_before"] = round(_LOAD_AT_START, 2)
     machine_info["load_after"] = round(os.getloadavg()[0], 2)
     machine_info["cores"] = os.cpu_count()
     machine_info["code_version"] = code_version()
     machine_info["blas_threads"] = [i.get("num_threads") for i in threadpool_info() if i.get("user_api") == "blas"]
+
+
+def pytest_benchmark_update_json(config, benchmarks, output_json):
+    """Every benchmark's ``extra_info`` carries the session's calibration and its median in calibration units."""
+    cal = _calibration()["seconds"]
+    for b in output_json.get("benchmarks", []):
+        info = b.setdefault("extra_info", {})
+        info["calibration_seconds"] = cal
+        info["median_calibration_units"] = in_units((b.get("stats") or {}).get("median"), cal)

@@ -99,6 +99,7 @@ def test_local_cluster_equals_serial_bench_result_for_result(tmp_path, at_root, 
     for k in ("tasks", "computed", "code_version"):
         assert a["stats"][k] == b["stats"][k], k
     assert b["stats"]["scheduler"] == "local:2" and "scheduler" not in a["stats"]
+    assert all(d["stats"]["calibration_seconds"] > 0 for d in (a, b))  # bench.json carries the machine calibration
     for d in (serial, dask):
         m = json.loads((d / MANIFEST).read_text())
         assert {"bench.json", "report.md", "report.html", "plots"} <= set(m["files"])

@@ -1,5 +1,6 @@
 """The mixbounds command line (foundation sub-commands)."""
 
+import json
 import subprocess
 import sys
 
@@ -52,6 +53,49 @@ def test_the_command_line_starts_without_the_checks_machinery(tmp_path):
     r = subprocess.run([sys.executable, "-P", "-c", prog], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+#: what ``mixbounds --help`` and ``mixbounds <cmd> --help`` may load: the standard library, numpy (the tiers' grids) and
+#: these modules of the suite (the parsers and the light modules whose constants they show); nothing that runs a
+#: command (scipy, matplotlib, the instance builders, the solvers, the checks' machinery)
+HELP_MODULES = frozenset({"mixbounds", "mixbounds.checks", "mixbounds.checks.run", "mixbounds.checks.run.parent_watch",
+                          "mixbounds.checks.tiers", "mixbounds.cli", "mixbounds.cli.command", "mixbounds.cli.options",
+                          "mixbounds.cli.parsing", "mixbounds.instances", "mixbounds.instances.json_file",
+                          "mixbounds.isolation", "mixbounds.outdir"})
+#: third-party top-level modules a help may load (numpy; the rest is the install's own import hooks)
+HELP_THIRD_PARTY = ("numpy", "_distutils_hack", "__editable__")
+COMMANDS = ("table", "verify", "plot", "instance", "report", "bench", "solve")
+
+
+def modules_beyond_help(prelude: str, cwd) -> list[str]:
+    """The modules a fresh interpreter has loaded after ``prelude`` that a help may not load (:data:`HELP_MODULES`)."""
+    prog = (prelude + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))")
+    r = subprocess.run([sys.executable, "-P", "-c", prog], capture_output=True, text=True, cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    loaded = json.loads(r.stdout.strip().splitlines()[-1])
+    out = []
+    for m in loaded:
+        top = m.split(".")[0]
+        if top == "mixbounds":
+            if m not in HELP_MODULES:
+                out.append(m)
+        elif top not in sys.stdlib_module_names and top != "__main__" and not top.startswith(HELP_THIRD_PARTY):
+            out.append(m)
+    return out
+
+
+@pytest.mark.parametrize("argv", [["--help"]] + [[c, "--help"] for c in COMMANDS])
+def test_help_loads_no_command_machinery(tmp_path, argv):
+    """``mixbounds --help`` and every ``mixbounds <cmd> --help`` build the whole parser and import no command."""
+    prelude = ("from mixbounds.cli import main\ntry:\n    main(%r)\nexcept SystemExit:\n    pass" % argv)
+    assert modules_beyond_help(prelude, tmp_path) == []
+
+
+@pytest.mark.parametrize("module", ["mixbounds.cli.solve", "mixbounds.cli.instance", "mixbounds.instances.objectives"])
+def test_a_heavy_import_at_start_up_is_caught(tmp_path, module):
+    """Negative control: the same measurement after importing a command's module names what it loaded."""
+    beyond = modules_beyond_help(f"import {module}", tmp_path)
+    assert module in beyond and any(m.startswith("scipy") for m in beyond)
 
 
 def test_every_command_still_reaches_its_machinery(tmp_path):

@@ -11,16 +11,13 @@ from mixbounds.instances.reference.kkt import KKT_RTOL
 
 import mixbounds.cli.instance as cli_instance
 from mixbounds import instances
-from mixbounds.cli.instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE, register
-from mixbounds.cli.parsing import Parser
+from mixbounds.cli.command import build_parser
+from mixbounds.cli.instance import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 
 
 def parser():
-    """A parser built the way mixbounds/cli/command.py builds its own, with only this sub-command."""
-    p = Parser(prog="mixbounds")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
-    register(sub)
-    return p
+    """The command line's parser (this sub-command's options are declared in mixbounds.cli.options)."""
+    return build_parser()
 
 
 def run(argv):

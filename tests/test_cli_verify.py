@@ -10,7 +10,7 @@ import sys
 
 import mixbounds.checks.run.framework as framework
 import pytest
-from mixbounds.checks.run import _selftest
+from mixbounds.checks.run import _selftest, calibration
 
 from mixbounds import verify
 from mixbounds.cli.command import main
@@ -68,6 +68,8 @@ def test_all_pass_exit_0_and_outputs(suite, tmp_path, capsys):
     assert [f["label"] for f in doc["findings"]] == ["thm:selftest"]  # a finding does not fail the run
     assert set(doc["versions"]) >= {"python", "numpy", "scipy", "mixed-affine-bounds", "code_version"}
     assert doc["seeds"]  # the fake tasks pass seeds
+    cal = doc["stats"]["calibration"]  # this machine's reference workload, measured in the run (issue 49)
+    assert doc["stats"]["calibration_seconds"] == cal["seconds"] > 0 and cal["workload"] == calibration.WORKLOAD
     # terminal: table, findings line, controls, one summary line
     assert "T1.coupled.comm.kappa_W.tight" in cap.out
     assert "thm:selftest: T1.coupled.comm grows like kappa_A^0.5 — printed 0.5 vs measured" in cap.out

@@ -13,6 +13,9 @@ from mixbounds.solvers import constants as constants_mod
 
 #: relative slack of a bound against the dense exact eigenvalue (eigvalsh rounding on ≤ 200 unknowns)
 BOUND_RTOL = 1e-9
+#: the rate's log1p(x) against x for x = ¼/√(κχ) <= 0.05 (κ >= 16): relative gap below x/2, so 1 − √(κ_min/κ_b) holds
+#: to 2.5%
+LOG1P_RTOL = 0.025
 
 #: coupled-type classes (the constants differ from (μ_f, L_f) only with A): (d, dt, m, p, pt, local, shared)
 SHAPES = {"coupled": dict(d=3, dt=0, m=2, local=False), "coupled_local": dict(d=4, dt=0, m=2, p=1),
@@ -86,19 +89,21 @@ def test_without_A_every_mode_gives_the_objective_constants():
 
 
 def test_auto_states_its_choice_and_reason():
+    """auto takes the bounds (no eigen-solve of unknown length) and says what spectral constants could save."""
     R = Reformulation(_problem("coupled", 2), constants="auto", eps=1e-6)
     c = R.info["constants_G"]
-    assert c["choice"] in ("bounds", "spectral") and "Lanczos" in c["reason"]
+    assert c["choice"] == "bounds" and "Lanczos" in c["reason"] and R.setup_counts == {k: 0 for k in ORACLES}
     model = c["cost_model"]
-    assert model["kappa_min"] <= model["kappa_bounds"] and model["iterations_saved_max"] >= 0
+    assert model["kappa_min"] <= model["kappa_bounds"] and 0 <= model["saved_fraction_max"] < 1
+    assert model["lanczos_products_min"] == 2 * min(R.size, constants_mod.LANCZOS_NCV)
 
 
-def test_auto_takes_spectral_when_the_saving_outweighs_the_lanczos(monkeypatch):
-    """The cost model's other branch: with a (fictitious) Lanczos of one product, spectral pays off."""
-    monkeypatch.setattr(constants_mod, "SPECTRAL_PRODUCTS_MIN", 1)
-    R = Reformulation(_problem("coupled", 2), constants="auto", eps=1e-12)
-    assert R.info["constants_G"]["choice"] == "spectral"
-    assert R.setup_counts["A"] > 0
+def test_saved_fraction_follows_the_rate_regimes():
+    """1 − √(κ_min/κ_b) where the rate is 1/√(κχ); nothing to save where it is 1/χ (χ >= κ)."""
+    f = constants_mod.saved_fraction_max(100.0, 25.0, 1.5, 1e-8)
+    assert f == pytest.approx(1 - math.sqrt(25.0 / 100.0), rel=LOG1P_RTOL)
+    assert constants_mod.saved_fraction_max(100.0, 25.0, 400.0, 1e-8) == 0.0
+    assert constants_mod.saved_fraction_max(100.0, 200.0, 1.5, 1e-8) == 0.0
 
 
 def test_predicted_iterations_follow_the_rate():

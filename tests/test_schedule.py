@@ -118,6 +118,20 @@ def test_prediction_of_a_recorded_run_is_serial_plus_lpt(tmp_path):
     assert p64.points == pytest.approx(5.0, abs=EXACT) and p64.group_bound
 
 
+def test_markdown_record_is_the_table_raw_and_in_calibration_units(tmp_path, capsys):
+    """``--markdown``: the same predictions as the table, each time also divided by the run's calibration (0.5 s:
+    the 2-worker wall 16.25 s is 32.5 u), the task kinds and the longest tasks; without a calibration, raw only."""
+    _write(tmp_path, _doc([[5.0], [3.0, 1.0], [3.0], [3.0], [3.0]], calibration_seconds=0.5))
+    assert main([str(tmp_path), "--workers", "2", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| 2 | 16.2 s (32.5 u) | 15.2 s (30.5 u) | 10.0 s (20.0 u) | 0.90 |" in out
+    assert "| task | 6 | 18.0 s (36.0 u) | 100.0% |" in out and "| task k0.0 | 5.00 s (10.0 u) |" in out
+    _write(tmp_path, _doc([[5.0], [3.0]]))
+    assert main([str(tmp_path), "--workers", "2", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "no machine calibration" in out and " u)" not in out
+
+
 def test_cli_prints_the_table_and_the_check(tmp_path, capsys):
     _write(tmp_path, _doc([[5.0], [3.0, 1.0], [3.0], [3.0], [3.0]], scheduler="local:3"))
     assert main([str(tmp_path), "--workers", "64,2"]) == 0

@@ -68,7 +68,9 @@ class Check:
     ``result_ids(tier)`` lists the ids of the results ``finalize`` will return, so a
     ``--claims`` glob can select checks before anything runs.  ``finalize(tier,
     points)`` receives ``{task.key: point}`` for its own tasks.  ``tier`` is a
-    :class:`~mixbounds.checks.tiers.Tier`; ``tiers`` lists the tiers the check runs in.
+    :class:`~mixbounds.checks.tiers.Tier`; ``tiers`` lists the tiers the check runs in.  An ``opt_in`` check
+    measures no claim of the paper (the method benchmarks): ``mixbounds verify`` runs it only when a ``--claims``
+    glob other than the default ``'*'`` selects it.
     """
 
     id: str
@@ -78,6 +80,7 @@ class Check:
     finalize: Callable[[Tier, dict], list[CheckResult]]
     description: str = ""
     tiers: tuple[Tier, ...] = TIERS
+    opt_in: bool = False
 
 
 def source_files() -> list[tuple[str, Path]]:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mdtext import code, escape, table
+from mixbounds.checks.run.calibration import in_units
 from mixbounds.checks.run.framework import code_version
 from mixbounds.plots import ResultsFileError, load_results
 
@@ -134,6 +135,12 @@ def _duration(s) -> str:
         return "—"
     m, sec = divmod(float(s), 60)
     return f"{sec:.1f} s" if m == 0 else f"{int(m)} min {sec:04.1f} s"
+
+
+def _calibrated(s, cal) -> str:
+    """A duration raw and in calibration units (``u``: reference workloads of the same machine, same run)."""
+    u = in_units(s, cal)
+    return _duration(s) if u is None else f"{_duration(s)} = {u:.1f} u"
 
 
 def provenance(s: Snapshot) -> list[str]:
@@ -274,20 +281,27 @@ def page_timings(snaps: dict[str, Snapshot]) -> str:
     out = ["# Timings", "",
            "Wall times of the snapshot runs, read from their `results.json` (`wall_time`, `stats`). They were taken "
            "on the machine and at the load average each row states: a loaded machine stretches them, so read them "
-           "as what a run cost there, not as a benchmark of the code.", ""]
+           "as what a run cost there, not as a benchmark of the code. Each is also given in *calibration units* "
+           "(`u`): the seconds divided by the run's `stats.calibration_seconds`, the time the same machine took, in "
+           "the same run, for a fixed reference workload of sparse products and small Python-loop steps "
+           "({mod}`mixbounds.checks.run.calibration`); compare runs of different machines in `u`.", ""]
     rows = []
     for s in snaps.values():
         st = s.doc.get("stats") or {}
+        cal = st.get("calibration_seconds")
         rows.append([code(s.name), code(s.meta["command"]), code(str(s.meta["commit"])[:12]),
                      f"{st.get('computed', 0)} computed, {st.get('cached', 0)} cached",
-                     _duration(st.get("seconds")), _duration(st.get("plot_seconds")) if "plot_seconds" in st else "—",
-                     _duration(s.doc.get("wall_time")), str(st.get("jobs", "?")),
+                     _calibrated(st.get("seconds"), cal),
+                     _calibrated(st.get("plot_seconds"), cal) if "plot_seconds" in st else "—",
+                     _calibrated(s.doc.get("wall_time"), cal), _seconds(cal) if cal is not None else "not recorded",
+                     str(st.get("jobs", "?")),
                      f"{s.meta['load_before']} → {s.meta['load_after']} ({s.meta.get('cores', '?')} cores)"])
-    out += table(["snapshot", "command", "commit", "sweep points", "sweeps", "figures", "wall", "jobs", "load average"],
-                 rows)
+    out += table(["snapshot", "command", "commit", "sweep points", "sweeps", "figures", "wall", "calibration", "jobs",
+                  "load average"], rows)
     out += ["`sweeps` is the time from the first to the last sweep point, `figures` the time spent drawing (absent "
-            "with `--no-plots`), `wall` the whole run without the interpreter's start-up. What the full tier cost "
-            "is in the {doc}`full-tier record <../records/full-tier>`.", ""]
+            "with `--no-plots`), `wall` the whole run without the interpreter's start-up, `calibration` the reference "
+            "workload's seconds (a run older than the calibration has none: its times are raw only). What the full "
+            "tier cost is in the {doc}`full-tier record <../records/full-tier>`.", ""]
     return "\n".join(out)
 
 
@@ -329,6 +343,11 @@ def _seconds(v) -> str:
     return f"{v:.3f} s" if isinstance(v, (int, float)) and math.isfinite(v) else "—"
 
 
+def _units(v, cal) -> str:
+    u = in_units(v, cal)
+    return f"{u:.4f} u" if u is not None and math.isfinite(u) else "—"
+
+
 def _extra(info: dict) -> str:
     parts = []
     for k in TIMED_EXTRA:
@@ -363,6 +382,7 @@ def _solve_rows(by_name: dict) -> list[list[str]]:
 def page_timed(doc: dict) -> str:
     """The timed benchmarks (pytest-benchmark's JSON), grouped, with their provenance and the solve's phases."""
     mi, ci = doc.get("machine_info") or {}, doc.get("commit_info") or {}
+    cal = mi.get("calibration_seconds") if isinstance(mi.get("calibration_seconds"), (int, float)) else None
     load = (f"load average {mi['load_before']} before, {mi['load_after']} after"
             if "load_before" in mi else "load average not recorded")
     out = ["# Timed benchmarks (pytest-benchmark)", "",
@@ -371,7 +391,11 @@ def page_timed(doc: dict) -> str:
            f"{code(str(ci.get('id', '?'))[:12])}{' with uncommitted changes' if ci.get('dirty') else ''}, code "
            f"version {code(mi.get('code_version', 'not recorded'))}: {escape(mi.get('cpu', {}).get('brand_raw', '?'))}, "
            f"{mi.get('cores', '?')} cores, Python {escape(mi.get('python_version', '?'))}, {load}. "
-           "One BLAS thread everywhere. A time taken beside other work is stretched: read the load average first.", ""]
+           "One BLAS thread everywhere. A time taken beside other work is stretched: read the load average first. "
+           + (f"Machine calibration of the session: {_seconds(cal)} for the reference workload "
+              "({mod}`mixbounds.checks.run.calibration`); `u` is seconds divided by it, comparable across machines."
+              if cal is not None else "No machine calibration recorded (a session older than it): times are raw only."),
+           ""]
     now = code_version()
     if mi.get("code_version") and mi["code_version"] != now:
         out += [f"The source has changed since (code version now {code(now)}): these are the times of the "
@@ -389,10 +413,11 @@ def page_timed(doc: dict) -> str:
         groups[b.get("group") or "other"].append(b)
     for g, items in groups.items():
         out += [f"## {TIMED_GROUPS.get(g, escape(g))}", ""]
-        rows = [[code(b["name"]), _seconds(b["stats"].get("median")), _seconds(b["stats"].get("min")),
-                 _seconds(b["stats"].get("max")), str(b["stats"].get("rounds", "?")), _extra(b.get("extra_info") or {})]
+        rows = [[code(b["name"]), _seconds(b["stats"].get("median")), _units(b["stats"].get("median"), cal),
+                 _seconds(b["stats"].get("min")), _seconds(b["stats"].get("max")), str(b["stats"].get("rounds", "?")),
+                 _extra(b.get("extra_info") or {})]
                 for b in items]
-        out += table(["case", "median", "min", "max", "rounds", "what it did"], rows)
+        out += table(["case", "median", "median in u", "min", "max", "rounds", "what it did"], rows)
     return "\n".join(out)
 
 

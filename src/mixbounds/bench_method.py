@@ -52,8 +52,8 @@ from mixbounds.checks.sweeps import (
 )
 from mixbounds.checks.tiers import Tier, as_tier
 from mixbounds.instances.fingerprint import changed_parts, data_fingerprint
-from mixbounds.isolation import call_isolated
-from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_S, resolve, run_method
+from mixbounds.isolation import METHOD_TIMEOUT_S, call_isolated
+from mixbounds.methods import METHOD_CLASSES, resolve, run_method
 
 VERDICTS = ("optimal", "suboptimal", "below-lower-bound", "error")
 #: what the counts of a bench result include (``counts_basis`` of every result; the report says it too)

@@ -37,6 +37,14 @@ from typing import Callable
 
 from mixbounds.checks.run.parent_watch import die_with_parent
 
+#: wall-clock seconds a user's method may take on one sweep point (importing its module, setting up, running to the
+#: accuracy or the iteration budget), ``mixbounds bench --method-timeout``: at a load average of 13-14 on the 2-core
+#: machine the example APAPC's largest quick-tier points took 0.4-156 s each, instance build and reference included
+#: (consensus and coupled classes, measured for issue 37); 600 s leaves a factor of ~4
+METHOD_TIMEOUT_S = 600.0
+#: largest --method-timeout accepted (a day: beyond that a point is not a measurement anyone waits for)
+METHOD_TIMEOUT_MAX_S = 86400.0
+
 #: largest result read back from a child (a point of a sweep is a few kilobytes)
 MAX_RESULT_BYTES = 64 << 20
 

@@ -42,18 +42,11 @@ from typing import Callable
 import numpy as np
 
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
-from mixbounds.isolation import call_isolated
+from mixbounds.isolation import METHOD_TIMEOUT_S, call_isolated
 from mixbounds.solvers.baselines._common import Run
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
-#: wall-clock seconds a user's method may take on one sweep point (importing its module, setting up, running to the
-#: accuracy or the iteration budget), ``mixbounds bench --method-timeout``: at a load average of 13-14 on the 2-core
-#: machine the example APAPC's largest quick-tier points took 0.4-156 s each, instance build and reference included
-#: (consensus and coupled classes, measured for issue 37); 600 s leaves a factor of ~4
-METHOD_TIMEOUT_S = 600.0
-#: largest --method-timeout accepted (a day: beyond that a point is not a measurement anyone waits for)
-METHOD_TIMEOUT_MAX_S = 86400.0
 #: the problem classes a user's method can be measured on (those with a worst-case construction, Table 1)
 METHOD_CLASSES = ("consensus", "coupled", "shared", "coupled_local", "mixed")
 #: entry-point group under which installed packages register methods by name

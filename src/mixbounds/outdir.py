@@ -48,6 +48,8 @@ from mixbounds.instances.json_file import JSONFileError, loads, read_json
 #: directory)
 VERIFY_OUT = "mixbounds-results"
 BENCH_OUT = "mixbounds-bench"
+#: default output directory of ``mixbounds bench`` without ``--method`` (the suite's own methods, a verify-kind set)
+SUITE_BENCH_OUT = "mixbounds-bench-suite"
 
 MANIFEST = ".mixbounds-out.json"
 LOCK = ".mixbounds-lock"

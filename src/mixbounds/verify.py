@@ -62,6 +62,7 @@ from mixbounds.checks.audits.guards import guard_globs
 from mixbounds.checks.lower.certificates import summary_line
 from mixbounds.checks.lower.tables234 import NOT_CARRIED
 from mixbounds.checks.registry import all_checks
+from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
     EXIT_INTERRUPTED,
@@ -165,9 +166,16 @@ def matches(rid: str, globs: list[str]) -> bool:
     return any(fnmatchcase(rid, g) or fnmatchcase(rid, g + ".*") or fnmatchcase(rid, g + "@*") for g in globs)
 
 
+#: the default ``--claims``: every claim of the paper, not the opt-in checks (the method benchmarks, ``bench.*``)
+ALL_CLAIMS = "*"
+
+
 def select_checks(checks: list[Check], globs: list[str], tier: Tier) -> list[Check]:
-    """The checks of ``tier`` with a result id that ``globs`` select."""
-    return [c for c in checks if tier in c.tiers and any(matches(r, globs) for r in c.result_ids(tier))]
+    """The checks of ``tier`` with a result id that ``globs`` select (an opt-in check, :class:`Check`, only by a glob
+    other than :data:`ALL_CLAIMS`)."""
+    named = [g for g in globs if g != ALL_CLAIMS]
+    return [c for c in checks if tier in c.tiers
+            and any(matches(r, named if c.opt_in else globs) for r in c.result_ids(tier))]
 
 
 def _no_match_message(globs, tier) -> str:
@@ -470,6 +478,7 @@ def _run_locked(r: Run, od: OutputDir) -> int:
         stats["setup_seconds"] = time.perf_counter() - r.t_start - stats["seconds"]
         if executor is not None:
             stats["scheduler"] = str(executor.spec)
+        stats.update(calibration_stats(calibrate()))  # this machine's seconds for the reference workload, now
     except SchedulerError as exc:  # a task group failed on the cluster (the points computed so far are cached)
         print(f"mixbounds verify: error: {exc}", file=sys.stderr)  # one line: not wrapped by rich
         return EXIT_FAIL

@@ -1,4 +1,5 @@
-"""``mixbounds bench --method MODULE:FUNCTION``: measure a user's method against the lower bounds.
+"""``mixbounds bench --method MODULE:FUNCTION``: measure a user's method against the lower bounds; without
+``--method``, the suite's own methods (:func:`run_suite`: APAPC and the baselines, ``bench.*``).
 
 ``MODULE:FUNCTION`` is imported with the current directory first on ``sys.path`` (as ``python -m`` does), so
 ``examples.apapc:apapc`` works from a checkout's root; a bare NAME is looked up in the entry-point group
@@ -10,7 +11,7 @@ function, supports the classes asked for), the classes, the output paths.  Exit 
 
 The user's code never runs in this process: the module is resolved, and the method run on every sweep point,
 in a child process of its own (:mod:`mixbounds.isolation`) with a wall-clock limit per point
-(``--method-timeout``, default :data:`mixbounds.methods.METHOD_TIMEOUT_S`).  A method that hangs, calls
+(``--method-timeout``, default :data:`mixbounds.isolation.METHOD_TIMEOUT_S`).  A method that hangs, calls
 ``sys.exit``, raises ``KeyboardInterrupt``, crashes its process or changes the instance it was given gets
 ``error`` on that point with the reason, and the run goes on; APAPC and the lower-bound engine on the same
 point see the instance as built.  A module that exits, crashes or hangs at import is a usage error (exit 2).
@@ -30,12 +31,27 @@ import time
 from pathlib import Path
 
 from mixbounds.bench_method import classes_for, measure_plans, plans, summarize, supported
+from mixbounds.checks.bench import BENCH_TIERS
+from mixbounds.checks.bench import CLASSES as SUITE_CLASSES
+from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.result import _clean
 from mixbounds.instances.json_file import JSONFileError, read_json
-from mixbounds.methods import METHOD_CLASSES, METHOD_TIMEOUT_MAX_S, MethodError, probe
-from mixbounds.outdir import OutputDir, OutputError, atomic_write_text, check_dir, check_file, relative_files
+from mixbounds.isolation import METHOD_TIMEOUT_MAX_S
+from mixbounds.methods import METHOD_CLASSES, MethodError, probe
+from mixbounds.outdir import (
+    BENCH_OUT,
+    SUITE_BENCH_OUT,
+    OutputDir,
+    OutputError,
+    atomic_write_text,
+    check_dir,
+    check_file,
+    relative_files,
+)
 from mixbounds.report.bench import print_table, write_report
+from mixbounds.verify import Options
+from mixbounds.verify import run as verify_run
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -87,8 +103,35 @@ def _validate(args):
     return classes, out, jp, scheduler
 
 
+def run_suite(args) -> int:
+    """``mixbounds bench`` without ``--method``: the suite's own methods (APAPC and every baseline, the results
+    ``bench.*`` of :mod:`mixbounds.checks.bench`) on the tier's benchmark sweeps, run and written by
+    :func:`mixbounds.verify.run` as ``mixbounds verify --claims 'bench.*'`` does (results.json, report, plots; a run
+    stopped at the tier's budget is a censored count).  The quick tier has no benchmark sweeps (tiers.QUICK)."""
+    if args.tier.bench is None:
+        return _usage(f"the suite's method benchmarks run in tiers {', '.join(t.name for t in BENCH_TIERS)} (tier "
+                      f"{args.tier} has no benchmark sweeps); give --tier full, or --method to measure a method")
+    classes = None
+    if args.classes is not None:
+        classes = [c.strip() for c in args.classes.split(",") if c.strip()]
+        unknown = [c for c in classes if c not in SUITE_CLASSES]
+        if unknown or not classes:
+            return _usage(f"--classes {args.classes!r}: unknown class {unknown[0] if unknown else '(empty)'!r} "
+                          f"(choose from {', '.join(SUITE_CLASSES)})")
+    claims = ",".join(f"bench.{c}.*" for c in classes) if classes else "bench.*"
+    out = Path(args.out if args.out is not None else SUITE_BENCH_OUT)
+    command = " ".join(["mixbounds"] + list(getattr(args, "argv", [])))
+    return verify_run(Options(tier=args.tier, claims=claims, jobs=args.jobs, out=out,
+                              json=None if args.json is None else Path(args.json), command=command,
+                              scheduler=args.scheduler))
+
+
 def run_bench(args) -> int:
     """The command on parsed arguments (the parser: :func:`mixbounds.cli.command.build_parser`)."""
+    if args.method is None:
+        return run_suite(args)
+    if args.out is None:
+        args.out = BENCH_OUT
     v = _validate(args)
     if isinstance(v, str):
         return _usage(v)
@@ -136,6 +179,7 @@ def _run(args, classes, od, jp, executor) -> int:
         print(file=sys.stderr)
     if executor is not None:
         stats["scheduler"] = str(executor.spec)
+    stats.update(calibration_stats(calibrate()))  # this machine's seconds for the reference workload, now
     doc = _clean({"version": 1, "method": args.method, "tier": args.tier.name, "classes": classes, "results": results,
                   "summary": summarize(results), "stats": dict(stats, wall_time=time.perf_counter() - t0),
                   "command": " ".join(["mixbounds"] + list(getattr(args, "argv", [])))})

@@ -4,9 +4,8 @@ Sub-commands: ``verify`` (the main job: :mod:`mixbounds.verify`), ``plot`` (redr
 the figures from a ``results.json``), ``report`` (rewrite the report from it,
 :mod:`mixbounds.cli.report`), ``bench`` (a user's method against the lower bounds, :mod:`mixbounds.cli.bench`),
 ``table`` (the registry as the paper's tables), ``instance`` (:mod:`mixbounds.cli.instance`) and ``solve``
-(:mod:`mixbounds.cli.solve`).  Every parser is built here (``instance`` and ``solve`` declare their own
-options, their modules being the light ones); the other commands import their machinery when they run
-(:data:`LAZY`).  Exit codes: 0 success, 1 a check failed (or a negative control
+(:mod:`mixbounds.cli.solve`).  Every parser is built here (the options of ``instance`` and ``solve`` are declared
+in :mod:`mixbounds.cli.options`); every command imports its machinery when it runs (:data:`LAZY`).  Exit codes: 0 success, 1 a check failed (or a negative control
 was not caught), 2 bad usage or bad input, 130 interrupted.
 """
 
@@ -18,19 +17,21 @@ import sys
 from pathlib import Path
 
 from mixbounds.checks.tiers import QUICK
-from mixbounds.cli.instance import register as register_instance
+from mixbounds.cli.options import register_instance, register_solve
 from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, tier_arg
-from mixbounds.cli.solve import register as register_solve
-from mixbounds.methods import METHOD_TIMEOUT_S
-from mixbounds.outdir import BENCH_OUT, VERIFY_OUT
+from mixbounds.isolation import METHOD_TIMEOUT_S
+from mixbounds.outdir import BENCH_OUT, SUITE_BENCH_OUT, VERIFY_OUT
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
-#: Why the commands ``verify``, ``plot``, ``report``, ``bench`` and ``table`` import their machinery when they run
-#: and not here: the checks' registry, scipy.stats and matplotlib cost 0.9 s of the 1.3 s that ``import
-#: mixbounds.cli`` took with every command imported at the top (``python -X importtime``, idle machine), paid by
-#: every ``mixbounds solve`` and ``mixbounds instance`` call — at 10⁴ variables most of a solve's wall.  Their
-#: parsers are declared here so that ``mixbounds --help`` and the CLI reference still list every option.
+#: Why every command imports its machinery when it runs and not here: the checks' registry, scipy.stats and
+#: matplotlib cost 0.9 s of the 1.3 s that ``import mixbounds.cli`` took with every command imported at the top
+#: (``python -X importtime``, idle machine), paid by every ``mixbounds solve`` and ``mixbounds instance`` call — at
+#: 10⁴ variables most of a solve's wall; ``mixbounds.cli.solve`` and ``mixbounds.cli.instance`` (scipy, the instance
+#: builders, the solvers) cost 1.0 s of CPU each against 0.27 s for this module with numpy and 0.15 s for numpy
+#: alone (``time.process_time`` around the import, median of 3, load average 12 on 2 cores).  The parsers are
+#: declared without them so that ``mixbounds --help`` and the CLI reference still list every option
+#: (``tests/test_cli.py`` checks the modules a help loads).
 LAZY = "each command's machinery is imported when it runs"
 
 
@@ -68,6 +69,16 @@ def _cmd_bench(args) -> int:
     return run_bench(args)
 
 
+def _cmd_instance(args) -> int:
+    from mixbounds.cli.instance import cmd_instance  # lazy: see LAZY
+    return cmd_instance(args)
+
+
+def _cmd_solve(args) -> int:
+    from mixbounds.cli.solve import cmd_solve  # lazy: see LAZY
+    return cmd_solve(args)
+
+
 def _scheduler_option(p) -> None:
     """``--scheduler``, the same for ``verify`` and ``bench`` (:mod:`mixbounds.checks.run.executors` reads it)."""
     p.add_argument("--scheduler", default=None, metavar="ADDRESS|local:N",
@@ -82,15 +93,21 @@ def _register_bench(sub) -> None:
                                    "constructions and random families of the chosen classes, over the Table 1 "
                                    "sweeps; report slopes, the paper's exponents, the engine's lower-bound slopes, "
                                    "count/bound ratios and a verdict (optimal, suboptimal, below-lower-bound, error). "
-                                   "MODULE:FUNCTION is imported with the current directory on sys.path. Exit 0: "
+                                   "MODULE:FUNCTION is imported with the current directory on sys.path. Without "
+                                   "--method: the suite's own methods (APAPC and the baselines, results bench.*, "
+                                   "tiers tiny and full), written as a verify run. Exit 0: "
                                    "measured; 1: some error or below-lower-bound; 2: bad usage.")
-    b.add_argument("--method", required=True, metavar="MODULE:FUNCTION",
-                   help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods)")
+    b.add_argument("--method", default=None, metavar="MODULE:FUNCTION",
+                   help="the method (MODULE:FUNCTION, or a NAME of entry-point group mixbounds.methods); without it, "
+                        "the suite's own methods (APAPC and the baselines: the results bench.*, which 'mixbounds "
+                        "verify' runs only when --claims names them) in tiers tiny and full")
     b.add_argument("--classes", default=None, metavar="C,…",
                    help="problem classes (default: those the method declares in .classes, else all)")
     b.add_argument("--tier", type=tier_arg, default=QUICK, metavar=TIER_METAVAR, help="sweeps of the Table 1 checks (default quick)")
-    b.add_argument("--out", default=BENCH_OUT, metavar="DIR", help=f"output directory (default ./{BENCH_OUT}/)")
-    b.add_argument("--json", default=None, metavar="FILE", help="also write bench.json to FILE")
+    b.add_argument("--out", default=None, metavar="DIR",
+                   help=f"output directory (default ./{BENCH_OUT}/; without --method ./{SUITE_BENCH_OUT}/)")
+    b.add_argument("--json", default=None, metavar="FILE",
+                   help="also write bench.json (without --method: results.json) to FILE")
     b.add_argument("--method-timeout", type=float, default=METHOD_TIMEOUT_S, metavar="SECONDS",
                    help=f"wall-clock limit of the method on one sweep point (import, set-up and run; default "
                         f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
@@ -145,10 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                     help="worker processes (default: the available cores)")
     pl.set_defaults(func=_cmd_plot)
-    register_instance(sub)
+    register_instance(sub, _cmd_instance)
     _register_report(sub)
     _register_bench(sub)
-    register_solve(sub)
+    register_solve(sub, _cmd_solve)
     return p
 
 

@@ -15,12 +15,11 @@ family, impossible target, a size beyond its cap, unwritable or occupied output 
 written then; 1 the reference solve failed to reach its KKT tolerance (nothing
 written either); 130 interrupted (nothing written).
 
-``register(subparsers)`` adds the sub-command to the ``mixbounds`` parser.
+Its options are declared in :mod:`mixbounds.cli.options` (the command line starts without this module).
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from mixbounds.cli.options import FAMILY_KW
 from mixbounds.instances.families import build, families
 from mixbounds.instances.io import save_instance
 from mixbounds.instances.json_file import JSONFileError, loads
@@ -175,22 +175,6 @@ _PARAMS = (
     ("kappa_f", "kappa_f"), ("n", "n"), ("eps", "eps"), ("seed", "seed"), ("variant", "variant"), ("graph", "graph"),
 )
 
-#: family keywords (sizes and knobs of instances/random/, convex.py, nonsmooth.py builders): option → (type, help);
-#: passed on only when given, and a family that does not take one rejects it with a one-line error (exit 2)
-_FAMILY_KW = (
-    ("d", int, "local dimension d of each x_i"), ("dt", int, "dimension d~ of the shared variable x~"),
-    ("m", int, "rows m of the coupled constraint blocks A_i"), ("p", int, "rows p of the local constraints C_i"),
-    ("pt", int, "rows p~ of the shared-variable constraints C~_i"),
-    ("samples", int, "data rows per node (logistic, vertical-fl, convex, nonsmooth)"),
-    ("features", int, "features per party (vertical-fl)"), ("out_dim", int, "output dimension c (vertical-fl)"),
-    ("noise", float, "label noise of the synthetic data"), ("lam", float, "penalty lambda (local-global)"),
-    ("rank", int, "rank of the objective (convex families)"), ("mu", float, "strong convexity (nonsmooth strongly-convex)"),
-    ("er_p", float, "edge probability of the Erdos-Renyi graph (--graph er)"),
-    ("gossip", str, "gossip matrix of the graph: laplacian or metropolis"),
-    ("objective", str, "objective of the random families: quadratic or logistic"),
-)
-
-
 def _err(msg: str) -> int:
     print(f"mixbounds instance: error: {' '.join(str(msg).split())}", file=sys.stderr)
     return EXIT_USAGE
@@ -306,7 +290,7 @@ def _instance(args) -> int:
     if why:
         return _err(why)
     params = {kw: getattr(args, opt) for opt, kw in _PARAMS if getattr(args, opt, None) is not None}
-    params.update({k: getattr(args, k) for k, _, _ in _FAMILY_KW if getattr(args, k, None) is not None})
+    params.update({k: getattr(args, k) for k, _, _ in FAMILY_KW if getattr(args, k, None) is not None})
     for item in args.param or []:
         key, val = _parse_param(item)
         if key is None:
@@ -357,36 +341,3 @@ def _instance(args) -> int:
         print(line)
     print(f"  time: build {t_build:.2f} s, reference {t_ref:.2f} s")
     return EXIT_OK
-
-
-def register(subparsers) -> argparse.ArgumentParser:
-    """Add ``instance`` to ``subparsers`` (from ``add_subparsers(parser_class=Parser)`` in :mod:`mixbounds.cli.command`)."""
-    p = subparsers.add_parser(
-        "instance",
-        help="build a named instance and export it as an instance directory",
-        description="Build FAMILY with the given targets, compute its reference solution and write it to --out "
-                    "(instance.json, W.mtx, per-node blocks, x_star.npy). Only the options given are passed to the family.",
-    )
-    p.add_argument("family", metavar="FAMILY", help="instance family, e.g. random-mixed (see mixbounds.instances.families)")
-    p.add_argument("--kappa-W", dest="kappa_W", type=float, metavar="X", help="target κ_W of the gossip matrix")
-    p.add_argument("--kappa-C", dest="kappa_C", type=float, metavar="X", help="target κ_C of the local constraints")
-    p.add_argument("--kappa-AC", dest="kappa_AC", type=float, metavar="X", help="target κ̃_AC (κ̂_A without local constraints)")
-    p.add_argument("--kappa-A", dest="kappa_A", type=float, metavar="X", help="alias of --kappa-AC for coupled families (κ̂_A)")
-    p.add_argument("--kappa-Ct", dest="kappa_Ct", type=float, metavar="X", help="target κ̂_{C̃ᵀ} (κ_C̃ for identical C̃)")
-    p.add_argument("--kappa-f", dest="kappa_f", type=float, metavar="X", help="target κ_f = L_f/μ_f")
-    p.add_argument("--n", type=int, metavar="N", help="number of nodes")
-    p.add_argument("--eps", type=float, metavar="E", help="target accuracy (sizes of worst-case chains)")
-    p.add_argument("--seed", type=int, metavar="S", help="random seed")
-    p.add_argument("--variant", metavar="V", help="construction variant (e.g. printed, default)")
-    p.add_argument("--graph", metavar="G", help="communication graph: path, ring, grid, star, complete, er")
-    for k, typ, text in _FAMILY_KW:
-        p.add_argument(f"--{k.replace('_', '-')}", dest=k, type=typ, metavar=k.upper(), help=f"{text} (family keyword {k})")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="any other builder keyword (repeatable; VALUE read as JSON when possible)")
-    p.add_argument("--format", choices=("mtx", "npz"), default="mtx",
-                   help="matrix files: mtx (Matrix Market, a file per node and block; portable, the default) or npz "
-                        "(one NumPy archive per block group; fast to load)")
-    p.add_argument("--no-reference", action="store_true", help="do not compute the reference solution x*")
-    p.add_argument("--out", required=True, metavar="DIR", help="output instance directory (written atomically; an existing instance directory is replaced)")
-    p.set_defaults(func=cmd_instance)
-    return p

@@ -24,6 +24,7 @@ either, x is not written (never into the instance directory unless asked).  The 
 non-finite numbers are written as the strings ``"nan"``, ``"inf"``, ``"-inf"``.
 
 Exit codes: 0 converged, 1 did not converge, 2 bad input (nothing written), 130 interrupted (nothing written).
+Its options are declared in :mod:`mixbounds.cli.options` (the command line starts without this module).
 """
 
 from __future__ import annotations
@@ -46,16 +47,10 @@ from mixbounds.instances.spectra import trusted_facts
 from mixbounds.outdir import OutputError, atomic_write, atomic_write_text, check_file
 from mixbounds.solvers import solve
 from mixbounds.solvers.baselines import BASELINES
+from mixbounds.solvers.constants import measured_reason
 from mixbounds.solvers.reformulations import METHODS
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-#: APAPC's constants of the reformulated objective (``--constants``, mixbounds.solvers.constants): "auto" (the default: "bounds"
-#: or "spectral" by a cost model in oracle rounds, printed with its reason), "bounds" (closed-form bounds from the
-#: lemma's facts, no set-up call), "spectral" (exact, by Lanczos: hundreds of Hessian products, counted in
-#: setup_counts; measured on random-coupled at 10⁵ variables: 822 products for 55 instead of 66 iterations) or "lemma"
-#: (lem:conv_smooth_c_and_l as printed, μ_f/4 and 2L_f·κ_W'², as the rate checks use them)
-SOLVE_CONSTANTS = "auto"
-CONSTANTS_CHOICES = ("auto", "bounds", "spectral", "lemma")
 #: relative KKT residual above which a supplied x_star.npy is not the solution (saved ones have ~1e-12;
 #: the reference solve guarantees 1e-9, and the least-squares multipliers add rounding on top)
 XSTAR_RTOL = 1e-6
@@ -225,7 +220,7 @@ def _reference(P, inst, d: Path) -> tuple[np.ndarray | None, str | None, str]:
         return None, f"no x_star.npy and the reference solve failed: {' '.join(str(exc).split())}", ""
 
 
-def _cmd_solve(args) -> int:
+def cmd_solve(args) -> int:
     def usage(msg: str) -> int:
         print(f"mixbounds solve: error: {' '.join(str(msg).split())}", file=sys.stderr)
         return EXIT_USAGE
@@ -296,7 +291,10 @@ def _constants_line(res) -> tuple[dict | None, str]:
         rec["reason"] = c["reason"]
     text = f"  constants: {used} (μ_G = {c.get('mu_G'):.4g}, L_G = {c.get('L_G'):.4g})"
     if mode == "auto":
-        text += f"; auto: {c.get('reason')}"
+        after = measured_reason(c.get("cost_model") or {}, int(res.iterations))
+        if after:
+            rec["measured"] = after
+        text += f"; auto: {c.get('reason')}" + (f"; {after}" if after else "")
     return rec, text
 
 
@@ -338,21 +336,3 @@ def _report(args, inst, d, res, ref_note, secs, out_json, x_path, phases, facts_
     if out_json:
         print(f"  summary written to {out_json}")
     return EXIT_OK if res.converged else EXIT_FAIL
-
-
-def register(sub) -> None:
-    s = sub.add_parser("solve", help="solve an exported instance directory and print the oracle counts",
-                       description="Solve an instance directory; x goes to --x FILE or next to --json as <stem>.x.npy. "
-                                   "Exit 0 converged, 1 not converged, 2 bad input (nothing written). "
-                                   "Negative numbers may be written --eps -1e-3 or --eps=-1e-3.")
-    s.add_argument("dir", help="instance directory (mixbounds instance … --out DIR)")
-    s.add_argument("--method", default="apapc", help="apapc (default), apapc-nocheb, or a baseline")
-    s.add_argument("--eps", type=float, default=1e-8, help="target relative squared error (default 1e-8)")
-    s.add_argument("--json", default=None, metavar="FILE", help="write a JSON summary here (x goes to <stem>.x.npy)")
-    s.add_argument("--x", default=None, metavar="FILE", help="write the final iterate here (z-layout .npy)")
-    s.add_argument("--max-iter", type=int, default=100_000, help="iteration budget")
-    s.add_argument("--constants", choices=CONSTANTS_CHOICES, default=SOLVE_CONSTANTS,
-                   help="APAPC's constants: 'auto' (default: 'bounds' or 'spectral' by a cost model, printed with its "
-                        "reason), 'bounds' (closed-form bounds, no set-up oracle call), 'spectral' (exact, by Lanczos; "
-                        "its products are reported as setup_counts) or 'lemma' (the lemma's bounds as printed)")
-    s.set_defaults(func=_cmd_solve)
