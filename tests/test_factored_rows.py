@@ -10,6 +10,8 @@ from mixbounds.instances.kron_identity import KronIdentity, canonical_csr
 from mixbounds.instances.reference import kkt, saddle_point
 from mixbounds.instances.reference.factored_rows import FactoredRows
 
+pytestmark = pytest.mark.numerics
+
 
 def _G(rng, *, head=True, tail=True, K=6, dt=5):
     """``[A 0; S ⊗ I_K 0; 0 C̃]`` as :func:`kkt.constraint_system` stacks it; ``(G, start, stop, dx)``."""

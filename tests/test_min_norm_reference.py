@@ -14,6 +14,8 @@ from mixbounds.instances.reference.min_norm import (
     proximal_min_norm_solution,
 )
 
+pytestmark = pytest.mark.numerics
+
 #: the two references agree to this relative distance (both solve to the rounding floor, 7e-13 measured)
 U_RTOL = 1e-10
 

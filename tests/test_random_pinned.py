@@ -33,6 +33,8 @@ import pytest
 import scipy.sparse as sp
 from mixbounds.instances.families import build
 
+pytestmark = pytest.mark.numerics
+
 #: relative agreement of a pinned number: ~10⁶ ulps, far above BLAS rounding (≲ 1e-13 measured between
 #: kernels on these sizes) and far below any change of a random draw or a tuning step (≥ 1e-4)
 PIN_RTOL = 1e-9
