@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 JOB = ROOT / ".ci" / "numerics"
 
 #: test files whose every test is about numerics that must not depend on the machine (module-level marker)
-MARKED_FILES = ("test_random_pinned.py", "test_gossip_cut.py", "test_reference_paths.py", "test_min_norm_reference.py",
-                "test_factored_rows.py", "test_kron_identity.py", "test_objective_blocks.py")
+MARKED_FILES = ("test_random_pinned.py", "test_random.py", "test_gossip_cut.py", "test_reference_paths.py",
+                "test_min_norm_reference.py", "test_deflated_kkt.py", "test_factored_rows.py", "test_kron_identity.py",
+                "test_objective_blocks.py")
 
 
 def test_ci_run_calls_the_job_between_the_tests_and_the_docs():

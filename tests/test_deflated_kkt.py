@@ -10,6 +10,8 @@ from mixbounds.instances.reference import kkt as reference
 from mixbounds.instances.reference import lad_interior_point as lad
 from mixbounds.instances.reference.hessian_factor import BlockCholesky
 
+pytestmark = pytest.mark.numerics
+
 #: a solve of a well-posed system with singular blocks agrees with the dense solve to this (relative)
 SOLVE_RTOL = 1e-9
 #: the system with an unpinned eigenvalue 1e-11 (condition ~1e11, ε·cond ~ 1e-5; measured 1.4e-6): agreement to this

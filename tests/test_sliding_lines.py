@@ -19,6 +19,7 @@ def readings():
     return sliding_readings()
 
 
+@pytest.mark.numerics
 def test_line_6_alone_converges_as_lans_and_line_12_alone_does_not(readings):
     lan, l6, l12, both = readings["lan"], readings["line6"], readings["line12"], readings["printed"]
     assert lan["converged"] and l6["converged"]
