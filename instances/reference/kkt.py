@@ -1,24 +1,27 @@
 """Exact reference solutions ``x*`` of problem (P): one point defined by the problem, on any machine.
 
 :func:`reference_solution` never returns whichever point the factorisation of a singular matrix happens to give:
-which path a problem takes is decided by its objective's structure (:attr:`~mixbounds.instances.objectives.
-Objective.strongly_convex`, :attr:`~mixbounds.instances.objectives.Objective.strictly_convex`), not by pivots.
+which path a problem takes is decided by its objective's structure, not by pivots
+(:attr:`~mixbounds.instances.objectives.Objective.strongly_convex`,
+:attr:`~mixbounds.instances.objectives.Objective.strictly_convex`).
 
 * Strongly convex objective (``μ_f > 0``, Assumption ``ass:smooth_and_str_convex_of_f_i``): ``H = Eᵀ∇²F E`` is
   positive definite, the minimiser is unique; one refined KKT solve for a quadratic, equality-constrained Newton
   steps otherwise (:mod:`mixbounds.instances.reference.saddle_point`).
 * Quadratic objective with ``μ_f = 0`` (Table 2's convex families): the minimisers form an affine set
   ``v₀ + ker H ∩ ker G`` and the KKT matrix is singular when that kernel is not ``{0}``; the reference is the
-  minimiser nearest to 0 in the u-layout norm (:func:`mixbounds.instances.reference.min_norm.
-  min_norm_quadratic_solution`), the ``x*`` the convex families record.
+  minimiser nearest to 0 in the u-layout norm
+  (:func:`~mixbounds.instances.reference.min_norm.min_norm_quadratic_solution`), the ``x*`` the convex families
+  record.
 * Other objectives with ``μ_f = 0``: Newton steps when the objective is strictly convex (every Hessian positive
   definite: the minimiser is unique and every Newton KKT system nonsingular in ``v``), else ``ValueError``.
 
 The result carries its relative KKT residual; anything above ``tol`` is an error, never a silently returned point.
 With redundant constraints the multipliers are one solution among many (the point is unique).
 
-The names of :mod:`~mixbounds.instances.reference.saddle_point` are re-exported here for the modules that import
-them from this one.
+The helpers of :mod:`~mixbounds.instances.reference.saddle_point` that callers import from here (``KKT_RTOL``,
+``constraint_system``, ``copy_map``, ``copy_weights``, ``layout_copy_map``) are importable from this module; the
+solvers and their size limits are read and patched where they live.
 """
 
 from __future__ import annotations
@@ -31,32 +34,15 @@ from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.reference.min_norm import min_norm_quadratic_solution
 from mixbounds.instances.reference.saddle_point import (
-    _KKT,
-    KKT_DELTA,
-    KKT_DIRECT_BEFORE_MINRES_NNZ,
-    KKT_DIRECT_MAX_NNZ,
     KKT_RTOL,
-    REFINE_STALL,
-    REFINE_STEPS,
-    SCHUR_DENSE_MAX,
-    SCHUR_MAXITER,
-    SCHUR_RTOL,
     _kkt_solver,
-    _refine,
     _residual,
-    _Saddle,
-    _SchurKKT,
     constraint_system,
     copy_map,
-    copy_weights,
     factored_constraints,
-    layout_copy_map,
 )
-
-__all__ = ["KKT_DELTA", "KKT_DIRECT_BEFORE_MINRES_NNZ", "KKT_DIRECT_MAX_NNZ", "KKT_RTOL", "REFINE_STALL",
-           "REFINE_STEPS", "SCHUR_DENSE_MAX", "SCHUR_MAXITER", "SCHUR_RTOL", "Reference", "_KKT", "_Saddle",
-           "_SchurKKT", "_kkt_solver", "_refine", "_residual", "constraint_system", "copy_map", "copy_weights",
-           "factored_constraints", "layout_copy_map", "reference_solution"]
+from mixbounds.instances.reference.saddle_point import copy_weights as copy_weights  # re-exported
+from mixbounds.instances.reference.saddle_point import layout_copy_map as layout_copy_map  # re-exported
 
 
 @dataclass(frozen=True)
