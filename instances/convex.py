@@ -29,10 +29,10 @@ The T2 checks (:mod:`mixbounds.checks.nonsmooth`) start far from 0 (``u⁰ = ρ�
 ``u*`` is a valid ``R`` of Lemma ``lem:regularized_convergence`` (any minimiser may be its ``u*``) but not the
 smallest one (convex-coupled quick-tier base instance: 16.42 against the distance 12.73 from ``u⁰`` to the
 solution set); the audit ``audit.reference.T2.*`` checks the contract stated here.
-Quadratic, up to :data:`DENSE_REFERENCE_MAX` unknowns and multipliers: one solution of the singular KKT
-system by dense least squares, then the component along the solution set ``v₀ + (ker H ∩ ker G)`` removed
-in the u-layout metric; above it, proximal-point steps on one sparse factorisation with a certificate that
-the point is the nearest minimiser (:mod:`mixbounds.instances.reference.min_norm`).  The KKT residual is reported.  Logistic and log-cosh: equality-constrained Newton
+Quadratic: :func:`mixbounds.instances.reference.min_norm.min_norm_quadratic_solution` (dense least squares on the
+singular KKT system, then the component along the solution set ``v₀ + (ker H ∩ ker G)`` removed in the u-layout
+metric; proximal-point steps on one sparse factorisation with a certificate above its size limit), the point
+:func:`mixbounds.instances.reference.kkt.reference_solution` also returns for these problems.  The KKT residual is reported.  Logistic and log-cosh: equality-constrained Newton
 (:func:`mixbounds.instances.reference.kkt.reference_solution`, relative KKT residual ``<= 1e-9``, else an error),
 strictly convex on the feasible set (logistic: for these data, checked by its KKT solve; log-cosh: everywhere).  ``params`` report ``R_u``, ``L_f``, ``F*``,
 ``D = F(u*) − inf F`` (Lemma ``lem:regularized_convergence``; quadratic only) and
@@ -44,7 +44,6 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-import scipy.linalg as sla
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.nonsmooth import SIZE_KW, STRUCTURES, build_constraints
@@ -61,15 +60,8 @@ from mixbounds.instances.random.common import (
     _rng,
 )
 from mixbounds.instances.random.finish import _finish
-from mixbounds.instances.reference.kkt import constraint_system, copy_map, reference_solution
-from mixbounds.instances.reference.min_norm import proximal_min_norm_solution
-
-#: required relative KKT residual of the reference
-KKT_RTOL = 1e-9
-#: the dense least-squares reference (cubic in nv + nc) is used up to this many unknowns plus multipliers, the
-#: sparse proximal one above: every instance of the verify tiers and of the tests (n = 4 ring, ≤ 60 unknowns)
-#: stays on the dense route, which the sparse one is tested against (tests/test_min_norm_reference.py)
-DENSE_REFERENCE_MAX = 2000
+from mixbounds.instances.reference.kkt import reference_solution
+from mixbounds.instances.reference.min_norm import min_norm_quadratic_solution
 
 
 def _rank_deficient_spectra(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray, rank: int | None):
@@ -116,41 +108,6 @@ def logcosh_convex(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray,
         q = (U * ev) @ (U.T @ z0) + U @ (c * np.tanh(t0))
         Us.append(U), lams.append(ev), cs.append(c), ss.append(s), qs.append(q)
     return LogCoshObjective(Us, lams, cs, ss, qs, layout)
-
-
-def min_norm_quadratic_solution(problem: MixedProblem) -> dict:
-    """Minimiser of a convex quadratic (P) nearest to 0 in the u-layout norm (module docstring)."""
-    obj = problem.objective
-    E = copy_map(problem)
-    G, h = constraint_system(problem)
-    if E.shape[1] + G.shape[0] > DENSE_REFERENCE_MAX:
-        ref = proximal_min_norm_solution(problem)
-        return {"u": ref["u"], "kkt_residual": ref["kkt_residual"], "min_norm_residual": ref["min_norm_residual"],
-                "solution_set_dim": None, "method": ref["method"]}
-    H = (E.T @ obj.Q @ E).toarray()
-    g = E.T @ obj.q
-    G = G.toarray()
-    nv, nc = H.shape[0], G.shape[0]
-    K = np.block([[H, G.T], [G, np.zeros((nc, nc))]])
-    rhs = np.concatenate([g, h])
-    sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
-    v0, lam = sol[:nv], sol[nv:]
-    N = sla.null_space(np.vstack([H, G]), rcond=1e-10)
-    EtE = (E.T @ E).toarray()
-    if N.shape[1]:
-        c = np.linalg.solve(N.T @ EtE @ N, -(N.T @ EtE @ v0))
-        v = v0 + N @ c
-    else:
-        v = v0
-    stat = H @ v - g + G.T @ lam
-    feas = G @ v - h
-    den = np.linalg.norm(H @ v) + np.linalg.norm(g) + np.linalg.norm(G.T @ lam) + np.linalg.norm(h) + 1e-300
-    res = float(np.sqrt(stat @ stat + feas @ feas) / den)
-    if res > KKT_RTOL:
-        raise ValueError(f"convex reference: relative KKT residual {res:.2e} exceeds {KKT_RTOL:g}")
-    # distance of the min-norm point to the solution set's other points is irrelevant; record the set's dimension
-    return {"u": E @ v, "kkt_residual": res, "solution_set_dim": int(N.shape[1]),
-            "method": "dense least-squares KKT + projection onto the solution set (min u-norm)"}
 
 
 def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_AC=None, kappa_C=None, kappa_Ct=None,

@@ -19,6 +19,14 @@ import scipy.sparse as sp
 from mixbounds.bounds.spectral import smallest_eigenvalue, sym_extremes
 from mixbounds.instances.layout import Layout
 
+#: ``μ_f`` counts as positive (``f_i`` strongly convex) above this fraction of ``L_f``: a singular block's computed
+#: smallest eigenvalue is rounding, ≲ 1e-15 L_f, and every strongly convex family has κ_f <= 1e8 (``μ_f/L_f >= 1e-8``),
+#: so no machine's rounding moves an objective across the line
+STRONG_CONVEXITY_RTOL = 1e-12
+#: a logistic node's features have full column rank when σ_min(F_i) exceeds this fraction of σ_max(F_i) (the
+#: families' Gaussian F_i with N_i >= 4 k_i rows have σ_min/σ_max ≳ 0.2; a repeated column gives ≲ 1e-15)
+FULL_RANK_RTOL = 1e-8
+
 
 def _to_sparse(M) -> sp.csr_matrix:
     return sp.csr_matrix(M, dtype=float)
@@ -136,6 +144,19 @@ class Objective(ABC):
         if self.L is None or self.mu <= 0:
             return float("inf")
         return self.L / self.mu
+
+    @property
+    def strongly_convex(self) -> bool:
+        """``μ_f > 0``, decided with the margin :data:`STRONG_CONVEXITY_RTOL` (a computed ``μ_f`` of a singular block is
+        rounding): then ``∇²F`` is positive definite everywhere and (P) has one minimiser."""
+        return self.L is not None and self.mu > STRONG_CONVEXITY_RTOL * self.L
+
+    @property
+    def strictly_convex(self) -> bool:
+        """Every ``∇²F(u)`` is positive definite, so (P) has at most one minimiser and every Newton KKT system of
+        :func:`mixbounds.instances.reference.kkt.reference_solution` is nonsingular in ``v``.  Implied by
+        :attr:`strongly_convex`; objectives with ``μ_f = 0`` that have it say so from their data."""
+        return self.strongly_convex
 
 
 class QuadraticObjective(Objective):
@@ -257,6 +278,20 @@ class LogisticObjective(Objective):
         self.features = tuple(Fs)
         self.labels = tuple(ys)
 
+    @property
+    def strictly_convex(self) -> bool:
+        """``reg > 0``, or every ``F_i`` of full column rank (:data:`FULL_RANK_RTOL`): ``∇²f_i = F_iᵀ D F_i / N_i``
+        with ``D = σ(1 − σ) > 0`` at finite margins."""
+        if self.reg > 0:
+            return True
+        for F in self.features:
+            if F.shape[0] < F.shape[1]:
+                return False
+            sv = np.linalg.svd(F, compute_uv=False) if F.size else np.ones(1)
+            if not sv[-1] > FULL_RANK_RTOL * sv[0]:
+                return False
+        return True
+
     def _margins(self, u):
         return self.y * (self.F @ u)
 
@@ -336,6 +371,12 @@ class LogCoshObjective(Objective):
         Lc, muc = self.exact_constants()
         self.L = float(Lc if L is None else L)
         self.mu = float(muc if mu is None else mu)
+
+    @property
+    def strictly_convex(self) -> bool:
+        """Exactly from the data: every direction has ``λ_ij > 0`` or ``c_ij > 0`` (curvature ``λ_ij + c_ij sech²`` > 0
+        everywhere)."""
+        return all(bool(np.all((li > 0) | (ci > 0))) for li, ci in zip(self.lam_blocks, self.c_blocks))
 
     def exact_constants(self) -> tuple[float, float]:
         """``(max_i max_j (λ_ij + c_ij), min_i min_j λ_ij)`` (class docstring)."""

@@ -236,24 +236,25 @@ FAMILY_REF_RTOL = 1e-12
 @pytest.mark.parametrize("family,argv", [("convex-coupled", []),
                                          ("nonsmooth-mixed", ["--variant", "strongly-convex"]),
                                          ("nonsmooth-coupled", [])])
-def test_families_with_their_own_reference_keep_it(tmp_path, capsys, family, argv):
+def test_families_with_their_own_reference_keep_it(tmp_path, capsys, monkeypatch, family, argv):
     """Convex families' x* is the minimiser nearest to the start, nonsmooth ones' the LP/QP optimum that sizes their
-    box: the CLI writes it as built (it used to replace the convex one by the generic KKT solve's minimiser, and
-    failed on every nonsmooth family)."""
+    box: the CLI writes it as built and never calls the generic reference solve (which cannot solve a nonsmooth
+    problem; for a convex quadratic it now returns the same minimum-norm point, tests/test_reference_paths.py)."""
     from mixbounds.instances.families import build
 
+    def generic(problem):
+        raise ValueError("the generic reference solve was called")
+
+    monkeypatch.setattr(cli_instance, "reference_solution", generic)
     out = tmp_path / family
     assert run(["instance", family, *argv, "--format", "npz", "--out", str(out)]) == EXIT_OK
     assert "the family's own" in capsys.readouterr().out
     built = build(family, **({"variant": "strongly-convex"} if "--variant" in argv else {}))
     got = load_instance(out).x_star
     assert np.linalg.norm(got - built.x_star) <= FAMILY_REF_RTOL * np.linalg.norm(built.x_star)
-    if family.startswith("convex"):  # the control: the generic KKT solve picks another minimiser here (‖u‖ 11.4, not 4.0)
-        from mixbounds.instances.reference.kkt import reference_solution
-
-        other = reference_solution(built.problem).u
-        assert np.linalg.norm(other - built.x_star) > 1e-6 * np.linalg.norm(built.x_star)
-        assert np.linalg.norm(built.x_star) < np.linalg.norm(other)
+    # the control: a family without its own reference goes through the (here refusing) generic solve
+    assert run(["instance", "random-coupled", "--n", "4", "--out", str(tmp_path / "generic")]) == EXIT_FAIL
+    assert "the generic reference solve was called" in capsys.readouterr().err
 
 
 def test_sparse_reference_iterations_are_printed_and_the_handler_removed(tmp_path, monkeypatch, capsys):

@@ -6,9 +6,11 @@ import pytest
 import scipy.sparse as sp
 from mixbounds.instances.families import build
 from mixbounds.instances.reference import deflated_kkt as dk
-from mixbounds.instances.reference import kkt as reference
 from mixbounds.instances.reference import lad_interior_point as lad
+from mixbounds.instances.reference import saddle_point as reference
 from mixbounds.instances.reference.hessian_factor import BlockCholesky
+
+pytestmark = pytest.mark.numerics
 
 #: a solve of a well-posed system with singular blocks agrees with the dense solve to this (relative)
 SOLVE_RTOL = 1e-9

@@ -7,8 +7,10 @@ import pytest
 import scipy.sparse as sp
 from mixbounds.instances.families import build
 from mixbounds.instances.kron_identity import KronIdentity, canonical_csr
-from mixbounds.instances.reference import kkt
+from mixbounds.instances.reference import kkt, saddle_point
 from mixbounds.instances.reference.factored_rows import FactoredRows
+
+pytestmark = pytest.mark.numerics
 
 
 def _G(rng, *, head=True, tail=True, K=6, dt=5):
@@ -76,9 +78,9 @@ def test_a_wrong_factored_product_is_refused_when_built(monkeypatch):
 def test_the_schur_reference_is_unchanged_bit_for_bit(monkeypatch):
     """The printed coupled + local construction through the Schur-complement path with MINRES (forced by the
     thresholds), with and without the factored rows: the same solution and multipliers, bit for bit."""
-    monkeypatch.setattr(kkt, "KKT_DIRECT_MAX_NNZ", 0)
-    monkeypatch.setattr(kkt, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
-    monkeypatch.setattr(kkt, "SCHUR_DENSE_MAX", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "SCHUR_DENSE_MAX", 0)
     inst = build("coupled-local", kappa_f=10.0, kappa_AC=10.0, kappa_C=100.0, kappa_W=10.0, variant="printed",
                  eps=1e-2)
     P = inst.problem

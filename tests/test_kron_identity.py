@@ -11,6 +11,8 @@ from mixbounds.solvers.baselines._common import NodeNorms
 from mixbounds.solvers.chebyshev import Chebyshev
 from mixbounds.solvers.oracles import CountedOracles, spmv
 
+pytestmark = pytest.mark.numerics
+
 #: relative agreement of two summation orders of the same squares (NodeNorms against np.bincount)
 SUM_ORDER_RTOL = 1e-13
 

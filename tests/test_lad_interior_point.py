@@ -9,7 +9,7 @@ from mixbounds.instances import nonsmooth as ns
 from mixbounds.instances.families import build
 from mixbounds.instances.objectives import block_diag_u
 from mixbounds.instances.reference import block_elimination as elim
-from mixbounds.instances.reference import deflated_kkt
+from mixbounds.instances.reference import deflated_kkt, saddle_point
 from mixbounds.instances.reference import kkt as reference
 from mixbounds.instances.reference import lad_interior_point as lad
 from mixbounds.instances.reference.kkt import constraint_system, copy_map
@@ -108,8 +108,8 @@ def test_schur_path_of_the_kkt_solver(monkeypatch, structure, mu, eliminate, pat
     eliminated and (the path of the G_SᵀG_S term) without."""
     variant = "strongly-convex" if mu else "default"
     inst = build(f"nonsmooth-{structure}", variant=variant, **SIZES[structure])
-    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
-    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
     if path == "kkt-schur":
         monkeypatch.setattr(deflated_kkt, "BORDER_MAX", -1)
     P, feats, ys, mu = _data(inst)

@@ -4,12 +4,17 @@ dense least-squares one, its certificate's negative control and its non-converge
 import numpy as np
 import pytest
 import scipy.linalg as sla
-from mixbounds.instances import convex
-from mixbounds.instances.convex import min_norm_quadratic_solution
 from mixbounds.instances.families import build
 from mixbounds.instances.nonsmooth import STRUCTURES
+from mixbounds.instances.reference import min_norm
 from mixbounds.instances.reference.kkt import KKT_RTOL, constraint_system, copy_map
-from mixbounds.instances.reference.min_norm import MIN_NORM_RTOL, proximal_min_norm_solution
+from mixbounds.instances.reference.min_norm import (
+    MIN_NORM_RTOL,
+    min_norm_quadratic_solution,
+    proximal_min_norm_solution,
+)
+
+pytestmark = pytest.mark.numerics
 
 #: the two references agree to this relative distance (both solve to the rounding floor, 7e-13 measured)
 U_RTOL = 1e-10
@@ -52,7 +57,7 @@ def test_too_few_steps_is_an_error():
 
 def test_family_build_above_the_dense_limit_uses_the_proximal_route(monkeypatch):
     default = build("convex-coupled", rank=2)
-    monkeypatch.setattr(convex, "DENSE_REFERENCE_MAX", 0)
+    monkeypatch.setattr(min_norm, "DENSE_REFERENCE_MAX", 0)
     sparse = build("convex-coupled", rank=2)
     ref = sparse.params["reference"]
     assert ref["method"].startswith("proximal-point")
@@ -64,7 +69,7 @@ def test_family_build_above_the_dense_limit_uses_the_proximal_route(monkeypatch)
 def test_proximal_through_the_schur_complement_and_minres(monkeypatch, structure):
     """The route of the 10⁶-variable instances (H factored alone, MINRES on G H⁻¹ Gᵀ warm-started from the previous
     step's multipliers) gives the same point as the dense reference."""
-    from mixbounds.instances.reference import kkt as reference
+    from mixbounds.instances.reference import saddle_point as reference
 
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
     monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)

@@ -8,6 +8,8 @@ from mixbounds.instances import objectives
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective, block_diag_u
 
+pytestmark = pytest.mark.numerics
+
 LAYOUTS = [((3, 3, 3), 0), ((2, 2), 3), ((4, 4, 4, 4), 2), ((0, 0, 0), 4), ((5,) * 7, 1)]
 
 

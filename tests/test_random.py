@@ -20,6 +20,8 @@ from mixbounds.instances.random import (
 from mixbounds.instances.realized import realized_kappas
 from mixbounds.instances.reference.kkt import KKT_RTOL, reference_solution
 
+pytestmark = pytest.mark.numerics
+
 #: the largest tolerance any family may state for realized vs target
 STATED_RTOL_MAX = 1e-6
 #: feasibility of x* relative to the right-hand sides

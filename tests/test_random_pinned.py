@@ -14,8 +14,11 @@ all 21 float-carrying cases on an AMD EPYC running OpenBLAS's Haswell kernels, w
 A clone must pass anywhere; a refactor or a faster tuning path must still reproduce every draw, formula
 and tuning step, which moves these numbers by far more than :data:`PIN_RTOL`.
 
-The pins (``tests/data/random_pinned.json``) were computed at 547c273, the code the SHA-256 pins held for;
-``python tests/test_random_pinned.py --write`` recomputes them after a deliberate change.
+The pins (``tests/data/random_pinned.json``) were computed at 547c273, the code the SHA-256 pins held for, except
+the six cases whose κ_W tuning weakens a cut of a ring or a star: their cut is now a function of the graph (it was
+the Fiedler vector of a multiple eigenvalue, i.e. whichever vector of the eigenspace the eigensolver's rounding
+returned; :func:`mixbounds.instances.random.gossip.fiedler_cut`).  ``python tests/test_random_pinned.py --write``
+recomputes the cases that no longer match after a deliberate change and keeps the others as pinned.
 """
 
 from __future__ import annotations
@@ -30,11 +33,18 @@ import pytest
 import scipy.sparse as sp
 from mixbounds.instances.families import build
 
+pytestmark = pytest.mark.numerics
+
 #: relative agreement of a pinned number: ~10⁶ ulps, far above BLAS rounding (≲ 1e-13 measured between
 #: kernels on these sizes) and far below any change of a random draw or a tuning step (≥ 1e-4)
 PIN_RTOL = 1e-9
 #: absolute floor for records that are exactly zero on one machine and rounding noise on another
 PIN_ATOL = 1e-12
+#: records that are residuals of a root finding (``relative_error``, ``internal_relative_error``: |realized/target
+#: − 1|, rounding noise below the tuning's tolerance) agree to this absolute difference: the realized κ they are
+#: computed from is pinned to PIN_RTOL, so its residual may move by as much (2.8e-12 under OpenBLAS's Sandybridge
+#: kernels against 3.1e-13 pinned for random-coupled-4, beyond PIN_ATOL)
+PIN_RESIDUAL_ATOL = PIN_RTOL
 PINS = Path(__file__).with_name("data") / "random_pinned.json"
 
 #: (family, parameters)
@@ -132,9 +142,15 @@ def differences(got, want, path: str = "") -> list[str]:
             return [f"{path}: length {len(got)} != {len(want)}"]
         return [d for i, (g, w) in enumerate(zip(got, want)) for d in differences(g, w, f"{path}[{i}]")]
     if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
-        ok = got == want or abs(got - want) <= PIN_RTOL * max(abs(got), abs(want)) + PIN_ATOL
+        atol = PIN_RESIDUAL_ATOL if _is_residual(path) else PIN_ATOL
+        ok = got == want or abs(got - want) <= PIN_RTOL * max(abs(got), abs(want)) + atol
         return [] if ok else [f"{path}: {got!r} != {want!r}"]
     return [] if got == want else [f"{path}: {got!r} != {want!r}"]
+
+
+def _is_residual(path: str) -> bool:
+    """A record that is a root finding's residual (:data:`PIN_RESIDUAL_ATOL`)."""
+    return ".relative_error." in path or path.endswith(".internal_relative_error")
 
 
 def _pinned() -> list:
@@ -178,9 +194,40 @@ def test_pin_tolerates_rounding():
     assert not differences(pin(inst), before)
 
 
+def test_a_tuning_residual_is_compared_at_its_own_scale():
+    """A root finding's residual moved at rounding level (another kernel: 2.8e-12 against 3.1e-13) still matches;
+    controls: the same residual moved by 1e-6 (a tuning that misses its target) and a record that is not a residual
+    moved by the same 2.5e-12 are seen."""
+    want = pin(build("random-coupled", n=6))
+    params = want["records"]["params"]
+    key = next(iter(params["relative_error"]))
+
+    def moved(path: tuple, by: float) -> dict:
+        got = json.loads(json.dumps(want))
+        node = got["records"]
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] += by
+        return got
+
+    assert not differences(moved(("params", "relative_error", key), 2.5e-12), want)
+    assert differences(moved(("params", "relative_error", key), 1e-6), want)
+    assert differences(moved(("params", "tolerance", key), 2.5e-12), want)  # 1e-8: not a residual
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
+    # only the cases that no longer match are recomputed: the others keep the numbers of the machine that pinned them
     PINS.parent.mkdir(exist_ok=True)
-    data = [{"family": f, "params": json.loads(json.dumps(p)), "pin": pin(build(f, **p))} for f, p in CASES]
+    old = {(e["family"], json.dumps(e["params"], sort_keys=True)): e for e in (_pinned() if PINS.exists() else [])}
+    data, redone = [], []
+    for f, p in CASES:
+        e = {"family": f, "params": json.loads(json.dumps(p)), "pin": pin(build(f, **p))}
+        prev = old.get((f, json.dumps(e["params"], sort_keys=True)))
+        if prev is not None and not differences(e["pin"], prev["pin"]):
+            e = prev
+        else:
+            redone.append(f)
+        data.append(e)
     lines = ",\n".join(json.dumps(e, sort_keys=True, separators=(",", ":")) for e in data)
     PINS.write_text("[\n" + lines + "\n]\n", encoding="utf-8")  # one case a line
-    print(f"wrote {PINS} ({len(data)} pins)")
+    print(f"wrote {PINS} ({len(data)} pins, {len(redone)} recomputed: {', '.join(redone) or 'none'})")

@@ -546,7 +546,7 @@ def test_7_jointly_infeasible_groups_are_named(inst_dir, tmp_path, capsys):
 def test_7_consistency_check_on_the_schur_path(inst_dir, tmp_path, capsys, monkeypatch):
     """Above KKT_DIRECT_MAX_NNZ the check goes through the Schur complement (the whole KKT matrix of a
     10⁶-variable vertical-fl instance ran SuperLU out of memory): same answers, both ways."""
-    from mixbounds.instances.reference import kkt as reference
+    from mixbounds.instances.reference import saddle_point as reference
 
     monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
     monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)

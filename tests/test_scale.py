@@ -13,7 +13,7 @@ from helpers import random_problem
 from mixbounds.bounds import spectral
 from mixbounds.bounds.condition import gossip_spectrum
 from mixbounds.instances.graphs import ER_DENSE_MAX, erdos_renyi_adjacency, laplacian
-from mixbounds.instances.reference import hessian_factor
+from mixbounds.instances.reference import hessian_factor, saddle_point
 from mixbounds.instances.reference import kkt as reference
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers import Reformulation, solve
@@ -91,10 +91,10 @@ def test_schur_reference_matches_direct(monkeypatch, kind, dense_schur, block_ch
     rng = np.random.default_rng(5)
     P = random_problem(rng, n=6, shared=kind == "mixed", local=kind == "mixed", dt=2 if kind == "mixed" else 0)
     direct = reference_solution(P)
-    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
-    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
     if not dense_schur:
-        monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
+        monkeypatch.setattr(saddle_point, "SCHUR_DENSE_MAX", 0)
     if not block_cholesky:
         monkeypatch.setattr(hessian_factor, "BLOCK_CHOL_MAX", 0)
     schur = reference_solution(P)
@@ -112,21 +112,21 @@ def test_kkt_too_large_for_a_dense_schur_complement_is_factored_whole_first(monk
     rng = np.random.default_rng(5)
     P = random_problem(rng, n=6, shared=True, local=True, dt=2)
     direct = reference_solution(P)
-    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
-    monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "SCHUR_DENSE_MAX", 0)
     if superlu_fails:
-        splu = reference.spla.splu
+        splu = saddle_point.spla.splu
 
         def refuse_saddle_point(A, *args, **kwargs):
             if A.shape[0] > P.layout.size:  # the KKT matrix, not H
                 raise MemoryError("Not enough memory to perform factorization.")
             return splu(A, *args, **kwargs)
 
-        monkeypatch.setattr(reference.spla, "splu", refuse_saddle_point)
+        monkeypatch.setattr(saddle_point.spla, "splu", refuse_saddle_point)
     ref = reference_solution(P)
     assert ref.method == ("kkt-schur (arrow Cholesky)" if superlu_fails else "kkt-direct")
     assert np.linalg.norm(ref.u - direct.u) <= SCHUR_RTOL * np.linalg.norm(direct.u)
-    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)  # above the cap: the Schur path at once
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)  # above the cap: the Schur path at once
     assert reference_solution(P).method == "kkt-schur (arrow Cholesky)"
 
 
@@ -212,11 +212,11 @@ def test_schur_reference_that_did_not_converge_is_an_error(monkeypatch):
     """Negative control: one MINRES step and no refinement cannot reach the KKT tolerance."""
     rng = np.random.default_rng(5)
     P = random_problem(rng, n=6, dt=2)
-    monkeypatch.setattr(reference, "KKT_DIRECT_MAX_NNZ", 0)
-    monkeypatch.setattr(reference, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
-    monkeypatch.setattr(reference, "SCHUR_DENSE_MAX", 0)
-    monkeypatch.setattr(reference, "SCHUR_MAXITER", 1)
-    monkeypatch.setattr(reference, "REFINE_STEPS", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_MAX_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "KKT_DIRECT_BEFORE_MINRES_NNZ", 0)
+    monkeypatch.setattr(saddle_point, "SCHUR_DENSE_MAX", 0)
+    monkeypatch.setattr(saddle_point, "SCHUR_MAXITER", 1)
+    monkeypatch.setattr(saddle_point, "REFINE_STEPS", 0)
     with pytest.raises(ValueError, match="KKT residual"):
         reference_solution(P)
 

@@ -8,16 +8,22 @@ from mixbounds.checks.nonsmooth import SLIDING_LINE, sliding_readings
 
 from mixbounds.report.problems import SEVERITIES, group_findings
 
+#: line 6 as printed only moves the inner start: it converges at Lan's rate, its count within this fraction of Lan's
+#: (at x = MR/ε = 40: 1525 against 1467 rounds, 4 %, the same on OpenBLAS's SkylakeX, Haswell, Sandybridge and
+#: Nehalem kernels; equal counts, 1525, on the instance built before the κ_W cut was made machine-independent)
+SAME_RATE_RTOL = 0.1
+
 
 @pytest.fixture(scope="module")
 def readings():
     return sliding_readings()
 
 
+@pytest.mark.numerics
 def test_line_6_alone_converges_as_lans_and_line_12_alone_does_not(readings):
     lan, l6, l12, both = readings["lan"], readings["line6"], readings["line12"], readings["printed"]
     assert lan["converged"] and l6["converged"]
-    assert l6["counts"]["grad"] == lan["counts"]["grad"] == 1525  # measured at x = MR/ε = 40 (issue 36)
+    assert abs(l6["counts"]["grad"] / lan["counts"]["grad"] - 1) <= SAME_RATE_RTOL
     assert not l12["converged"] and not both["converged"]
     assert l12["best_ratio"] > 1.0  # never reaches (ε, δ) within 4× Lan's rounds
     assert SLIDING_LINE == 12

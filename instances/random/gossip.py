@@ -2,10 +2,17 @@
 
 On ``graph="path"`` with Laplacian gossip the path of ``app:example_graph``
 (:func:`mixbounds.instances.graphs.tuned_path`; ``n`` is then forced by κ_W).  On any other graph (or
-Metropolis gossip) the edges of a Fiedler cut (the nodes split at the median of the Fiedler
-vector) are weakened by a factor ``1 − a`` and ``a ∈ [0, 1)`` is found by root finding: κ_W ranges
-over ``[κ_W(a=0), ∞)``; a target below the unweighted graph's κ_W is impossible and raises
-``ValueError``.
+Metropolis gossip) the edges of a cut are weakened by a factor ``1 − a`` and ``a ∈ [0, 1)`` is found by
+root finding: κ_W ranges over ``[κ_W(a=0), ∞)``; a target below the unweighted graph's κ_W is impossible
+and raises ``ValueError``.
+
+The cut (:func:`fiedler_cut`) is a function of the graph alone, the same on every machine: the Fiedler
+vector is determined only up to sign, and not at all when ``λ₂`` is a multiple eigenvalue (ring, star,
+complete graph, square grid: any vector of a 2- or more-dimensional eigenspace, whichever the eigensolver's
+rounding returns).  So the Fiedler cut (nodes split at the median of the Fiedler vector, the nodes at the
+median joining the side of the lowest-numbered node) is used only when ``λ₂`` is simple, with a gap to
+``λ₃`` far above rounding (:data:`FIEDLER_GAP_RTOL`); otherwise the cut is the index halves
+``{0, …, ⌊n/2⌋ − 1}`` and the rest (on a ring, a Fiedler cut up to rotation).
 """
 
 from __future__ import annotations
@@ -30,6 +37,14 @@ from scipy.optimize import brentq
 
 GRAPHS = ("path", "ring", "grid", "star", "complete", "er")
 GOSSIPS = ("laplacian", "metropolis")
+
+#: ``λ₂`` counts as simple when ``λ₃ − λ₂`` exceeds this fraction of ``λ_max``: a multiple eigenvalue's computed
+#: copies differ by rounding (≲ 1e-14 λ_max at these sizes), and above the gap the Fiedler vector's rounding is
+#: at most ~ε/FIEDLER_GAP_RTOL ≈ 2e-10 of its norm, far below :data:`FIEDLER_TIE_RTOL`
+FIEDLER_GAP_RTOL = 1e-6
+#: Fiedler-vector entries within this fraction of its largest entry from the median are ties (exact ties come
+#: from symmetries, e.g. the middle node of a path with an odd number of nodes, whose entry is 0)
+FIEDLER_TIE_RTOL = 1e-8
 
 
 @dataclass(frozen=True)
@@ -134,24 +149,19 @@ def make_gossip(graph: str | None, n: int | None, *, default_n: int, kappa_W: fl
             f"kappa_W = {kappa_W:g} is below {k0:.6g}, the κ_W of the unweighted graph {graph!r} with n = {n} "
             f"({gossip} gossip); weakening edges only increases it: choose a better connected graph or fewer nodes"
         )
-    W, a, cut_edges = _weaken_fiedler_cut(w0, W0, k0, kappa_W, graph)
-    info.update(tuning="Fiedler-cut weakening", a=float(a), cut_edges=cut_edges, kappa_W_unweighted=k0)
+    W, a, cut_edges, rule = _weaken_cut(w0, W0, k0, kappa_W, graph)
+    info.update(tuning="Fiedler-cut weakening" if rule == "fiedler" else "index-halves-cut weakening (λ₂ multiple)",
+                a=float(a), cut_edges=cut_edges, kappa_W_unweighted=k0)
     return Gossip(W, adj, n, graph, gossip, info)
 
 
-def _weaken_fiedler_cut(w0: sp.csr_matrix, W0: sp.csr_matrix, k0: float, kappa_W: float,
-                        graph: str) -> tuple[sp.csr_matrix, float, int]:
-    """Laplacian of ``w0`` with the Fiedler-cut edges scaled by ``1 − a``, ``a`` solving κ_W = target.
+def _weaken_cut(w0: sp.csr_matrix, W0: sp.csr_matrix, k0: float, kappa_W: float,
+                graph: str) -> tuple[sp.csr_matrix, float, int, str]:
+    """Laplacian of ``w0`` with the edges of :func:`fiedler_cut` scaled by ``1 − a``, ``a`` solving κ_W = target.
 
-    Returns ``(W, a, number of cut edges)``; ``k0`` is κ_W of ``W0`` (``a = 0``).
+    Returns ``(W, a, number of cut edges, the cut's rule)``; ``k0`` is κ_W of ``W0`` (``a = 0``).
     """
-    n = W0.shape[0]
-    # Fiedler cut: nodes at or below the median of the Fiedler vector
-    ev, V = np.linalg.eigh(W0.toarray())
-    fied = V[:, 1]
-    side = fied <= np.median(fied)
-    if side.all() or not side.any():
-        side = np.arange(n) < n // 2
+    side, rule = fiedler_cut(W0)
     i, j = w0.nonzero()
     cut = side[i] != side[j]
     cut_mask = sp.csr_matrix((cut.astype(float), (i, j)), shape=w0.shape)
@@ -169,4 +179,36 @@ def _weaken_fiedler_cut(w0: sp.csr_matrix, W0: sp.csr_matrix, k0: float, kappa_W
             if 1.0 - hi < 1e-14:
                 raise ValueError(f"kappa_W = {kappa_W:g} not reached on graph {graph!r} by cut weakening")
         a = brentq(f, 0.0, hi, xtol=1e-16, rtol=4 * np.finfo(float).eps, maxiter=500)
-    return W_of(a), a, int(cut.sum() // 2)
+    return W_of(a), a, int(cut.sum() // 2), rule
+
+
+def fiedler_cut(W0: sp.spmatrix) -> tuple[np.ndarray, str]:
+    """The side of the cut that :func:`make_gossip` weakens, decided by the graph alone (module docstring).
+
+    Parameters
+    ----------
+    W0 : sparse matrix
+        The unweighted graph's gossip matrix (symmetric PSD, kernel spanned by 1 for a connected graph).
+
+    Returns
+    -------
+    side : ndarray of bool
+        The nodes on one side; the cut is the set of edges with one end in ``side``.
+    rule : str
+        ``"fiedler"`` (``λ₂`` simple: the median split of the Fiedler vector, which does not depend on its sign)
+        or ``"index halves"`` (``λ₂`` multiple: the Fiedler vector is not determined).
+    """
+    n = W0.shape[0]
+    ev, V = np.linalg.eigh(W0.toarray())
+    if n > 2 and ev[2] - ev[1] <= FIEDLER_GAP_RTOL * ev[-1]:
+        return np.arange(n) < n // 2, "index halves"
+    fied = V[:, 1]
+    med, tol = np.median(fied), FIEDLER_TIE_RTOL * np.abs(fied).max()
+    low, high = fied < med - tol, fied > med + tol
+    ties = ~(low | high)
+    # sign-free: the ties join the part holding the lowest-numbered node (the two parts swap under a sign flip)
+    first = lambda part: int(np.argmax(part)) if part.any() else n  # noqa: E731
+    side = (low if first(low) < first(high) else high) | ties
+    if side.all():  # every node off the median lies on one side: the ties are the other side
+        side = ~ties
+    return side, "fiedler"

@@ -16,7 +16,7 @@ become ``G_g N``, ``h_g − G_g v⁰``.  It is the same problem: the same feasib
 the constant ``(μ/2)‖E v⁰‖²``; a block whose rows are inconsistent is an error, never a silently projected point.
 
 Why: the interior point's KKT system ``[[H, Gᵀ], [G, 0]]`` goes to a Schur complement on ``G`` above
-:data:`mixbounds.instances.reference.kkt.KKT_DIRECT_MAX_NNZ`, and with more than :data:`mixbounds.instances.reference.kkt.SCHUR_DENSE_MAX` rows
+:data:`mixbounds.instances.reference.saddle_point.KKT_DIRECT_MAX_NNZ`, and with more than :data:`mixbounds.instances.reference.saddle_point.SCHUR_DENSE_MAX` rows
 that complement is applied by MINRES, inside every solve of every iteration.  ``nonsmooth-coupled-local`` at 10⁶
 variables (n = 10⁴, d = 100, p = 2, m = 5) has 2·10⁴ local rows: its build was stopped after 7289 s.  After the
 elimination only the m coupled rows remain (a dense 5 × 5 Schur complement); the identical ``C̃_i`` of the

@@ -1,26 +1,27 @@
-"""Exact reference solutions ``x*`` by a sparse KKT solve.
+"""Exact reference solutions ``x*`` of problem (P): one point defined by the problem, on any machine.
 
-Problem (P) is solved in its original variables ``v = (x, x̃)`` (one copy of the
-shared variable): with ``E`` the map ``v ↦ u`` that copies ``x̃`` to every node,
-the objective is ``F(E v)`` and the constraints are ``G v = h`` with
+:func:`reference_solution` never returns whichever point the factorisation of a singular matrix happens to give:
+which path a problem takes is decided by its objective's structure, not by pivots
+(:attr:`~mixbounds.instances.objectives.Objective.strongly_convex`,
+:attr:`~mixbounds.instances.objectives.Objective.strictly_convex`).
 
-    G = [ A'  0 ]      h = [ Σ b_i ]       (coupled)
-        [ C   0 ]          [ c     ]       (local)
-        [ 0  C̃_s]          [ c̃     ]       (shared; C̃_s stacks C̃_1 … C̃_n)
+* Strongly convex objective (``μ_f > 0``, Assumption ``ass:smooth_and_str_convex_of_f_i``): ``H = Eᵀ∇²F E`` is
+  positive definite, the minimiser is unique; one refined KKT solve for a quadratic, equality-constrained Newton
+  steps otherwise (:mod:`mixbounds.instances.reference.saddle_point`).
+* Quadratic objective with ``μ_f = 0`` (Table 2's convex families): the minimisers form an affine set
+  ``v₀ + ker H ∩ ker G`` and the KKT matrix is singular when that kernel is not ``{0}``; the reference is the
+  minimiser nearest to 0 in the u-layout norm
+  (:func:`~mixbounds.instances.reference.min_norm.min_norm_quadratic_solution`), the ``x*`` the convex families
+  record.
+* Other objectives with ``μ_f = 0``: Newton steps when the objective is strictly convex (every Hessian positive
+  definite: the minimiser is unique and every Newton KKT system nonsingular in ``v``), else ``ValueError``.
 
-The KKT matrix ``[[H, Gᵀ], [G, 0]]`` is singular whenever constraints are
-redundant (identical ``C̃_i`` repeat the same rows ``n`` times), so it is factored
-with a tiny negative ``(2,2)`` block ``−δI`` and the unregularised system is
-then solved by iterative refinement on top of that factorisation.  Above
-:data:`KKT_DIRECT_MAX_NNZ` stored entries only ``H`` is factored and the
-multipliers come from the Schur complement ``G H⁻¹ Gᵀ`` (:class:`_SchurKKT`),
-refined the same way, unless that complement is too large to form and the whole KKT matrix is still below
-:data:`KKT_DIRECT_BEFORE_MINRES_NNZ` (then SuperLU is tried first: MINRES on a Schur complement of millions of
-rows is far slower); the residual check below is the same for both.  ``H`` itself is
-factored by its structure (:mod:`mixbounds.instances.reference.hessian_factor`: block diagonal without a shared
-variable, arrow-shaped with one), SuperLU otherwise.  Quadratic objectives need one solve;
-other smooth objectives use equality-constrained Newton steps.  The result carries its
-relative KKT residual; anything above ``tol`` is an error, never a silently returned point.
+The result carries its relative KKT residual; anything above ``tol`` is an error, never a silently returned point.
+With redundant constraints the multipliers are one solution among many (the point is unique).
+
+The helpers of :mod:`~mixbounds.instances.reference.saddle_point` that callers import from here (``KKT_RTOL``,
+``constraint_system``, ``copy_map``, ``copy_weights``, ``layout_copy_map``) are importable from this module; the
+solvers and their size limits are read and patched where they live.
 """
 
 from __future__ import annotations
@@ -29,36 +30,19 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
-from mixbounds.instances.reference.factored_rows import FactoredRows
-from mixbounds.instances.reference.hessian_factor import SOLVE_CHUNK_ENTRIES, factor_hessian
-
-#: required relative KKT residual of a reference solution
-KKT_RTOL = 1e-9
-#: relative regularisation of the (2,2) block of the factored KKT matrix
-KKT_DELTA = 1e-10
-#: iterative refinement steps on the unregularised KKT system
-REFINE_STEPS = 60
-#: a Schur-complement refinement step must shrink the KKT residual at least by this factor, else refinement stops
-REFINE_STALL = 0.5
-#: KKT matrices with more stored entries than this are not factored whole (``splu`` of the saddle-point
-#: matrix ran out of memory near 10⁸ entries): :class:`_SchurKKT` factors only H.  Every instance of the
-#: quick tier and every test is far below it and keeps the direct path.
-KKT_DIRECT_MAX_NNZ = 20_000_000
-#: between KKT_DIRECT_MAX_NNZ and this, a KKT system whose Schur complement would go to MINRES (more than
-#: SCHUR_DENSE_MAX rows) is still tried whole first, and only SuperLU's MemoryError sends it to the Schur path.
-#: Measured at 10⁷ variables: printed mixed-ident (2.9·10⁷ entries) factored whole in 95 s, 7.0 GB, where MINRES on
-#: its 2.5·10⁶-row Schur complement had not finished in 20 min; printed coupled (2.3·10⁷) 115 s, 9.1 GB, against
-#: 172 s through MINRES; SuperLU refused printed mixed (6.7·10⁷) and coupled-local (8.5·10⁷) at once ("Not
-#: enough memory"), so the cap stays below both.
-KKT_DIRECT_BEFORE_MINRES_NNZ = 50_000_000
-#: the Schur complement G H⁻¹ Gᵀ is formed densely up to this many constraint rows
-SCHUR_DENSE_MAX = 2000
-#: MINRES tolerance and iteration cap on the Schur system when it is applied as an operator
-SCHUR_RTOL = 1e-14
-SCHUR_MAXITER = 10_000
+from mixbounds.instances.reference.min_norm import min_norm_quadratic_solution
+from mixbounds.instances.reference.saddle_point import (
+    KKT_RTOL,
+    _kkt_solver,
+    _residual,
+    constraint_system,
+    copy_map,
+    factored_constraints,
+)
+from mixbounds.instances.reference.saddle_point import copy_weights as copy_weights  # re-exported
+from mixbounds.instances.reference.saddle_point import layout_copy_map as layout_copy_map  # re-exported
 
 
 @dataclass(frozen=True)
@@ -77,276 +61,92 @@ class Reference:
         return problem.layout.to_z(self.u)
 
 
-def copy_map(problem: MixedProblem) -> sp.csr_matrix:
-    """``E``: ``(x, x̃) ↦ u = (x, x̃, …, x̃)``."""
-    return layout_copy_map(problem.layout)
-
-
-def layout_copy_map(lay) -> sp.csr_matrix:
-    """:func:`copy_map` of a :class:`~mixbounds.instances.layout.Layout`."""
-    Ex = sp.eye(lay.dx, format="csr")
-    Et = sp.kron(np.ones((lay.n, 1)), sp.eye(lay.dt), format="csr")
-    return sp.csr_matrix(sp.block_diag([Ex, Et], format="csr")) if lay.dt else sp.csr_matrix(Ex)
-
-
-def constraint_system(problem: MixedProblem) -> tuple[sp.csr_matrix, np.ndarray]:
-    """``G`` and ``h`` of the module docstring (original variables)."""
-    lay = problem.layout
-    rows, rhs = [], []
-    if problem.A is not None:
-        rows.append(sp.hstack([sp.hstack(problem.A), sp.csr_matrix((problem.m, lay.dt))]))
-        rhs.append(np.sum(problem.b, axis=0))
-    if problem.C is not None:
-        rows.append(sp.hstack([problem.bC, sp.csr_matrix((problem.bC.shape[0], lay.dt))]))
-        rhs.append(problem.c_stacked)
-    if problem.Ct is not None:
-        Cs = sp.vstack(problem.Ct)
-        rows.append(sp.hstack([sp.csr_matrix((Cs.shape[0], lay.dx)), Cs]))
-        rhs.append(problem.ct_stacked)
-    nv = lay.dx + lay.dt
-    if not rows:
-        return sp.csr_matrix((0, nv)), np.zeros(0)
-    return sp.csr_matrix(sp.vstack(rows)), np.concatenate(rhs)
-
-
-def _refine(once, K0: sp.csr_matrix, rhs: np.ndarray, *, stall: float | None) -> np.ndarray:
-    """Iterative refinement of ``K0 sol = rhs`` with the approximate solve ``once``: at most
-    :data:`REFINE_STEPS` corrections, until the residual is 1e-15 of ``rhs``; with ``stall``, also
-    until a correction shrinks the residual by less than that factor (the better iterate is kept)."""
-    floor = 1e-15 * max(np.linalg.norm(rhs), 1e-300)
-    sol = once(rhs)
-    r = rhs - K0 @ sol
-    nr = np.linalg.norm(r)
-    for _ in range(REFINE_STEPS):
-        if nr <= floor:
-            break
-        cand = sol + once(r)
-        r_c = rhs - K0 @ cand
-        nr_c = np.linalg.norm(r_c)
-        if stall is not None and not nr_c <= stall * nr:
-            if nr_c < nr:
-                sol = cand
-            break
-        sol, r, nr = cand, r_c, nr_c
-    return sol
-
-
-def copy_weights(layout) -> np.ndarray:
-    """``diag(EᵀE)`` of :func:`copy_map`: 1 on ``x``, ``n`` on ``x̃`` (the u-layout norm in the original variables)."""
-    return np.concatenate([np.ones(layout.dx), np.full(layout.dt, float(layout.n))])
-
-
-class _Saddle:
-    """``K0 = [[H, Gᵀ], [G, 0]]`` applied block by block (``K0 @ x``), never assembled: at 10⁶ variables the
-    assembled copy (sp.bmat) took 126 s of a reference's 604 s and as much memory as ``H``."""
-
-    def __init__(self, H: sp.csr_matrix, G: sp.csr_matrix):
-        self.H, self.G, self.Gt = H, G, sp.csr_matrix(G.T)
-        self.nv = H.shape[0]
-        self.shape = (H.shape[0] + G.shape[0],) * 2
-
-    def __matmul__(self, x: np.ndarray) -> np.ndarray:
-        v, lam = x[: self.nv], x[self.nv:]
-        return np.concatenate([self.H @ v + self.Gt @ lam, self.G @ v])
-
-
-class _KKT:
-    """Factorisation of ``[[H, Gᵀ], [G, −δI]]`` and refined solves of the δ = 0 system.
-
-    Interface shared with :class:`_SchurKKT` (and used by :mod:`mixbounds.instances.reference.lad_interior_point`): ``K0`` (the
-    δ = 0 matrix, anything with ``@``), ``once`` (one unrefined solve), ``solve`` (refined), ``name``.
-    """
-
-    name = "kkt-direct"
-
-    def __init__(self, H: sp.csr_matrix, G: sp.csr_matrix):
-        self.H, self.G = H, G
-        nv, nc = H.shape[0], G.shape[0]
-        scale = max(abs(H).max() if H.nnz else 1.0, (abs(G).max() ** 2) if G.nnz else 1.0)
-        self.delta = KKT_DELTA * scale
-        K = sp.bmat([[H, G.T], [G, -self.delta * sp.eye(nc)]], format="csc") if nc else sp.csc_matrix(H)
-        try:
-            self.lu = spla.splu(K, permc_spec="COLAMD", options={"SymmetricMode": False})
-        except RuntimeError as exc:
-            raise ValueError(
-                f"reference solution: the KKT matrix is singular ({exc}); is the objective strongly convex on the feasible set?"
-            ) from exc
-        self.nv, self.nc = nv, nc
-        self.K0 = sp.bmat([[H, G.T], [G, None]], format="csr") if nc else sp.csr_matrix(H)
-        self.once = self.lu.solve
-
-    def solve(self, rhs: np.ndarray, stall: float | None = None, guess: np.ndarray | None = None) -> np.ndarray:
-        """Refined solve; ``stall`` as in :func:`_refine` (default: refine to the floor or the step cap);
-        ``guess`` is accepted for the interface of :class:`_SchurKKT` (a factorisation needs none)."""
-        sol = _refine(self.lu.solve, self.K0, rhs, stall=stall)
-        if not np.all(np.isfinite(sol)):
-            raise ValueError("reference solution: the KKT solve produced non-finite values")
-        return sol
-
-
-class _SchurKKT:
-    """Refined solves of ``[[H, Gᵀ], [G, 0]]`` without factoring it: ``H`` alone is factored.
-
-    For KKT matrices above :data:`KKT_DIRECT_MAX_NNZ` (``splu`` of the whole saddle-point matrix
-    ran out of memory at about 10⁸ nonzeros).  ``H = Eᵀ∇²F E`` is positive definite (strong
-    convexity, ``E`` injective) and as sparse as the node blocks, so its LU stays within them.
-    The multipliers solve the Schur system ``S λ = G H⁻¹ r₁ − r₂`` with ``S = G H⁻¹ Gᵀ`` (symmetric
-    PSD, singular when constraints are redundant; consistent, so MINRES converges in its range):
-    ``S`` is formed densely when it has at most :data:`SCHUR_DENSE_MAX` rows (its pseudo-inverse from
-    one eigendecomposition, eigenvalues below the rank cut-off of ``lstsq`` dropped), else applied as an
-    operator.  The same residual-driven refinement as :class:`_KKT` follows, stopped once a step no
-    longer shrinks the residual by :data:`REFINE_STALL` (each step is a full Schur solve; a 2·10⁵-variable
-    random-mixed reference ran all 60 steps at the rounding floor); :func:`reference_solution` then
-    checks the KKT residual, so an inaccurate solve is an error.
-    """
-
-    def __init__(self, H: sp.csr_matrix, G: sp.csr_matrix, border: int = 0, rows: FactoredRows | None = None):
-        self.H, self.G = H, G
-        # G v and Gᵀ y: the factored local rows when given (the same floats, several times faster)
-        self.Gv = rows.matvec if rows is not None else G.__matmul__
-        self.GTy = rows.rmatvec if rows is not None else G.T.__matmul__
-        self.nv, self.nc = H.shape[0], G.shape[0]
-        self.lu = factor_hessian(H, border)
-        self.factor = "splu" if self.lu is None else self.lu.name
-        self.name = f"kkt-schur ({self.factor})"
-        if self.lu is None:
-            try:
-                self.lu = spla.splu(sp.csc_matrix(H), permc_spec="COLAMD")
-            except RuntimeError as exc:
-                raise ValueError(f"reference solution: the Hessian is singular ({exc}); is the objective strongly "
-                                 f"convex?") from exc
-        self.K0 = _Saddle(H, G) if self.nc else sp.csr_matrix(H)
-        self.S_pinv = None
-        if 0 < self.nc <= SCHUR_DENSE_MAX:
-            Gt = sp.csc_matrix(G.T)
-            step = max(1, SOLVE_CHUNK_ENTRIES // max(self.nv, 1))
-            S = np.empty((self.nc, self.nc))
-            for j in range(0, self.nc, step):
-                S[:, j:j + step] = G @ self.lu.solve(Gt[:, j:j + step].toarray())
-            w, V = np.linalg.eigh(0.5 * (S + S.T))
-            keep = w > np.finfo(float).eps * self.nc * max(w.max(), 0.0)
-            self.S_pinv = (V[:, keep] / w[keep], V[:, keep])
-
-    def once(self, rhs: np.ndarray, lam0: np.ndarray | None = None) -> np.ndarray:
-        """One unrefined solve (block elimination; ``lam0`` starts MINRES)."""
-        r1, r2 = rhs[: self.nv], rhs[self.nv:]
-        Hr1 = self.lu.solve(r1)
-        if self.nc == 0:
-            return Hr1
-        t = self.Gv(Hr1) - r2
-        if self.S_pinv is not None:
-            VW, V = self.S_pinv
-            lam = VW @ (V.T @ t)
-        else:
-            op = spla.LinearOperator((self.nc, self.nc), matvec=lambda y: self.Gv(self.lu.solve(self.GTy(y))),
-                                     dtype=float)
-            lam = spla.minres(op, t, x0=lam0, rtol=SCHUR_RTOL, maxiter=SCHUR_MAXITER)[0]
-        v = self.lu.solve(r1 - self.GTy(lam))
-        return np.concatenate([v, lam])
-
-    def solve(self, rhs: np.ndarray, stall: float | None = REFINE_STALL, guess: np.ndarray | None = None) -> np.ndarray:
-        """Refined solve; ``guess`` (multipliers) starts the first MINRES on the Schur complement (a sequence of
-        nearby systems, as the proximal steps of :mod:`mixbounds.instances.reference.min_norm`, then needs fewer iterations)."""
-        pending = [guess]
-
-        def once(r):
-            lam0, pending[0] = pending[0], None
-            return self.once(r, lam0)
-
-        sol = _refine(once, self.K0, rhs, stall=stall)
-        if not np.all(np.isfinite(sol)):
-            raise ValueError("reference solution: the Schur-complement KKT solve produced non-finite values")
-        return sol
-
-
-def _kkt_solver(H: sp.csr_matrix, G: sp.csr_matrix, border: int = 0, rows: FactoredRows | None = None):
-    """The direct factorisation of the KKT matrix while it is small enough, else :class:`_SchurKKT`
-    (``border``: the shared variable's trailing rows of ``H``).  A Schur complement too large to form
-    (MINRES) is avoided while the whole KKT matrix may still factor (:data:`KKT_DIRECT_BEFORE_MINRES_NNZ`)."""
-    nnz = H.nnz + 2 * G.nnz + G.shape[0]
-    if nnz <= KKT_DIRECT_MAX_NNZ:
-        return _KKT(H, G)
-    if G.shape[0] > SCHUR_DENSE_MAX and nnz <= KKT_DIRECT_BEFORE_MINRES_NNZ:
-        try:
-            return _KKT(H, G)
-        except MemoryError:
-            pass  # SuperLU: "Not enough memory to perform factorization"
-    return _SchurKKT(H, G, border, rows)
-
-
-def _residual(grad_v: np.ndarray, grad_0: np.ndarray, G, lam: np.ndarray, v: np.ndarray, h: np.ndarray) -> float:
-    """‖(∇F + Gᵀλ, Gv − h)‖ relative to the size of the terms that cancel in it.
-
-    The gradient's scale is ``‖∇F(v) − ∇F(0)‖ + ‖∇F(0)‖`` (for a quadratic,
-    ``‖Hv‖ + ‖q‖``), so a residual of 1e-9 means nine digits of cancellation.
-    """
-    stat = grad_v + (G.T @ lam if G.shape[0] else 0.0)
-    feas = (G @ v - h) if G.shape[0] else np.zeros(0)
-    num = np.sqrt(np.linalg.norm(stat) ** 2 + np.linalg.norm(feas) ** 2)
-    den = (np.linalg.norm(grad_v - grad_0) + np.linalg.norm(grad_0)
-           + (np.linalg.norm(G.T @ lam) + np.linalg.norm(h) + np.linalg.norm(G @ v) if G.shape[0] else 0.0))
-    return float(num / den) if den > 0 else float(num)
-
-
-def factored_constraints(problem: MixedProblem, G: sp.csr_matrix) -> FactoredRows | None:
-    """:func:`constraint_system`'s ``G`` with its local rows factored (:mod:`mixbounds.instances.reference.factored_rows`),
-    when they are ``S ⊗ I_K`` and the solve will go through the Schur complement (``G`` alone is past
-    :data:`KKT_DIRECT_MAX_NNZ`); else ``None`` (the plain products)."""
-    if problem.C is None or 2 * G.nnz <= KKT_DIRECT_MAX_NNZ:
-        return None
-    start = problem.m if problem.A is not None else 0
-    return FactoredRows.of(G, start, start + problem.bC.shape[0], problem.layout.dx)
-
-
 def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newton: int = 60) -> Reference:
-    """Solve (P) to a relative KKT residual ``<= tol`` (``ValueError`` otherwise)."""
+    """Solve (P) to a relative KKT residual ``<= tol`` (module docstring).
+
+    Parameters
+    ----------
+    problem : MixedProblem
+        With a smooth objective.
+    tol : float
+        Required relative KKT residual (:func:`~mixbounds.instances.reference.saddle_point._residual`).
+    max_newton : int
+        Newton steps at most (non-quadratic objectives).
+
+    Returns
+    -------
+    Reference
+        The unique minimiser, or for a quadratic with ``μ_f = 0`` the minimiser nearest to 0.  ``ValueError`` for a
+        nonsmooth objective, a non-quadratic objective that is not strictly convex, or a residual above ``tol``.
+    """
     obj = problem.objective
     if not obj.smooth:
         raise ValueError("reference solution: the KKT solve needs a smooth objective")
+    quadratic = isinstance(obj, QuadraticObjective)
+    if not quadratic and not obj.strictly_convex:
+        raise ValueError(f"reference solution: the {type(obj).__name__} objective is not strictly convex (μ_f = 0): "
+                         f"its minimiser need not be unique and its KKT matrix may be singular")
     E = copy_map(problem)
     G, h = constraint_system(problem)
+    system = (E, G, h)
+    if quadratic and not obj.strongly_convex:
+        ref = min_norm_quadratic_solution(problem)
+        return _checked(problem, system, ref["v"], ref["multipliers"],
+                        f"minimum-norm minimiser (μ_f = 0): {ref['method']}", tol)
     rows = factored_constraints(problem, G)
     nv = E.shape[1]
-    nc = G.shape[0]
-    lay = problem.layout
+    if quadratic:
+        H = sp.csr_matrix(E.T @ obj.Q @ E)
+        kkt = _kkt_solver(H, G, problem.layout.dt, rows)
+        sol = kkt.solve(np.concatenate([E.T @ obj.q, h]))
+        return _checked(problem, system, sol[:nv], sol[nv:], kkt.name, tol)
+    v, lam, steps = _newton(problem, system, rows, max_newton)
+    return _checked(problem, system, v, lam, f"newton-kkt ({steps} steps)", tol)
+
+
+def _newton(problem: MixedProblem, system: tuple, rows, max_newton: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Equality-constrained Newton steps from the feasible minimum-norm point: ``(v, multipliers, steps)``;
+    ``system`` is ``(E, G, h)``."""
+    obj, lay = problem.objective, problem.layout
+    E, G, h = system
+    nv, nc = E.shape[1], G.shape[0]
 
     def grad_v(v):
         return E.T @ obj.grad(E @ v)
 
-    if isinstance(obj, QuadraticObjective):
-        H = sp.csr_matrix(E.T @ obj.Q @ E)
-        kkt = _kkt_solver(H, G, lay.dt, rows)
-        sol = kkt.solve(np.concatenate([E.T @ obj.q, h]))
-        v, lam = sol[:nv], sol[nv:]
-        method = kkt.name
-    else:
-        # feasible start (min-norm), then Newton steps that keep G v = h
-        kkt0 = _kkt_solver(sp.eye(nv, format="csr"), G, 0, rows)
-        v = kkt0.solve(np.concatenate([np.zeros(nv), h]))[:nv]
-        lam = np.zeros(nc)
-        for it in range(max_newton):
-            g = grad_v(v)
-            H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
-            kkt = _kkt_solver(H, G, lay.dt, rows)
-            sol = kkt.solve(np.concatenate([-g, np.zeros(nc)]))
-            dv, lam = sol[:nv], sol[nv:]
-            t, f0 = 1.0, obj.value(E @ v)
-            slope = g @ dv
-            # Near the optimum the predicted decrease falls below the rounding of f; the full
-            # Newton step is then right and a value-based line search would stall.
-            if abs(slope) > 1e-12 * max(1.0, abs(f0)):
-                while obj.value(E @ (v + t * dv)) > f0 + 1e-4 * t * slope and t > 1e-12:
-                    t *= 0.5
-            v = v + t * dv
-            if np.linalg.norm(dv) * t <= 1e-14 * max(np.linalg.norm(v), 1.0):
-                break
-        # multipliers at the final point
+    kkt0 = _kkt_solver(sp.eye(nv, format="csr"), G, 0, rows)
+    v = kkt0.solve(np.concatenate([np.zeros(nv), h]))[:nv]
+    for it in range(max_newton):
         g = grad_v(v)
         H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
-        lam = _kkt_solver(H, G, lay.dt, rows).solve(np.concatenate([-g, np.zeros(nc)]))[nv:]
-        method = f"newton-kkt ({it + 1} steps)"
-    res = _residual(grad_v(v), grad_v(np.zeros(nv)), G, lam, v, h)
+        kkt = _kkt_solver(H, G, lay.dt, rows)
+        sol = kkt.solve(np.concatenate([-g, np.zeros(nc)]))
+        dv = sol[:nv]
+        t, f0 = 1.0, obj.value(E @ v)
+        slope = g @ dv
+        # Near the optimum the predicted decrease falls below the rounding of f; the full
+        # Newton step is then right and a value-based line search would stall.
+        if abs(slope) > 1e-12 * max(1.0, abs(f0)):
+            while obj.value(E @ (v + t * dv)) > f0 + 1e-4 * t * slope and t > 1e-12:
+                t *= 0.5
+        v = v + t * dv
+        if np.linalg.norm(dv) * t <= 1e-14 * max(np.linalg.norm(v), 1.0):
+            break
+    # multipliers at the final point
+    g = grad_v(v)
+    H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
+    lam = _kkt_solver(H, G, lay.dt, rows).solve(np.concatenate([-g, np.zeros(nc)]))[nv:]
+    return v, lam, it + 1
+
+
+def _checked(problem: MixedProblem, system: tuple, v: np.ndarray, lam: np.ndarray, method: str,
+             tol: float) -> Reference:
+    """The :class:`Reference` of ``v`` after the relative KKT residual check (``ValueError`` above ``tol``);
+    ``system`` is ``(E, G, h)``."""
+    obj, lay = problem.objective, problem.layout
+    E, G, h = system
+    nv = E.shape[1]
+    res = _residual(E.T @ obj.grad(E @ v), E.T @ obj.grad(E @ np.zeros(nv)), G, lam, v, h)
     if not np.isfinite(res) or res > tol:
         raise ValueError(f"reference solution: relative KKT residual {res:.2e} exceeds {tol:.0e} ({method})")
-    u = E @ v
-    return Reference(u=u, x=v[: lay.dx], xt=v[lay.dx:], kkt_residual=res, method=method, multipliers=lam)
+    return Reference(u=E @ v, x=v[: lay.dx], xt=v[lay.dx:], kkt_residual=res, method=method, multipliers=lam)

@@ -66,11 +66,11 @@ from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import block_diag_u
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.reference import deflated_kkt
-from mixbounds.instances.reference import kkt as _reference
+from mixbounds.instances.reference import saddle_point as _reference
 from mixbounds.instances.reference.block_elimination import eliminate as eliminate_blocks
 from mixbounds.instances.reference.block_elimination import row_blocks
 from mixbounds.instances.reference.hessian_factor import BlockCholesky
-from mixbounds.instances.reference.kkt import (
+from mixbounds.instances.reference.saddle_point import (
     _KKT,
     REFINE_STALL,
     _kkt_solver,

@@ -1,4 +1,5 @@
-"""The minimiser of a convex quadratic (P) nearest to the start, by proximal-point steps on a sparse KKT system.
+"""The minimiser of a convex quadratic (P) nearest to the start: dense least squares, or proximal-point steps on a
+sparse KKT system.
 
 The smooth convex families (Table 2, ``μ_f = 0``, :mod:`mixbounds.instances.convex`) have a whole affine set of
 minimisers ``v₀ + N`` with ``N = ker H ∩ ker G`` (``H = Eᵀ∇²F E``, ``G v = h`` the constraints in the
@@ -7,9 +8,11 @@ original variables ``v = (x, x̃)``, :mod:`mixbounds.instances.reference.kkt`). 
 regularised method of ``thm:smooth_objectives_apapc_convergence`` converges to as ν → 0, and the ``u*`` that
 makes ``R = ‖u⁰ − u*‖`` of ``lem:regularized_convergence`` smallest.
 
-The dense route (least squares on the KKT matrix, then projection onto the dense null space) is cubic in the
-size.  Here instead, with one factorisation of the strongly convex KKT matrix
-``[[H + νD, Gᵀ], [G, 0]]`` (the structured solver of :func:`mixbounds.instances.reference.kkt._kkt_solver`), the
+Up to :data:`DENSE_REFERENCE_MAX` unknowns and multipliers (:func:`min_norm_quadratic_solution`): one solution of
+the singular KKT system by dense least squares, then its component along the solution set ``v₀ + N`` removed in
+the D-metric (``N`` from an SVD whose rank cut ``1e-10`` lies far between the exact zeros, ~1e-16, and the
+smallest nonzero singular value).  That route is cubic in the size.  Above it, with one factorisation of the strongly convex KKT matrix
+``[[H + νD, Gᵀ], [G, 0]]`` (the structured solver of :func:`mixbounds.instances.reference.saddle_point._kkt_solver`), the
 proximal-point steps
 
     w_{j+1} = argmin F(E v) + (ν/2)‖v − w_j‖²_D   s.t.  G v = h,      w₀ = 0,
@@ -30,9 +33,10 @@ shows as a large residual.  Both it and the KKT residual of (P) are reported and
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 from mixbounds.instances.problem import MixedProblem
-from mixbounds.instances.reference.kkt import (
+from mixbounds.instances.reference.saddle_point import (
     KKT_RTOL,
     REFINE_STALL,
     _kkt_solver,
@@ -53,6 +57,53 @@ STALL_STEPS = 5
 MAX_STEPS = 2000
 #: required relative residual of the certificate D v ∈ range H + range Gᵀ
 MIN_NORM_RTOL = 1e-9
+#: the dense least-squares route (cubic in nv + nc) is used up to this many unknowns plus multipliers, the
+#: sparse proximal one above: every instance of the verify tiers and of the tests (n = 4 ring, ≤ 60 unknowns)
+#: stays on the dense route, which the sparse one is tested against (tests/test_min_norm_reference.py)
+DENSE_REFERENCE_MAX = 2000
+#: rank cut of the null space ker H ∩ ker G (relative to the largest singular value of [H; G])
+NULL_SPACE_RCOND = 1e-10
+
+
+def min_norm_quadratic_solution(problem: MixedProblem) -> dict:
+    """Minimiser of a convex quadratic (P) nearest to 0 in the u-layout norm (module docstring).
+
+    Parameters
+    ----------
+    problem : MixedProblem
+        With a :class:`~mixbounds.instances.objectives.QuadraticObjective` (convex, not necessarily strongly).
+
+    Returns
+    -------
+    dict
+        ``u`` (u-layout), ``v`` (original variables), ``multipliers``, ``kkt_residual``, ``solution_set_dim``
+        (``dim(ker H ∩ ker G)``; ``None`` on the proximal route), ``method``, and on the proximal route
+        ``min_norm_residual`` (its certificate).  ``ValueError`` when the KKT residual exceeds
+        :data:`~mixbounds.instances.reference.saddle_point.KKT_RTOL`.
+    """
+    E = copy_map(problem)
+    G, h = constraint_system(problem)
+    if E.shape[1] + G.shape[0] > DENSE_REFERENCE_MAX:
+        return dict(proximal_min_norm_solution(problem), solution_set_dim=None)
+    obj = problem.objective
+    H = (E.T @ obj.Q @ E).toarray()
+    g = E.T @ obj.q
+    G = G.toarray()
+    nv, nc = H.shape[0], G.shape[0]
+    K = np.block([[H, G.T], [G, np.zeros((nc, nc))]])
+    sol = np.linalg.lstsq(K, np.concatenate([g, h]), rcond=None)[0]
+    v0, lam = sol[:nv], sol[nv:]
+    N = sla.null_space(np.vstack([H, G]), rcond=NULL_SPACE_RCOND)
+    EtE = (E.T @ E).toarray()
+    v = v0 + N @ np.linalg.solve(N.T @ EtE @ N, -(N.T @ EtE @ v0)) if N.shape[1] else v0
+    stat = H @ v - g + G.T @ lam
+    feas = G @ v - h
+    den = np.linalg.norm(H @ v) + np.linalg.norm(g) + np.linalg.norm(G.T @ lam) + np.linalg.norm(h) + 1e-300
+    res = float(np.sqrt(stat @ stat + feas @ feas) / den)
+    if not res <= KKT_RTOL:
+        raise ValueError(f"convex reference: relative KKT residual {res:.2e} exceeds {KKT_RTOL:g}")
+    return {"u": E @ v, "v": v, "multipliers": lam, "kkt_residual": res, "solution_set_dim": int(N.shape[1]),
+            "method": "dense least-squares KKT + projection onto the solution set (min u-norm)"}
 
 
 def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None, start: np.ndarray | None = None,
@@ -61,7 +112,7 @@ def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None
 
     ``start`` (original variables, default 0) exists for the negative control: from a start with a component in
     ``N`` the steps converge to another minimiser and the certificate, which assumes ``w₀ = 0``, must fail.
-    Returns ``{"u", "kkt_residual", "min_norm_residual", "steps", "method"}``.
+    Returns ``{"u", "v", "multipliers", "kkt_residual", "min_norm_residual", "steps", "method"}``.
     """
     obj = problem.objective
     lay = problem.layout
@@ -115,6 +166,6 @@ def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None
     if not cert <= MIN_NORM_RTOL:
         raise ValueError(f"convex reference: the point is not the minimiser nearest to 0: residual {cert:.2e} of "
                          f"D v ∈ range H + range Gᵀ exceeds {MIN_NORM_RTOL:g} ({steps} proximal steps)")
-    return {"u": E @ w, "kkt_residual": kkt_res, "min_norm_residual": cert, "steps": steps,
+    return {"u": E @ w, "v": w, "multipliers": lam_prev if nc else np.zeros(0), "kkt_residual": kkt_res, "min_norm_residual": cert, "steps": steps,
             "method": f"proximal-point steps (ν = {nu:g}, {steps} steps) on one {kkt.name} factorisation; "
                       "certificate D v ∈ range H + range Gᵀ"}
