@@ -11,7 +11,7 @@ the optimality system — so that the engine's counts can be compared with count
 
 ``consensus`` (Scaman et al. 2017)
     ``(M + (3α/β) I) θ = e_1``: ``θ_k = ρ^k`` at every node.
-``coupled`` (Yarmoshik et al. 2024, App. C; :mod:`.coupled`)
+``coupled`` (Yarmoshik et al. 2024, App. C; :mod:`mixbounds.instances.worst_case.coupled`)
     multiplier ``(M + a I) y = −½(2e_1 − e_2)``, ``a = 2μ'μ_f/(L'L_f)``: ``y_1 = (a/2)ρ − ½``,
     ``y_k = (a/2)ρ^k`` (``k >= 2``); ``t_i = −(√μ'/L_f) y`` and ``p_i = −c e_1 − (√L'/μ_f) E_g y`` on ``V1``
     (``E₁``) and ``V3`` (``E₂``), ``p_i = −c e_1``, ``t_i = 0`` on ``V2``, ``c = √L'/(2μ_f)``.
