@@ -117,7 +117,7 @@ def _register_report(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="mixbounds", description="Check the complexity theorems of the mixed-affine-constraints paper.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True, parser_class=Parser)
     t = sub.add_parser("table", help="print the claims registry as the paper's tables")
     t.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
     t.set_defaults(func=_cmd_table)
@@ -157,6 +157,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name``."""
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return a.choices[name]
+    return parser
+
+
 def join_negative_numbers(argv: list[str]) -> list[str]:
     """``--eps -1e-3`` → ``--eps=-1e-3``: argparse reads a token such as ``-1e-3`` as an option, not a value.
 
@@ -189,7 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
     cmd = "mixbounds"
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the subcommand that does not know them (argparse names the top-level command)
+            _subparser(parser, args.cmd).error(f"unrecognized arguments: {' '.join(extra)}")
         args.argv = argv
         cmd = f"mixbounds {args.cmd}"
         with guarded_stdout():
