@@ -117,6 +117,7 @@ def test_merge_updates_the_selected_results_and_keeps_the_others(suite, tmp_path
     capsys.readouterr()
     assert _verify(d, "--claims", SUBSET, "--merge", "--no-cache") == EXIT_OK
     assert set(visible(d)) == files  # every figure of the set is still there (drawn again from the union)
+    assert "This set merges the results of 2 runs" in (d / "report.md").read_text()  # the report says so too
     out = capsys.readouterr().out
     merged = json.loads((d / "results.json").read_text())
     assert [c["id"] for c in merged["claims"]] == [c["id"] for c in full["claims"]]  # the set's order, every result
@@ -125,7 +126,6 @@ def test_merge_updates_the_selected_results_and_keeps_the_others(suite, tmp_path
     assert _verify(d) == EXIT_OK  # … so the command that made the set still rewrites it
     assert [p["results"] for p in merged["parts"]] == [len(full["claims"]) - 1, 1]
     assert merged["summary"]["results"] == full["summary"]["results"]
-    assert "This set merges the results of 2 runs" in (d / "report.md").read_text()  # the report says so too
     lines = out.strip().splitlines()
     assert lines[-2].startswith("this run: OK: 1 results + 0 controls = 1")
     assert lines[-1].startswith("OK (the merged set): ")
