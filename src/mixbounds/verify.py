@@ -20,15 +20,18 @@ The main job of the suite (README's first command)::
   drawn into a staging directory, then installed behind a journal, so an interrupted,
   killed or failed run leaves the previous complete set and never a mix.  OUT must be new,
   empty or a directory this suite wrote (its manifest ``.mixbounds-out.json`` lists the
-  files; nothing else is touched), and one run at a time holds it (``.mixbounds-lock``).
+  files; nothing else is touched) holding the set of the same selection — tier and globs,
+  :mod:`mixbounds.selection` — unless ``--merge`` (the union, :mod:`mixbounds.checks.run.merge`) or
+  ``--replace``, and one run at a time holds it (``.mixbounds-lock``).
   Every output path (``--out``, ``--json``) is checked before any work.
 
 Exit codes: 0 no result ``fail``/``error``, every ``finding`` expected
 (:mod:`mixbounds.checks.expected`, each with its reason) and every negative control caught;
 1 a check failed or errored, a finding is not an expected one, a control was not
-caught, or the outputs could not be written; 2 bad usage (unknown tier,
-bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable or foreign ``--out``
-or ``--json``, ``--out`` in use by another run, a ``--scheduler`` that is misspelt, unreachable
+caught, or the outputs could not be written (with ``--merge``: the verdict of the merged set); 2 bad usage
+(unknown tier, bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable or foreign ``--out``
+or ``--json``, an ``--out`` holding the set of another selection, ``--out`` in use by another run, a
+``--scheduler`` that is misspelt, unreachable
 or needs Dask where it is not installed);
 130 interrupted (Ctrl-C; cached points are kept, nothing else is written).
 """

@@ -17,7 +17,10 @@ point see the instance as built.  A module that exits, crashes or hangs at impor
 
 ``--out DIR`` is an output directory of the suite (:mod:`mixbounds.outdir`, as for ``mixbounds verify``):
 a manifest, a lock (a second run on DIR is refused), and ``bench.json``, the report and ``plots/`` drawn
-into a staging directory and installed as one set.  ``--scheduler ADDRESS|local:N`` runs the sweep points
+into a staging directory and installed as one set, refused when DIR holds the bench of another method, tier or
+classes unless ``--merge`` (this run's classes replace theirs, the others are kept:
+:func:`mixbounds.checks.run.merge.merge_bench_documents`) or ``--replace``.  A disk that fills while the set is
+written is one line, exit 1, the previous set unchanged.  ``--scheduler ADDRESS|local:N`` runs the sweep points
 on a Dask cluster (:mod:`mixbounds.checks.run.executors`, as ``verify --scheduler``); the method's module must then be
 importable on the workers (a ``local:N`` cluster runs in the current directory).
 """

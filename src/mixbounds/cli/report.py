@@ -10,7 +10,10 @@ be new, empty, a directory of an earlier ``mixbounds report``, or a ``verify`` r
 are kept); a user's own ``report.md`` in a directory the suite did not write is never overwritten.  Never runs
 a solver.  ``--screenshot PNG`` also renders the first screen of ``report.html`` in headless Chromium (the
 README's picture: ``mixbounds report mixbounds-results --screenshot docs/report-screenshot.png``).
-Exit codes: 0 written; 2 bad input (unreadable results, unusable or foreign paths, no browser for
+A report is written beside the results it was drawn from or into a directory of its own: a directory holding
+the set or report of another selection (:mod:`mixbounds.selection`) is refused, a report directory unless
+``--replace``.  Exit codes: 0 written; 1 the report could not be written (a full disk; the previous one is
+unchanged); 2 bad input (unreadable results, unusable or foreign paths, another selection, no browser for
 --screenshot; nothing written); 130 interrupted (nothing half-written).
 """
 
