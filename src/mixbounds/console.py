@@ -26,7 +26,10 @@ from mixbounds.plots.data import finite, fmt_slope
 LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified", NOT_CARRIED: "not carried"}
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error": "bold magenta", "skipped": "dim"}
 #: the columns of the wide table other than the verdict: (name, narrowest width it folds to, widest it takes)
-COLUMNS = (("claim", 30, 56), ("kind", 6, 11), ("theory", 10, 22), ("measured ± CI", 14, 40), ("tol", 5, 6))
+#: the compact layout: verdicts padded to this width (the statuses and the short labels), second lines indented
+COMPACT_VERDICT, COMPACT_INDENT = 20, 4
+#: (kind: its longest value, 'consistency', whole; measured: '0.5 exact; fit 0.489 ± 0.086' on at most two lines)
+COLUMNS = (("claim", 30, 64), ("kind", 11, 11), ("theory", 10, 22), ("measured ± CI", 16, 40), ("tol", 5, 6))
 
 
 def short(v, n: int = 34) -> str:
@@ -66,6 +69,25 @@ def _cells(c: dict) -> list[str]:
     return [c["id"], c["kind"], short(c.get("theory"), 28), measured_text(c), short(c.get("tolerance"))]
 
 
+def _widths(rows: list[dict], width: int) -> list[int] | None:
+    """Column widths of the wide table on a console ``width`` columns wide (``None``: it does not fit): the verdict
+    column as wide as its longest entry, kind, theory, measured and tolerance at their longest entry up to their
+    widest, shrunk toward their narrowest while the claim column is narrower than its longest id, and the claim column
+    gets the rest."""
+    cells = [_cells(c) for c in rows]
+    verdict = max([len("verdict")] + [len(verdict_text(c)) for c in rows])
+    longest = [max([len(name)] + [len(r[i]) for r in cells]) for i, (name, _, _) in enumerate(COLUMNS)]
+    w = [min(hi, max(lo, n)) for n, (_, lo, hi) in zip(longest, COLUMNS)]
+    borders = 3 * (len(COLUMNS) + 1) + 1
+    for i in (2, 3):  # theory, then measured, give way to the claim id first
+        room = width - borders - verdict - sum(w[1:])
+        if room >= longest[0]:
+            break
+        w[i] = max(COLUMNS[i][1], w[i] - (longest[0] - room))
+    w[0] = min(longest[0], width - borders - verdict - sum(w[1:]))
+    return w + [verdict] if w[0] >= COLUMNS[0][1] else None
+
+
 def wide_width(rows: list[dict]) -> int:
     """Columns the wide table needs: every column at its narrowest, the verdict column whole, and the borders."""
     verdict = max([len("verdict")] + [len(verdict_text(c)) for c in rows])
@@ -75,21 +97,23 @@ def wide_width(rows: list[dict]) -> int:
 def verdict_table(rows: list[dict], title: str, width: int):
     """The table of ``rows`` for a console ``width`` columns wide: a rich ``Table`` (wide) or a list of ``Text``
     lines (compact), module docstring."""
+    widths = _widths(rows, width)
     verdict = max([len("verdict")] + [len(verdict_text(c)) for c in rows])
-    if width >= wide_width(rows):
+    if widths is not None:
         t = Table(title=title, show_lines=False, header_style="bold", expand=False)
-        for name, lo, hi in COLUMNS:
-            t.add_column(name, overflow="fold", min_width=lo, max_width=hi)
-        t.add_column("verdict", no_wrap=True, min_width=verdict, max_width=verdict)
+        for (name, _, _), w in zip(COLUMNS, widths):
+            t.add_column(name, overflow="fold", min_width=w, max_width=w)
+        t.add_column("verdict", no_wrap=True, min_width=widths[-1], max_width=widths[-1])
         for c in rows:
             t.add_row(*[Text(x) for x in _cells(c)], Text(verdict_text(c), style=STATUS_STYLE.get(c["status"], "")))
         return t
-    out = [Text(title, style="bold"), Text(f"{'verdict':<{verdict}}  claim", style="bold"),
-           Text(f"{'':<{verdict}}  kind · theory · measured ± CI · tol", style="bold")]
+    pad = min(verdict, COMPACT_VERDICT)  # a longer verdict pushes its own id right, whole
+    out = [Text(title, style="bold"), Text(f"{'verdict':<{pad}}  claim", style="bold"),
+           Text(f"{'':<{COMPACT_INDENT}}kind · theory · measured ± CI · tol", style="bold")]
     for c in rows:
         cid, kind, theory, measured, tol = _cells(c)
-        out.append(Text(f"{verdict_text(c):<{verdict}}", style=STATUS_STYLE.get(c["status"], "")) + Text(f"  {cid}"))
-        out.append(Text(f"{'':<{verdict}}  {kind} · {theory} · {measured} · tol {tol}"))
+        out.append(Text(f"{verdict_text(c):<{pad}}", style=STATUS_STYLE.get(c["status"], "")) + Text(f"  {cid}"))
+        out.append(Text(f"{'':<{COMPACT_INDENT}}{kind} · {theory} · {measured} · tol {tol}"))
     return out
 
 
