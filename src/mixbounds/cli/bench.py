@@ -129,8 +129,11 @@ def _merge_base(od, args) -> dict:
         doc = read_json(od.path / "bench.json")
     except (OSError, JSONFileError) as exc:
         raise OutputError(f"--merge: --out {od.path}: cannot read its bench.json ({exc})") from None
-    if not (isinstance(doc, dict) and isinstance(doc.get("results"), list)):
-        raise OutputError(f"--merge: --out {od.path}: its bench.json is not a bench document")
+    fields = {"id": str, "class": str, "family": str, "oracle": str, "param": str, "status": str, "exponent": (int, float)}
+    if not (isinstance(doc, dict) and isinstance(doc.get("results"), list) and all(
+            isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in fields.items()) for r in doc["results"])):
+        raise OutputError(f"--merge: --out {od.path}: its bench.json is not a bench document (every result needs "
+                          f"{', '.join(fields)}): --replace, or choose another --out")
     for key, mine in (("method", args.method), ("tier", args.tier.name)):
         if doc.get(key) != mine:
             raise OutputError(f"--merge: --out {od.path}: holds the bench of {key} {doc.get(key)}, this run's is "
