@@ -361,3 +361,16 @@ def test_a_full_disk_while_bench_installs_is_one_line_exit_1(tmp_path, capsys, m
     assert "No space left" in errors[0] and "unchanged" in errors[0]
     assert visible(out) == before
     assert not [p for p in out.iterdir() if p.name.startswith(outdir.STAGING_PREFIX)]
+
+
+def test_ctrl_c_before_a_commands_own_handler_is_one_line_exit_130(capsys, monkeypatch):
+    """Root cause: a Ctrl-C while a command imported its machinery (seconds for verify under load) escaped main() as
+    a KeyboardInterrupt traceback (the catalogue's interrupted verify)."""
+    from mixbounds.bounds import render
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(render, "render_text", interrupted)
+    assert main(["table"]) == 130
+    one_line_error(capsys.readouterr().err, "mixbounds table: interrupted")

@@ -25,7 +25,7 @@ from mixbounds.cli.streams import guarded_stdout, io_error, prepare_streams
 from mixbounds.methods import METHOD_TIMEOUT_S
 from mixbounds.outdir import BENCH_OUT, VERIFY_OUT
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Why the commands ``verify``, ``plot``, ``report``, ``bench`` and ``table`` import their machinery when they run
 #: and not here: the checks' registry, scipy.stats and matplotlib cost 0.9 s of the 1.3 s that ``import
@@ -212,6 +212,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAIL
     except OSError as exc:  # stdout on a full device or closed, a path the system cannot look up (cli.streams)
         return io_error(cmd, exc)
+    except KeyboardInterrupt:  # before a command's own handler (importing its machinery, validating): nothing written
+        print(f"{cmd}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover
