@@ -17,7 +17,7 @@ EXIT_USAGE = 2
     (["instance", "coupled", "--kappa-W", "10"], ["needs --kappa-f"]),
     (["instance", "coupled", "--kappa-W", "10", "--kappa-f", "10", "--variant", "nosuch"], ["unknown variant 'nosuch'"]),
     (["instance", "coupled", "--kappa-W", "10", "--kappa-f", "10", "--d", "3"], ["--d does not apply"]),
-    (["instance", "coupled", "--kappa-W", "10", "--kappa-f", "-3"], ["--kappa-f = -3.0: a condition number"]),
+    (["instance", "coupled", "--kappa-W", "10", "--kappa-f", "-3"], ["--kappa-f = -3.0 is impossible: a condition number"]),
     (["instance", "random-coupled", "--kappa-W", "nan"], ["--kappa-W"]),
     (["instance", "random-coupled", "--param", "kappa_W=0.5"], ["--kappa-W = 0.5"]),
     (["instance", "random-coupled", "--d", "0"], ["--d must be >= 1"]),

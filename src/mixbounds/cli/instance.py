@@ -152,7 +152,7 @@ def condition_error(params: dict) -> str | None:
         if not k.startswith("kappa_") or v is None:
             continue
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 1:
-            return f"{k} = {v!r}: a condition number must be a finite number >= 1"
+            return f"{k} = {v!r} is impossible: a condition number is a finite number >= 1"
     return None
 
 
