@@ -14,16 +14,23 @@ of files (results, CSV, report, figures) that only makes sense complete.  This m
   version of the suite before manifests (its ``results.json`` is a mixbounds results document, or its
   ``bench.json`` a bench document, and every entry has one of the suite's names) is adopted, with the same
   guarantee; a manifest of a version before kinds gets its kind from its tool.
+* **One selection.** The manifest records the selection that made the set (:mod:`mixbounds.selection`); a run of
+  another selection is refused before the lock is taken, unless its ``mode`` is ``merge`` or ``replace``
+  (:attr:`OutputDir.previous` then names the set found).
 * **One writer.** :class:`OutputDir` holds an exclusive ``flock`` on :data:`LOCK` inside DIR for the
   whole run; the file records the holder's pid, host, start time and command.  A second run on the
-  same DIR is refused at once naming the first.  The kernel drops the lock when its holder dies,
-  so a lock file left by a killed run is taken over (with a message naming the dead run).
+  same DIR is refused at once naming the holder the kernel lists (:mod:`mixbounds.lock_holder`).  The kernel
+  drops the lock when its holder dies, so a lock file left by a killed run is taken over (with a message naming
+  the dead run).
 * **All or nothing.** The new set is written into a staging directory inside DIR (same file system),
   then installed: a journal (:data:`JOURNAL`) listing every move and removal is written atomically —
   the commit point — then the files are moved in with ``os.replace`` and the journal deleted.  A run
   killed before the commit point leaves the previous set untouched (its staging directory is removed
   by the next run); one killed after it is rolled forward by the next run that takes the lock, so
-  DIR only ever holds one complete set (apart from the milliseconds of the install itself).
+  DIR only ever holds one complete set (apart from the milliseconds of the install itself).  The journal is
+  never trusted beyond the manifests: a roll-forward removes or replaces only files the manifest in place lists,
+  through no symbolic link, whatever the journal says; an install refuses, before its commit point, to replace
+  a file the manifest does not list.
 
 The point cache (``DIR/.cache``) is not part of the set: it is written during the run and kept.
 """
