@@ -41,6 +41,11 @@ exclude_patterns = ["_build", "data", "Thumbs.db", ".DS_Store"]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
+# Smart quotes turn typed quotes into typographic ones and "..." into an ellipsis, but never "--" into a dash: the
+# command-line reference and the guides write options (--out, --claims) in running text, and a copied "–out" is no
+# option (tests/test_docs_copy.py parses every option string of the built page with the real parser)
+smartquotes_action = "qe"
+
 # API reference (pages written by docs/_ext/api_pages.py): one docstring style, numpydoc read by napoleon
 # each object documented once, in the module that defines it: a package's re-exports (its __all__) are not
 # documented again ("ignore-module-all": members are those whose __module__ is the module itself)

@@ -317,14 +317,37 @@ def sweep_groups(doc: dict) -> dict[tuple[str, str], SweepGroup]:
     return out
 
 
-def fmt_slope(res: dict, digits: int = 2) -> str:
-    """``0.49 ± 0.03`` (or ``0.49 [0.41, 0.60]`` for an asymmetric interval, ``—`` if unmeasured)."""
+def slope_reading(res: dict) -> dict:
+    """What a slope result's numbers are: ``{"closed": c, "fit": s, "ci": (lo, hi)}``.
+
+    ``closed`` is the exponent of a closed form when the verdict read one (a lower bound whose engine counts are exact:
+    ``extra.exponent_source == "closed form"``, the fit in ``extra.fit``; the suite's own Tables 2–4 lower bounds:
+    ``extra.lower_exponent``, the fit in ``readings.fit``), else ``None`` — then ``measured`` is the fit.  ``fit`` and
+    ``ci`` are the log-log fit and its 95% interval (``None`` when absent).  ``closed`` is ``"not established"``
+    for an own lower bound that claims no exponent.  A display shows both numbers: the interval is the fit's, and
+    it may exclude the closed form (a fit over a short range of κ reads a local slope).
+    """
+    ex = res.get("extra") if isinstance(res.get("extra"), dict) else {}
+    ci = res.get("ci")
+    ci = (num(ci[0]), num(ci[1])) if isinstance(ci, (list, tuple)) and len(ci) == 2 else None
     m = finite(res.get("measured"))
+    if ex.get("exponent_source") == "closed form" and isinstance(ex.get("fit"), dict):
+        fit = ex["fit"]
+        fci = fit.get("ci")
+        fci = (num(fci[0]), num(fci[1])) if isinstance(fci, (list, tuple)) and len(fci) == 2 else ci
+        return {"closed": m, "fit": finite(fit.get("slope")), "ci": fci}
+    if ex.get("own") and res.get("kind") == "lower":
+        rd = res.get("readings") if isinstance(res.get("readings"), dict) else {}
+        low = finite(ex.get("lower_exponent"))
+        return {"closed": low if low is not None else "not established", "fit": finite(rd.get("fit")), "ci": ci}
+    return {"closed": None, "fit": m, "ci": ci}
+
+
+def _fit_text(m: float | None, ci, digits: int) -> str:
     if m is None:
         return "—"
-    ci = res.get("ci")
-    if isinstance(ci, (list, tuple)) and len(ci) == 2:
-        lo, hi = num(ci[0]), num(ci[1])
+    if ci is not None:
+        lo, hi = ci
         if lo is not None and hi is not None:
             if not (math.isfinite(lo) and math.isfinite(hi)):
                 return f"{m:.{digits}f} ± ∞"
@@ -332,6 +355,21 @@ def fmt_slope(res: dict, digits: int = 2) -> str:
                 return f"{m:.{digits}f} ± {(hi - lo) / 2:.{digits}f}"
             return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
     return f"{m:.{digits}f}"
+
+
+def closed_text(closed) -> str:
+    """A closed-form exponent as shown: ``0.5`` (four significant digits: it is exact, not a measurement)."""
+    return closed if isinstance(closed, str) else f"{closed:.4g}"
+
+
+def fmt_slope(res: dict, digits: int = 2) -> str:
+    """``0.49 ± 0.03`` (or ``0.49 [0.41, 0.60]`` for an asymmetric interval, ``—`` if unmeasured); a result read
+    from a closed form shows both numbers, ``0.5 exact; fit 0.445 [0.406, 0.484]`` (:func:`slope_reading`)."""
+    r = slope_reading(res)
+    if r["closed"] is None:
+        return _fit_text(r["fit"], r["ci"], digits)
+    fit = "" if r["fit"] is None else f"; fit {_fit_text(r['fit'], r['ci'], digits)}"
+    return f"{closed_text(r['closed'])}{' exact' if not isinstance(r['closed'], str) else ''}{fit}"
 
 
 def bench_series(res: dict) -> dict | None:

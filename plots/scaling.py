@@ -23,7 +23,7 @@ from matplotlib.mathtext import MathTextParser
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 from mixbounds.bounds.claims import CLASS_LABELS, get
 from mixbounds.bounds.render import format_terms
-from mixbounds.plots.data import SweepGroup, finite, fmt_slope, variant_of, xy
+from mixbounds.plots.data import SweepGroup, closed_text, fmt_slope, slope_reading, variant_of, xy
 from mixbounds.plots.style import (
     LOWER_STYLES,
     THEORY_STYLE,
@@ -77,6 +77,16 @@ def _series_label(res: dict, role: str) -> str:
     return f"lower-bound engine ({v})"
 
 
+def legend_numbers(reading: dict) -> str:
+    """The numbers of a series' legend entry, each named for what it is: ``fitted slope 0.49 ± 0.03``, and for a
+    result read from a closed form ``closed-form exponent 0.5; fitted slope 0.445 [0.41, 0.48]`` (never the closed
+    form's number under the fit's name: :func:`mixbounds.plots.data.slope_reading`)."""
+    fit = "fitted slope " + fmt_slope({"measured": reading["fit"], "ci": reading["ci"]})
+    if reading["closed"] is None:
+        return fit
+    return f"closed-form exponent {closed_text(reading['closed'])}; {fit}"
+
+
 def draw_group(ax, group: SweepGroup, *, compact: bool = False) -> dict:
     """Draw one (cell, param) sweep group on ``ax``; returns ``{"handles", "labels", "series", "summary"}``."""
     handles, labels, summary = [], [], []
@@ -107,14 +117,15 @@ def draw_group(ax, group: SweepGroup, *, compact: bool = False) -> dict:
         sc = ax.scatter(xs, ys, s=18 if compact else 22, marker=st["marker"], color=st["color"], zorder=3,
                         facecolors="none" if role == "lower" else st["color"], linewidths=1.1, label=name)
         sc.set_gid(f"data:{role}:{res['id']}")
-        slope = finite(res.get("measured"))
+        reading = slope_reading(res)
+        slope = reading["fit"]  # the line drawn is the fit's, whatever number the verdict read
         if slope is not None and len(xs) >= 2:
             gx, gy = _fit_line(xs, ys, slope)
             (ln,) = ax.plot(gx, gy, color=st["color"], lw=1.1, ls="-" if role == "upper" else (0, (1, 1)), zorder=2)
             ln.set_gid(f"fit:{role}:{res['id']}")
             # one legend entry per series (markers over their fitted line): half the legend text to lay out
             handles.append((ln, sc))
-            labels.append(f"{name}, {len(xs)} points\nfitted slope {fmt_slope(res)} ({verdict})")
+            labels.append(f"{name}, {len(xs)} points\n{legend_numbers(reading)} ({verdict})")
         else:
             handles.append(sc)
             labels.append(f"{name}: {len(xs)} points")

@@ -3,6 +3,12 @@
 import os
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# the point cache's signing key (mixbounds.checks.run.cache_key) of the test session, not the user's: one per session,
+# in the system's temporary directory, inherited by the subprocesses the tests start
+if "MIXBOUNDS_CACHE_KEY" not in os.environ:
+    import tempfile
+
+    os.environ["MIXBOUNDS_CACHE_KEY"] = os.path.join(tempfile.mkdtemp(prefix="mixbounds-test-key-"), "point-cache.key")
 
 import numpy as np
 import pytest

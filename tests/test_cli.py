@@ -59,9 +59,11 @@ def test_the_command_line_starts_without_the_checks_machinery(tmp_path):
 #: these modules of the suite (the parsers and the light modules whose constants they show); nothing that runs a
 #: command (scipy, matplotlib, the instance builders, the solvers, the checks' machinery)
 HELP_MODULES = frozenset({"mixbounds", "mixbounds.checks", "mixbounds.checks.run", "mixbounds.checks.run.parent_watch",
-                          "mixbounds.checks.tiers", "mixbounds.cli", "mixbounds.cli.command", "mixbounds.cli.options",
-                          "mixbounds.cli.parsing", "mixbounds.instances", "mixbounds.instances.json_file",
-                          "mixbounds.isolation", "mixbounds.outdir"})
+                          "mixbounds.checks.run.globs", "mixbounds.checks.tiers", "mixbounds.cli",
+                          "mixbounds.cli.command", "mixbounds.cli.option_names", "mixbounds.cli.options",
+                          "mixbounds.cli.parsing", "mixbounds.cli.streams", "mixbounds.instances",
+                          "mixbounds.instances.json_file", "mixbounds.isolation", "mixbounds.lock_holder",
+                          "mixbounds.outdir", "mixbounds.selection"})
 #: third-party top-level modules a help may load (numpy; the rest is the install's own import hooks)
 HELP_THIRD_PARTY = ("numpy", "_distutils_hack", "__editable__")
 COMMANDS = ("table", "verify", "plot", "instance", "report", "bench", "solve")

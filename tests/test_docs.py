@@ -281,3 +281,32 @@ def test_cross_references_of_the_pages_name_real_objects():
     assert [r for r in refs if not _documented_at(r[1])] == []
     assert not _documented_at("mixbounds.checks.no_such_module")  # the check can fail: a missing module,
     assert not _documented_at("mixbounds.solvers.solve.Reformulation")  # and a name that is only imported there
+
+
+# ----------------------------------------------------------------------------- the README's durations
+import readme_durations  # noqa: E402  (docs/_ext, on sys.path above)
+
+
+def test_the_readmes_durations_are_the_recorded_ones():
+    """The README states the commands' durations only as rendered from docs/data/readme-durations.json (measured
+    by the lead on an idle machine with its calibration): no hand-written number, and none without the data."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme_durations.block_of(readme)
+    if not readme_durations.DATA.exists():
+        assert block is None, "durations in the README without a recorded measurement"
+        return
+    data = json.loads(readme_durations.DATA.read_text())
+    assert block == readme_durations.render(data)
+
+
+def test_recording_durations_puts_them_after_the_test_command(tmp_path):
+    """The mechanism on a copy of the README: inserted once after the test command, then replaced in place."""
+    data = {"verify_seconds": [70, 85], "pytest_seconds": [540, 720], "calibration_seconds": 1.02,
+            "machine": "2-core test machine", "commit": "abc1234"}
+    readme = (ROOT / "README.md").read_text()
+    once = readme_durations.put(readme, readme_durations.render(data))
+    assert once.index(readme_durations.START) > once.index("<!-- setup:test -->")
+    assert "the main job 70 s – 85 s, the tests 9 min – 12 min" in once and "calibration 1.02 s" in once
+    twice = readme_durations.put(once, readme_durations.render(dict(data, commit="def5678")))
+    assert twice.count(readme_durations.START) == 1 and "def5678" in twice and "abc1234" not in twice
+    assert readme_durations.put(readme, "x") != readme and readme_durations.block_of(readme) is None

@@ -577,7 +577,7 @@ def test_8_damaged_cache_entries_are_recomputed_and_counted(suite, tmp_path, cap
     capsys.readouterr()
     assert _verify(d, "--no-plots") == EXIT_OK
     err = capsys.readouterr().err
-    assert f"(0 cached, {len(entries)} damaged cache entries to recompute)" in err
+    assert f"(0 cached, {len(entries)} damaged or unsigned cache entries to recompute)" in err
     doc = json.loads((d / "results.json").read_text())
     assert doc["stats"]["damaged"] == len(entries) and doc["stats"]["computed"] == len(entries)
     assert [(c["id"], c["status"], c["measured"]) for c in doc["claims"]] == \

@@ -123,7 +123,8 @@ def test_every_result_has_one_anchor_with_verdict_rule_instance_and_command(doc)
     row = next(ln for ln in md.splitlines() if ln.startswith('| <a id="c-T1.coupled.comm.kappa_W.tight"></a>'))
     assert "| tight | pass | 0." in row and "| \\|s − 0.500\\| ≤ 0.1 |" in row
     assert "selftest (printed) · swept κ_W = 101–1010 (4 points) · fixed κ_f = 10" in row
-    assert "`mixbounds verify --tier tiny --claims 'T1.coupled.comm.kappa_W.tight'`" in row
+    assert ("`mixbounds verify --tier tiny --claims 'T1.coupled.comm.kappa_W.tight' "
+            "--out mixbounds-rerun-T1.coupled.comm.kappa_W.tight`") in row
 
 
 def test_instance_text_reads_fixed_parameters_and_sizes_from_the_points():

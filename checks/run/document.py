@@ -83,25 +83,36 @@ def summarize(claims: list[dict]) -> dict:
             "verdict": "ok" if code == EXIT_OK else "failed"}
 
 
-def build_document(results, stats: dict, *, tier: Tier | str, globs: list[str], wall_time: float, started: str,
-                   checks: list[Check], plan: dict, jobs: int, cache_dir, command: str = "") -> dict:
-    """The results document of one run in ``tier`` (recorded by its name)."""
-    tier = as_tier(tier)
-    claims = [r.to_json() for r in results]
+def collect_findings(claims: list[dict]) -> list[dict]:
+    """The finding records of ``claims``, each once (by id), in the order of the results carrying them."""
     findings, seen = [], set()
     for c in claims:
         for f in c.get("findings") or []:
             if f.get("id") not in seen:
                 seen.add(f.get("id"))
                 findings.append(f)
+    return findings
+
+
+def build_controls(summary: dict, claims: list[dict]) -> dict:
+    """The ``controls`` block: counts from ``summary`` (:func:`summarize`), one item per negative control."""
+    return {"total": summary["controls_total"], "caught": summary["controls_caught"],
+            "not_caught": summary["controls_not_caught"],
+            "items": [{"id": c["id"], "status": c["status"], "caught": c["status"] == "fail", "kind": c["kind"],
+                       "expected": c.get("expected") or "fail", "detail": c.get("detail", "")}
+                      for c in claims if c.get("control")]}
+
+
+def build_document(results, stats: dict, *, tier: Tier | str, globs: list[str], wall_time: float, started: str,
+                   checks: list[Check], plan: dict, jobs: int, cache_dir, command: str = "") -> dict:
+    """The results document of one run in ``tier`` (recorded by its name)."""
+    tier = as_tier(tier)
+    claims = [r.to_json() for r in results]
+    findings = collect_findings(claims)
     summary = summarize(claims)
     # certificates of the optimality statements (annotates the tight and lower results; statuses unchanged)
     summary["lower_bound_certificates"] = certify(claims, tier)
-    controls = {"total": summary["controls_total"], "caught": summary["controls_caught"],
-                "not_caught": summary["controls_not_caught"],
-                "items": [{"id": c["id"], "status": c["status"], "caught": c["status"] == "fail", "kind": c["kind"],
-                           "expected": c.get("expected") or "fail", "detail": c.get("detail", "")}
-                          for c in claims if c.get("control")]}
+    controls = build_controls(summary, claims)
     cv = stats.get("code_version") or code_version()
     return _clean({
         "schema": SCHEMA,

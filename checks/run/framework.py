@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from joblib import Parallel, delayed, parallel_config
+from mixbounds.checks.run.cache_key import CacheKeyError, load_key, sign
 from mixbounds.checks.run.parent_watch import watch_parent
 from mixbounds.checks.run.result import CheckResult, _clean
 from mixbounds.checks.tiers import TIERS, Tier, as_tier
@@ -165,23 +166,25 @@ def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]
         _GROUP.instances = None
 
 
-#: layout of a cache entry: ``{"cache": CACHE_FORMAT, "task": <task key>, "digest": <point digest>, "point": {…,
-#: "seconds": s}}``; format 2 added the digest (format-1 entries live under older code versions, never read)
-CACHE_FORMAT = "mixbounds-point-2"
+#: layout of a cache entry: ``{"cache": CACHE_FORMAT, "task": <task key>, "digest": <keyed digest>, "point": {…,
+#: "seconds": s}}``; format 2 added the digest, format 3 keyed it (:mod:`mixbounds.checks.run.cache_key`; entries of
+#: older formats live under older code versions, never read)
+CACHE_FORMAT = "mixbounds-point-3"
 
 
-def point_digest(point: dict) -> str:
-    """Digest of a point's canonical JSON: a cache entry whose point was changed or damaged after it was written
-    (a valid wrapper around a garbage point) no longer matches it."""
+def point_digest(point: dict, task: str = "") -> str:
+    """The keyed digest of a cache entry (:func:`mixbounds.checks.run.cache_key.sign`) over its task key and its point's
+    canonical JSON: an entry damaged, changed or written without this user's key no longer matches it."""
     blob = json.dumps(point, sort_keys=True, separators=(",", ":"))
-    return hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
+    return sign(load_key(), task, blob)
 
 
 def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
     """``(point, None)`` for a valid cache entry of task ``key``, ``(None, why)`` for a damaged one, ``(None, None)``
     if there is none.  Valid: a regular file holding JSON ``{"cache": CACHE_FORMAT, "task": key, "digest": d,
     "point": {…}}`` whose point is an object with a numeric ``seconds``, no ``error`` (failed points are never
-    cached) and digest ``d`` (:func:`point_digest`); anything else is recomputed (and counted)."""
+    cached) and digest ``d`` (:func:`point_digest`, keyed by this user's key); anything else is recomputed (and
+    counted)."""
     try:
         entry = read_json(path, "cache entry")
     except FileNotFoundError:
@@ -196,19 +199,21 @@ def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
     secs = pt.get("seconds") if isinstance(pt, dict) else None
     if not isinstance(pt, dict) or isinstance(secs, bool) or not isinstance(secs, (int, float)) or "error" in pt:
         return None, "point of the wrong shape"
-    if entry.get("digest") != point_digest(pt):
-        return None, "point does not match its digest"
+    if entry.get("digest") != point_digest(pt, key):
+        return None, "point does not match its digest (damaged, or not written with this user's cache key)"
     return pt, None
 
 
 def cache_census(cache_dir: Path, keys) -> dict:
-    """``{"valid": n, "damaged": m}`` over the entries of ``keys`` in ``cache_dir`` (this code version)."""
+    """``{"valid": n, "damaged": m, "keys": [the valid ones]}`` over the entries of ``keys`` in ``cache_dir`` (this
+    code version)."""
     cdir = Path(cache_dir) / code_version()
-    out = {"valid": 0, "damaged": 0}
+    out = {"valid": 0, "damaged": 0, "keys": []}
     for k in keys:
         pt, why = read_cache_entry(cdir / f"{k}.json", k)
         if pt is not None:
             out["valid"] += 1
+            out["keys"].append(k)
         elif why is not None:
             out["damaged"] += 1
     return out
@@ -246,6 +251,9 @@ def run_checks(
     """Run ``checks`` in ``tier`` (a :class:`~mixbounds.checks.tiers.Tier` or its name); returns the results matching
     ``pattern`` and run statistics.
 
+    ``progress(done, total, task)`` is called after every point; a callable with a true ``takes_seconds`` attribute
+    also receives ``seconds=`` the point's measured duration.
+
     ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
     or joblib (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`): ``payloads`` is one
     ``[(key, func, kwargs)]`` list per group, and it yields each group's ``[(key, point)]``.
@@ -255,6 +263,12 @@ def run_checks(
     tasks, per_check = _collect_tasks(checks, tier)
     version = code_version()
     cdir = None if cache_dir is None else Path(cache_dir) / version
+    if cdir is not None:
+        try:
+            load_key()
+        except CacheKeyError as exc:  # a cache that cannot tell its own entries from anyone else's is not read
+            print(f"mixbounds: point cache {cdir}: {exc.strerror}; the run goes on without the cache", file=sys.stderr)
+            cdir = None
     points, todo, damaged = _read_cached(tasks, cdir)
     cached_keys = sorted(points)
     total, done = len(tasks), len(points)
@@ -269,14 +283,17 @@ def run_checks(
         if cache_ok and "error" not in out:
             try:
                 _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
-                                                            "digest": point_digest(out), "point": out})
+                                                            "digest": point_digest(_clean(out), t.key), "point": out})
             except OSError as exc:  # a full disk or a cache made unwritable mid-run: the run goes on uncached
                 cache_ok = False
                 print(f"mixbounds: point cache {cdir}: cannot write ({exc.strerror}); the run goes on without "
                       f"caching", file=sys.stderr)
         done += 1
         if progress:
-            progress(done, total, t)
+            if getattr(progress, "takes_seconds", False):  # e.g. the remaining-time estimate (checks.run.eta)
+                progress(done, total, t, seconds=out.get("seconds"))
+            else:
+                progress(done, total, t)
 
     cached = set(points)
     _execute(todo, version, record, jobs=jobs, executor=executor)

@@ -3,6 +3,8 @@
 At ``builder-inited`` (before autosummary and before any source is read):
 
 * ``reference/cli.md``: the command-line reference, from the argparse parsers (:mod:`cli_reference`);
+* ``reference/families.md``: the instance families and the methods of ``mixbounds solve``, from their registries
+  (:mod:`registry_pages`);
 * ``results/*.md``: the results pages, from the run snapshots in ``docs/data/`` (:mod:`results_pages`);
 * ``reference/api/*.rst``: one page per public module of the installed package (:mod:`api_pages`).
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import api_pages
 import cli_reference
+import registry_pages
 import results_pages
 
 DOCS = Path(__file__).resolve().parent.parent
@@ -41,6 +44,7 @@ def write_pages(out: Path, pages: dict[str, str], suffix: str) -> None:
 
 def generate(app) -> None:
     write_if_changed(DOCS / "reference" / "cli.md", cli_reference.render())
+    write_if_changed(DOCS / "reference" / "families.md", registry_pages.render())
     data = DOCS / "data"
     write_pages(DOCS / "results", results_pages.render_pages(results_pages.load_snapshots(data),
                                                              results_pages.load_timed(data)), ".md")

@@ -27,6 +27,7 @@ def _check_n(builder):
         return inst
 
     build.__doc__ = builder.__doc__
+    build.__wrapped__ = builder  # the keywords it passes on are the builder's (the docs list them from here)
     return build
 
 
@@ -37,6 +38,7 @@ def _grad(builder):
         return GRADIENT_CHAINS[gradient](builder(**kw), eps=kw.get("eps"), chain_scale=kw.get("chain_scale", 1.0))
 
     build.__doc__ = f"{builder.__doc__} (with the gradient sum-trick)"
+    build.__wrapped__ = builder
     return build
 
 

@@ -14,16 +14,23 @@ of files (results, CSV, report, figures) that only makes sense complete.  This m
   version of the suite before manifests (its ``results.json`` is a mixbounds results document, or its
   ``bench.json`` a bench document, and every entry has one of the suite's names) is adopted, with the same
   guarantee; a manifest of a version before kinds gets its kind from its tool.
+* **One selection.** The manifest records the selection that made the set (:mod:`mixbounds.selection`); a run of
+  another selection is refused before the lock is taken, unless its ``mode`` is ``merge`` or ``replace``
+  (:attr:`OutputDir.previous` then names the set found).
 * **One writer.** :class:`OutputDir` holds an exclusive ``flock`` on :data:`LOCK` inside DIR for the
   whole run; the file records the holder's pid, host, start time and command.  A second run on the
-  same DIR is refused at once naming the first.  The kernel drops the lock when its holder dies,
-  so a lock file left by a killed run is taken over (with a message naming the dead run).
+  same DIR is refused at once naming the holder the kernel lists (:mod:`mixbounds.lock_holder`).  The kernel
+  drops the lock when its holder dies, so a lock file left by a killed run is taken over (with a message naming
+  the dead run).
 * **All or nothing.** The new set is written into a staging directory inside DIR (same file system),
   then installed: a journal (:data:`JOURNAL`) listing every move and removal is written atomically —
   the commit point — then the files are moved in with ``os.replace`` and the journal deleted.  A run
   killed before the commit point leaves the previous set untouched (its staging directory is removed
   by the next run); one killed after it is rolled forward by the next run that takes the lock, so
-  DIR only ever holds one complete set (apart from the milliseconds of the install itself).
+  DIR only ever holds one complete set (apart from the milliseconds of the install itself).  The journal is
+  never trusted beyond the manifests: a roll-forward removes or replaces only files the manifest in place lists,
+  through no symbolic link, whatever the journal says; an install refuses, before its commit point, to replace
+  a file the manifest does not list.
 
 The point cache (``DIR/.cache``) is not part of the set: it is written during the run and kept.
 """
@@ -42,6 +49,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+from mixbounds import lock_holder, selection
 from mixbounds.instances.json_file import JSONFileError, loads, read_json
 
 #: where ``mixbounds verify`` and ``mixbounds bench`` write when no ``--out`` is given (relative to the current
@@ -86,13 +94,50 @@ class OutputError(Exception):
 
 
 # ----------------------------------------------------------------------------- path checks
+#: the limits of a path when the file system does not say (Linux: ``NAME_MAX`` and ``PATH_MAX``)
+NAME_MAX, PATH_MAX = 255, 4096
+
+
+def check_name(path, what: str) -> Path:
+    """:class:`OutputError` when a component of ``path`` is longer than the file system's ``NAME_MAX`` or the whole
+    longer than ``PATH_MAX`` (bytes): every later ``stat`` of it would fail with "File name too long"."""
+    raw = os.fspath(path)
+    path = Path(path).absolute()
+    try:
+        limit = os.pathconf(_existing_ancestor(path.parent), "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = NAME_MAX
+    for part in path.parts:
+        if len(os.fsencode(part)) > limit:
+            raise OutputError(f"{what} {_shown(raw)}: the name {_shown(part, 40)} is {len(os.fsencode(part))} bytes "
+                              f"long, more than the {limit} the file system allows for one component")
+    if len(os.fsencode(str(path))) >= PATH_MAX:
+        raise OutputError(f"{what} {_shown(raw)}: the path is {len(os.fsencode(str(path)))} bytes long, more than "
+                          f"the {PATH_MAX - 1} the system allows")
+    return path
+
+
+def _shown(s: str, n: int = 80) -> str:
+    """A long name shortened for a one-line message (its start, the count of the rest)."""
+    return s if len(s) <= n else f"{s[:n]}…(+{len(s) - n} characters)"
+
+
 def _existing_ancestor(path: Path) -> Path:
     anc = path
-    while not (anc.exists() or anc.is_symlink()):
+    while not _lexists(anc):
         if anc.parent == anc:
             break
         anc = anc.parent
     return anc
+
+
+def _lexists(p: Path) -> bool:
+    """``os.path.lexists`` that answers no, instead of raising, for a name the system cannot look up."""
+    try:
+        os.lstat(p)
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def prove_writable(d: Path, what: str, path: Path | None = None) -> None:
@@ -124,7 +169,7 @@ def check_file(path, what: str, *, ours=None, ours_desc: str = "file this comman
     is refused (``Path`` drops the slash, so the raw argument is looked at).  Returns the absolute path.
     """
     raw = os.fspath(path)
-    path = Path(path).absolute()
+    path = check_name(path, what)
     if raw.endswith(("/", os.sep)) or path.is_dir():
         raise OutputError(f"{what} {raw}: is a directory, expected a file name")
     if path.exists() or path.is_symlink():
@@ -264,7 +309,7 @@ def check_dir(path, what: str, *, figures: bool = False, subdirs: tuple = (), to
 
     ``subdirs`` (e.g. ``("plots",)``) are checked the same way, as the figure directory of the set above them.
     """
-    path = Path(path).absolute()
+    path = check_name(path, what)
     if path.exists() or path.is_symlink():
         own = owned_set(path, what, figures=figures)
         if own is not None and tool is not None:
@@ -285,7 +330,7 @@ def check_dir(path, what: str, *, figures: bool = False, subdirs: tuple = (), to
 def check_cache_dir(path, what: str = "point cache") -> Path:
     """The point cache directory (``OUT/.cache`` or one code version's directory in it): new, or a directory where
     files can be created; :class:`OutputError` naming it otherwise (a file, a FIFO, a read-only directory)."""
-    path = Path(path).absolute()
+    path = check_name(path, what)
     if path.exists() or path.is_symlink():
         if not path.is_dir():
             raise OutputError(f"{what} {path}: exists and is not a directory; remove it or run with --no-cache")
@@ -323,10 +368,12 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, write)
 
 
-def manifest_text(tool: str, files, kind: str | None = None) -> str:
-    return json.dumps({"format": MANIFEST_FORMAT, "tool": tool, "kind": kind or NEW_KIND[tool],
-                       "files": sorted(set(files)),
-                       "written": datetime.now(timezone.utc).isoformat(timespec="seconds")}, indent=1) + "\n"
+def manifest_text(tool: str, files, kind: str | None = None, selection: dict | None = None) -> str:
+    m = {"format": MANIFEST_FORMAT, "tool": tool, "kind": kind or NEW_KIND[tool], "files": sorted(set(files)),
+         "written": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if selection is not None:
+        m["selection"] = selection
+    return json.dumps(m, indent=1) + "\n"
 
 
 def _proc_start(pid: int) -> str | None:
@@ -362,10 +409,15 @@ class OutputDir:
     """
 
     def __init__(self, path, tool: str, *, what: str = "--out", command: str = "", subdirs: tuple = (),
-                 log=None, kind: str | None = None):
+                 log=None, kind: str | None = None, selection: dict | None = None, mode: str = "refuse"):
         self.path = Path(path).absolute()
         self.tool, self.what, self.command, self.subdirs = tool, what, command, tuple(subdirs)
         self.kind = kind or NEW_KIND[tool]
+        #: the selection of the set this run writes (:mod:`mixbounds.selection`), recorded in the manifests, and what
+        #: to do when the directory holds another one: ``refuse`` (:class:`OutputError`), ``merge`` or ``replace``
+        self.selection, self.mode = selection, mode
+        #: the selection of the set found in the directory when it differs from this run's (``--merge``/``--replace``)
+        self.previous: dict | None = None
         self.log = log or (lambda msg: print(msg, file=sys.stderr))
         self._fd = None
         self._stages: list[Path] = []
@@ -427,10 +479,8 @@ class OutputDir:
 
     @staticmethod
     def _describe(f: Path) -> str:
-        info = _json_or_none(f)
-        if not isinstance(info, dict) or not info:
-            return "holder unknown"
-        return f"pid {info.get('pid')} on {info.get('host')}, started {info.get('started')}: {info.get('command')}"
+        """The holder of the lock file ``f``: the kernel's pid with the file's words (:mod:`mixbounds.lock_holder`)."""
+        return lock_holder.describe(f, _json_or_none(f))
 
     def _unlock(self) -> None:
         if self._fd is not None:
@@ -459,6 +509,9 @@ class OutputDir:
     def __enter__(self) -> "OutputDir":
         check_dir(self.path, self.what, figures=self._figures, subdirs=self.subdirs, tool=self.tool)
         new = not self.path.exists()
+        if not new:  # a set of another selection is refused before the lock file is created (nothing touched) …
+            own = owned_set(self.path, self.what, figures=self._figures)
+            self._check_selection(None if own is None else own[1])
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -468,6 +521,7 @@ class OutputDir:
             # checked again under the lock: another run may have changed the directory in between
             self.kind, files, subs = self._owned()
             self.recover()
+            self._check_selection(files)  # … and again under the lock
             # adopt (write the manifests of) an output directory of a version before manifests: subdirectories
             # first, their legacy test looks at the parent's manifest
             for s, sub_files in subs.items():
@@ -480,6 +534,26 @@ class OutputDir:
             self._unlock()
             raise
         return self
+
+    def _check_selection(self, files) -> None:
+        """Refuse a set of another selection (:mod:`mixbounds.selection`) unless ``mode`` says merge or replace.
+
+        The figures of a ``verify`` set (``RES/plots``) have the selection of the set above them."""
+        if self.selection is None:
+            return
+        d, kind = (self.path.parent, "verify") if self.kind == "verify-figures" else (self.path, self.kind)
+        m = _manifest_or_none(d)
+        if not (files or (m or {}).get("files")):
+            return  # nothing there yet (a new directory, or the cache of an interrupted first run)
+        old = (m or {}).get("selection")
+        if not isinstance(old, dict):
+            old = selection.legacy_selection(d, kind)
+        if selection.same(old, self.selection):
+            return
+        if self.mode == "refuse":
+            raise OutputError(selection.refusal(self.what, self.path, self.tool, old, self.selection,
+                                                merge=self.tool != "report"))
+        self.previous = old
 
     def __exit__(self, *exc) -> bool:
         try:
@@ -503,17 +577,25 @@ class OutputDir:
         Every directory touched gets a manifest listing its new files; files the old manifests listed and
         the new set lacks are removed — unless ``keep_others`` (``mixbounds report`` rewriting the report of a
         ``verify`` set: the other files of the set stay, listed); ``last`` (e.g. ``results.json``) is moved last.
+        An existing file the old manifest does not list is never replaced: :class:`OutputError` before the commit
+        point (nothing touched).
         """
         dirs: dict[str, list[str]] = {}
         for rel in files:
             parent, _, name = rel.rpartition("/")
             dirs.setdefault(parent, []).append(name)
         moves = [rel for rel in files if rel != last]
-        removes = []
+        removes, manifests = [], []
         dirs.setdefault("", [])
         for parent, names in dirs.items():
             old = read_manifest(self.path / parent) if parent else read_manifest(self.path)
             old_files = (old or {}).get("files", [])
+            for n in names:
+                dst = self.path / parent / n
+                if n not in old_files and (dst.exists() or dst.is_symlink()):
+                    raise OutputError(f"{self.what} {self.path}: {dst} exists and is not listed in "
+                                      f"{self.path / parent / MANIFEST}: refusing to replace a file mixbounds did not "
+                                      f"write (move it away)")
             # the top level also lists its owned subdirectories: new ones and old ones still present (--no-plots)
             keep_dirs = set() if parent else ({d.split("/")[0] for d in dirs if d}
                                               | {n for n in old_files if (self.path / n).is_dir()})
@@ -523,47 +605,100 @@ class OutputDir:
                 removes += [f"{parent}/{n}" if parent else n for n in old_files
                             if n not in names and n not in keep_dirs]
             kind = FIGURES_OF[self.kind] if parent else self.kind
-            atomic_write_text(stage / parent / MANIFEST, manifest_text(self.tool, names + sorted(keep_dirs), kind))
-            moves.append(f"{parent}/{MANIFEST}" if parent else MANIFEST)
-        if last is not None:
-            moves.append(last)
-        journal = {"stage": stage.name, "moves": moves, "removes": removes}
+            atomic_write_text(stage / parent / MANIFEST, manifest_text(self.tool, names + sorted(keep_dirs), kind,
+                                                                       self.selection))
+            manifests.append(f"{parent}/{MANIFEST}" if parent else MANIFEST)
+        journal = {"stage": stage.name, "moves": moves, "removes": removes, "manifests": manifests,
+                   "last": [] if last is None else [last]}
         atomic_write_text(self.path / JOURNAL, json.dumps(journal))  # the commit point
         self._roll_forward(journal)
         if stage in self._stages:
             self._stages.remove(stage)
 
     def _roll_forward(self, journal: dict) -> None:
+        """Carry out a committed install: the set's files, then the removals, then the manifests, then ``last``.
+
+        The journal is never trusted beyond the manifests: a file is removed only if the manifest in place for its
+        directory lists it, an existing file is replaced only if that manifest lists it, a move's source must be a
+        regular file of the staging directory, and no path goes through a symbolic link.  The removals come before
+        the new manifests, so the manifests in place are the old ones whenever a removal is judged.
+        """
         stage = self.path / journal["stage"]
-        for rel in journal["moves"]:
+        moves = [m for m in journal["moves"] if m.rpartition("/")[2] != MANIFEST]
+        manifests = journal.get("manifests", [m for m in journal["moves"] if m.rpartition("/")[2] == MANIFEST])
+        listed: dict[str, list] = {}
+
+        def old(parent: str) -> list:
+            if parent not in listed:
+                m = _manifest_or_none(self.path / parent) if _real_dirs(self.path, parent) else None
+                listed[parent] = [n for n in (m or {}).get("files", []) if n not in INTERNAL]
+            return listed[parent]
+
+        def move(rel: str, *, manifest: bool = False) -> None:
+            parent, _, name = rel.rpartition("/")
             src, dst = stage / rel, self.path / rel
-            if src.exists():
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(src, dst)
+            if not (_real_dirs(stage, parent) and src.is_file() and not src.is_symlink()):
+                return  # moved already (a roll-forward of a roll-forward), or not a file of the stage
+            if not _real_dirs(self.path, parent, create=True):
+                self.log(f"mixbounds {self.tool}: left {dst}: a path component is not a directory of {self.path}")
+                return
+            if not manifest and (dst.exists() or dst.is_symlink()) and name not in old(parent):
+                self.log(f"mixbounds {self.tool}: left {dst} in place: it is not listed in the manifest")
+                return
+            os.replace(src, dst)
+
+        for rel in moves:
+            if rel not in journal.get("last", []):
+                move(rel)
         for rel in journal["removes"]:
+            parent, _, name = rel.rpartition("/")
             p = self.path / rel
-            if p.is_file() or p.is_symlink():
+            if name in old(parent) and _real_dirs(self.path, parent) and (p.is_file() or p.is_symlink()):
                 p.unlink()
+            elif p.exists() or p.is_symlink():
+                self.log(f"mixbounds {self.tool}: left {p} in place: the install journal names it, the manifest "
+                         f"does not")
+        for rel in manifests:
+            move(rel, manifest=True)
+        for rel in journal.get("last", []):
+            move(rel)
         shutil.rmtree(stage, ignore_errors=True)
         (self.path / JOURNAL).unlink(missing_ok=True)
 
     def recover(self) -> None:
         """Finish an install a killed run had committed; remove staging directories of dead runs (under the lock)."""
         j = self.path / JOURNAL
-        if j.exists():
-            journal = _json_or_none(j)
+        if j.exists() or j.is_symlink():
+            journal = _json_or_none(j) if not j.is_symlink() else None
             ok = isinstance(journal, dict) and isinstance(journal.get("stage"), str) \
                 and journal["stage"].startswith(STAGING_PREFIX) and "/" not in journal["stage"] \
                 and all(isinstance(journal.get(k), list) and all(_inside(r) for r in journal[k])
-                        for k in ("moves", "removes"))
+                        for k in ("moves", "removes")) \
+                and all(isinstance(journal.get(k, []), list) and all(_inside(r) for r in journal.get(k, []))
+                        for k in ("manifests", "last"))
             if not ok:
                 raise OutputError(f"{j}: damaged install journal; remove the directory or choose another --out")
             self.log(f"mixbounds {self.tool}: completing the install of the output set an interrupted run had "
                      f"committed in {self.path}")
             self._roll_forward(journal)
         for p in self.path.iterdir():
-            if p.name.startswith(STAGING_PREFIX) and p.is_dir():
+            if p.name.startswith(STAGING_PREFIX) and p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p, ignore_errors=True)
+
+
+def _real_dirs(base: Path, parent: str, *, create: bool = False) -> bool:
+    """Whether every component of the relative directory ``parent`` below ``base`` is a directory and not a symbolic
+    link (``create``: missing ones are created), so that no path of an install leaves ``base``."""
+    d = base
+    for part in [x for x in parent.split("/") if x]:
+        d = d / part
+        if d.is_symlink():
+            return False
+        if not d.exists() and create:
+            d.mkdir()
+        if not d.is_dir():
+            return False
+    return True
 
 
 def _inside(rel) -> bool:

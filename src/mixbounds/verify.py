@@ -20,15 +20,18 @@ The main job of the suite (README's first command)::
   drawn into a staging directory, then installed behind a journal, so an interrupted,
   killed or failed run leaves the previous complete set and never a mix.  OUT must be new,
   empty or a directory this suite wrote (its manifest ``.mixbounds-out.json`` lists the
-  files; nothing else is touched), and one run at a time holds it (``.mixbounds-lock``).
+  files; nothing else is touched) holding the set of the same selection — tier and globs,
+  :mod:`mixbounds.selection` — unless ``--merge`` (the union, :mod:`mixbounds.checks.run.merge`) or
+  ``--replace``, and one run at a time holds it (``.mixbounds-lock``).
   Every output path (``--out``, ``--json``) is checked before any work.
 
 Exit codes: 0 no result ``fail``/``error``, every ``finding`` expected
 (:mod:`mixbounds.checks.expected`, each with its reason) and every negative control caught;
 1 a check failed or errored, a finding is not an expected one, a control was not
-caught, or the outputs could not be written; 2 bad usage (unknown tier,
-bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable or foreign ``--out``
-or ``--json``, ``--out`` in use by another run, a ``--scheduler`` that is misspelt, unreachable
+caught, or the outputs could not be written (with ``--merge``: the verdict of the merged set); 2 bad usage
+(unknown tier, bad ``--jobs``, a ``--claims`` glob matching nothing, an unusable or foreign ``--out``
+or ``--json``, an ``--out`` holding the set of another selection, ``--out`` in use by another run, a
+``--scheduler`` that is misspelt, unreachable
 or needs Dask where it is not installed);
 130 interrupted (Ctrl-C; cached points are kept, nothing else is written).
 """
@@ -44,24 +47,12 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
-from rich.text import Text
 
 import mixbounds.plots as figures  # the module; `plots` is the option that turns them on
 from mixbounds.bounds.claims import REGISTRY
 from mixbounds.checks.audits.guards import guard_globs
-from mixbounds.checks.lower.certificates import summary_line
-from mixbounds.checks.lower.tables234 import NOT_CARRIED
 from mixbounds.checks.registry import all_checks
+from mixbounds.checks.run.cache_key import CacheKeyError, load_key
 from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
@@ -81,7 +72,10 @@ from mixbounds.checks.run.framework import (  # noqa: F401  (code_version: patch
     code_version,
     run_checks,
 )
+from mixbounds.checks.run.globs import matches
+from mixbounds.checks.run.merge import merge_documents
 from mixbounds.checks.tiers import QUICK, Tier, as_tier
+from mixbounds.console import LABEL_TEXT, STATUS_STYLE, measured_text, print_summary, verdict_text  # noqa: F401
 from mixbounds.outdir import (
     VERIFY_OUT,
     OutputDir,
@@ -93,8 +87,10 @@ from mixbounds.outdir import (
     figures_kind,
     relative_files,
 )
-from mixbounds.plots.data import ResultsFileError, figure_files, finite, fmt_slope, load_results
+from mixbounds.plots.data import ResultsFileError, figure_files, load_results
+from mixbounds.progress import ProgressReporter, task_history
 from mixbounds.report import verify as report
+from mixbounds.selection import describe, document_selection, union, verify_selection
 
 #: the figure files a run writes: the PNG its report shows (``--svg`` adds vector copies; ``mixbounds plot`` writes both)
 REPORT_FORMATS = ("png",)
@@ -110,7 +106,8 @@ class Options:
     ``json``: a second copy of ``results.json``; ``plots``: draw the figures; ``svg``: also write each figure as SVG
     (the report shows the PNG files; the vector copies are for papers, and cost a third of the drawing time);
     ``cache``: read and write the point cache; ``command``: the command line, recorded; ``scheduler``: a Dask
-    scheduler (``--scheduler``).
+    scheduler (``--scheduler``); ``mode``: what to do with a set of another selection in ``out``
+    (:mod:`mixbounds.selection`).
     """
 
     tier: Tier = QUICK
@@ -123,6 +120,8 @@ class Options:
     cache: bool = True
     command: str = ""
     scheduler: str | None = None
+    #: when ``out`` holds the set of another selection: ``refuse`` (exit 2), ``merge`` or ``replace`` (--merge, --replace)
+    mode: str = "refuse"
 
     def __post_init__(self):
         object.__setattr__(self, "tier", as_tier(self.tier))
@@ -161,11 +160,6 @@ def parse_globs(spec: str) -> list[str]:
     return globs
 
 
-def matches(rid: str, globs: list[str]) -> bool:
-    """Whether result id ``rid`` is selected: the glob matches it, or one of its parents (``.`` / ``@`` children)."""
-    return any(fnmatchcase(rid, g) or fnmatchcase(rid, g + ".*") or fnmatchcase(rid, g + "@*") for g in globs)
-
-
 #: the default ``--claims``: every claim of the paper, not the opt-in checks (the method benchmarks, ``bench.*``)
 ALL_CLAIMS = "*"
 
@@ -186,43 +180,6 @@ def _no_match_message(globs, tier) -> str:
     else:
         msg += " (result ids look like 'T1.coupled.comm.kappa_W.tight', 'T1.*.lower', 'lemma.*', 'control.*')"
     return msg
-
-
-# ----------------------------------------------------------------------------- progress
-class ProgressReporter:
-    """Progress over tasks: a rich bar on a terminal, otherwise one line per ~10 % (never spams a log)."""
-
-    def __init__(self, console, total: int, cached: int):
-        self.console, self.total, self.cached = console, total, cached
-        self.t0 = time.perf_counter()
-        self.bar = None
-        self.last_decile = -1
-        self.live = console.is_terminal and total > cached
-
-    def __enter__(self):
-        if self.live:
-            self.bar = Progress(SpinnerColumn(), TextColumn("sweep points"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                TextColumn("[dim]{task.description}"), console=self.console, transient=True)
-            self.bar.__enter__()
-            self.task = self.bar.add_task("", total=self.total, completed=self.cached)
-        return self
-
-    def __call__(self, done: int, total: int, task) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total, description=(task.label or task.name)[:60])
-            return
-        decile = int(10 * done / max(total, 1))
-        if decile > self.last_decile:
-            self.last_decile = decile
-            el = time.perf_counter() - self.t0
-            self.console.print(f"  {100 * done / max(total, 1):5.1f}%  {done}/{total} points  {el:7.1f} s  "
-                               f"(last: {_short(task.label or task.name, 70)})", markup=False, highlight=False, soft_wrap=True)
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-        return False
 
 
 # ----------------------------------------------------------------------------- document
@@ -265,99 +222,6 @@ def is_results_document(path: Path) -> bool:
         return False
 
 
-# ----------------------------------------------------------------------------- terminal
-def _short(v, n: int = 34) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return str(v)
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, dict):
-        items = [f"{k}: {_short(x, 12)}" for k, x in list(v.items())[:2]]
-        s = "; ".join(items) + ("; …" if len(v) > 2 else "")
-    else:
-        s = str(v)
-    return s if len(s) <= n else s[: n - 1] + "…"
-
-
-def measured_text(c: dict, digits: int = 3) -> str:
-    if c.get("readings"):  # several numbers (lemma checks, closed forms, audits): all of them by name
-        return _short(c["readings"])
-    if finite(c.get("measured")) is not None:
-        return fmt_slope(c, digits)
-    return _short(c.get("measured"))
-
-
-#: how the terminal shows a pass's verdict label (labels not listed are shown as they are; ``tight`` adds nothing)
-LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified", NOT_CARRIED: "not carried"}
-
-
-def verdict_text(c: dict) -> str:
-    """The verdict column: the status, and for a pass its ``verdict_label`` (``pass (upper holds, not exercised)``)."""
-    label = c.get("verdict_label")
-    shown = LABEL_TEXT.get(label, label) if label else None
-    return c["status"] + (f" ({shown})" if shown and c["status"] == "pass" else "")
-
-
-STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error": "bold magenta", "skipped": "dim"}
-
-
-def print_summary(doc: dict, console, *, outputs: str | None = None) -> None:
-    claims = doc["claims"]
-    ordinary = [c for c in claims if not c.get("control")]
-    t = Table(title=f"mixbounds verify — tier {doc['tier']}", show_lines=False, header_style="bold", expand=False)
-    # the claim id unbroken (at the 150-column width of a non-terminal, ids up to 48 characters), the rest folded
-    for col, kw in (("claim", {"overflow": "fold", "min_width": 48}), ("kind", {}),
-                    ("theory", {"overflow": "fold", "max_width": 22}),
-                    ("measured ± CI", {"overflow": "fold", "max_width": 24}), ("tol", {}),
-                    ("verdict", {"overflow": "fold", "max_width": 18})):
-        t.add_column(col, **kw)
-    for c in ordinary:
-        t.add_row(Text(c["id"]), Text(c["kind"]), Text(_short(c.get("theory"), 28)), Text(measured_text(c)),
-                  Text(_short(c.get("tolerance"))),
-                  Text(verdict_text(c), style=STATUS_STYLE.get(c["status"], "")))
-    if ordinary:
-        console.print(t)
-    fnd = doc.get("findings") or []
-    if fnd:
-        console.print(Text(f"Findings ({len(fnd)}):", style="bold yellow"))
-        for f in fnd:
-            console.print(Text(f"  {_short(f.get('label'), 60)}: {f.get('statement')} — printed {_short(f.get('printed'), 40)} "
-                               f"vs measured {_short(f.get('measured'), 60)}"), soft_wrap=True)
-    ctl = doc["controls"]
-    if ctl["total"]:
-        style = "bold green" if ctl["caught"] == ctl["total"] else "bold red"
-        console.print(Text(f"Negative controls: {ctl['caught']}/{ctl['total']} caught", style=style))
-        why = {c["id"]: c.get("detail") for c in doc["claims"]}
-        for it in ctl["items"]:
-            mark = Text("caught     ", style="green") if it["caught"] else Text("NOT CAUGHT ", style="bold red")
-            # a control that could not run says why (e.g. an optional extra that is not installed)
-            reason = f": {_short(why.get(it['id']), 160)}" if not it["caught"] and it["status"] == "skipped" else ""
-            console.print(Text("  ") + mark + Text(f"{it['id']} (status {it['status']}){reason}"), soft_wrap=True)
-    bad = [c for c in ordinary if c["status"] in ("fail", "error")]
-    for c in bad:
-        console.print(Text(f"  {c['status'].upper()} {c['id']}: {_short(c.get('detail'), 300)}", style=STATUS_STYLE[c["status"]]),
-                      soft_wrap=True)
-    s = doc["summary"]
-    for rid in s.get("unexpected_findings", []):
-        console.print(Text(f"  UNEXPECTED FINDING {rid}: not in checks/expected.py — a new disagreement or a regression",
-                           style="bold red"), soft_wrap=True)
-    for rid in s.get("expected_findings_now_passing", []):
-        console.print(Text(f"  note: {rid} is listed as an expected finding but passed", style="yellow"), soft_wrap=True)
-    lbc = s.get("lower_bound_certificates")
-    if lbc and lbc.get("total"):
-        console.print(Text(summary_line(lbc), style="bold" if not lbc["none"] else "yellow"), soft_wrap=True)
-    if outputs:
-        console.print(Text(outputs), soft_wrap=True)
-    counts = ", ".join(f"{n} {k}" for k, n in s["status"].items() if n or k in ("pass", "fail"))
-    st = doc["stats"]
-    line = (f"{'OK' if s['exit_code'] == 0 else 'FAILED'}: {s['results']} results ({counts}); controls caught "
-            f"{s['controls_caught']}/{s['controls_total']}; {doc['wall_time']:.1f} s wall; {st.get('computed', 0)} points "
-            f"computed, {st.get('cached', 0)} cached; tier {doc['tier']}; code {doc['versions']['code_version']}")
-    console.print(Text(line, style="bold green" if s["exit_code"] == 0 else "bold red"), soft_wrap=True)
-
-
 # ----------------------------------------------------------------------------- main
 def _consoles():
     out = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 150)
@@ -381,13 +245,33 @@ def _check_outputs(out: Path, json_path: Path | None, plots: bool, cache: bool =
         check_cache_dir(Path(out).absolute() / ".cache" / code_version())
 
 
-def _header(r: Run, where: str) -> int:
-    cen = {"valid": 0, "damaged": 0} if r.cache_dir is None else cache_census(r.cache_dir, r.keys)
-    dmg = f", {cen['damaged']} damaged cache entries to recompute" if cen["damaged"] else ""
-    r.err.print(f"mixbounds verify: tier {r.opts.tier.name}, {len(r.checks)} checks ({r.n_results} results), "
+def _header(r: Run, where: str) -> tuple[int, list]:
+    """Print the run's first line (its selection, counts and cache); the number of cached points and the tasks still
+    to run (for the remaining time)."""
+    cen = {"valid": 0, "damaged": 0, "keys": []} if r.cache_dir is None else cache_census(r.cache_dir, r.keys)
+    # unsigned: not signed with this user's cache key (mixbounds.checks.run.cache_key)
+    dmg = f", {cen['damaged']} damaged or unsigned cache entries to recompute" if cen["damaged"] else ""
+    r.err.print(f"mixbounds verify: tier {r.opts.tier.name}, {len(r.checks)} checks ({r.n_results} results, "
+                f"controls included), "
                 f"{len(r.keys)} sweep points ({cen['valid']} cached{dmg}), {where}" + ("" if r.cache_dir else ", cache off"),
-                markup=False, highlight=False)
-    return cen["valid"]
+                markup=False, highlight=False, soft_wrap=True)
+    cached = set(cen["keys"])
+    pending = list({t.key: t for ts in r.plan.values() for t in ts if t.key not in cached}.values())
+    return cen["valid"], pending
+
+
+def _cache_dir(out: Path, cache: bool, err) -> Path | None:
+    """``OUT/.cache``, or ``None`` with ``--no-cache`` or when this user's cache key cannot be had
+    (:mod:`mixbounds.checks.run.cache_key`: a cache that cannot tell its own entries from others' is not read)."""
+    if not cache:
+        return None
+    try:
+        load_key()
+    except CacheKeyError as exc:
+        err.print(f"mixbounds verify: note: point cache off: {exc.strerror}", markup=False, highlight=False,
+                  soft_wrap=True)
+        return None
+    return out / ".cache"
 
 
 def _guards_left_out(checks: list[Check], selected: list[Check], globs: list[str], tier: Tier) -> list[str]:
@@ -436,11 +320,8 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
         executor = open_executor(None if opts.scheduler is None else parse_scheduler(opts.scheduler))
     except SchedulerError as exc:
         return _usage(str(exc))
-    if guards:
-        err.print(f"mixbounds verify: with the self-checks this selection rests on: {', '.join(guards)}",
-                  markup=False, highlight=False, soft_wrap=True)
     r = Run(opts=opts, checks=tuple(selected), globs=tuple(globs), plan=plan,
-            keys=frozenset(t.key for ts in plan.values() for t in ts), cache_dir=(out / ".cache") if opts.cache else None,
+            keys=frozenset(t.key for ts in plan.values() for t in ts), cache_dir=_cache_dir(out, opts.cache, err),
             n_results=sum(1 for c in selected for rid in c.result_ids(tier) if matches(rid, globs)),
             t_start=t_start, started=started, executor=executor, console=console, err=err)
     try:
@@ -451,27 +332,47 @@ def run(opts: Options, *, checks: list[Check] | None = None) -> int:
 
 
 def _run_out(r: Run) -> int:
-    """Take the output directory, then run."""
+    """Take the output directory (refused if it holds the set of another selection, unless ``--merge``/``--replace``;
+    with ``--merge``, the set's results document is read now, before any work), then run."""
     log = lambda msg: r.err.print(msg, markup=False, highlight=False, soft_wrap=True)  # noqa: E731
+    sel = verify_selection(r.opts.tier.name, r.globs, given=r.opts.claims, results=r.n_results)
     try:
         od = OutputDir(Path(r.opts.out), "verify", command=r.opts.command or "mixbounds verify",
-                       subdirs=("plots",) if r.opts.plots else (), log=log).__enter__()
+                       subdirs=("plots",) if r.opts.plots else (), log=log, selection=sel,
+                       mode=r.opts.mode).__enter__()
     except OutputError as exc:
         return _usage(str(exc))
+    guards = [g for g in r.globs if g not in parse_globs(r.opts.claims)]
+    if guards:  # said once the directory is taken: a refusal is the only line of a refused run
+        log(f"mixbounds verify: with the self-checks this selection rests on: {', '.join(guards)}")
     try:
-        return _run_locked(r, od)
+        old = None
+        if od.previous is not None and r.opts.mode == "merge":
+            try:
+                old = load_results(od.path / "results.json")
+                if old.get("tier") != r.opts.tier.name:
+                    raise ResultsFileError(f"holds tier {old.get('tier')} results and this run is tier "
+                                           f"{r.opts.tier.name}: results of two tiers are not one set (--replace, or "
+                                           f"choose another --out)")
+            except ResultsFileError as exc:
+                return _usage(f"--merge: --out {od.path}: {exc}")
+            log(f"mixbounds verify: --merge: the results this run selects replace theirs in {od.path}, the other "
+                f"{sum(1 for c in old['claims'] if not matches(c['id'], list(r.globs)))} results stay")
+        elif od.previous is not None:
+            log(f"mixbounds verify: --replace: the set in {od.path} ({describe(od.previous)}) will be replaced")
+        return _run_locked(r, od, old)
     finally:
         od.__exit__(None, None, None)
 
 
-def _run_locked(r: Run, od: OutputDir) -> int:
+def _run_locked(r: Run, od: OutputDir, old: dict | None = None) -> int:
     """The run proper, holding the output directory: points, document, staged outputs, install."""
     opts, err, console, executor, cache_dir = r.opts, r.err, r.console, r.executor, r.cache_dir
     out = od.path
     try:
         where = f"jobs {opts.jobs}" if executor is None else f"scheduler {executor.describe()}"
-        cached = _header(r, where)
-        with ProgressReporter(err, len(r.keys), cached) as prog:
+        cached, pending = _header(r, where)
+        with ProgressReporter(err, len(r.keys), cached, pending, workers=opts.jobs, history=task_history(out)) as prog:
             results, stats = run_checks(list(r.checks), opts.tier, jobs=opts.jobs, cache_dir=cache_dir, progress=prog,
                                         executor=executor)
         # the serial start: options, selection, plan, cluster start, cache reading (all before the first point)
@@ -493,6 +394,10 @@ def _run_locked(r: Run, od: OutputDir) -> int:
     doc = build_document(results, stats, tier=opts.tier, globs=globs, wall_time=time.perf_counter() - r.t_start,
                          started=r.started, checks=list(r.checks), plan=r.plan, jobs=opts.jobs, cache_dir=cache_dir,
                          command=opts.command)
+    run_doc = doc
+    if old is not None:  # --merge: the set written is the union (mixbounds.checks.run.merge)
+        doc = merge_documents(old, doc)
+        od.selection = union(od.previous, od.selection)
     try:
         stage = od.stage()
         doc["stats"]["document_seconds"] = time.perf_counter() - t_doc
@@ -505,35 +410,42 @@ def _run_locked(r: Run, od: OutputDir) -> int:
         err.print(f"mixbounds verify: interrupted while writing outputs; the previous output set in {out} is unchanged",
                   markup=False)
         return EXIT_INTERRUPTED
-    except OSError as exc:
+    except (OSError, OutputError) as exc:
         err.print(f"mixbounds verify: error: could not write outputs ({exc}); the previous output set in {out} "
-                  f"is unchanged", markup=False)
-        print_summary(doc, console)
+                  f"is unchanged", markup=False, soft_wrap=True)
+        print_summary(run_doc, console)
         return EXIT_FAIL
     nfig = len(figure_files(manifest))
     where = f"Wrote {out / 'results.json'}, results.csv, report.md, report.html" + (
         f", {nfig} figures in {out / 'plots'}" if opts.plots else "") + (f"; also {opts.json}" if opts.json else "")
     if manifest["errors"]:
         where += f"; {len(manifest['errors'])} figure(s) failed: {manifest['errors'][0]}"
-    print_summary(doc, console, outputs=where)
+    print_summary(run_doc, console, outputs=where, merged=doc if old is not None else None)
     return doc["summary"]["exit_code"]
 
 
-def install_figures(doc: dict, out: Path, *, what: str, command: str, jobs: int = 1) -> dict | None:
+def install_figures(doc: dict, out: Path, *, what: str, command: str, jobs: int = 1,
+                    mode: str = "refuse") -> dict | None:
     """Draw the figures of ``doc`` into a staging directory of the figure directory ``out`` and install them
-    (:mod:`mixbounds.outdir`: ``out`` new, empty, or a figure directory ``mixbounds plot`` may write); the manifest
-    of the drawing, or ``None`` (nothing installed) when ``doc`` has no figure to draw.  :class:`OutputError`."""
+    (:mod:`mixbounds.outdir`: ``out`` new, empty, or a figure directory ``mixbounds plot`` may write, of the same
+    selection unless ``mode`` is ``merge`` — the figures of the other selection are kept — or ``replace``); the
+    manifest of the drawing, or ``None`` (nothing installed) when ``doc`` has no figure to draw.
+    :class:`OutputError`."""
     check_dir(out, what, figures=True, tool="plot")
-    with OutputDir(out, "plot", what=what, command=command, kind=figures_kind(out)) as od:
+    with OutputDir(out, "plot", what=what, command=command, kind=figures_kind(out), selection=document_selection(doc),
+                   mode=mode) as od:
         stage = od.stage()
         manifest = figures.draw_all(doc, stage, jobs=jobs)
         if not figure_files(manifest) and not manifest["errors"]:
             return None
-        od.install(stage, relative_files(stage))
+        merging = od.previous is not None and mode == "merge"
+        if merging:
+            od.selection = union(od.previous, od.selection)
+        od.install(stage, relative_files(stage), keep_others=merging)
     return manifest
 
 
-def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
+def redraw(results_path, out_dir=None, *, jobs: int = 1, mode: str = "refuse") -> int:
     """``mixbounds plot RESULTS [--out DIR] [--jobs N]``: redraw the figures of a results document (runs no solver).
 
     DIR (default ``plots/`` beside RESULTS) must be new, empty or a figure directory of the suite (a stand-alone
@@ -550,13 +462,17 @@ def redraw(results_path, out_dir=None, *, jobs: int = 1) -> int:
     out = Path(out_dir) if out_dir is not None else base / "plots"
     what = "--out" if out_dir is not None else "figure directory"
     try:
-        manifest = install_figures(doc, out, what=what, command=f"mixbounds plot {results_path}", jobs=jobs)
+        manifest = install_figures(doc, out, what=what, command=f"mixbounds plot {results_path}", jobs=jobs, mode=mode)
     except OutputError as exc:
         print(f"mixbounds plot: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"mixbounds plot: interrupted; the figures in {out} are unchanged", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as exc:  # a full disk while drawing or installing: the staged figures are dropped
+        print(f"mixbounds plot: error: could not write the figures ({exc.strerror or exc}); those in {out} are "
+              f"unchanged", file=sys.stderr)
+        return EXIT_FAIL
     if manifest is None:
         print(f"mixbounds plot: {results_path} has no sweep results to plot (nothing written)")
         return EXIT_OK

@@ -18,7 +18,10 @@ point see the instance as built.  A module that exits, crashes or hangs at impor
 
 ``--out DIR`` is an output directory of the suite (:mod:`mixbounds.outdir`, as for ``mixbounds verify``):
 a manifest, a lock (a second run on DIR is refused), and ``bench.json``, the report and ``plots/`` drawn
-into a staging directory and installed as one set.  ``--scheduler ADDRESS|local:N`` runs the sweep points
+into a staging directory and installed as one set, refused when DIR holds the bench of another method, tier or
+classes unless ``--merge`` (this run's classes replace theirs, the others are kept:
+:func:`mixbounds.checks.run.merge.merge_bench_documents`) or ``--replace``.  A disk that fills while the set is
+written is one line, exit 1, the previous set unchanged.  ``--scheduler ADDRESS|local:N`` runs the sweep points
 on a Dask cluster (:mod:`mixbounds.checks.run.executors`, as ``verify --scheduler``); the method's module must then be
 importable on the workers (a ``local:N`` cluster runs in the current directory).
 """
@@ -35,6 +38,7 @@ from mixbounds.checks.bench import BENCH_TIERS
 from mixbounds.checks.bench import CLASSES as SUITE_CLASSES
 from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
+from mixbounds.checks.run.merge import MergeError, merge_bench_documents
 from mixbounds.checks.run.result import _clean
 from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.isolation import METHOD_TIMEOUT_MAX_S
@@ -50,6 +54,7 @@ from mixbounds.outdir import (
     relative_files,
 )
 from mixbounds.report.bench import print_table, write_report
+from mixbounds.selection import bench_selection, union
 from mixbounds.verify import Options
 from mixbounds.verify import run as verify_run
 
@@ -123,7 +128,7 @@ def run_suite(args) -> int:
     command = " ".join(["mixbounds"] + list(getattr(args, "argv", [])))
     return verify_run(Options(tier=args.tier, claims=claims, jobs=args.jobs, out=out,
                               json=None if args.json is None else Path(args.json), command=command,
-                              scheduler=args.scheduler))
+                              scheduler=args.scheduler, mode=getattr(args, "mode", "refuse")))
 
 
 def run_bench(args) -> int:
@@ -142,8 +147,10 @@ def run_bench(args) -> int:
         return _usage(str(exc))
     try:
         with OutputDir(out, "bench", command=" ".join(["mixbounds"] + list(getattr(args, "argv", []))),
-                       subdirs=("plots",)) as od:
-            return _run(args, classes, od, jp, executor)
+                       subdirs=("plots",), selection=bench_selection(args.method, args.tier.name, classes),
+                       mode=getattr(args, "mode", "refuse")) as od:
+            old = _merge_base(od, args) if od.previous is not None and getattr(args, "mode", "") == "merge" else None
+            return _run(args, classes, od, jp, executor, old)
     except OutputError as exc:
         return _usage(str(exc))
     except SchedulerError as exc:  # a task group failed on the cluster
@@ -158,7 +165,26 @@ def run_bench(args) -> int:
             executor.close()
 
 
-def _run(args, classes, od, jp, executor) -> int:
+def _merge_base(od, args) -> dict:
+    """``bench --merge``: the set's ``bench.json``, read and checked before any work (:class:`OutputError` if it
+    cannot be read, or holds another method or tier: :func:`mixbounds.checks.run.merge.merge_bench_documents`)."""
+    try:
+        doc = read_json(od.path / "bench.json")
+    except (OSError, JSONFileError) as exc:
+        raise OutputError(f"--merge: --out {od.path}: cannot read its bench.json ({exc})") from None
+    fields = {"id": str, "class": str, "family": str, "oracle": str, "param": str, "status": str, "exponent": (int, float)}
+    if not (isinstance(doc, dict) and isinstance(doc.get("results"), list) and all(
+            isinstance(r, dict) and all(isinstance(r.get(k), t) for k, t in fields.items()) for r in doc["results"])):
+        raise OutputError(f"--merge: --out {od.path}: its bench.json is not a bench document (every result needs "
+                          f"{', '.join(fields)}): --replace, or choose another --out")
+    for key, mine in (("method", args.method), ("tier", args.tier.name)):
+        if doc.get(key) != mine:
+            raise OutputError(f"--merge: --out {od.path}: holds the bench of {key} {doc.get(key)}, this run's is "
+                              f"{mine}: not one set (--replace, or choose another --out)")
+    return doc
+
+
+def _run(args, classes, od, jp, executor, old: dict | None = None) -> int:
     """Measure, then write ``bench.json``, the report and ``plots/`` as one set into the held directory ``od``."""
     pl = plans(args.tier, classes)
     where = f"jobs {args.jobs}" if executor is None else f"scheduler {executor.describe()}"
@@ -183,13 +209,26 @@ def _run(args, classes, od, jp, executor) -> int:
     doc = _clean({"version": 1, "method": args.method, "tier": args.tier.name, "classes": classes, "results": results,
                   "summary": summarize(results), "stats": dict(stats, wall_time=time.perf_counter() - t0),
                   "command": " ".join(["mixbounds"] + list(getattr(args, "argv", [])))})
-    stage = od.stage()
-    write_report(doc, stage)
-    text = json.dumps(doc, indent=1)
-    atomic_write_text(stage / "bench.json", text)
-    if jp is not None:
-        atomic_write_text(jp, text)
-    od.install(stage, relative_files(stage), last="bench.json")
+    if old is not None:  # --merge: this run's classes replace theirs in the set (mixbounds.checks.run.merge)
+        try:
+            doc = merge_bench_documents(old, doc, summarize)
+        except MergeError as exc:
+            print(f"mixbounds bench: error: --merge: --out {od.path}: {exc} (nothing written)", file=sys.stderr)
+            return EXIT_USAGE
+        od.selection = union(od.previous, od.selection)
+        results = doc["results"]
+    try:
+        stage = od.stage()
+        write_report(doc, stage)
+        text = json.dumps(doc, indent=1)
+        atomic_write_text(stage / "bench.json", text)
+        if jp is not None:
+            atomic_write_text(jp, text)
+        od.install(stage, relative_files(stage), last="bench.json")
+    except (OSError, OutputError) as exc:  # a full disk: the staged set is dropped, the previous one stays
+        print(f"mixbounds bench: error: could not write outputs ({exc.strerror if isinstance(exc, OSError) else exc}); "
+              f"the previous set in {od.path}, if any, is unchanged", file=sys.stderr)
+        return EXIT_FAIL
     print_table(doc)
     bad = [r for r in results if r["status"] in ("error", "below-lower-bound")]
     print(f"Wrote {od.path}/bench.json, report.md, report.html, plots/; {time.perf_counter() - t0:.1f} s wall")

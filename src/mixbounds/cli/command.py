@@ -18,11 +18,12 @@ from pathlib import Path
 
 from mixbounds.checks.tiers import QUICK
 from mixbounds.cli.options import register_instance, register_solve
-from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, tier_arg
+from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, set_mode_options, tier_arg
+from mixbounds.cli.streams import guarded_stdout, io_error, prepare_streams
 from mixbounds.isolation import METHOD_TIMEOUT_S
 from mixbounds.outdir import BENCH_OUT, SUITE_BENCH_OUT, VERIFY_OUT
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Why every command imports its machinery when it runs and not here: the checks' registry, scipy.stats and
 #: matplotlib cost 0.9 s of the 1.3 s that ``import mixbounds.cli`` took with every command imported at the top
@@ -50,18 +51,18 @@ def _cmd_verify(args) -> int:
     opts = Options(tier=args.tier, claims=args.claims, jobs=args.jobs, out=Path(args.out),
                    json=None if args.json is None else Path(args.json), plots=not args.no_plots, svg=args.svg,
                    cache=not args.no_cache,
-                   command=" ".join(["mixbounds"] + list(args.argv)), scheduler=args.scheduler)
+                   command=" ".join(["mixbounds"] + list(args.argv)), scheduler=args.scheduler, mode=args.mode)
     return run(opts)
 
 
 def _cmd_plot(args) -> int:
     from mixbounds.verify import redraw  # lazy: see LAZY
-    return redraw(args.results, args.out, jobs=args.jobs)
+    return redraw(args.results, args.out, jobs=args.jobs, mode=args.mode)
 
 
 def _cmd_report(args) -> int:
     from mixbounds.cli.report import run  # lazy: see LAZY
-    return run(args.results, args.out, redraw=args.redraw, screenshot=args.screenshot, jobs=args.jobs)
+    return run(args.results, args.out, redraw=args.redraw, screenshot=args.screenshot, jobs=args.jobs, mode=args.mode)
 
 
 def _cmd_bench(args) -> int:
@@ -114,6 +115,7 @@ def _register_bench(sub) -> None:
     b.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                    help="worker processes (default and cap: the available cores)")
     _scheduler_option(b)
+    set_mode_options(b, "results", merge=True)
     b.set_defaults(func=_cmd_bench)
 
 
@@ -126,12 +128,13 @@ def _register_report(sub) -> None:
                    help="worker processes for --redraw (default: the available cores)")
     r.add_argument("--screenshot", default=None, metavar="PNG",
                    help="also save the report's first screen, rendered by headless Chromium, as PNG")
+    set_mode_options(r, "report", merge=False)
     r.set_defaults(func=_cmd_report)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="mixbounds", description="Check the complexity theorems of the mixed-affine-constraints paper.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=Parser)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True, parser_class=Parser)
     t = sub.add_parser("table", help="print the claims registry as the paper's tables")
     t.add_argument("--markdown", action="store_true", help="Markdown instead of plain text")
     t.set_defaults(func=_cmd_table)
@@ -155,18 +158,28 @@ def build_parser() -> argparse.ArgumentParser:
                         "and 'mixbounds plot RESULTS' redraws both formats from a run)")
     v.add_argument("--no-cache", action="store_true", help="neither read nor write the point cache (OUT/.cache)")
     _scheduler_option(v)
+    set_mode_options(v, "results", merge=True)
     v.set_defaults(func=_cmd_verify)
     pl = sub.add_parser("plot", help="redraw the figures from a results.json (never runs a solver)")
     pl.add_argument("results", metavar="RESULTS", help="results.json of a verify run (or its directory)")
     pl.add_argument("--out", default=None, metavar="DIR", help="figure directory (default: plots/ beside RESULTS)")
     pl.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                     help="worker processes (default: the available cores)")
+    set_mode_options(pl, "figures", merge=True)
     pl.set_defaults(func=_cmd_plot)
     register_instance(sub, _cmd_instance)
     _register_report(sub)
     _register_bench(sub)
     register_solve(sub, _cmd_solve)
     return p
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name``."""
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return a.choices[name]
+    return parser
 
 
 def join_negative_numbers(argv: list[str]) -> list[str]:
@@ -197,26 +210,28 @@ def main(argv: list[str] | None = None) -> int:
         print("mixbounds: error: the current directory no longer exists (deleted while this shell was in it); "
               "cd into an existing directory", file=sys.stderr)
         return EXIT_USAGE
+    prepare_streams()
     argv = join_negative_numbers(list(sys.argv[1:] if argv is None else argv))
     cmd = "mixbounds"
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the subcommand that does not know them (argparse names the top-level command)
+            _subparser(parser, args.cmd).error(f"unrecognized arguments: {' '.join(extra)}")
         args.argv = argv
         cmd = f"mixbounds {args.cmd}"
-        return args.func(args)
+        with guarded_stdout():
+            return args.func(args)
     except MemoryError as exc:
         # one line, not a traceback: an instance too large for this machine is an outcome, not a crash
         detail = f" ({exc})" if str(exc) else ""
         print(f"{cmd}: out of memory{detail}; try a smaller instance or a machine with more memory", file=sys.stderr)
         return EXIT_FAIL
-    except BrokenPipeError:
-        # the reader of stdout went away (`mixbounds table | head -1`): no traceback, and nothing more to flush into
-        # the closed pipe at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        print(f"{cmd}: error: standard output was closed before the output was written (broken pipe)",
-              file=sys.stderr)
-        return EXIT_FAIL
+    except OSError as exc:  # stdout on a full device or closed, a path the system cannot look up (cli.streams)
+        return io_error(cmd, exc)
+    except KeyboardInterrupt:  # before a command's own handler (importing its machinery, validating): nothing written
+        print(f"{cmd}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

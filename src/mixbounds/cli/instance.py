@@ -21,6 +21,7 @@ Its options are declared in :mod:`mixbounds.cli.options` (the command line start
 from __future__ import annotations
 
 import logging
+import math
 import os
 import sys
 import threading
@@ -31,12 +32,14 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from mixbounds.cli.option_names import optionize
 from mixbounds.cli.options import FAMILY_KW
 from mixbounds.instances.families import build, families
 from mixbounds.instances.io import save_instance
 from mixbounds.instances.json_file import JSONFileError, loads
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.instances.reference.lad_interior_point import NotConverged
+from mixbounds.outdir import OutputError, check_name
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: BLAS threads during the build and the reference solve: the work is many small per-node products
@@ -142,6 +145,17 @@ def size_error(family: str, params: dict, from_param: set = frozenset()) -> str 
     return None
 
 
+def condition_error(params: dict) -> str | None:
+    """Why a target condition number (``kappa_*``) cannot be built, before any builder sees it: a condition number is
+    a finite number >= 1 (a builder given -3 fails in a square root, with Python's words only)."""
+    for k, v in params.items():
+        if not k.startswith("kappa_") or v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 1:
+            return f"{k} = {v!r} is impossible: a condition number is a finite number >= 1"
+    return None
+
+
 @contextmanager
 def _progress(what: str, every: float = PROGRESS_SECONDS):
     """Print ``mixbounds instance: <what> … N s`` to stderr every ``every`` seconds while the block runs, and the
@@ -175,13 +189,22 @@ _PARAMS = (
     ("kappa_f", "kappa_f"), ("n", "n"), ("eps", "eps"), ("seed", "seed"), ("variant", "variant"), ("graph", "graph"),
 )
 
+#: builder keyword → the option that sets it (filled by :func:`cmd_instance` from the names
+#: :func:`mixbounds.cli.options.register_instance` read off the parser: error messages name options)
+OPTION_NAMES: dict[str, str] = {}
+
+
 def _err(msg: str) -> int:
-    print(f"mixbounds instance: error: {' '.join(str(msg).split())}", file=sys.stderr)
+    print(f"mixbounds instance: error: {optionize(' '.join(str(msg).split()), OPTION_NAMES)}", file=sys.stderr)
     return EXIT_USAGE
 
 
 def _check_out(out: Path) -> str | None:
     """Why ``out`` cannot receive an instance directory (``None`` if it can): checked before building."""
+    try:
+        check_name(out, "--out")
+    except OutputError as exc:
+        return str(exc)
     if out.exists() or out.is_symlink():
         if not out.is_dir() or out.is_symlink():
             return f"{out}: exists and is not a directory"
@@ -274,6 +297,7 @@ def _parse_param(item: str):
 def cmd_instance(args) -> int:
     """Handler of ``mixbounds instance``: a Ctrl-C anywhere is exit 130 with nothing written (the directory is
     written into a temporary sibling and renamed at the end, :func:`mixbounds.instances.io.save_instance`)."""
+    OPTION_NAMES.update(getattr(args, "option_names", {}))
     try:
         return _instance(args)
     except KeyboardInterrupt:
@@ -298,7 +322,8 @@ def _instance(args) -> int:
         if key in params and params[key] != val:
             return _err(f"--param {key}={val!r} disagrees with the option giving {key} = {params[key]!r}")
         params[key] = val
-    why = size_error(args.family, params, {_parse_param(item)[0] for item in args.param or []})
+    why = size_error(args.family, params, {_parse_param(item)[0] for item in args.param or []}) or \
+        condition_error(params)
     if why:
         return _err(why)
     if args.kappa_A is not None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from mixbounds.cli.option_names import option_names
+
 #: family keywords (sizes and knobs of instances/random/, convex.py, nonsmooth.py builders): option → (type, help);
 #: passed on only when given, and a family that does not take one rejects it with a one-line error (exit 2)
 FAMILY_KW = (
@@ -66,7 +68,7 @@ def register_instance(subparsers, func) -> argparse.ArgumentParser:
                         "(one NumPy archive per block group; fast to load)")
     p.add_argument("--no-reference", action="store_true", help="do not compute the reference solution x*")
     p.add_argument("--out", required=True, metavar="DIR", help="output instance directory (written atomically; an existing instance directory is replaced)")
-    p.set_defaults(func=func)
+    p.set_defaults(func=func, option_names=option_names(p))
     return p
 
 

@@ -66,3 +66,19 @@ def tier_arg(s: str) -> Tier:
 
 #: ``metavar`` of a ``--tier`` option
 TIER_METAVAR = "{" + ",".join(TIER_NAMES) + "}"
+
+
+def set_mode_options(p, what: str, *, merge: bool) -> None:
+    """``--merge``/``--replace`` (one at most): what a command does when its ``--out`` holds the set of another
+    selection (:mod:`mixbounds.selection`: refused by default, exit 2); ``args.mode`` is ``refuse``, ``merge`` or
+    ``replace``."""
+    g = p.add_mutually_exclusive_group()
+    if merge:
+        g.add_argument("--merge", dest="mode", action="store_const", const="merge",
+                       help=f"when --out holds the set of another selection: update the {what} this run selects, keep "
+                            f"the others, and rebuild the report and figures from the union (the exit code is the "
+                            f"union's verdict)")
+    g.add_argument("--replace", dest="mode", action="store_const", const="replace",
+                   help="when --out holds the set of another selection: replace it (by default such a set is never "
+                        "replaced: exit 2, nothing touched)")
+    p.set_defaults(mode="refuse")

@@ -10,7 +10,10 @@ be new, empty, a directory of an earlier ``mixbounds report``, or a ``verify`` r
 are kept); a user's own ``report.md`` in a directory the suite did not write is never overwritten.  Never runs
 a solver.  ``--screenshot PNG`` also renders the first screen of ``report.html`` in headless Chromium (the
 README's picture: ``mixbounds report mixbounds-results --screenshot docs/report-screenshot.png``).
-Exit codes: 0 written; 2 bad input (unreadable results, unusable or foreign paths, no browser for
+A report is written beside the results it was drawn from or into a directory of its own: a directory holding
+the set or report of another selection (:mod:`mixbounds.selection`) is refused, a report directory unless
+``--replace``.  Exit codes: 0 written; 1 the report could not be written (a full disk; the previous one is
+unchanged); 2 bad input (unreadable results, unusable or foreign paths, another selection, no browser for
 --screenshot; nothing written); 130 interrupted (nothing half-written).
 """
 
@@ -25,9 +28,10 @@ from mixbounds.plots.data import figure_files
 from mixbounds.report import verify as report
 from mixbounds.report.browser import find_chromium
 from mixbounds.report.browser import screenshot as shoot
+from mixbounds.selection import describe, document_selection
 from mixbounds.verify import install_figures
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _err(msg: str) -> int:
@@ -35,7 +39,7 @@ def _err(msg: str) -> int:
     return EXIT_USAGE
 
 
-def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int = 1) -> int:
+def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int = 1, mode: str = "refuse") -> int:
     try:
         doc = load_results(results)
     except ResultsFileError as exc:
@@ -57,7 +61,12 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
         return _err("--screenshot needs Chromium (Debian: apt-get install chromium); nothing written")
     command = f"mixbounds report {results}"
     try:  # DIR held first: a report directory in use by another run is refused before any figure is redrawn
-        with OutputDir(out, "report", what=what, command=command) as od:
+        with OutputDir(out, "report", what=what, command=command, selection=document_selection(doc),
+                       mode=mode) as od:
+            if od.previous is not None and od.kind == "verify":  # never a report beside another selection's results
+                raise OutputError(f"{what} {od.path}: holds the results of {describe(od.previous)}; the report of "
+                                  f"{results} ({describe(document_selection(doc))}) is written beside its own results "
+                                  f"or into a directory of its own: choose another --out")
             if redraw:
                 install_figures(doc, plots, what="figure directory", command=command, jobs=jobs)
             manifest = existing_manifest(doc, plots)
@@ -70,6 +79,10 @@ def run(results, out=None, *, redraw: bool = False, screenshot=None, jobs: int =
     except KeyboardInterrupt:
         print(f"mixbounds report: interrupted; the report in {out} is unchanged", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as exc:  # a full disk while writing or installing: the staged report is dropped
+        print(f"mixbounds report: error: could not write the report ({exc.strerror or exc}); the report in {out} "
+              f"is unchanged", file=sys.stderr)
+        return EXIT_FAIL
     n = len(figure_files(manifest))
     print(f"mixbounds report: wrote {out / 'report.md'} and {out / 'report.html'} ({n} figures linked from {plots})")
     if screenshot is not None:

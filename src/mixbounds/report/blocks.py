@@ -143,10 +143,26 @@ def _md_plain(s: str) -> str:
     return _LINK.sub(lambda m: m.group(0) if safe_href(m.group(2)) else f"\\[{m.group(1)}\\]({m.group(2)})", s)
 
 
+#: characters of a code span that are written as numeric character references when it holds HTML (:func:`_md_code`)
+_MD_CODE_SPECIAL = re.compile(r"[<>&*_`\[\]\\|~]")
+
+
+def _md_code(p: str) -> str:
+    """A ```code``` span of Markdown text: as it is, unless its text holds ``<``, ``>`` or ``&`` — then an HTML
+    ``<code>`` element whose text is written as character references (a code span would show ``<script>`` as
+    text in a viewer, but the file itself would carry it raw, for any other reader of the file to interpret)."""
+    inner = p[1:-1]
+    if not re.search(r"[<>&]", inner):
+        return p
+    return "<code>" + _MD_CODE_SPECIAL.sub(lambda m: f"&#{ord(m.group(0))};", inner) + "</code>"
+
+
 def md_text(s) -> str:
-    """:func:`_md_plain` on the text outside ```code``` spans (inside them Markdown shows characters as they are)."""
+    """:func:`_md_plain` on the text outside ```code``` spans, :func:`_md_code` on them: nothing the results document
+    holds reaches ``report.md`` as raw HTML."""
     parts = re.split(r"(`[^`]+`)", str(s))
-    return "".join(p if p.startswith("`") and p.endswith("`") and len(p) > 1 else _md_plain(p) for p in parts)
+    return "".join(_md_code(p) if p.startswith("`") and p.endswith("`") and len(p) > 1 else _md_plain(p)
+                   for p in parts)
 
 
 def _fence(text: str) -> str:

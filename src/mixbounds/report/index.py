@@ -79,7 +79,9 @@ class LabelEntry:
 
 def label_index(doc: dict, problems=()) -> dict[str, LabelEntry]:
     """label → :class:`LabelEntry` over every result (controls included: they test the label's check family),
-    the registry cells citing it and the ``problems`` (groups of findings, text discrepancies) under it."""
+    the registry cells citing it and the ``problems`` (groups of findings, text discrepancies) under it: a problem
+    is under its own label and under every label its records are (a finding on a result of ``thm:mixed_upper_bound``
+    filed under the appendix that explains it links to that problem from the theorem's entry too)."""
     idx: dict[str, LabelEntry] = {}
 
     def entry(lab):
@@ -97,8 +99,11 @@ def label_index(doc: dict, problems=()) -> dict[str, LabelEntry]:
     for f in doc.get("findings") or []:
         for lab in labels_in(f.get("label")) + cited_in(f.get("label")):
             entry(lab).findings.append(f)
-    for g in problems:
-        for lab in labels_in(g.label) + cited_in(g.label):
+    for g in problems:  # under its own label, and under every label one of its records is indexed under
+        labs = labels_in(g.label) + cited_in(g.label)
+        for f, res in g.records:
+            labs += labels_in(f.get("label")) + cited_in(f.get("label")) + (result_labels(res) if res else [])
+        for lab in dict.fromkeys(labs):
             entry(lab).problems.append(g)
     order = {k: i for i, k in enumerate(KIND_ORDER)}
     return dict(sorted(idx.items(), key=lambda kv: (order.get(kv[1].kind, 99), kv[0].lower())))
@@ -110,9 +115,29 @@ def check_of(doc: dict) -> dict[str, str]:
     return {r: ch["id"] for ch in doc.get("checks") or [] for r in ch.get("results") or []}
 
 
+#: the directory a report's "Reproduce" command writes into: a new one per result, never the set it came from
+RERUN_PREFIX = "mixbounds-rerun-"
+
+
+def rerun_dir(rid: str) -> str:
+    """``mixbounds-rerun-<id>``: the result id with characters a file name should not hold replaced by ``_``."""
+    return RERUN_PREFIX + (re.sub(r"[^A-Za-z0-9._@-]", "_", str(rid))[:120] or "_")
+
+
+def _quoted(s: str, *, bare_if_safe: bool = False) -> str:
+    """``s`` in single quotes for a POSIX shell (an id is data: a quote in it cannot end the argument); with
+    ``bare_if_safe``, a word of letters, digits and ``._@-`` only is left as it is."""
+    if bare_if_safe and re.fullmatch(r"[A-Za-z0-9._@-]+", str(s)):
+        return str(s)
+    return "'" + str(s).replace("'", "'\"'\"'") + "'"
+
+
 def reproduce_command(c: dict, tier: str) -> str:
-    """The command that reruns this one result (its whole check runs; only this result is printed and written)."""
-    return f"mixbounds verify --tier {tier} --claims '{c['id']}'"
+    """The command that reruns this one result (its whole check runs; only this result is printed and written) into
+    a new directory (:func:`rerun_dir`): run where the set lives, it never touches the set, which a different
+    selection could not replace anyway (:mod:`mixbounds.selection`)."""
+    return (f"mixbounds verify --tier {_quoted(tier, bare_if_safe=True)} --claims {_quoted(c['id'])} "
+            f"--out {_quoted(rerun_dir(c['id']), bare_if_safe=True)}")
 
 
 def _sym(k: str) -> str:

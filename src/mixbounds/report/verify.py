@@ -358,8 +358,9 @@ def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
                 "verdict, the rule with its numbers (s = measured slope), the instance behind it (family, the "
                 "non-swept parameters realized at the sweep points, nodes n, chain length K) and the command that "
                 "reruns it alone (the command runs the check that produces the result, e.g. the whole sweep, and "
-                "reports and writes only this result). The run's tier is in the command; `--tier tiny` reruns it in "
-                "seconds as a smoke test.")]
+                "reports and writes only this result, into a new directory of its own: into this set it is refused "
+                "unless given `--merge`). The run's tier is in the command; `--tier tiny` reruns it in seconds as a "
+                "smoke test.")]
     heads = ["Result", "Kind", "Verdict", "Slope ± CI", "Rule", "Instance", "Reproduce"]
     for (cell, param), g in groups.items():
         rc = _registry_cell(cell)
@@ -625,6 +626,15 @@ def _run_section(doc: dict) -> list[Block]:
             ["Cache", st.get("cache") or "off"], ["Code version", f"`{ver.get('code_version')}`"]]
     rows += [[k, v] for k, v in ver.items() if k != "code_version"]
     blocks = [H(2, "Run", "run"), T(["", ""], [[str(a), _val(b)] for a, b in rows])]
+    parts = doc.get("parts") or []
+    if parts:  # a set written with --merge: the runs its results come from
+        codes = {p.get("code_version") for p in parts}
+        blocks += [P(f"This set merges the results of {len(parts)} runs (`mixbounds verify --merge`), of {len(codes)} "
+                     f"code version{'s' if len(codes) != 1 else ''}; each result is the last run's that selected it. "
+                     "The table above is the last run's."),
+                   T(["Results", "Command", "Code version", "Started (UTC)"],
+                     [[str(p.get("results")), f"`{p.get('command') or ''}`", f"`{p.get('code_version')}`",
+                       _val(p.get("started"))] for p in parts])]
     seeds = doc.get("seeds") or {}
     if seeds:
         blocks.append(DETAILS(f"Seeds ({len(seeds)} checks use seeded instances; all others are deterministic)",
