@@ -21,7 +21,7 @@ from mixbounds.checks.tiers import QUICK
 from mixbounds.cli.instance import register as register_instance
 from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, tier_arg
 from mixbounds.cli.solve import register as register_solve
-from mixbounds.methods import METHOD_TIMEOUT_S
+from mixbounds.methods import METHOD_MAX_ITER, METHOD_TIMEOUT_S, YIELD_TIMEOUT_S
 from mixbounds.outdir import BENCH_OUT, VERIFY_OUT
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -94,6 +94,26 @@ def _register_bench(sub) -> None:
     b.add_argument("--method-timeout", type=float, default=METHOD_TIMEOUT_S, metavar="SECONDS",
                    help=f"wall-clock limit of the method on one sweep point (import, set-up and run; default "
                         f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
+    b.add_argument("--yield-timeout", type=float, default=YIELD_TIMEOUT_S, metavar="SECONDS",
+                   help=f"a method that yields nothing for this long is stopped and the point is its error (default "
+                        f"{YIELD_TIMEOUT_S:g} s, ~40x the longest wait for a yield of the shipped examples)")
+    b.add_argument("--max-iter", "--budget", dest="max_iter", type=int, default=METHOD_MAX_ITER, metavar="N",
+                   help=f"budget of iterations (yields) per point (default {METHOD_MAX_ITER}); a run that reaches it is "
+                        "censored: its count is a lower bound the verdict uses as such, never an error")
+    b.add_argument("--method-arg", action="append", default=None, metavar="KEY=VALUE",
+                   help="keyword argument passed to the method, method(problem, oracles, KEY=VALUE); VALUE is read as "
+                        "JSON when it is JSON (3, 0.5, true, \"text\"), else as a string; repeatable")
+    b.add_argument("--params", default=None, metavar="P,…",
+                   help="only these swept parameters (e.g. kappa_f,kappa_W; default: every parameter of the class)")
+    b.add_argument("--families", default=None, metavar="F,…",
+                   help="only these families: worst (the worst-case construction as printed), random, or family names "
+                        "(default: both)")
+    b.add_argument("--oracles", default=None, metavar="O,…",
+                   help="judge only these oracles (grad, A, C, Ct, comm; default: every oracle of the class)")
+    b.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="cache of the references (APAPC and the lower-bound engine per point, by code version; default "
+                        "OUT/.cache; a verify's mixbounds-results/.cache holds the same tasks); the method is never cached")
+    b.add_argument("--no-cache", action="store_true", help="neither read nor write the reference cache")
     b.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                    help="worker processes (default and cap: the available cores)")
     _scheduler_option(b)
