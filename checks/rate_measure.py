@@ -26,15 +26,15 @@ import numpy as np
 from mixbounds.checks.audits.audit_counters import closed_form_mismatch
 from mixbounds.checks.sweeps import UB_EPS1, UB_EPS2
 from mixbounds.solvers import ORACLES, solve
+from mixbounds.solvers.stop_rule import SETTLE as _SETTLE
 from mixbounds.solvers.stop_rule import settled_row
 
 #: iteration budget per solver run
 MAX_ITER = 200_000
-#: stop rule of the rate runs (``mixbounds.solvers.apapc.apapc``'s ``settle``): the run ends once the error has
-#: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades and its zero
-#: crossings dip 5 decades below the envelope, so a first-hit stop can end a run at a dip and make the
-#: envelope of the cut history look cheaper than it is (docs/records/measurement-fixes.md, "A stop at a dip").
-SETTLE = 1.0 / 3.0
+#: stop rule of the rate runs (``mixbounds.solvers.apapc.apapc``'s ``settle``): :data:`mixbounds.solvers.stop_rule.SETTLE`
+#: (the run ends once the error has stayed <= ε₂ for the last third of its iterations; a first-hit stop can end a run
+#: at a dip and make the envelope of the cut history look cheaper than it is)
+SETTLE = _SETTLE
 
 
 def rate_point(inst, x_star, *, method: str = "apapc", eps1: float = UB_EPS1, eps2: float = UB_EPS2,
