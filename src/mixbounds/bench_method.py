@@ -276,9 +276,9 @@ def classes_for(decl: tuple | None, requested) -> list[str]:
 def reference_estimate(plan_list: list[Plan], cache_dir, *, apapc: bool = True) -> dict:
     """Before a run: how many reference tasks the cache holds, and APAPC's measured seconds on each method point
     (from the cache; the cost estimate of a method that costs what APAPC costs)."""
-    refs = [t for p in plan_list for ts in _tasks("x:y", p, apapc=apapc, opts=RunOptions()).values() for t in ts
-            if is_reference(t)]
-    refs = list({t.key: t for t in refs}.values())
+    every = {t.key: t for p in plan_list for ts in _tasks("x:y", p, apapc=apapc, opts=RunOptions()).values()
+             for t in ts}  # each task once: sweeps share their base point
+    refs = [t for t in every.values() if is_reference(t)]
     cdir = None if cache_dir is None else cache_dir / code_version()
     cached, apapc_secs = 0, []
     for t in refs:
@@ -287,4 +287,4 @@ def reference_estimate(plan_list: list[Plan], cache_dir, *, apapc: bool = True) 
         if t.func is upper_point and pt is not None:
             apapc_secs.append(float(pt["seconds"]))
     return {"references": len(refs), "cached": cached, "apapc_seconds": apapc_secs,
-            "method_points": sum(len(p.sweep.grid) for p in plan_list)}
+            "method_points": len(every) - len(refs)}

@@ -56,10 +56,11 @@ def _range(r: dict) -> str:
     return f"{g['lo']:.3g}–{g['hi']:.3g} ({_f(g.get('decades'), 1)} dec)"
 
 
-def _list(r: dict, key: str, d: int = 1) -> str:
+def _list(r: dict, key: str) -> str:
+    """Per point, two significant digits (ratios span 0.03 to 300)."""
     rs = [p.get(key) for p in r.get("points", [])]
     return "—" if not any(isinstance(q, (int, float)) for q in rs) else ", ".join(
-        "—" if not isinstance(q, (int, float)) else f"{q:.{d}f}" for q in rs)
+        "—" if not isinstance(q, (int, float)) else f"{q:.2g}" for q in rs)
 
 
 def _per_iter(r: dict) -> str:
