@@ -179,6 +179,29 @@ def test_call_isolated_reports_every_way_out():
     assert not out.ok and out.reason == "no result within 0.5 s (the test's limit)"
 
 
+def test_call_isolated_idle_watchdog_and_output_file(tmp_path):
+    """A child silent for idle_timeout is killed with the reason (well before its wall-clock limit); one that beats
+    is not; its stdout and stderr (Python and descriptor level) go to the output file, not the caller's."""
+    from mixbounds.isolation import BEAT_EVERY_S, beat
+
+    t0 = time.monotonic()
+    out = call_isolated(lambda: time.sleep(60), GUARD_S, idle_timeout=TIMEOUT_S, idle_name="the test's idle limit")
+    assert out.reason == f"no progress for {TIMEOUT_S:g} s (the test's idle limit)"
+    assert time.monotonic() - t0 < TIMEOUT_S + BEAT_EVERY_S + CHILD_END_GUARD_S
+
+    def busy():
+        for _ in range(8):
+            time.sleep(0.3)
+            beat()
+        print("to stdout")
+        os.write(2, b"to fd 2\n")
+        return "done"
+
+    log = tmp_path / "child.log"
+    assert call_isolated(busy, GUARD_S, idle_timeout=TIMEOUT_S, output=str(log)).value == "done"
+    assert log.read_text() == "to stdout\nto fd 2\n"
+
+
 def test_a_killed_parent_takes_its_method_process_with_it(tmp_path):
     """The method's process dies with the process that started it (PR_SET_PDEATHSIG), never lingers."""
     marker = tmp_path / "child.pid"
