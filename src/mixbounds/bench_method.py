@@ -224,7 +224,7 @@ def measure_plans(spec, plan_list: list[Plan], tier: Tier | str, *, jobs: int = 
     callable ``spec`` lives in this process only, so it cannot be given one (``ValueError``).
 
     The stats gain ``method_outputs`` (task label → the method's output on that point, where it printed anything) and
-    ``method_seconds`` (summed over the points).
+    ``method_seconds`` (the wall time of the method's processes, summed over the method's tasks, each once).
     """
     tier = as_tier(tier)
     if callable(spec):
@@ -242,7 +242,7 @@ def measure_plans(spec, plan_list: list[Plan], tier: Tier | str, *, jobs: int = 
     _, stats = run_checks([check], tier, jobs=jobs, cache_dir=cache_dir, progress=progress, executor=executor,
                           cacheable=is_reference)
     outputs, secs = {}, 0.0
-    for t in every:
+    for t in {t.key: t for t in every}.values():  # each task once: sweeps share their base point
         p = captured[t.key]
         if t.func is method_point:
             text = p.pop("output", "")
