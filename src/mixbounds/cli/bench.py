@@ -71,9 +71,9 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: largest --max-iter accepted (10⁸ yields: days for any method at the suite's sizes)
 MAX_ITER_MAX = 100_000_000
 #: seconds per method point assumed by the cost estimate where the reference cache has no APAPC time for the point
-#: (the median APAPC point of the quick tier's consensus and coupled sweeps took ~1 s under load; a first run has no
-#: cache, so it says the estimate is a guess)
-GUESS_POINT_S = 2.0
+#: (a first run: the estimate says so): the median of APAPC's 20 quick-tier coupled tasks, 4.3 s (0.3–54.7 s, instance
+#: and reference included, under a load average of 10–17 on the 2-core machine)
+GUESS_POINT_S = 4.0
 
 
 def _usage(msg: str) -> int:
