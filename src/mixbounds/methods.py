@@ -69,10 +69,11 @@ METHOD_TIMEOUT_S = 600.0
 #: largest --method-timeout accepted (a day: beyond that a point is not a measurement anyone waits for)
 METHOD_TIMEOUT_MAX_S = 86400.0
 #: seconds a method may go without yielding before its point is stopped as ``error`` (``--yield-timeout``): the
-#: longest wait for a yield of the shipped examples on the largest quick-tier points was 1.4 s (the example APAPC on
-#: the coupled κ̂_A = 300 construction; its first yield, set-up included, 0.9 s at κ_W = 300), measured under a load
-#: average of 10–20 on the 2-core machine (``benchmarks/yield_gaps.py``); 60 s leaves a factor of ~40 for slower
-#: machines and heavier iterations, and stops a method that never yields in a minute instead of the point's 600 s
+#: longest wait for a yield of the shipped examples on the largest quick-tier points (``benchmarks/yield_gaps.py``)
+#: was 1.4 s in one run and 5.2 s in another on a busier machine (the example APAPC on the coupled κ̂_A = 300 and
+#: κ_W = 300 constructions; PAPC 0.5 s, pdgd 0.1 s), both on the shared 2-core machine at load averages of 10–25;
+#: 60 s leaves a factor above 10 for slower machines and heavier iterations, and stops a method that never yields in a
+#: minute instead of the point's 600 s
 YIELD_TIMEOUT_S = 60.0
 #: largest --yield-timeout accepted (the point's wall-clock limit caps it anyway)
 YIELD_TIMEOUT_MAX_S = 86400.0

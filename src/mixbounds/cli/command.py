@@ -96,7 +96,7 @@ def _register_bench(sub) -> None:
                         f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
     b.add_argument("--yield-timeout", type=float, default=YIELD_TIMEOUT_S, metavar="SECONDS",
                    help=f"a method that yields nothing for this long is stopped and the point is its error (default "
-                        f"{YIELD_TIMEOUT_S:g} s, ~40x the longest wait for a yield of the shipped examples)")
+                        f"{YIELD_TIMEOUT_S:g} s, over 10x the longest wait for a yield of the shipped examples)")
     b.add_argument("--max-iter", "--budget", dest="max_iter", type=int, default=METHOD_MAX_ITER, metavar="N",
                    help=f"budget of iterations (yields) per point (default {METHOD_MAX_ITER}); a run that reaches it is "
                         "censored: its count is a lower bound the verdict uses as such, never an error")
