@@ -12,8 +12,10 @@ measured oscillations of 1.5 decades with periods of ~√κ iterations), so firs
 oscillation's phase.  The per-accuracy cost is therefore rate-based: the *envelope* ``E_k = max_{j>=k} e_j`` is
 fitted (log-linear) over the window, giving iterations per window, times the exact per-iteration count of each
 oracle.  The run continues until the error has stayed below ``eps2`` for the last :data:`SETTLE` of its
-iterations, so that the envelope of the recorded history is the envelope of the whole run above ``eps2``.
-First-hit counts are kept for the lower-bound comparison.
+iterations, so that the envelope of the recorded history is the envelope of the whole run above ``eps2``: the
+envelope is at or below ``ε`` exactly from the row of the count to ``ε`` on (the suite's one definition,
+:mod:`mixbounds.solvers.stop_rule`; the point's ``settle``).  First-crossing counts (``counts1``, ``counts2``) are
+kept for the lower-bound comparison, where the first crossing is the stricter test.
 """
 
 from __future__ import annotations
@@ -24,14 +26,15 @@ import numpy as np
 from mixbounds.checks.audits.audit_counters import closed_form_mismatch
 from mixbounds.checks.sweeps import UB_EPS1, UB_EPS2
 from mixbounds.solvers import ORACLES, solve
+from mixbounds.solvers.stop_rule import SETTLE as _SETTLE
+from mixbounds.solvers.stop_rule import settled_row
 
 #: iteration budget per solver run
 MAX_ITER = 200_000
-#: stop rule of the rate runs (``mixbounds.solvers.apapc.apapc``'s ``settle``): the run ends once the error has
-#: stayed <= ε₂ for the last third of its iterations.  The error oscillates by up to ~3 decades and its zero
-#: crossings dip 5 decades below the envelope, so a first-hit stop can end a run at a dip and make the
-#: envelope of the cut history look cheaper than it is (docs/records/measurement-fixes.md, "A stop at a dip").
-SETTLE = 1.0 / 3.0
+#: stop rule of the rate runs (``mixbounds.solvers.apapc.apapc``'s ``settle``): :data:`mixbounds.solvers.stop_rule.SETTLE`
+#: (the run ends once the error has stayed <= ε₂ for the last third of its iterations; a first-hit stop can end a run
+#: at a dip and make the envelope of the cut history look cheaper than it is)
+SETTLE = _SETTLE
 
 
 def rate_point(inst, x_star, *, method: str = "apapc", eps1: float = UB_EPS1, eps2: float = UB_EPS2,
@@ -76,8 +79,7 @@ def rate_point(inst, x_star, *, method: str = "apapc", eps1: float = UB_EPS1, ep
         "per_iteration": {o: float(v) for o, v in zip(ORACLES, per_iter)},
         "iterations_window": float(iters_window),
         "per_accuracy": {o: float(v) * iters_window for o, v in zip(ORACLES, per_iter)},
-        "settle": {f"{eps:g}": (int(hit[0]) if (hit := np.flatnonzero(env <= eps)).size else None)
-                   for eps in (eps1, eps2)},
+        "settle": {f"{eps:g}": settled_row(e, eps) for eps in (eps1, eps2)},  # where the count to ε is read
     })
     return out
 

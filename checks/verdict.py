@@ -8,7 +8,9 @@ along the realized points) under a tolerance ``tol``:
   random families, Tables 2–4);
 * :func:`band_ok`   — a tight or absent parameter: ``|slope − target| <= tol``;
 * :func:`between_ok` — a lower bound whose unit-constant formula slope and claimed exponent differ
-  (a sum of monomials): ``lo − tol <= slope <= hi + tol``.
+  (a sum of monomials): ``lo − tol <= slope <= hi + tol``;
+* :func:`interval_verdict` — a verdict that states its uncertainty (a user's method, :mod:`mixbounds.bench_verdict`):
+  where the slope's whole 95% CI lies relative to a band ``[lo, hi]`` (inside, above, below, straddling it).
 
 An upper-bound check that passes far below its target does not show that the instances come near the bound
 (issue 35, item 4): :func:`not_exercised` — the slope's whole 95% confidence interval lies below
@@ -54,6 +56,22 @@ def band_ok(slope: float, target: float, tol: float) -> bool:
 def between_ok(slope: float, lo: float, hi: float, tol: float) -> bool:
     """The measured slope lies in ``[lo − tol, hi + tol]`` (``False`` for ``nan``)."""
     return bool(lo - tol <= slope <= hi + tol)
+
+
+def interval_verdict(ci, lo: float, hi: float) -> str:
+    """Where the 95% CI ``ci = (a, b)`` lies relative to the band ``[lo, hi]`` (``lo`` may be ``-inf``):
+    ``"inside"`` (``lo <= a`` and ``b <= hi``), ``"above"`` (``a > hi``), ``"below"`` (``b < lo``), ``"straddles"``
+    (it crosses an edge: the data cannot decide) or ``"undefined"`` (no finite interval)."""
+    if ci is None or len(ci) != 2 or not all(isinstance(c, (int, float)) and math.isfinite(c) for c in ci):
+        return "undefined"
+    a, b = ci
+    if a > hi:
+        return "above"
+    if b < lo:
+        return "below"
+    if lo <= a and b <= hi:
+        return "inside"
+    return "straddles"
 
 
 #: verdict label of a passing upper-bound check whose slope lies far below the bound (:func:`not_exercised`)

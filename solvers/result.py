@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from mixbounds.solvers.oracles import ORACLES
+from mixbounds.solvers.stop_rule import CountTo, count_to
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,12 +40,18 @@ class SolveResult:
     setup_counts: dict = field(default_factory=dict)
 
     def counts_to(self, eps: float) -> dict | None:
-        """Cumulative counts at the first recorded row whose error is ``<= eps`` (``None`` if never)."""
+        """Cumulative counts at the **first crossing** of ``eps``: the first recorded row whose error is ``<= eps``
+        (``None`` if never).  The lower-bound comparisons read it; the count to ``eps`` is :meth:`count_to`."""
         hit = np.flatnonzero(self.history_error <= eps)
         if hit.size == 0:
             return None
         row = self.history_counts[hit[0]]
         return {k: int(v) for k, v in zip(ORACLES, row)}
+
+    def count_to(self, eps: float) -> CountTo:
+        """The count to ``eps``: counts at the first row after which the error stays ``<= eps`` until the run ends,
+        with the first crossing beside it (:mod:`mixbounds.solvers.stop_rule`, the suite's one definition)."""
+        return count_to(self.history_error, self.history_counts, eps, censored=not self.converged)
 
     def counts_with_setup(self) -> dict:
         """``counts`` plus ``setup_counts``: every oracle round the run needed, constants estimation included."""

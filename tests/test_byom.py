@@ -12,10 +12,11 @@ import pytest
 from mixbounds.checks.run.framework import instance_and_reference
 from mixbounds.checks.tiers import TINY
 
-from mixbounds.bench_method import judge, plans
+from mixbounds.bench_method import plans
+from mixbounds.bench_verdict import judge
 from mixbounds.cli.command import main
 from mixbounds.methods import MethodError, ProblemView, resolve, run_method
-from mixbounds.testing import assert_optimal, measure
+from mixbounds.testing import assert_optimal, assert_suboptimal, measure
 
 ROOT = Path(__file__).resolve().parents[1]
 # `examples` is a top-level folder of the checkout, as for `mixbounds bench`; appended, not prepended: the checkout's
@@ -152,7 +153,7 @@ def test_judge_slopes_and_below_lower_bound():
     assert judge(TINY, plan, "comm", pts)["status"] == "optimal"
     plan, pts = _synthetic([100 * x for x in xs], None)
     r = judge(TINY, plan, "comm", pts)
-    assert r["status"] == "suboptimal" and "loses in kappa_f" in r["detail"] and r["slope"] == pytest.approx(1.0)
+    assert r["status"] == "suboptimal" and "wholly above the band" in r["detail"] and r["slope"] == pytest.approx(1.0)
     plan, pts = _synthetic([100 * x ** 0.5 for x in xs], 10 ** 6)  # every count below the engine's bound
     r = judge(TINY, plan, "comm", pts)
     assert r["status"] == "below-lower-bound" and "engine's bound" in r["detail"]
@@ -180,7 +181,7 @@ def test_a_raising_method_is_an_error_verdict_and_fails_assert_optimal():
 
     m = measure(broken, "consensus", oracle="comm", param="kappa_W", tier=TINY)
     assert m.verdict == "error" and "RuntimeError: step size" in m.detail
-    with pytest.raises(AssertionError, match="error: .*RuntimeError: step size"):
+    with pytest.raises(AssertionError, match="error, not optimal: .*RuntimeError: step size"):
         assert_optimal(broken, "consensus", oracle="comm", param="kappa_W", tier=TINY)
 
 
@@ -190,15 +191,19 @@ def test_examples_classified_on_consensus_kappa_f():
     assert abs(opt.slope - 0.5) <= SLOPE_TOL and opt.lower_slope == pytest.approx(0.5, abs=SLOPE_TOL)
     sub = measure(papc, "consensus", oracle="comm", param="kappa_f", tier=TINY)
     assert sub.verdict == "suboptimal" and sub.slope >= 1 - SLOPE_TOL, sub
-    assert "loses in kappa_f" in sub.detail
+    assert "wholly above the band" in sub.detail
 
 
 @pytest.mark.slow
 def test_examples_classified_on_coupled_and_kappa_W():
-    assert_optimal(apapc, "coupled", oracle="comm", param="kappa_f", tier=TINY)
-    assert measure(papc, "coupled", oracle="comm", param="kappa_f", tier=TINY).verdict == "suboptimal"
-    assert_optimal(apapc, "consensus", oracle="comm", param="kappa_W", tier=TINY)
-    assert measure(diging, "consensus", oracle="comm", param="kappa_W", tier=TINY).verdict == "suboptimal"
+    """Tiny tier, measured under load: APAPC coupled κ_f 0.520 [0.504, 0.536] optimal (its error leaves ε again
+    after its first crossings: flagged), PAPC 1.000 suboptimal, DIGing κ_W 1.000 suboptimal; APAPC's consensus κ_W
+    slope 0.452 [0.27, 0.63] straddles the band's lower edge 0.318 (3 points): inconclusive, never suboptimal."""
+    opt = assert_optimal(apapc, "coupled", oracle="comm", param="kappa_f", tier=TINY)
+    assert any("left ε again" in f for f in opt.flags)
+    assert_suboptimal(papc, "coupled", oracle="comm", param="kappa_f", tier=TINY)
+    assert measure(apapc, "consensus", oracle="comm", param="kappa_W", tier=TINY).verdict in ("optimal", "inconclusive")
+    assert_suboptimal(diging, "consensus", oracle="comm", param="kappa_W", tier=TINY)
 
 
 # ----------------------------------------------------------------------------- the CLI
@@ -235,9 +240,12 @@ def test_cli_runs_and_writes(tmp_path, monkeypatch, capsys):
                "--out", str(out), "--json", str(js), "--jobs", "1"])
     assert rc == 0
     doc = json.loads(js.read_text())
-    assert {r["status"] for r in doc["results"]} == {"optimal"} and len(doc["results"]) == 8
+    # tiny tier: 3 points, a CI with one degree of freedom; the optimal method is never suboptimal, and where the
+    # CI is narrow enough (κ_f on the construction) it is optimal; elsewhere the data cannot decide
+    assert {r["status"] for r in doc["results"]} <= {"optimal", "inconclusive"} and len(doc["results"]) == 8
     comm = next(r for r in doc["results"] if r["id"] == "bench.method.consensus.comm.kappa_f")
-    assert all(p["ratio"] >= 1 for p in comm["points"]) and math.isfinite(comm["lower"]["slope"])
+    assert comm["status"] == "optimal" and all(p["ratio"] >= 1 for p in comm["points"])
+    assert math.isfinite(comm["lower"]["slope"]) and all(0.9 < p["ratio_apapc"] < 1.1 for p in comm["points"])
     assert (out / "report.md").is_file() and (out / "report.html").is_file() and (out / "bench.json").is_file()
     assert "optimal" in (out / "report.md").read_text() and len(list((out / "plots").glob("*.png"))) == 8
     # set-up counted and said: what each count includes, APAPC's constants-estimation rounds (lemma constants: 0)
@@ -252,3 +260,55 @@ def test_guide_example_is_the_shipped_diging():
     block = guide.split("def diging(problem, oracles):", 1)[1].split("```", 1)[0]
     src = (ROOT / "examples" / "diging.py").read_text().split("def diging(problem, oracles):", 1)[1]
     assert block.strip() == src.strip().replace("\n\n\n", "\n\n")
+
+
+# ----------------------------------------------------------------------------- the contract on one page
+def test_guide_contract_table_is_generated_from_the_code():
+    """The guide's table is contract_table() exactly (regenerate it from there when a field changes)."""
+    from mixbounds.methods import contract_table
+
+    guide = (ROOT / "docs" / "guides" / "method-designer.md").read_text()
+    block = guide.split("do not edit by hand -->\n", 1)[1].split("<!-- end of contract-table -->", 1)[0]
+    assert block == contract_table(), "run python -c 'from mixbounds.methods import contract_table; " \
+                                      "print(contract_table())' and paste it into the guide"
+
+
+def test_contract_table_covers_every_field_and_operator_and_nothing_else():
+    import dataclasses
+
+    from mixbounds.methods import ORACLE_ROWS, VIEW_FIELDS, MethodOracles
+
+    assert list(VIEW_FIELDS) == [f.name for f in dataclasses.fields(ProblemView)]
+    ops = [k for k, v in vars(MethodOracles).items() if callable(v) and not k.startswith("_")]
+    assert sorted(ORACLE_ROWS) == sorted(ops)
+
+
+def test_contract_shapes_are_the_operators_shapes():
+    """The table's shapes, checked on a mixed instance (every block present): A (dx,)→(n, m), AT back, Ct (n, dt)→
+    stacked, CtT back to (n, dt), comm keeps the shape; b is (n, m)."""
+    from mixbounds.solvers.oracles import CountedOracles
+
+    from mixbounds.methods import MethodOracles
+
+    inst, _ = instance_and_reference("random-mixed", {"seed": 0})
+    v, o = ProblemView.of(inst.problem), MethodOracles(CountedOracles(inst.problem))
+    x, Xt = np.zeros(v.dx), np.zeros((v.n, v.dt))
+    assert o.A(x).shape == (v.n, v.m) == v.b.shape and o.AT(o.A(x)).shape == (v.dx,)
+    assert o.CT(o.C(x)).shape == (v.dx,) and o.C(x).shape == v.c.shape
+    assert o.CtT(o.Ct(Xt)).shape == (v.n, v.dt) and o.Ct(Xt).shape == v.ct.shape
+    assert o.grad(np.zeros(v.size)).shape == (v.size,) and o.comm(np.zeros((v.n, 3))).shape == (v.n, 3)
+
+
+def test_guide_coupled_example_is_the_shipped_pdgd():
+    guide = (ROOT / "docs" / "guides" / "method-designer.md").read_text()
+    block = guide.split("def pdgd(problem, oracles):", 1)[1].split("```", 1)[0]
+    src = (ROOT / "examples" / "pdgd.py").read_text().split("def pdgd(problem, oracles):", 1)[1]
+    assert block.strip() == src.strip().replace("\n\n\n", "\n\n")
+
+
+def test_coupled_example_pdgd_is_suboptimal_in_kappa_f():
+    """The guide's coupled example: a primal–dual method without momentum, exponent ~1 in κ_f (Table 1: ½)."""
+    from examples.pdgd import pdgd
+
+    m = assert_suboptimal(pdgd, "coupled", oracle="comm", param="kappa_f", tier=TINY)
+    assert m.slope > 1 - SLOPE_TOL, m.detail

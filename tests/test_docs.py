@@ -66,7 +66,7 @@ def test_missing_option_is_detected():
     """Negative control: a section without one of its options is reported."""
     parser = build_parser()
     text = cli_reference.render(parser).replace("| `--no-cache` |", "| `--no-cache-REMOVED` |")
-    assert missing_options(parser, text) == ["verify --no-cache"]
+    assert missing_options(parser, text) == ["verify --no-cache", "bench --no-cache"]
 
 
 def test_cli_reference_escapes_globs_and_pipes():

@@ -21,7 +21,7 @@ import pytest
 import scipy.sparse as sp
 from helpers import alive
 
-from mixbounds.bench_method import measure_plans, plans
+from mixbounds.bench_method import RunOptions, measure_plans, plans
 from mixbounds.cli.command import main
 from mixbounds.isolation import call_isolated
 from mixbounds.methods import MethodError, MethodOracles, probe
@@ -84,14 +84,15 @@ HOSTILE = {never_yields: "no result within", exits_0: "called sys.exit(0)",
 def reference_run():
     """The honest run: the example APAPC on the consensus κ_W sweep of the tiny tier."""
     plan = plans("tiny", ["consensus"], params=["kappa_W"], kinds=("worst",))
-    results, _ = measure_plans(apapc, plan, "tiny", timeout=60.0)
+    results, _ = measure_plans(apapc, plan, "tiny", opts=RunOptions(timeout=60.0))
     return plan, results
 
 
 @pytest.mark.parametrize("method", list(HOSTILE), ids=lambda f: f.__name__)
 def test_hostile_method_is_its_own_error_and_leaves_the_references_unchanged(method, reference_run):
     plan, honest = reference_run
-    results, _ = measure_plans(method, plan, "tiny", timeout=TIMEOUT_S if method is never_yields else GUARD_S)
+    opts = RunOptions(timeout=TIMEOUT_S if method is never_yields else GUARD_S)
+    results, _ = measure_plans(method, plan, "tiny", opts=opts)
     assert [r["status"] for r in results] == ["error"] * len(results)
     for r in results:
         assert HOSTILE[method] in r["detail"], r["detail"]
@@ -101,9 +102,31 @@ def test_hostile_method_is_its_own_error_and_leaves_the_references_unchanged(met
         assert r["lower"] == h["lower"]  # the engine's bound: identical
 
 
+def slow_yields(problem, oracles):
+    """Yields every 0.3 s (slower than the watchdog's beat, faster than its limit), ten times, then returns."""
+    for _ in range(10):
+        time.sleep(0.3)
+        yield np.zeros(problem.size)
+
+
+def test_yield_watchdog_stops_a_method_that_never_yields_and_spares_a_slow_one():
+    """--yield-timeout (issue 44, item 6): a method silent for that long is stopped (seconds, not the point's
+    limit) with the reason; a method that keeps yielding, however slowly, is not."""
+    plan = plans("tiny", ["consensus"], params=["kappa_W"], kinds=("worst",))
+    t0 = time.monotonic()
+    results, _ = measure_plans(never_yields, plan, "tiny", apapc=False,
+                               opts=RunOptions(timeout=GUARD_S, yield_timeout=TIMEOUT_S))
+    assert time.monotonic() - t0 < GUARD_S
+    for r in results:
+        assert r["status"] == "error" and r["detail"].count("--yield-timeout") == len(plan[0].sweep.grid), r["detail"]
+    results, _ = measure_plans(slow_yields, plan, "tiny", apapc=False,
+                               opts=RunOptions(timeout=GUARD_S, yield_timeout=TIMEOUT_S))
+    assert all("returned: the generator ended" in r["detail"] and "yield-timeout" not in r["detail"] for r in results)
+
+
 def test_negative_control_the_honest_method_is_measured(reference_run):
     _, honest = reference_run
-    assert {r["status"] for r in honest} <= {"optimal", "suboptimal"}
+    assert {r["status"] for r in honest} <= {"optimal", "suboptimal", "inconclusive"}  # measured, not an error
 
 
 def test_the_oracles_expose_only_the_operators():
@@ -154,6 +177,29 @@ def test_call_isolated_reports_every_way_out():
     assert "exited with code 5 without a result" in call_isolated(lambda: os._exit(5), 30.0).reason
     out = call_isolated(lambda: time.sleep(60), 0.5, limit_name="the test's limit")
     assert not out.ok and out.reason == "no result within 0.5 s (the test's limit)"
+
+
+def test_call_isolated_idle_watchdog_and_output_file(tmp_path):
+    """A child silent for idle_timeout is killed with the reason (well before its wall-clock limit); one that beats
+    is not; its stdout and stderr (Python and descriptor level) go to the output file, not the caller's."""
+    from mixbounds.isolation import BEAT_EVERY_S, beat
+
+    t0 = time.monotonic()
+    out = call_isolated(lambda: time.sleep(60), GUARD_S, idle_timeout=TIMEOUT_S, idle_name="the test's idle limit")
+    assert out.reason == f"no progress for {TIMEOUT_S:g} s (the test's idle limit)"
+    assert time.monotonic() - t0 < TIMEOUT_S + BEAT_EVERY_S + CHILD_END_GUARD_S
+
+    def busy():
+        for _ in range(8):
+            time.sleep(0.3)
+            beat()
+        print("to stdout")
+        os.write(2, b"to fd 2\n")
+        return "done"
+
+    log = tmp_path / "child.log"
+    assert call_isolated(busy, GUARD_S, idle_timeout=TIMEOUT_S, output=str(log)).value == "done"
+    assert log.read_text() == "to stdout\nto fd 2\n"
 
 
 def test_a_killed_parent_takes_its_method_process_with_it(tmp_path):

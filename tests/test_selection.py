@@ -19,7 +19,7 @@ from test_reliability import fake_draw_all, one_line_error, snap, visible
 
 from mixbounds import outdir, verify
 from mixbounds.cli.command import main
-from mixbounds.selection import describe, same, verify_selection
+from mixbounds.selection import bench_selection, describe, same, union, verify_selection
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 SUBSET = "T1.coupled.comm.kappa_W.tight"
@@ -185,6 +185,21 @@ def test_selections_compare_on_what_they_select():
     a = verify_selection("quick", ["b", "a"], given="a,b", results=3)
     assert same(a, verify_selection("quick", ["a", "b"])) and not same(a, verify_selection("full", ["a", "b"]))
     assert describe(a) == "tier quick, --claims 'a,b' (3 results)"
+
+
+def test_a_bench_of_a_few_sweeps_is_another_selection():
+    """``bench --params kappa_f`` into the set of every parameter, or with other ``--method-arg``: not the same set
+    (it would replace the others' results); the same filters in another order are the same set (negative control)."""
+    full = bench_selection("m:f", "quick", ["coupled"])
+    few = bench_selection("m:f", "quick", ["coupled"], filters={"params": ["kappa_f"]})
+    assert not same(full, few) and not same(full, bench_selection("m:f", "quick", ["coupled"], method_args={"k": 2}))
+    assert same(few, bench_selection("m:f", "quick", ["coupled"], filters={"params": ["kappa_f"], "oracles": None}))
+    assert same(bench_selection("m:f", "quick", ["coupled"], filters={"params": ["a", "b"]}),
+                bench_selection("m:f", "quick", ["coupled"], filters={"params": ["b", "a"]}))
+    assert "--params kappa_f" in describe(few)
+    assert union(full, few)["filters"]["params"] is None  # the union of all and some is all
+    assert union(few, bench_selection("m:f", "quick", ["coupled"], filters={"params": ["kappa_W"]}))["filters"][
+        "params"] == ["kappa_W", "kappa_f"]
 
 
 # ----------------------------------------------------------------------------- plot, report

@@ -53,3 +53,46 @@ def test_bad_arguments(kw, msg):
     eps, max_iter = args.pop("eps"), args.pop("max_iter")
     with pytest.raises(ValueError, match=msg):
         StopRule(eps, max_iter, "t", **args)
+
+
+# ----------------------------------------------------------------------------- the count to ε (one definition)
+def _hist(errs):
+    import numpy as np
+
+    return np.asarray(errs, float), np.repeat(np.arange(len(errs))[:, None], 5, axis=1)
+
+
+def test_count_to_is_where_the_error_stays_and_the_first_crossing_is_beside_it():
+    """A dip to 2e-7 at row 2 that climbs back to 1.5e-2 (issue 45): counted where the error settles (row 4)."""
+    from mixbounds.solvers.stop_rule import count_to
+
+    e, C = _hist([1.0, 0.3, 2e-7, 1.5e-2, 5e-3, 1e-3, 1e-4])
+    c = count_to(e, C, 1e-2)
+    assert (c.row, c.first_row, c.left_again, c.observed) == (4, 2, True, 2)
+    assert c.counts["comm"] == 4 and c.first_counts["comm"] == 2
+    # control: a monotone curve has no difference between the two and no flag
+    m = count_to(*_hist([1.0, 0.3, 5e-3, 1e-3, 1e-4]), 1e-2)
+    assert (m.row, m.first_row, m.left_again) == (2, 2, False)
+
+
+def test_count_to_never_settled_and_nan_is_above():
+    from mixbounds.solvers.stop_rule import count_to
+
+    c = count_to(*_hist([1.0, 1e-3, 0.5]), 1e-2)  # touched, then ended above
+    assert c.row is None and c.counts is None and c.first_row == 1 and c.left_again
+    n = count_to(*_hist([1.0, 1e-3, math.nan, 1e-3]), 1e-2)
+    assert n.row == 3 and n.left_again
+
+
+def test_count_to_row_is_the_envelopes_first_row_below_eps():
+    """The definition equals the envelope E_k = max_{j>=k} e_j the per-accuracy costs are fitted on."""
+    import numpy as np
+    from mixbounds.solvers.stop_rule import settled_row
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        e = 10.0 ** rng.uniform(-8, 0, size=rng.integers(1, 30))
+        eps = 10.0 ** rng.uniform(-8, 0)
+        env = np.maximum.accumulate(e[::-1])[::-1]
+        hit = np.flatnonzero(env <= eps)
+        assert settled_row(e, eps) == (int(hit[0]) if hit.size else None)

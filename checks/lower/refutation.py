@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import get
+from mixbounds.checks.rate_measure import SETTLE
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, Finding, reading
 from mixbounds.checks.sweeps import UB_EPS2
@@ -42,11 +43,19 @@ CONTROL_ID = "control.lower.refut.T1.coupled_local.A.kappa_AC"
 
 def method_point(family: str, params: dict, method: str = METHOD, eps: float = UB_EPS2,
                  max_iter: int = METHOD_MAX_ITER) -> dict:
-    """Run ``method`` on one instance to relative squared error ``eps``: its counts and realized κ's."""
+    """Run ``method`` on one instance to relative squared error ``eps``: its count to ``eps`` and realized κ's.
+
+    The count is the suite's count to ``eps`` (:mod:`mixbounds.solvers.stop_rule`: the first row after which the
+    error stays at or below ``eps``; the run goes on for :data:`~mixbounds.checks.rate_measure.SETTLE` of its
+    iterations to see it), with the first crossing beside it: a method that touched ``eps`` by luck refutes
+    nothing.  ``iterations`` is the row of the count."""
     inst, ref = instance_and_reference(family, dict(params))
-    res = BASELINES[method][0](inst.problem, eps=eps, x_star=ref.u, max_iter=max_iter)
+    res = BASELINES[method][0](inst.problem, eps=eps, x_star=ref.u, max_iter=max_iter, settle=SETTLE, settle_eps=eps)
+    ct = res.count_to(eps)
     return {"realized": inst.realized, "converged": bool(res.converged), "reason": res.reason,
-            "iterations": int(res.iterations), "counts": res.counts_to(eps), "final_error": res.final_error()}
+            "iterations": ct.row if ct.row is not None else int(res.iterations), "run_iterations": int(res.iterations),
+            "counts": ct.counts, "first_counts": ct.first_counts, "left_again": ct.left_again,
+            "final_error": res.final_error()}
 
 
 def _exponent(xs: list, ys: list) -> float:

@@ -247,12 +247,15 @@ def run_checks(
     progress: Callable[[int, int, Task], None] | None = None,
     pattern: str = "*",
     executor: Callable[[str, list], Iterable[list]] | None = None,
+    cacheable: Callable[[Task], bool] | None = None,
 ) -> tuple[list[CheckResult], dict]:
     """Run ``checks`` in ``tier`` (a :class:`~mixbounds.checks.tiers.Tier` or its name); returns the results matching
     ``pattern`` and run statistics.
 
     ``progress(done, total, task)`` is called after every point; a callable with a true ``takes_seconds`` attribute
     also receives ``seconds=`` the point's measured duration.
+    ``cacheable(task)``: whether a task's point may be read from and written to ``cache_dir`` (default: every task;
+    ``mixbounds bench`` caches the deterministic references, never the user's method).
 
     ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
     or joblib (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`): ``payloads`` is one
@@ -269,7 +272,7 @@ def run_checks(
         except CacheKeyError as exc:  # a cache that cannot tell its own entries from anyone else's is not read
             print(f"mixbounds: point cache {cdir}: {exc.strerror}; the run goes on without the cache", file=sys.stderr)
             cdir = None
-    points, todo, damaged = _read_cached(tasks, cdir)
+    points, todo, damaged = _read_cached(tasks, cdir, cacheable)
     cached_keys = sorted(points)
     total, done = len(tasks), len(points)
     t0 = time.perf_counter()
@@ -280,7 +283,7 @@ def run_checks(
         nonlocal done, cache_ok
         points[t.key] = out
         cached.discard(t.key)
-        if cache_ok and "error" not in out:
+        if cache_ok and "error" not in out and (cacheable is None or cacheable(t)):
             try:
                 _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
                                                             "digest": point_digest(_clean(out), t.key), "point": out})
@@ -350,13 +353,14 @@ def _collect_tasks(checks: list[Check], tier: Tier) -> tuple[dict[str, Task], di
     return tasks, per_check
 
 
-def _read_cached(tasks: dict[str, Task], cdir: Path | None) -> tuple[dict[str, dict], list[Task], int]:
+def _read_cached(tasks: dict[str, Task], cdir: Path | None,
+                 cacheable: Callable[[Task], bool] | None = None) -> tuple[dict[str, dict], list[Task], int]:
     """The points found in the cache, the tasks still to run, and how many cache entries were damaged."""
     points: dict[str, dict] = {}
     todo = []
     damaged = 0
     for k, t in tasks.items():
-        if cdir is not None:
+        if cdir is not None and (cacheable is None or cacheable(t)):
             pt, why = read_cache_entry(cdir / f"{k}.json", k)
             if pt is not None:
                 points[k] = pt

@@ -76,16 +76,17 @@ def merge_documents(old: dict, new: dict) -> dict:
 
 def merge_bench_documents(old: dict, new: dict, summarize_lines) -> dict:
     """The ``bench.json`` of the union of ``old`` (the set in the directory) and ``new`` (this ``mixbounds bench``
-    run), for ``bench --merge``: the results of the classes this run measured are its own, the others are kept; the
+    run), for ``bench --merge``: the results this run measured (by result id) are its own, the others are kept; the
     classes are the union, the summary lines are recomputed by ``summarize_lines`` (results → lines), the stats are
-    this run's, and ``parts`` names the runs the results come from.  :class:`MergeError` for another method or tier
-    (the verdicts of two methods, or of two tiers' sweeps, are not one set)."""
-    for key in ("method", "tier"):
-        if old.get(key) != new.get(key):
+    this run's, and ``parts`` names the runs the results come from.  :class:`MergeError` for another method, other
+    method keyword arguments or another tier (the verdicts of two methods, or of two tiers' sweeps, are not one set)."""
+    for key in ("method", "tier", "method_args"):
+        if (old.get(key) or None) != (new.get(key) or None):
             raise MergeError(f"the set holds the bench of {key} {old.get(key)} and this run's {key} is {new.get(key)}: "
                              f"they are not one set")
     mine = set(new.get("classes") or [])
-    results = [r for r in old.get("results") or [] if r.get("class") not in mine] + list(new.get("results") or [])
+    ids = {r.get("id") for r in new.get("results") or []}
+    results = [r for r in old.get("results") or [] if r.get("id") not in ids] + list(new.get("results") or [])
     classes = list(dict.fromkeys(list(old.get("classes") or []) + list(new.get("classes") or [])))
     parts = [p for p in old.get("parts") or [{"command": old.get("command"), "classes": old.get("classes")}]
              if set(p.get("classes") or []) - mine]

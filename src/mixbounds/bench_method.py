@@ -2,68 +2,59 @@
 
 For each chosen problem class, every parameter of its Table 1 row is swept alone over the sweeps of the
 Table 1 checks (:func:`mixbounds.checks.sweeps.worst_sweeps` on the worst-case construction as printed,
-:func:`mixbounds.checks.sweeps.random_sweeps` on the random family).  At every point three tasks run on one shared
-instance (:mod:`mixbounds.checks.run.framework`): the user's method (:func:`method_point`), the paper's method APAPC with
-Chebyshev acceleration (:func:`mixbounds.checks.rates.upper_point`, for the figures) and, on the worst-case
-construction, the lower-bound engine (:func:`mixbounds.checks.lower.slopes.lower_point`, the tasks of the Table 1 checks).
+:func:`mixbounds.checks.sweeps.random_sweeps` on the random family).  At every point up to three tasks run on one
+shared instance (:mod:`mixbounds.checks.run.framework`): the user's method (:func:`method_point`), the paper's method
+APAPC with Chebyshev acceleration (:func:`mixbounds.checks.rates.upper_point`) and, on the worst-case construction,
+the lower-bound engine (:func:`mixbounds.checks.lower.slopes.lower_point`, the tasks of the Table 1 checks).
 
-The measured quantity is the rate-based per-accuracy cost between ``ε₁ = 1e-2`` and ``ε₂ = 1e-6``
-(:func:`mixbounds.checks.bench.per_accuracy`, as for the suite's own solvers), fitted in log-log against the realized
-swept parameter (:func:`mixbounds.checks.sweeps.fit_slope`, 95% CI).  Verdict per class × family × oracle × parameter
-(:func:`judge`), with tolerance the tier's Table 1 slope tolerance (``Tier.table1.slope_tol``, as :mod:`mixbounds.checks.rates`):
+The references (APAPC and the engine) are deterministic functions of the instance and the suite's code: they are
+read from a point cache keyed by task and code version when it has them (``cache_dir``; the same keys as
+``mixbounds verify``'s cache, so a verify's ``OUT/.cache`` serves a bench too) and written to it otherwise, so a
+repeated bench runs only the user's method.  The method itself is never cached.
 
-* ``below-lower-bound``: at some point the method reached an error level ``ε`` (1e-2 or 1e-6) with fewer
-  rounds of the oracle than the engine's bound for every method of the class (Definition ``def:foda``) on the
-  same instance: impossible in the class — the method bypasses the counters or leaves the class;
-* ``suboptimal``: slope > reference + tol (the method loses in that parameter; the measured exponent is given);
-* ``optimal``: slope <= reference + tol;
-* ``error``: a point failed (exception, wrong shape, non-finite, diverged, budget, no per-accuracy window).
-
-The reference slope is the engine's lower-bound slope where the engine certifies the paper's exponent on
-the printed construction (its Table 1 verdict ``pass``), otherwise the paper's exponent (the log-log slope of
-the cell's formula along the realized points; on a random family the paper's bound is an upper bound only).
+The verdicts are :mod:`mixbounds.bench_verdict`'s (the engine, a band, the 95% CI).
 """
 
 from __future__ import annotations
 
-import math
+import json
 import os
+import shlex
 import sys
+import tempfile
 from dataclasses import dataclass
 
+from mixbounds.bench_verdict import judge
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
-from mixbounds.checks.lower.slopes import LB_DECADES, _verdict, solver_point_task
-from mixbounds.checks.rate_measure import MAX_ITER, SETTLE
+from mixbounds.checks.lower.slopes import solver_point_task
+from mixbounds.checks.rate_measure import SETTLE
 from mixbounds.checks.rates import _task as apapc_task
-from mixbounds.checks.run.framework import Check, Task, instance_and_reference, run_checks
+from mixbounds.checks.rates import upper_point
+from mixbounds.checks.run.framework import (
+    Check,
+    Task,
+    code_version,
+    instance_and_reference,
+    read_cache_entry,
+    run_checks,
+)
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
-    PARAM_REALIZED,
     UB_EPS1,
     UB_EPS2,
     WORST_EPS,
     WORST_FAMILY,
     Sweep,
-    cells_of,
-    fit_slope,
-    formula_slope,
     random_sweeps,
     worst_sweeps,
 )
 from mixbounds.checks.tiers import Tier, as_tier
 from mixbounds.instances.fingerprint import changed_parts, data_fingerprint
-from mixbounds.isolation import METHOD_TIMEOUT_S, call_isolated
+from mixbounds.isolation import METHOD_MAX_ITER, METHOD_TIMEOUT_S, YIELD_TIMEOUT_S, beat, call_isolated
 from mixbounds.methods import METHOD_CLASSES, resolve, run_method
 
-VERDICTS = ("optimal", "suboptimal", "below-lower-bound", "error")
-#: what the counts of a bench result include (``counts_basis`` of every result; the report says it too)
-COUNTS_BASIS = {
-    "per_accuracy": "rounds between the errors 1e-2 and 1e-6 (a difference: set-up not included)",
-    "abs": "rounds from the start to each error level (set-up included: everything the method did through its "
-           "oracles, constants estimation too; the below-lower-bound test uses these)",
-    "apapc_setup_counts": "rounds APAPC spent estimating constants, summed over the sweep (lemma constants: 0); "
-                          "its right-hand side is in its counts",
-}
+#: bytes of a method's output (stdout and stderr) kept per point in the bench's log; beyond, its last part
+MAX_OUTPUT_BYTES = 64 << 10
 #: methods passed as Python objects (``mixbounds.testing``) run in this process under a ``local:`` key
 _LOCAL: dict[str, object] = {}
 
@@ -78,45 +69,95 @@ class Plan:
 
 
 def plans(tier: Tier | str, classes, params=None, kinds=("worst", "random")) -> list[Plan]:
-    """The Table 1 sweeps of ``classes`` in ``tier`` (a tier or its name; optionally only ``params`` and ``kinds``)."""
+    """The Table 1 sweeps of ``classes`` in ``tier`` (a tier or its name; optionally only ``params`` and ``kinds``,
+    where a kind is ``worst``, ``random`` or a family name)."""
     tier = as_tier(tier)
     out = []
     for cls in classes:
-        sws = ([("worst", s) for s in worst_sweeps(tier, cls)] if "worst" in kinds else [])
-        sws += [("random", s) for s in random_sweeps(tier, cls)] if "random" in kinds else []
-        out += [Plan(cls, k, s) for k, s in sws if params is None or s.param in params]
+        sws = [("worst", s) for s in worst_sweeps(tier, cls)] + [("random", s) for s in random_sweeps(tier, cls)]
+        out += [Plan(cls, k, s) for k, s in sws
+                if (params is None or s.param in params) and (k in kinds or s.family in kinds)]
     return out
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """How the method runs on every point: ``max_iter`` (the budget of yields), ``timeout`` (wall-clock seconds per
+    point), ``yield_timeout`` (seconds without a yield), ``method_args`` (keyword arguments of the method)."""
+
+    max_iter: int = METHOD_MAX_ITER
+    timeout: float = METHOD_TIMEOUT_S
+    yield_timeout: float = YIELD_TIMEOUT_S
+    method_args: tuple = ()  # ((key, value), …): hashable, JSON-able
+
+    @property
+    def kwargs(self) -> dict:
+        return dict(self.method_args)
+
+
 # ----------------------------------------------------------------------------- the method's task
+def rebuild_command(family: str, params: dict, out: str = "INSTANCE_DIR") -> str:
+    """The ``mixbounds instance`` command that builds the instance of a point (then ``mixbounds solve OUT --method
+    MODULE:FUNCTION --trace FILE`` runs one method on it)."""
+    args = ["mixbounds", "instance", family] + [f"--param={k}={json.dumps(v)}" for k, v in sorted(params.items())]
+    return shlex.join(args + ["--out", out])
+
+
 def method_point(family: str, params: dict, method: str, eps1: float, eps2: float, max_iter: int,
-                 path: str | None = None, timeout: float = METHOD_TIMEOUT_S) -> dict:
+                 path: str | None = None, timeout: float = METHOD_TIMEOUT_S, yield_timeout: float | None = None,
+                 method_args: dict | None = None) -> dict:
     """Build one instance and its exact solution; run the user's ``method`` (a spec) on it in a process of its own
-    (:func:`mixbounds.isolation.call_isolated`, at most ``timeout`` seconds); counts and per-accuracy cost.
+    (:func:`mixbounds.isolation.call_isolated`: at most ``timeout`` seconds, at most ``yield_timeout`` seconds
+    without a yield); counts and per-accuracy cost.
 
     The instance and its solution are the ones the group's other tasks (APAPC, the lower-bound engine) use: the
     method's process works on a copy, so nothing it does can change their references.  A method that fails in a
     way no exception shows — a hang, ``sys.exit``, an import-time exit, a crash, an instance changed in place —
-    gives ``{"method_error": reason}``.
+    gives ``{"method_error": reason}``.  The method's standard output and error are returned as ``output`` (its
+    last :data:`MAX_OUTPUT_BYTES`), ``method_seconds`` is the wall time of its process.
     """
+    common = {"params": {"family": family, **params}, "rebuild": rebuild_command(family, params)}
     try:
         inst, ref = instance_and_reference(family, params)
     except ValueError as exc:
-        return {"instance_error": f"{family}{params}: {exc}"}
-    out = call_isolated(lambda: _run_in_child(method, path, inst.problem, ref.u, eps1, eps2, max_iter), timeout,
-                        limit_name="wall-clock limit per point, --method-timeout")
+        return {"instance_error": f"{family}{params}: {exc}", **common}
+    fd, log = tempfile.mkstemp(prefix="mixbounds-method-", suffix=".log")
+    os.close(fd)
+    try:
+        out = call_isolated(lambda: _run_in_child(method, path, inst.problem, ref.u, eps1, eps2, max_iter,
+                                                  method_args or {}),
+                            timeout, limit_name="wall-clock limit per point, --method-timeout",
+                            idle_timeout=yield_timeout, idle_name="no yield from the method, --yield-timeout",
+                            output=log)
+        text = _tail(log)
+    finally:
+        os.unlink(log)
+    common.update(output=text, method_seconds=out.seconds)
     if not out.ok:
-        return {"method_error": out.reason, "seconds_in_method": out.seconds}
-    return {"realized": inst.realized, **out.value}
+        return {"method_error": out.reason, **common}
+    return {"realized": inst.realized, **out.value, **common}
 
 
-def _run_in_child(method: str, path: str | None, problem, u_star, eps1: float, eps2: float, max_iter: int) -> dict:
+def _tail(path: str) -> str:
+    with open(path, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - MAX_OUTPUT_BYTES))
+        data = fh.read()
+    text = data.decode("utf-8", "replace")
+    return text if size <= MAX_OUTPUT_BYTES else f"[… first {size - MAX_OUTPUT_BYTES} bytes left out]\n{text}"
+
+
+def _run_in_child(method: str, path: str | None, problem, u_star, eps1: float, eps2: float, max_iter: int,
+                  kwargs: dict) -> dict:
     """The method's side of :func:`method_point` (in the child process): resolve, run, measure."""
     if path and path not in sys.path:  # the module is resolved from the caller's directory
         sys.path.insert(0, path)
     fn = _LOCAL[method] if method.startswith("local:") else resolve(method, add_cwd=False)
     before = data_fingerprint(problem)
-    res = run_method(fn, problem, u_star, eps=eps2, settle=SETTLE, settle_eps=eps2, max_iter=max_iter, name=method)
+    beat(force=True)  # the method starts now: its first yield is due within the yield timeout
+    res = run_method(fn, problem, u_star, eps=eps2, settle=SETTLE, settle_eps=eps2, max_iter=max_iter, name=method,
+                     method_kwargs=kwargs, on_yield=beat)
+    beat(force=True)
     changed = changed_parts(before, data_fingerprint(problem))
     if changed:
         return {"method_error": f"changed the instance's data in place ({', '.join(changed)}): its counts are not "
@@ -124,25 +165,41 @@ def _run_in_child(method: str, path: str | None, problem, u_star, eps1: float, e
     out = {"n": problem.n, "variables": problem.layout.size,
            "converged": bool(res.converged), "reason": res.reason, "iterations": int(res.iterations),
            "final_error": res.final_error(), "counts": res.counts, "setup_counts": res.setup_counts or None,
-           "abs": {f"{e:g}": res.counts_to(e) for e in ABS_LEVELS}}
+           "abs": {f"{e:g}": res.counts_to(e) for e in ABS_LEVELS},
+           "count_to": {f"{e:g}": res.count_to(e).to_dict() for e in ABS_LEVELS}}
     if res.converged:
         out.update(per_accuracy(res, eps1, eps2))
+    elif res.reason == "budget":
+        out["censored"] = censored_count(res, eps1, eps2)
     return out
 
 
-def method_task(spec: str, sw: Sweep, value: float, max_iter: int = MAX_ITER,
-                timeout: float = METHOD_TIMEOUT_S) -> Task:
+def censored_count(res, eps1: float, eps2: float) -> dict:
+    """A lower bound on the per-accuracy count of a run that ended at its budget (:mod:`mixbounds.bench_verdict`):
+    the rounds from the row where its error settled below ``eps1`` to where it settled below ``eps2``, or to its last
+    row; ``{"why": …}`` when its error is above ``eps1`` at the end."""
+    c1, c2 = res.count_to(eps1), res.count_to(eps2)
+    if c1.row is None:
+        return {"why": f"error {res.final_error():.2e} above ε₁ = {eps1:g} at the budget: no lower bound on the "
+                       f"per-accuracy count"}
+    end = c2.counts if c2.row is not None else res.counts
+    return {"per_accuracy": {k: float(end[k] - c1.counts[k]) for k in end}, "from_row": c1.row,
+            "to_row": c2.row if c2.row is not None else int(res.iterations)}
+
+
+def method_task(spec: str, sw: Sweep, value: float, opts: RunOptions = RunOptions()) -> Task:
     params = sw.point_params(value)
     if sw.family in WORST_FAMILY.values():
         params.setdefault("eps", WORST_EPS)  # the instance of the Table 1 sweep point (mixbounds.checks.rates.upper_point)
     kw = {"family": sw.family, "params": params, "method": spec, "eps1": UB_EPS1, "eps2": UB_EPS2,
-          "max_iter": max_iter, "path": os.getcwd(), "timeout": timeout}
+          "max_iter": opts.max_iter, "path": os.getcwd(), "timeout": opts.timeout,
+          "yield_timeout": opts.yield_timeout, "method_args": opts.kwargs}
     return Task(method_point, kw, label=f"METHOD {sw.family} {sw.param}={value:g}")
 
 
-def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int, timeout: float) -> dict:
+def _tasks(spec: str, plan: Plan, *, apapc: bool, opts: RunOptions) -> dict:
     sw = plan.sweep
-    out = {"method": [method_task(spec, sw, v, max_iter, timeout) for v in sw.grid]}
+    out = {"method": [method_task(spec, sw, v, opts) for v in sw.grid]}
     if apapc:
         out["apapc"] = [apapc_task(sw, v) for v in sw.grid]
     if plan.kind == "worst":
@@ -150,16 +207,24 @@ def _tasks(spec: str, plan: Plan, *, apapc: bool, max_iter: int, timeout: float)
     return out
 
 
+def is_reference(task: Task) -> bool:
+    """Whether a task is a deterministic reference (APAPC, the engine): cached; the user's method never is."""
+    return task.func is not method_point
+
+
 # ----------------------------------------------------------------------------- running
 def measure_plans(spec, plan_list: list[Plan], tier: Tier | str, *, jobs: int = 1, apapc: bool = True,
-                  max_iter: int = MAX_ITER, progress=None, executor=None,
-                  timeout: float = METHOD_TIMEOUT_S) -> tuple[list[dict], dict]:
+                  opts: RunOptions = RunOptions(), progress=None, executor=None, cache_dir=None,
+                  oracles=None) -> tuple[list[dict], dict]:
     """Run the tasks of every plan (``spec``: ``MODULE:FUNCTION``, an entry point name, or a callable) and judge.
 
-    ``timeout``: wall-clock seconds the method may take per point (:func:`method_point`).
-
-    ``executor``: as for :func:`mixbounds.checks.run.framework.run_checks` (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`); a
+    ``opts``: how the method runs (:class:`RunOptions`); ``cache_dir``: the references' point cache (``None``: none);
+    ``oracles``: judge only these oracles (default: every oracle of the class).  ``executor``: as for
+    :func:`mixbounds.checks.run.framework.run_checks` (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`); a
     callable ``spec`` lives in this process only, so it cannot be given one (``ValueError``).
+
+    The stats gain ``method_outputs`` (task label → the method's output on that point, where it printed anything) and
+    ``method_seconds`` (the wall time of the method's processes, summed over the method's tasks, each once).
     """
     tier = as_tier(tier)
     if callable(spec):
@@ -169,17 +234,28 @@ def measure_plans(spec, plan_list: list[Plan], tier: Tier | str, *, jobs: int = 
         key = f"local:{id(spec)}"
         _LOCAL[key] = spec
         spec, jobs = key, 1  # a Python object cannot cross a process boundary by name
-    per_plan = [_tasks(spec, p, apapc=apapc, max_iter=max_iter, timeout=timeout) for p in plan_list]
+    per_plan = [_tasks(spec, p, apapc=apapc, opts=opts) for p in plan_list]
     every = [t for tp in per_plan for ts in tp.values() for t in ts]
     captured: dict = {}
     check = Check(id="bench.method", family="bench-method", result_ids=lambda t: [], tasks=lambda t: every,
                   finalize=lambda t, pts: captured.update(pts) or [])
-    _, stats = run_checks([check], tier, jobs=jobs, cache_dir=None, progress=progress, executor=executor)
+    _, stats = run_checks([check], tier, jobs=jobs, cache_dir=cache_dir, progress=progress, executor=executor,
+                          cacheable=is_reference)
+    outputs, secs = {}, 0.0
+    for t in {t.key: t for t in every}.values():  # each task once: sweeps share their base point
+        p = captured[t.key]
+        if t.func is method_point:
+            text = p.pop("output", "")
+            if text:
+                outputs[t.label] = text
+            secs += float(p.get("method_seconds") or 0.0)
+    stats.update(method_outputs=outputs, method_seconds=secs)
     results = []
     for plan, tp in zip(plan_list, per_plan):
         pts = {k: [(v, captured[t.key]) for v, t in zip(plan.sweep.grid, ts)] for k, ts in tp.items()}
         for oracle in ORACLES_OF[plan.cls]:
-            results.append(judge(tier, plan, oracle, pts))
+            if oracles is None or oracle in oracles:
+                results.append(judge(tier, plan, oracle, pts))
     return results, stats
 
 
@@ -189,140 +265,26 @@ def supported(decl: tuple | None, classes) -> list[str]:
     return [] if decl is None else [c for c in classes if c not in decl]
 
 
-# ----------------------------------------------------------------------------- verdicts
-def _cell(cls: str, oracle: str):
-    return next(c for c in cells_of(cls) if c.oracle == oracle)
-
-
-def _point_failure(param: str, v: float, p: dict) -> str | None:
-    if "error" in p:
-        return f"{param}={v:g}: task failed: {p['error']}"
-    if "instance_error" in p:
-        return f"{param}={v:g}: instance could not be built: {p['instance_error']}"
-    if "method_error" in p:
-        return f"{param}={v:g}: method error: {p['method_error']}"
-    if not p["converged"]:
-        fe = p.get("final_error")
-        fe = f"{fe:.2e}" if isinstance(fe, float) else str(fe)
-        return f"{param}={v:g}: {p['reason']} after {p['iterations']} iterations (final error {fe})"
-    if "per_accuracy" not in p:
-        return f"{param}={v:g}: {p.get('window_error', 'no per-accuracy cost')}"
-    return None
-
-
-def _lower_slope(tier: Tier, plan: Plan, cell, lpts) -> dict:
-    """The engine's per-accuracy lower bound on this sweep: per point (per decade) and its slope/verdict."""
-    if cell.oracle == "grad" or not lpts:  # gradient bounds need the sum-trick families (mixbounds.checks.lower.slopes): not run here
-        return {"slope": None, "status": None, "per_decade": [None] * len(plan.sweep.grid), "part": None}
-    r = _verdict(tier, cell, plan.sweep.param, plan.sweep, lpts)
-    per = [None if p.get("per_accuracy") in (None, 0) else p["per_accuracy"] / LB_DECADES for p in r.points]
-    slope = r.measured if isinstance(r.measured, float) and math.isfinite(r.measured) else None
-    return {"slope": slope, "ci": r.ci, "status": r.status, "per_decade": per, "source": cell.lower_source,
-            "part": sorted({p.get("part", "all") for p in r.points})}
-
-
-def _below(plan: Plan, oracle: str, mpts, lpts) -> list[str]:
-    """Points where the method reached an error level with fewer rounds than the engine's bound."""
-    out = []
-    for (v, mp), (_, lp) in zip(mpts, lpts):
-        if "bounds" not in lp or "abs" not in mp:
-            continue
-        for key, b in lp["bounds"].items():
-            if key.split("@")[0] != oracle:
-                continue
-            for eps_key, lbc in (b.get("abs") or {}).items():
-                sc = (mp["abs"].get(eps_key) or {}).get(oracle)
-                if lbc is not None and sc is not None and sc < lbc:
-                    out.append(f"{plan.sweep.param}={v:g}: {sc} {oracle} rounds to ε={eps_key} < the engine's bound "
-                               f"{lbc} ({key}) on the {plan.sweep.family} construction as printed")
-    return out
-
-
-def judge(tier: Tier, plan: Plan, oracle: str, pts: dict) -> dict:
-    """The verdict of one class × family × oracle × parameter (module docstring)."""
-    sw, cell = plan.sweep, _cell(plan.cls, oracle)
-    param, tol = sw.param, tier.table1.slope_tol
-    mpts, lpts, apts = pts["method"], pts.get("lower", []), pts.get("apapc", [])
-    fails = [f for f in (_point_failure(param, v, p) for v, p in mpts) if f]
-    rows = [{"target": v, "realized": p["realized"].get(PARAM_REALIZED[param]),
-             "per_accuracy": p["per_accuracy"][oracle], "iterations": p["iterations"], "abs": p["abs"]}
-            for v, p in mpts if "per_accuracy" in p]
-    theory = cell.exponent(param)
-    rid = f"bench.method.{plan.cls}.{oracle}.{param}" + ("" if plan.kind == "worst" else f"@{sw.family}")
-    rec = {"id": rid, "class": plan.cls, "kind": plan.kind, "family": sw.family, "oracle": oracle, "param": param,
-           "exponent": theory, "tolerance": tol, "cell": cell.id, "source": cell.source, "points": rows,
-           "counts_basis": COUNTS_BASIS}
-    lower = _lower_slope(tier, plan, cell, lpts) if plan.kind == "worst" else {"slope": None, "status": None}
-    rec["lower"] = {k: v for k, v in lower.items() if k != "per_decade"}
-    rec["apapc"] = _apapc_series(param, oracle, apts)
-    below = _below(plan, oracle, mpts, lpts)  # first: a count below the bound is the strongest statement
-    if below:
-        src = lower.get("source") or cell.source
-        return dict(rec, status="below-lower-bound", slope=None, ci=None,
-                    detail=f"count below the lower bound of {src} (class def:foda), impossible in the class — the "
-                           "method bypasses the counters or leaves the class: " + "; ".join(below))
-    if fails:
-        return dict(rec, status="error", slope=None, ci=None, detail="; ".join(fails))
-    real = [r["realized_all"] for r in _realized_all(mpts)]
-    paper = formula_slope(cell, param, real) if theory > 0 else 0.0
-    for r, lb in zip(rows, lower.get("per_decade") or [None] * len(rows)):
-        r["lower_per_decade"] = lb
-        r["ratio"] = None if not lb else (r["per_accuracy"] / math.log10(UB_EPS1 / UB_EPS2)) / lb
-    xs, ys = [r["realized"] for r in rows], [r["per_accuracy"] for r in rows]
-    f = fit_slope(xs, ys) if min(ys) > 0 else {"slope": 0.0 if len(set(ys)) == 1 else math.nan, "ci": (math.nan,) * 2,
-                                                 "r2": math.nan}
-    use_engine = lower.get("status") == "pass" and lower.get("slope") is not None
-    ref = lower["slope"] if use_engine else paper
-    rec.update(slope=f["slope"], ci=tuple(f["ci"]), r2=f["r2"], paper_slope=paper, reference=ref,
-               reference_kind="engine lower bound" if use_engine else
-               ("paper's exponent (upper bound on this family)" if plan.kind == "random" else "paper's exponent"))
-    fit = f"slope {f['slope']:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f})"
-    if not math.isfinite(f["slope"]):
-        return dict(rec, status="error", detail=f"no slope: per-accuracy counts {ys}")
-    if f["slope"] > ref + tol:
-        return dict(rec, status="suboptimal", detail=f"loses in {param}: {oracle} {fit} > {ref:.3f} + {tol} "
-                    f"({rec['reference_kind']}; paper's exponent {theory:g})")
-    return dict(rec, status="optimal", detail=f"{oracle} {fit} <= {ref:.3f} + {tol} ({rec['reference_kind']}; "
-                f"paper's exponent {theory:g})")
-
-
-def _realized_all(mpts) -> list[dict]:
-    return [{"realized_all": p["realized"]} for _, p in mpts if "per_accuracy" in p]
-
-
-def _apapc_series(param: str, oracle: str, apts) -> dict:
-    """The paper's method on the same points (for the figures): realized values, per-accuracy counts, slope."""
-    ok = [(p["realized"].get(PARAM_REALIZED[param]), p["per_accuracy"][oracle]) for _, p in apts
-          if "per_accuracy" in p]
-    setup = sum(int((p.get("setup_counts") or {}).get(oracle, 0)) for _, p in apts)
-    if len(ok) < 2:
-        return {"x": [x for x, _ in ok], "y": [y for _, y in ok], "slope": None, "setup_counts": setup}
-    xs, ys = zip(*ok)
-    f = fit_slope(xs, ys) if min(ys) > 0 else {"slope": None}
-    return {"x": list(xs), "y": list(ys), "slope": f["slope"], "setup_counts": setup}
-
-
-def summarize(results: list[dict]) -> list[str]:
-    """One line per class × family: where the method is optimal, where it loses (with the exponent)."""
-    groups: dict = {}
-    for r in results:
-        groups.setdefault((r["class"], r["family"]), []).append(r)
-    out = []
-    for (cls, fam), rs in groups.items():
-        bad = [r for r in rs if r["status"] != "optimal"]
-        if not bad:
-            out.append(f"{cls} [{fam}]: optimal in every oracle and parameter ({len(rs)} results)")
-            continue
-        parts = [f"{r['status']} in {r['param']} ({r['oracle']}"
-                 + (f": slope {r['slope']:.2f} vs {r['reference']:.2f})" if r.get("reference") is not None
-                    and r.get("slope") is not None else ")") for r in bad]
-        out.append(f"{cls} [{fam}]: " + "; ".join(parts))
-    return out
-
-
 def classes_for(decl: tuple | None, requested) -> list[str]:
     """Classes to run: ``requested`` (validated; each once) or the declared ones ``decl``, else all of
     :data:`METHOD_CLASSES`."""
     if requested is None:
         return list(decl or METHOD_CLASSES)
     return list(dict.fromkeys(requested))
+
+
+def reference_estimate(plan_list: list[Plan], cache_dir, *, apapc: bool = True) -> dict:
+    """Before a run: how many reference tasks the cache holds, and APAPC's measured seconds on each method point
+    (from the cache; the cost estimate of a method that costs what APAPC costs)."""
+    every = {t.key: t for p in plan_list for ts in _tasks("x:y", p, apapc=apapc, opts=RunOptions()).values()
+             for t in ts}  # each task once: sweeps share their base point
+    refs = [t for t in every.values() if is_reference(t)]
+    cdir = None if cache_dir is None else cache_dir / code_version()
+    cached, apapc_secs = 0, []
+    for t in refs:
+        pt = None if cdir is None else read_cache_entry(cdir / f"{t.key}.json", t.key)[0]
+        cached += pt is not None
+        if t.func is upper_point and pt is not None:
+            apapc_secs.append(float(pt["seconds"]))
+    return {"references": len(refs), "cached": cached, "apapc_seconds": apapc_secs,
+            "method_points": len(every) - len(refs)}

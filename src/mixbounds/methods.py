@@ -24,6 +24,18 @@ estimate after every iteration::
   has settled below the accuracy (the stop rule of the suite's solvers, :class:`mixbounds.solvers.baselines._common.Run`)
   or at the budget.  A method that raises, yields a wrong shape or a non-finite value, diverges,
   returns, or exceeds the budget gets a run with ``converged=False`` and a ``reason`` saying which.
+* Keyword arguments (``mixbounds bench --method-arg KEY=VALUE``) are passed as ``method(problem, oracles, **kw)``.
+* A method written as a loop, ``def run(problem, oracles, callback)`` calling ``callback(x)`` once per iteration,
+  becomes a method with :func:`from_loop` (:mod:`mixbounds.loop_method`).
+
+Threading: the oracles are plain counters (no locks).  Call them from one thread at a time, and only between two
+yields of the iteration they belong to: the suite reads the counters right after each ``yield`` (or ``callback``),
+while the method is suspended.  A method that starts threads of its own must have them finish their oracle calls
+before it yields; :func:`from_loop` runs the loop in one worker thread and the suite's thread waits while it runs,
+so its counts are exact.
+
+The fields and operators, with their shapes and the paper's notation, are tabulated by :func:`contract_table`
+(the table of the method designer's guide, tested against this module).
 """
 
 from __future__ import annotations
@@ -42,7 +54,16 @@ from typing import Callable
 import numpy as np
 
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
-from mixbounds.isolation import METHOD_TIMEOUT_S, call_isolated
+from mixbounds.instances.json_file import JSONFileError, loads
+from mixbounds.isolation import (  # noqa: F401  (the method limits, re-exported: the contract's page names them here)
+    METHOD_MAX_ITER,
+    METHOD_TIMEOUT_MAX_S,
+    METHOD_TIMEOUT_S,
+    YIELD_TIMEOUT_MAX_S,
+    YIELD_TIMEOUT_S,
+    call_isolated,
+)
+from mixbounds.loop_method import StopLoop, from_loop
 from mixbounds.solvers.baselines._common import Run
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
@@ -130,6 +151,65 @@ class ProblemView:
             if kw.get(k) is not None:
                 kw[k].setflags(write=False)
         return cls(**kw)
+
+
+#: the contract's fields, one row each of :func:`contract_table`: field → (type and shape, what it is, the paper's
+#: notation).  ``tests/test_byom.py`` checks that every field of :class:`ProblemView` has a row and no row is stale.
+VIEW_FIELDS = {
+    "problem_class": ("str", "the class: consensus, coupled, shared, coupled_local, mixed", "Table 1 rows"),
+    "n": ("int", "number of nodes", "n"),
+    "d": ("tuple of n ints", "local dimensions", "d_i"),
+    "dt": ("int", "dimension of the shared variable (0 without one)", "d̃"),
+    "dx": ("int", "length of the flat local part x", "Σ d_i"),
+    "size": ("int", "length of a u-layout vector (x_1, …, x_n, x̃_1, …, x̃_n): what a method yields",
+             "Σ d_i + n·d̃"),
+    "m": ("int", "rows of every A_i (0 without coupled constraints)", "m"),
+    "L_f": ("float", "smoothness of every f_i", "L_f"),
+    "mu_f": ("float", "strong convexity of every f_i", "μ_f"),
+    "kappa_f": ("float", "condition number of f", "κ_f = L_f/μ_f"),
+    "lambda_max_W": ("float", "largest eigenvalue of the gossip matrix W", "λ_max(W)"),
+    "lambda_min_W": ("float", "smallest *positive* eigenvalue of W", "λ_min⁺(W)"),
+    "kappa_W": ("float", "condition number of W", "κ_W = λ_max(W)/λ_min⁺(W)"),
+    "b": ("(n, m) array or None", "right-hand sides of the coupled constraint, row i is b_i (read-only)",
+          "Σ A_i x_i = Σ b_i"),
+    "c": ("(Σ p_i,) array or None", "stacked right-hand sides of the local constraints (read-only)", "C_i x_i = c_i"),
+    "ct": ("(Σ p̃_i,) array or None", "stacked right-hand sides of the shared constraints (read-only)",
+           "C̃_i x̃ = c̃_i"),
+    "L_A": ("float or None", "largest squared singular value of the A_i", "max_i σ_max²(A_i)"),
+    "lambda_max_S_A": ("float or None", "largest eigenvalue of S_A (carries the factor 1/n)",
+                       "λ_max(S_A), S_A = (1/n)Σ A_iA_iᵀ (lem:coupled_spectrum)"),
+    "lambda_min_S_A": ("float or None", "smallest positive eigenvalue of S_A", "λ_min⁺(S_A)"),
+    "L_C": ("float or None", "largest squared singular value of the C_i", "max_i σ_max²(C_i)"),
+    "mu_C": ("float or None", "smallest positive squared singular value of the C_i", "min_i σ_min⁺²(C_i)"),
+    "L_Ct": ("float or None", "largest squared singular value of the C̃_i", "max_i σ_max²(C̃_i)"),
+    "lambda_max_S_Ct": ("float or None", "largest eigenvalue of (1/n)Σ C̃_iᵀC̃_i", "λ_max((1/n)Σ C̃_iᵀC̃_i)"),
+    "lambda_min_S_Ct": ("float or None", "smallest positive eigenvalue of (1/n)Σ C̃_iᵀC̃_i",
+                        "λ_min⁺((1/n)Σ C̃_iᵀC̃_i)"),
+    "mu_tilde_AC": ("float or None", "the projected constant of A on the kernel of C (coupled + local classes)",
+                    "μ̃_AC (def:projected_condition_number)"),
+}
+#: the operators, one row each of :func:`contract_table`: name → (input, output, counted as, the paper's notation)
+ORACLE_ROWS = {
+    "grad": ("u (size,)", "(size,) u-layout", "1 grad", "(∇f_i(x_i, x̃_i))_i"),
+    "A": ("x (dx,)", "(n, m)", "1 A", "(A_i x_i)_i"),
+    "AT": ("Y (n, m)", "(dx,)", "1 A (a product by Aᵀ is one A)", "(A_iᵀ y_i)_i"),
+    "C": ("x (dx,)", "(Σ p_i,) stacked", "1 C", "(C_i x_i)_i"),
+    "CT": ("v (Σ p_i,)", "(dx,)", "1 C", "(C_iᵀ v_i)_i"),
+    "Ct": ("X̃ (n, dt)", "(Σ p̃_i,) stacked", "1 Ct", "(C̃_i x̃_i)_i"),
+    "CtT": ("v (Σ p̃_i,)", "(n, dt)", "1 Ct", "(C̃_iᵀ v_i)_i"),
+    "comm": ("Y (n,) or (n, k)", "same shape", "1 comm (any k: one round carries k columns)",
+             "W Y along the node axis"),
+}
+
+
+def contract_table() -> str:
+    """The method contract on one page: Markdown tables of every :class:`ProblemView` field and every
+    :class:`MethodOracles` operator (the method designer's guide shows exactly this text; ``tests/test_byom.py``)."""
+    out = ["| `ProblemView` field | type, shape | meaning | paper |", "|---|---|---|---|"]
+    out += [f"| `{k}` | {t} | {what} | {paper} |" for k, (t, what, paper) in VIEW_FIELDS.items()]
+    out += ["", "| `MethodOracles` operator | input | output | counted as | paper |", "|---|---|---|---|---|"]
+    out += [f"| `{k}` | {i} | {o} | {c} | {paper} |" for k, (i, o, c, paper) in ORACLE_ROWS.items()]
+    return "\n".join(out) + "\n"
 
 
 #: the counted oracles behind each MethodOracles (not an attribute of it: a method sees only the operators)
@@ -261,14 +341,17 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     return check_method(obj, spec)
 
 
-def probe(spec: str, *, timeout: float | None = None) -> tuple | None:
+def probe(spec: str, *, timeout: float | None = None, kwargs: dict | None = None) -> tuple | None:
     """Resolve ``spec`` in a process of its own (:func:`mixbounds.isolation.call_isolated`) and return the classes
     the method declares (``None``: every class); :class:`MethodError` with one line when it does not resolve —
     including a module that calls ``sys.exit`` at import, crashes, or does not import within ``timeout``
-    seconds.  The caller's process never runs the user's code."""
+    seconds — or does not accept the keyword arguments ``kwargs`` (:func:`check_kwargs`).  The caller's process
+    never runs the user's code."""
     def resolve_classes():
         try:
-            return "ok", declared_classes(resolve(spec))
+            fn = resolve(spec)
+            check_kwargs(fn, kwargs or {}, spec)
+            return "ok", declared_classes(fn)
         except MethodError as exc:
             return "bad", str(exc)
 
@@ -316,6 +399,41 @@ def check_method(fn, name: str) -> Callable:
     return fn
 
 
+def parse_method_args(items) -> dict:
+    """``--method-arg KEY=VALUE`` items → ``{KEY: VALUE}``, VALUE read as JSON when it is JSON (``3``, ``0.5``,
+    ``true``, ``"text"``), else kept as the string; :class:`MethodError` (one line) for a malformed or repeated
+    item."""
+    out: dict = {}
+    for item in items or []:
+        key, sep, val = str(item).partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise MethodError(f"--method-arg {item!r}: expected KEY=VALUE with KEY a Python identifier, e.g. "
+                              f"--method-arg step=0.5")
+        if key in out:
+            raise MethodError(f"--method-arg {key}: given twice")
+        try:
+            out[key] = loads(val, f"--method-arg {key}")
+        except JSONFileError:
+            out[key] = val
+    return out
+
+
+def check_kwargs(fn, kwargs: dict, name: str) -> None:
+    """:class:`MethodError` (one line) unless ``fn(problem, oracles, **kwargs)`` binds — for a :func:`from_loop`
+    method, ``fn.loop(problem, oracles, callback, **kwargs)``."""
+    target, lead = (fn.loop, 3) if callable(getattr(fn, "loop", None)) else (fn, 2)
+    try:
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):  # no signature to check (a builtin): the call itself will say
+        return
+    try:
+        sig.bind(*([None] * lead), **kwargs)
+    except TypeError as exc:
+        given = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "none"
+        raise MethodError(f"method {name!r}: does not accept the method arguments ({given}): {exc}") from None
+
+
 def declared_classes(fn) -> tuple | None:
     """The method's ``classes`` attribute as a tuple of names, or ``None`` (no declaration: every class);
     :class:`MethodError` when it is neither a name nor a list or tuple of names (``classes = 5``)."""
@@ -332,7 +450,8 @@ def declared_classes(fn) -> tuple | None:
 
 # ----------------------------------------------------------------------------- driving a method
 def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: float | None = None, settle: float = 0.0,
-               max_iter: int = 100_000, max_calls: int | None = None, name: str = "method") -> SolveResult:
+               max_iter: int = 100_000, max_calls: int | None = None, name: str = "method",
+               method_kwargs: dict | None = None, on_yield: Callable[[], None] | None = None) -> SolveResult:
     """Drive ``method(ProblemView.of(problem), MethodOracles(...))`` and record it as the suite's solvers are.
 
     Parameters
@@ -353,6 +472,11 @@ def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: flo
         Budget of calls of any one oracle.
     name : str
         The method's name in the result.
+    method_kwargs : dict, optional
+        Keyword arguments of the method (``method(problem, oracles, **method_kwargs)``).
+    on_yield : Callable, optional
+        Called after every yield (``mixbounds bench``: the heartbeat of its ``--yield-timeout`` watchdog,
+        :func:`mixbounds.isolation.beat`).
 
     Returns
     -------
@@ -371,10 +495,12 @@ def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: flo
     run.record(np.zeros(size))
     reason = None
     try:
-        gen = method(view, MethodOracles(orc))
+        gen = method(view, MethodOracles(orc), **(method_kwargs or {}))
         if not inspect.isgenerator(gen):
             raise TypeError(f"calling it returned {type(gen).__name__}, not a generator")
         for k, u in enumerate(gen):
+            if on_yield is not None:
+                on_yield()
             arr = np.asarray(u, dtype=float) if _numeric(u) else None
             if arr is None or arr.size != size:
                 got = "a non-numeric value" if arr is None else f"shape {arr.shape}"
@@ -400,3 +526,8 @@ def _numeric(u) -> bool:
     except Exception:  # noqa: BLE001
         return False
     return a.dtype.kind in "biuf"
+
+
+__all__ = ["ENTRY_POINT_GROUP", "METHOD_CLASSES", "METHOD_MAX_ITER", "METHOD_TIMEOUT_S", "YIELD_TIMEOUT_S", "MethodError", "MethodOracles", "ProblemView",
+           "StopLoop", "check_kwargs", "parse_method_args", "check_method", "contract_table", "declared_classes", "from_loop", "probe",
+           "resolve", "run_method"]

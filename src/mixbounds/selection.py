@@ -15,7 +15,9 @@ A selection is a small dict, compared on the keys of :data:`KEYS` only:
   the *effective* ``--claims`` globs, sorted — the user's globs plus the self-checks they rest on, the globs a
   results document records in ``claims_glob``, so a set written before selections were recorded compares
   equal to a rerun of its own command;
-* ``bench``: the method, the tier and the classes, sorted.
+* ``bench``: the method and its ``--method-arg`` keywords, the tier, the classes (sorted) and the filters
+  ``--params``, ``--families``, ``--oracles`` (``None``: all), so a bench of a few sweeps never replaces the set of
+  all of them without ``--merge``.
 
 The other keys (``given``: the ``--claims`` as typed, ``results``: how many results) only make the refusal readable.
 """
@@ -28,7 +30,9 @@ from mixbounds.checks.run.globs import union_globs
 from mixbounds.instances.json_file import JSONFileError, read_json
 
 #: the keys a selection is compared on, per kind of record
-KEYS = {"verify": ("tier", "claims"), "bench": ("method", "tier", "classes")}
+KEYS = {"verify": ("tier", "claims"), "bench": ("method", "method_args", "tier", "classes", "filters")}
+#: the filters of a ``mixbounds bench`` run, the keys of a bench selection's ``filters``
+BENCH_FILTERS = ("params", "families", "oracles")
 
 
 def verify_selection(tier: str, globs, *, given: str | None = None, results: int | None = None) -> dict:
@@ -48,9 +52,15 @@ def document_selection(doc: dict) -> dict:
     return verify_selection(doc.get("tier") or "?", globs, results=n)
 
 
-def bench_selection(method: str, tier: str, classes) -> dict:
-    """The selection of a ``mixbounds bench`` run: the method, the tier and the classes."""
-    return {"kind": "bench", "method": str(method), "tier": str(tier), "classes": sorted({str(c) for c in classes})}
+def bench_selection(method: str, tier: str, classes, *, method_args: dict | None = None,
+                    filters: dict | None = None) -> dict:
+    """The selection of a ``mixbounds bench`` run: the method and its keyword arguments, the tier, the classes and
+    the filters (``{"params": [...] or None, ...}``; ``None`` or a missing key: all)."""
+    filters = filters or {}
+    return {"kind": "bench", "method": str(method), "method_args": {str(k): v for k, v in (method_args or {}).items()},
+            "tier": str(tier), "classes": sorted({str(c) for c in classes}),
+            "filters": {k: None if filters.get(k) is None else sorted({str(v) for v in filters[k]})
+                        for k in BENCH_FILTERS}}
 
 
 def same(a: dict | None, b: dict | None) -> bool:
@@ -68,14 +78,21 @@ def union(a: dict, b: dict) -> dict:
     union of the globs (a result is in the union when either selection selects it; a glob the other side covers
     is not added, so a subset merged into its set leaves the set's selection as it was), or of the classes."""
     if b.get("kind", "verify") == "bench":
-        return dict(b, classes=sorted(set(a.get("classes", [])) | set(b["classes"])))
+        fa, fb = a.get("filters") or {}, b.get("filters") or {}
+        filters = {k: None if fa.get(k) is None or fb.get(k) is None else sorted(set(fa[k]) | set(fb[k]))
+                   for k in BENCH_FILTERS}
+        return dict(b, classes=sorted(set(a.get("classes", [])) | set(b["classes"])), filters=filters)
     return verify_selection(b["tier"], union_globs(a.get("claims", []), b["claims"]))
 
 
 def describe(sel: dict) -> str:
     """``tier quick, --claims '*' (852 results)``; ``method m:f, tier quick, classes coupled,mixed``."""
     if sel.get("kind") == "bench":
-        return f"method {sel.get('method')}, tier {sel.get('tier')}, classes {','.join(sel.get('classes') or [])}"
+        args = sel.get("method_args") or {}
+        filters = {k: v for k, v in (sel.get("filters") or {}).items() if v is not None}
+        return (f"method {sel.get('method')}" + "".join(f" {k}={v!r}" for k, v in sorted(args.items()))
+                + f", tier {sel.get('tier')}, classes {','.join(sel.get('classes') or [])}"
+                + "".join(f", --{k} {','.join(v)}" for k, v in filters.items()))
     given = sel.get("given")
     claims = sel.get("claims") or []
     if given is None:
@@ -96,7 +113,10 @@ def legacy_selection(d: Path, kind: str) -> dict | None:
         if kind == "bench":
             doc = read_json(d / "bench.json")
             if isinstance(doc, dict) and isinstance(doc.get("classes"), list):
-                return bench_selection(doc.get("method"), doc.get("tier"), doc["classes"])
+                opts = doc.get("options") if isinstance(doc.get("options"), dict) else {}
+                filters = {k: None if not isinstance(opts.get(k), str) else opts[k].split(",") for k in BENCH_FILTERS}
+                return bench_selection(doc.get("method"), doc.get("tier"), doc["classes"],
+                                       method_args=doc.get("method_args") or {}, filters=filters)
     except (OSError, JSONFileError):
         return None
     return None

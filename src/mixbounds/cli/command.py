@@ -20,7 +20,7 @@ from mixbounds.checks.tiers import QUICK
 from mixbounds.cli.options import register_instance, register_solve
 from mixbounds.cli.parsing import TIER_METAVAR, Parser, default_jobs, jobs_option, set_mode_options, tier_arg
 from mixbounds.cli.streams import guarded_stdout, io_error, prepare_streams
-from mixbounds.isolation import METHOD_TIMEOUT_S
+from mixbounds.isolation import METHOD_MAX_ITER, METHOD_TIMEOUT_S, YIELD_TIMEOUT_S
 from mixbounds.outdir import BENCH_OUT, SUITE_BENCH_OUT, VERIFY_OUT
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -93,7 +93,7 @@ def _register_bench(sub) -> None:
                                    "method(problem, oracles) yielding its primal estimate) on the worst-case "
                                    "constructions and random families of the chosen classes, over the Table 1 "
                                    "sweeps; report slopes, the paper's exponents, the engine's lower-bound slopes, "
-                                   "count/bound ratios and a verdict (optimal, suboptimal, below-lower-bound, error). "
+                                   "count/bound ratios and a verdict (optimal, suboptimal, inconclusive, below-lower-bound, error). "
                                    "MODULE:FUNCTION is imported with the current directory on sys.path. Without "
                                    "--method: the suite's own methods (APAPC and the baselines, results bench.*, "
                                    "tiers tiny and full), written as a verify run. Exit 0: "
@@ -112,6 +112,26 @@ def _register_bench(sub) -> None:
     b.add_argument("--method-timeout", type=float, default=METHOD_TIMEOUT_S, metavar="SECONDS",
                    help=f"wall-clock limit of the method on one sweep point (import, set-up and run; default "
                         f"{METHOD_TIMEOUT_S:g} s): a point that exceeds it is the method's error, the run goes on")
+    b.add_argument("--yield-timeout", type=float, default=YIELD_TIMEOUT_S, metavar="SECONDS",
+                   help=f"a method that yields nothing for this long is stopped and the point is its error (default "
+                        f"{YIELD_TIMEOUT_S:g} s, over 10x the longest wait for a yield of the shipped examples)")
+    b.add_argument("--max-iter", "--budget", dest="max_iter", type=int, default=METHOD_MAX_ITER, metavar="N",
+                   help=f"budget of iterations (yields) per point (default {METHOD_MAX_ITER}); a run that reaches it is "
+                        "censored: its count is a lower bound the verdict uses as such, never an error")
+    b.add_argument("--method-arg", action="append", default=None, metavar="KEY=VALUE",
+                   help="keyword argument passed to the method, method(problem, oracles, KEY=VALUE); VALUE is read as "
+                        "JSON when it is JSON (3, 0.5, true, \"text\"), else as a string; repeatable")
+    b.add_argument("--params", default=None, metavar="P,…",
+                   help="only these swept parameters (e.g. kappa_f,kappa_W; default: every parameter of the class)")
+    b.add_argument("--families", default=None, metavar="F,…",
+                   help="only these families: worst (the worst-case construction as printed), random, or family names "
+                        "(default: both)")
+    b.add_argument("--oracles", default=None, metavar="O,…",
+                   help="judge only these oracles (grad, A, C, Ct, comm; default: every oracle of the class)")
+    b.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="cache of the references (APAPC and the lower-bound engine per point, by code version; default "
+                        "OUT/.cache; a verify's mixbounds-results/.cache holds the same tasks); the method is never cached")
+    b.add_argument("--no-cache", action="store_true", help="neither read nor write the reference cache")
     b.add_argument("--jobs", type=jobs_option, default=default_jobs(), metavar="N",
                    help="worker processes (default and cap: the available cores)")
     _scheduler_option(b)

@@ -79,7 +79,18 @@ def register_solve(sub, func) -> argparse.ArgumentParser:
                                    "Exit 0 converged, 1 not converged, 2 bad input (nothing written). "
                                    "Negative numbers may be written --eps -1e-3 or --eps=-1e-3.")
     s.add_argument("dir", help="instance directory (mixbounds instance … --out DIR)")
-    s.add_argument("--method", default="apapc", help="apapc (default), apapc-nocheb, or a baseline")
+    s.add_argument("--method", default="apapc",
+                   help="apapc (default), apapc-nocheb, a baseline, or MODULE:FUNCTION: a user's method (the contract "
+                        "of mixbounds.methods, imported with the current directory on sys.path, run in a process of its "
+                        "own)")
+    s.add_argument("--method-arg", action="append", default=None, metavar="KEY=VALUE",
+                   help="keyword argument of a user's method (as mixbounds bench --method-arg); repeatable")
+    s.add_argument("--settle", type=float, default=None, metavar="FRACTION",
+                   help="go on until the error has stayed <= --eps for the last FRACTION of the iterations (default "
+                        "1/3, mixbounds.solvers.stop_rule.SETTLE: the count to eps is where the error stays, the first "
+                        "crossing is reported beside it); 0 stops at the first crossing")
+    s.add_argument("--trace", default=None, metavar="FILE",
+                   help="write the run row by row as CSV: iteration, error, cumulative counts per oracle")
     s.add_argument("--eps", type=float, default=1e-8, help="target relative squared error (default 1e-8)")
     s.add_argument("--json", default=None, metavar="FILE", help="write a JSON summary here (x goes to <stem>.x.npy)")
     s.add_argument("--x", default=None, metavar="FILE", help="write the final iterate here (z-layout .npy)")

@@ -12,7 +12,12 @@ Reads a directory in the format of docs/design.md (``mixbounds.instances.io.load
   feasible, stationary with the best multipliers; a relative KKT residual above :data:`XSTAR_RTOL` is an
   error naming the file — the method is not blamed for a wrong reference) or computes it when absent.
 
-Then it runs the method, prints its counts and writes the JSON summary (method, eps, converged, iterations,
+Then it runs the method — a built-in one (``apapc``, ``apapc-nocheb``, a baseline) or a user's method
+``MODULE:FUNCTION`` written to the contract of :mod:`mixbounds.methods` (run in a process of its own, as ``mixbounds
+bench`` runs it: :mod:`mixbounds.isolation`, keyword arguments from ``--method-arg``) — until the error has stayed at
+or below ``--eps`` for the last ``--settle`` of its iterations (default a third: the count to ε is where the error
+stays, :mod:`mixbounds.solvers.stop_rule`), prints its counts and writes the JSON summary (method, eps, converged,
+the count to ε with the first crossing beside it, iterations,
 per-oracle ``counts`` of the solve — its iterations and the right-hand side ``Bᵀb'`` it computes first —,
 ``setup_counts``, the rounds spent estimating APAPC's constants (``--constants spectral``: the Lanczos products;
 zero for ``bounds`` and ``lemma``), ``counts_with_setup`` (their sum), which constants were used and why, where the
@@ -21,7 +26,10 @@ the seconds of each phase (load, checks, set-up, iterations), the final relative
 ``‖x − x*‖²/‖x⁰ − x*‖²``, the path of x) and the final
 iterate in the z-layout of ``x_star.npy``: to ``--x FILE``, else next to the summary as ``<stem>.x.npy``; without
 either, x is not written (never into the instance directory unless asked).  The summary is strict JSON:
-non-finite numbers are written as the strings ``"nan"``, ``"inf"``, ``"-inf"``.
+non-finite numbers are written as the strings ``"nan"``, ``"inf"``, ``"-inf"``.  ``--trace FILE`` writes the run
+row by row as CSV (``iteration,error,grad,A,C,Ct,comm``: the relative error and the cumulative counts after set-up
+and after every iteration) — with ``mixbounds instance`` (the rebuild command ``bench.json`` records for every point)
+the trace of one method on one instance.
 
 Exit codes: 0 converged, 1 did not converge, 2 bad input (nothing written), 130 interrupted (nothing written).
 Its options are declared in :mod:`mixbounds.cli.options` (the command line starts without this module).
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -44,11 +53,22 @@ from mixbounds.instances.io import load_instance
 from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.instances.reference.kkt import _kkt_solver, _residual, constraint_system, copy_map, reference_solution
 from mixbounds.instances.spectra import trusted_facts
+from mixbounds.isolation import call_isolated
+from mixbounds.methods import (
+    METHOD_TIMEOUT_S,
+    YIELD_TIMEOUT_S,
+    MethodError,
+    parse_method_args,
+    probe,
+    resolve,
+    run_method,
+)
 from mixbounds.outdir import OutputError, atomic_write, atomic_write_text, check_file
 from mixbounds.solvers import solve
 from mixbounds.solvers.baselines import BASELINES
 from mixbounds.solvers.constants import measured_reason
 from mixbounds.solvers.reformulations import METHODS
+from mixbounds.solvers.stop_rule import SETTLE
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: relative KKT residual above which a supplied x_star.npy is not the solution (saved ones have ~1e-12;
@@ -61,6 +81,8 @@ FEAS_RTOL = 1e-8
 BLAS_THREADS = 1
 #: keys a solve summary has (an existing --json file without them was not written by this command)
 SUMMARY_KEYS = ("method", "eps", "converged", "counts", "x", "instance")
+#: the header of a --trace file (an existing --trace file without it was not written by this command)
+TRACE_HEADER = "iteration,error,grad,A,C,Ct,comm"
 
 
 def _methods() -> dict:
@@ -90,11 +112,21 @@ def _read_summary(path: Path) -> dict | None:
     return doc if isinstance(doc, dict) and all(k in doc for k in SUMMARY_KEYS) else None
 
 
+def _is_trace(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readline().strip() == TRACE_HEADER
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def output_paths(args) -> tuple[Path | None, Path | None]:
-    """``(json, x)`` output paths, checked before any work (:class:`mixbounds.outdir.OutputError`)."""
-    for opt, raw in (("--json", args.json), ("--x", args.x)):  # the raw names: Path() drops a trailing slash
+    """``(json, x)`` output paths, checked before any work (:class:`mixbounds.outdir.OutputError`); ``--trace`` too."""
+    for opt, raw in (("--json", args.json), ("--x", args.x), ("--trace", args.trace)):  # raw: Path() drops a slash
         if raw is not None:
             check_file(raw, opt)
+    if args.trace is not None:
+        check_file(Path(args.trace).absolute(), "--trace", ours=_is_trace, ours_desc="mixbounds solve trace")
     out_json = None if args.json is None else Path(args.json).absolute()
     if args.x is not None:
         x_path = Path(args.x).absolute()
@@ -112,6 +144,8 @@ def output_paths(args) -> tuple[Path | None, Path | None]:
                    ours_desc="solution file named by the summary in --json")
         if out_json is not None and x_path == out_json:
             raise OutputError(f"--x {x_path}: the same file as --json")
+    if args.trace is not None and Path(args.trace).absolute() in (out_json, x_path):
+        raise OutputError(f"--trace {args.trace}: the same file as another output")
     return out_json, x_path
 
 
@@ -226,16 +260,34 @@ def cmd_solve(args) -> int:
         return EXIT_USAGE
 
     methods = _methods()
-    if args.method not in methods:
-        return usage(f"unknown method {args.method!r}; known: {', '.join(sorted(methods))}")
+    user = ":" in args.method
+    if args.method not in methods and not user:
+        return usage(f"unknown method {args.method!r}; known: {', '.join(sorted(methods))}, or MODULE:FUNCTION "
+                     f"(a method of mixbounds.methods' contract)")
     if not (0 < args.eps < 1):
         return usage(f"--eps must be in (0, 1), got {args.eps:g}")
     if args.max_iter < 1:
         return usage(f"--max-iter must be a positive integer, got {args.max_iter}")
+    if args.settle is None:  # the parser (mixbounds.cli.options) leaves the default to the stopping rule
+        args.settle = SETTLE
+    if not (0 <= args.settle < 1):
+        return usage(f"--settle must be in [0, 1), got {args.settle:g}")
+    try:
+        kwargs = parse_method_args(args.method_arg)
+    except MethodError as exc:
+        return usage(str(exc))
+    if kwargs and not user:
+        return usage(f"--method-arg: only a user's method (MODULE:FUNCTION) takes arguments, not {args.method!r}")
     try:
         out_json, x_path = output_paths(args)
     except OutputError as exc:
         return usage(str(exc))
+    if user:
+        try:
+            probe(args.method, kwargs=kwargs)
+        except MethodError as exc:
+            return usage(str(exc))
+    args.kwargs = kwargs
     try:
         with threadpool_limits(limits=BLAS_THREADS):
             return _load_and_solve(args, methods, usage, out_json, x_path)
@@ -264,19 +316,46 @@ def _load_and_solve(args, methods: dict, usage, out_json, x_path) -> int:
         return usage(err)
     phases["checks"] = time.perf_counter() - t0
     t0 = time.perf_counter()
+    stop = {"settle": args.settle, "settle_eps": args.eps}
     try:
-        if methods[args.method] is None:
+        if ":" in args.method:
+            res = _user_method(args, P, x_star)
+            if isinstance(res, str):
+                print(f"mixbounds solve: error: {args.method}: {res}", file=sys.stderr)
+                return EXIT_FAIL
+            facts_note = "not used (a user's method reads the constants of its ProblemView)"
+        elif methods[args.method] is None:
             res = solve(P, method=args.method, eps=args.eps, x_star=x_star, max_iter=args.max_iter,
-                        constants=args.constants, facts=facts, timings=phases)
+                        constants=args.constants, facts=facts, timings=phases, **stop)
         else:
-            res = methods[args.method][0](P, eps=args.eps, x_star=x_star, max_iter=args.max_iter)
+            res = methods[args.method][0](P, eps=args.eps, x_star=x_star, max_iter=args.max_iter, **stop)
             facts_note = "not used by this method"
     except ValueError as exc:
         return usage(str(exc))
     secs = time.perf_counter() - t0
     return _report(args, inst, d, res, ref_note, secs, out_json, x_path, phases,
-                   facts_note if facts is not None or methods[args.method] is not None
+                   facts_note if facts is not None or methods.get(args.method) is not None
                    else f"computed from the matrices ({facts_note})")
+
+
+def _user_method(args, P, x_star):
+    """A user's method on the instance in a process of its own (as ``mixbounds bench`` runs it): its run, or why it
+    has none (a hang, a crash, ``sys.exit``)."""
+    def run():
+        fn = resolve(args.method, add_cwd=False)
+        return run_method(fn, P, x_star, eps=args.eps, settle=args.settle, settle_eps=args.eps,
+                          max_iter=args.max_iter, name=args.method, method_kwargs=args.kwargs)
+
+    try:
+        cwd = os.getcwd()
+        if cwd not in sys.path:  # resolved from the current directory, as python -m does (and bench)
+            sys.path.insert(0, cwd)
+        out = call_isolated(run, METHOD_TIMEOUT_S * 10, limit_name=f"{METHOD_TIMEOUT_S * 10:g} s",
+                            idle_timeout=YIELD_TIMEOUT_S, idle_name=f"no yield for {YIELD_TIMEOUT_S:g} s")
+    finally:
+        if cwd in sys.path:
+            sys.path.remove(cwd)
+    return out.value if out.ok else out.reason
 
 
 def _constants_line(res) -> tuple[dict | None, str]:
@@ -303,7 +382,12 @@ def _report(args, inst, d, res, ref_note, secs, out_json, x_path, phases, facts_
     setup = {k: int(v) for k, v in (res.setup_counts or {k: 0 for k in res.counts}).items()}
     counts = {k: int(v) for k, v in res.counts.items()}
     constants, constants_text = _constants_line(res)
+    ct = res.count_to(args.eps)
     summary = strict({"method": res.method, "eps": args.eps, "converged": bool(res.converged), "reason": res.reason,
+                      "count_to_eps": ct.to_dict(), "settle": args.settle,
+                      "count_to_note": "counts at the first iteration after which the error stays <= eps until the "
+                                       "run ends (the run goes on until it has stayed there for the last --settle of "
+                                       "its iterations); first_counts: at its first crossing",
                       "iterations": int(res.iterations), "counts": counts,
                       "counts_note": "the solve: its iterations and the right-hand side it computes first (row 0); "
                                      "not the constants' estimation (setup_counts)",
@@ -315,6 +399,11 @@ def _report(args, inst, d, res, ref_note, secs, out_json, x_path, phases, facts_
     print(f"{inst.family} ({P.problem_class}, n = {P.n}, {P.layout.size} variables): {res.method}, eps = {args.eps:g}")
     print(f"  {'converged' if res.converged else 'NOT converged'} ({res.reason}) after {res.iterations} iterations, "
           f"final relative error {res.final_error():.3e}")
+    if ct.row is not None:
+        print(f"  count to eps (where the error stays, iteration {ct.row}, watched {ct.observed} more): "
+              + ", ".join(f"{k} {v}" for k, v in ct.counts.items())
+              + (f"; first crossing at iteration {ct.first_row}, then the error left eps again" if ct.left_again
+                 else "; no crossing before it"))
     print("  counts (solve): " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     print("  setup_counts (constants estimation): " + ", ".join(f"{k} {v}" for k, v in setup.items()))
     if constants_text:
@@ -328,6 +417,8 @@ def _report(args, inst, d, res, ref_note, secs, out_json, x_path, phases, facts_
         if out_json is not None:
             text = json.dumps(summary, indent=2, allow_nan=False)
             atomic_write_text(out_json, text + "\n")
+        if args.trace is not None:
+            atomic_write_text(Path(args.trace), trace_text(res))
     except OSError as exc:
         print(f"mixbounds solve: error: could not write the outputs: {exc}", file=sys.stderr)
         return EXIT_FAIL
@@ -335,4 +426,15 @@ def _report(args, inst, d, res, ref_note, secs, out_json, x_path, phases, facts_
           f"reference: {ref_note}; {secs:.2f} s")
     if out_json:
         print(f"  summary written to {out_json}")
+    if args.trace:
+        print(f"  trace ({res.iterations + 1} rows) written to {args.trace}")
     return EXIT_OK if res.converged else EXIT_FAIL
+
+
+def trace_text(res) -> str:
+    """The run row by row as CSV (:data:`TRACE_HEADER`): error and cumulative counts after set-up (row 0) and after
+    every iteration."""
+    lines = [TRACE_HEADER]
+    for k, (e, c) in enumerate(zip(res.history_error, res.history_counts)):
+        lines.append(f"{k},{float(e):.17g}," + ",".join(str(int(v)) for v in c))
+    return "\n".join(lines) + "\n"

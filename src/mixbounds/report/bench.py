@@ -23,9 +23,11 @@ from mixbounds.report.blocks import CSS, SCRIPT_LAZY, render_html_blocks, render
 from mixbounds.report.verify import IMG, LIST, H, P, T, V
 
 DECADES = math.log10(UB_EPS1 / UB_EPS2)
-STATUS_STYLE = {"optimal": "green", "suboptimal": "yellow", "below-lower-bound": "bold red", "error": "bold magenta"}
-#: report verdict colours reuse verify's classes (pass / finding / fail)
-_V_CLASS = {"optimal": "pass", "suboptimal": "finding", "below-lower-bound": "fail", "error": "error"}
+STATUS_STYLE = {"optimal": "green", "suboptimal": "yellow", "inconclusive": "cyan", "below-lower-bound": "bold red",
+                "error": "bold magenta"}
+#: report verdict colours reuse verify's classes (pass / finding / skipped / fail / error)
+_V_CLASS = {"optimal": "pass", "suboptimal": "finding", "inconclusive": "skipped", "below-lower-bound": "fail",
+            "error": "error"}
 
 
 def _f(v, d: int = 3) -> str:
@@ -39,26 +41,72 @@ def _ci(r: dict) -> str:
     return f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
-def _ratios(r: dict) -> str:
-    rs = [p.get("ratio") for p in r.get("points", [])]
-    return "—" if not any(rs) else ", ".join("—" if q is None else f"{q:.1f}" for q in rs)
+def _band(r: dict) -> str:
+    b = r.get("band")
+    if not b or any(isinstance(c, str) and c not in ("-inf", "inf") for c in b):
+        return "—"
+    lo, hi = (float(c) for c in b)
+    return f"[{lo:.2f}, {hi:.2f}]" if math.isfinite(lo) else f"≤ {hi:.2f}"
+
+
+def _range(r: dict) -> str:
+    g = r.get("range") or {}
+    if not isinstance(g.get("lo"), (int, float)):
+        return "—"
+    return f"{g['lo']:.3g}–{g['hi']:.3g} ({_f(g.get('decades'), 1)} dec)"
+
+
+def _list(r: dict, key: str) -> str:
+    """Per point, two significant digits (ratios span 0.03 to 300)."""
+    rs = [p.get(key) for p in r.get("points", [])]
+    return "—" if not any(isinstance(q, (int, float)) for q in rs) else ", ".join(
+        "—" if not isinstance(q, (int, float)) else f"{q:.2g}" for q in rs)
+
+
+def _per_iter(r: dict) -> str:
+    vs = [p["per_iteration"] for p in r.get("points", []) if isinstance(p.get("per_iteration"), (int, float))]
+    if not vs:
+        return "—"
+    lo, hi = min(vs), max(vs)
+    return f"{lo:.3g}" if lo == hi else f"{lo:.3g}–{hi:.3g}"
+
+
+def _points(r: dict) -> str:
+    pts = r.get("points") or []
+    cen = sum(bool(p.get("censored")) for p in pts)
+    return f"{len(pts)}" + (f" ({cen} cens.)" if cen else "")
 
 
 def rows(doc: dict) -> list[list]:
-    """One row per result: class, family, oracle, parameter, slope, CI, paper, engine, reference, ratios, verdict."""
+    """One row per result: class, family, oracle, parameter, slope, CI, R², points, range, band, per-iteration
+    counts, ratio to APAPC and to the lower bound per point, verdict."""
     out = []
     for r in doc["results"]:
-        out.append([r["class"], r["family"], r["oracle"], r["param"], _f(r.get("slope")), _ci(r), f"{r['exponent']:g}",
-                    _f((r.get("lower") or {}).get("slope")), _f(r.get("reference")), _ratios(r), r["status"]])
+        out.append([r["class"], r["family"], r["oracle"], r["param"], _f(r.get("slope")), _ci(r), _f(r.get("r2")),
+                    _points(r), _range(r), _band(r), _per_iter(r), _list(r, "ratio_apapc"), _list(r, "ratio"),
+                    r["status"]])
     return out
 
 
-HEADERS = ["class", "family", "oracle", "param", "slope", "95% CI", "paper θ", "engine LB slope", "reference",
-           "count / lower bound per point", "verdict"]
+HEADERS = ["class", "family", "oracle", "param", "slope", "95% CI", "R²", "points", "range", "band (optimal)",
+           "per iteration", "× APAPC per point", "× lower bound per point", "verdict"]
+
+
+def notes(doc: dict) -> list[str]:
+    """What the table cannot hold: why a result is error / below-lower-bound, what would decide an inconclusive one,
+    and the flags (non-monotone counts, errors that left ε again, budget-censored points)."""
+    out = []
+    for r in doc["results"]:
+        if r["status"] in ("error", "below-lower-bound"):
+            out.append(f"{r['id']}: {r['status']}: {r['detail']}")
+        elif r["status"] == "inconclusive" and r.get("decide"):
+            out.append(f"{r['id']}: inconclusive: {r['decide']}")
+        out += [f"{r['id']}: flag: {f}" for f in r.get("flags") or []]
+    return out
 
 
 def print_table(doc: dict) -> None:
-    con = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 170)
+    con = Console(file=sys.stdout, highlight=False, width=None if sys.stdout.isatty() else 200)
     t = Table(title=f"mixbounds bench — {doc['method']} — tier {doc['tier']}")
     for h in HEADERS:
         t.add_column(h)
@@ -68,9 +116,8 @@ def print_table(doc: dict) -> None:
     con.print(t)
     for line in doc.get("summary", []):
         con.print(escape(line))
-    for r in doc["results"]:
-        if r["status"] in ("error", "below-lower-bound"):
-            con.print(escape(f"{r['id']}: {r['status']}: {r['detail']}"))
+    for line in notes(doc):
+        con.print(escape(line))
 
 
 def figure(r: dict, method: str):
@@ -142,16 +189,24 @@ def blocks(doc: dict, figs: dict) -> list:
     b = [H(1, f"mixbounds bench — `{doc['method']}`"),
          P(f"Tier {doc['tier']}, classes {', '.join(doc['classes'])}; {len(doc['results'])} results: "
            + ", ".join(f"{v} {k}" for k, v in counts.items()) + f"; {doc['stats'].get('wall_time', 0):.1f} s wall."),
-         P("Slopes of the per-accuracy count (ε 1e-2 → 1e-6) against the realized parameter; the reference is the "
-           "engine's lower-bound slope where the engine certifies the paper's exponent on the printed construction, "
-           "else the paper's exponent. Verdicts: optimal (slope ≤ reference + tol), suboptimal, below-lower-bound "
-           "(a count below the engine's bound: impossible in the class), error. Set-up: the per-accuracy counts are "
+         P("Slopes of the per-accuracy count (ε 1e-2 → 1e-6, counted where the error stays below each level) "
+           "against the realized parameter, with their 95% CI and R². The band is what an optimal method's slope may "
+           "be: on the worst-case construction the lower bound's exponent ± tol (the engine's lower-bound slope where "
+           "the engine certifies the paper's exponent on the printed construction, else the paper's exponent), on a "
+           "random family at most the paper's exponent + tol. Verdicts: optimal (the whole CI inside the band), "
+           "suboptimal (the whole CI above it), inconclusive (neither: the notes say what would decide), "
+           "below-lower-bound (a count below the engine's bound: impossible in the class), error. A run that ended at "
+           "the budget is censored: its count is a lower bound, used for suboptimal only. Set-up: the per-accuracy "
+           "counts are "
            "differences between two error levels and leave out the rounds before the first iteration; the counts to "
            "an error level (the below-lower-bound test) include them, constants estimation too (each result's "
            "`counts_basis`; APAPC's `setup_counts`: "
            + _apapc_setup(doc) + ")."),
          H(2, "Summary"), LIST(doc.get("summary", [])), H(2, "Verdicts")]
     b.append(T(HEADERS, [row[:-1] + [V(_V_CLASS[row[-1]], row[-1])] for row in rows(doc)]))
+    nts = notes(doc)
+    if nts:
+        b += [H(2, "Notes"), LIST(nts)]
     b.append(H(2, "Details"))
     b.append(LIST([f"`{r['id']}`: {r['status']} — {r['detail']}" for r in doc["results"]]))
     b.append(H(2, "Figures"))
