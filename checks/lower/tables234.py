@@ -3,7 +3,8 @@
 The paper calls its non-strongly convex and nonsmooth complexities near-optimal without a lower bound.  These are
 the suite's lower bounds — **not the paper's** — built from the classical hard instances in the decentralized
 form the Table 1 certificates already measure (:mod:`mixbounds.checks.lower.constructions`), each read by the
-engine on the very same sweep points (shared tasks, exact counts against the closed form):
+engine on the very same sweep points (shared tasks, exact counts against the closed form, each instance the
+asymptotic model's: :mod:`mixbounds.checks.lower.as_built`, sizes, weights and chain lengths):
 
 Smooth convex (T2, ``x = L_fR²/ε``)
     Nesterov's chain with ``μ_f`` tied to ε: an ε-solution (function gap ε, feasibility ``<= ε/‖y*‖``) of the
@@ -39,8 +40,9 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import REGISTRY, get
+from mixbounds.checks.lower.as_built import conformance
 from mixbounds.checks.lower.asymptotic import asymptotic_exponent
-from mixbounds.checks.lower.exact import LEVELS
+from mixbounds.checks.lower.exact import LEVELS, WINDOW_DECADES
 from mixbounds.checks.lower.exact_verdict import ASYMPTOTIC_TOL
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult, reading
@@ -136,9 +138,13 @@ def judge(tier: Tier, table: int, cell, param: str, construction, pts: list, *, 
     f = fit_slope(xs, ys) if len(set(ys)) > 1 else {"slope": 0.0, "ci": (0.0, 0.0)}
     dec = math.log10(max(xs) / min(xs))
     exact_ok = all(r["all_matched"] for r in rows)
+    built = [f"{v:g}: {m}" for v, p in pts for m in
+             (conformance(model, p, None, WINDOW_DECADES)["mismatches"] if model else [])]
     gap = upper - lower
     if not exact_ok:
         status, why = "fail", "engine and closed form disagree at some point"
+    elif built:
+        status, why = "fail", "the construction as built is not the model its exponent comes from: " + "; ".join(built[:3])
     elif not math.isfinite(lower) or lower > upper + ASYMPTOTIC_TOL:
         status, why = "fail", f"lower exponent {lower:.4f} above the upper {upper:g}"
     elif dec < tier.lower.min_decades:
@@ -160,7 +166,7 @@ def judge(tier: Tier, table: int, cell, param: str, construction, pts: list, *, 
     return CheckResult(id=rid, status=status, points=rows, detail=detail, ci=tuple(f["ci"]), verdict_label=label,
                        extra={"lower_exponent": lower, "upper_exponent": upper, "gap": gap, "decades": dec,
                               "method_class": construction.method_class(cell.oracle), "construction": construction.name,
-                              "own": True},
+                              "own": True, "as_built_mismatches": built},
                        **reading("fit" if lower is None else "lower_exponent",
                                  {"lower_exponent": lower, "fit": f["slope"], "upper_exponent": upper, "gap": gap}),
                        **common)
