@@ -426,7 +426,9 @@ def _problems_section(doc: dict) -> list[Block]:
                 f"(`bounds/claims.py: TEXT_DISCREPANCIES`); ranked by severity: *changes a rate* (an exponent or "
                 f"factor "
                 f"of a bound is not supported as printed), *changes the class* (a bound holds for a narrower class "
-                f"of methods or problems than printed), *changes a constant* (a constant, closed form or "
+                f"of methods or problems than printed), *a proof fails, the rate is certified* (the printed "
+                f"argument does not carry a bound that the suite certifies otherwise), *changes a constant* (a "
+                f"constant, closed form or "
                 f"intermediate quantity is wrong; the rates hold), *changes a constant of a proof, no theorem's "
                 f"rate* (an intermediate bound is off, every theorem uses it where that parameter is O(1)), *typo* "
                 f"(a printed expression or step is wrong, the argument is unaffected once corrected).")]
