@@ -30,6 +30,7 @@ from mixbounds.bounds.claims import get
 from mixbounds.checks.lower.asymptotic import MODELS, has_model, model_key
 from mixbounds.checks.lower.exact import bound_key, exact_point, formula_text
 from mixbounds.checks.lower.exact_verdict import judge
+from mixbounds.checks.lower.max_split import checks as max_split_checks
 from mixbounds.checks.lower.plants import planted_point
 from mixbounds.checks.lower.refutation import refutation_check
 from mixbounds.checks.lower.tables234 import control_check as t234_control
@@ -350,4 +351,4 @@ def checks() -> list[Check]:
               for ctl in (False, True)]
     t234 = table_checks(constructions=CONSTRUCTIONS, task=task, grid=grid, base=base)
     t234.append(t234_control(construction=_by("coupled"), task=task, grid=grid, base=base))
-    return out + controls() + refute + t234
+    return out + controls() + refute + t234 + max_split_checks()

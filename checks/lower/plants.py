@@ -12,6 +12,10 @@ grows like ``κ_W^0.4``.
 
 A planted point runs in its own task group (:func:`planted_point` takes no ``family``/``params`` keywords, so the
 runner shares no instance with the unplanted points) and the patch is undone when the point is done.
+
+``block-shortcut``: the block-split builder (:mod:`mixbounds.instances.worst_case.block_split`) gives its ``U3``
+blocks both halves of the chain's links (``αI + βM₁ + βM₂``), so every index is reached by local computation: the
+max-type split chain's closed-form rounds (:mod:`mixbounds.checks.lower.max_split`) no longer describe it.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from unittest import mock
 
 from mixbounds.checks.lower.exact import exact_point
 from mixbounds.instances.graphs import tuned_path
-from mixbounds.instances.worst_case import consensus
+from mixbounds.instances.worst_case import block_split, consensus
+from mixbounds.instances.worst_case.split_gradient import split_blocks
 
 #: the ``power-path`` plant's node count ``3·max(1, round(POWER_PATH_C·κ_W^0.4))`` (``β_n <= κ_W`` for every
 #: κ_W >= 10 with this constant, so the weak edge can tune the path to κ_W)
@@ -37,8 +42,14 @@ def _power_path(kappa_W: float, n: int | None = None):
     return tuned_path(kappa_W, power_path_nodes(kappa_W) if n is None else n)
 
 
+def _shortcut_blocks(K: int, mu_f: float, kappa_f: float):
+    Q1, Q2, Q3, beta = split_blocks(K, mu_f, kappa_f)
+    return Q1, Q2, (Q1 + Q3 - Q2).tocsr(), beta
+
+
 #: plant name → (module whose builder is changed, the name it calls, the replacement)
-PLANTS = {"power-path": (consensus, "tuned_path", _power_path)}
+PLANTS = {"power-path": (consensus, "tuned_path", _power_path),
+          "block-shortcut": (block_split, "split_blocks", _shortcut_blocks)}
 
 
 @contextmanager
