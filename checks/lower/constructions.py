@@ -34,7 +34,7 @@ from mixbounds.checks.lower.max_split import checks as max_split_checks
 from mixbounds.checks.lower.plants import planted_point
 from mixbounds.checks.lower.refutation import refutation_check
 from mixbounds.checks.lower.tables234 import control_check as t234_control
-from mixbounds.checks.lower.tables234 import table_checks
+from mixbounds.checks.lower.tables234 import joint_control_check, table_checks
 from mixbounds.checks.lower.tightness import tightness_check
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
@@ -351,4 +351,5 @@ def checks() -> list[Check]:
               for ctl in (False, True)]
     t234 = table_checks(constructions=CONSTRUCTIONS, task=task, grid=grid, base=base)
     t234.append(t234_control(construction=_by("coupled"), task=task, grid=grid, base=base))
+    t234.append(joint_control_check(construction=_by("coupled"), task=task, grid=grid, base=base))
     return out + controls() + refute + t234 + max_split_checks()

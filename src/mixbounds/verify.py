@@ -60,7 +60,7 @@ import mixbounds.plots as figures  # the module; `plots` is the option that turn
 from mixbounds.bounds.claims import REGISTRY
 from mixbounds.checks.audits.guards import guard_globs
 from mixbounds.checks.lower.certificates import summary_line
-from mixbounds.checks.lower.tables234 import NOT_CARRIED
+from mixbounds.checks.lower.tables234 import CARRIED_BELOW, NOT_CARRIED
 from mixbounds.checks.registry import all_checks
 from mixbounds.checks.run.document import (  # noqa: F401  (re-exported for the CLI and tests)
     EXIT_FAIL,
@@ -282,7 +282,8 @@ def measured_text(c: dict, digits: int = 3) -> str:
 
 
 #: how the terminal shows a pass's verdict label (labels not listed are shown as they are; ``tight`` adds nothing)
-LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified", NOT_CARRIED: "not carried"}
+LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified", NOT_CARRIED: "not carried",
+              CARRIED_BELOW: "carried below its accuracy threshold"}
 
 
 def verdict_text(c: dict) -> str:
