@@ -300,11 +300,14 @@ def _certificates_section(doc: dict) -> list[Block]:
                      each(lambda c: num(c.get("decades"), "{:.2f}")), each(expo), each(tight), others or "—",
                      " / ".join(formulas)[:400] or "—"])
     flat = lbc.get("ratios_not_flat") or []
+    explained = lbc.get("ratios_explained") or []
     return [H(2, "Lower-bound certificates", "certificates"),
             P(summary_line(lbc) + ". Exact: engine counts equal to the closed-form counts / counts compared (every "
               "level of every sweep point); exponent: the closed form's asymptotic one where the counts are exact, "
               "else the fit. Tightness (solver / engine per decade on the same instance) "
-              + ("flat for every certified statement." if not flat else f"not flat: {', '.join(flat)}.")),
+              + ("flat for every certified statement" if not flat else f"not flat: {', '.join(flat)}")
+              + (f"; not flat but explained (APAPC's iterations per accuracy fall, its per-iteration count follows the "
+                 f"bound): {', '.join(explained)}." if explained else ".")),
             T(["Statement", "Class", "Construction", "Exact (per parameter)", "Decades", "Exponent", "Tightness slope",
                "Other constructions", "Exact-count formula"], rows)]
 
