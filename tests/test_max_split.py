@@ -12,6 +12,7 @@ from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.tiers import QUICK
 from mixbounds.instances.families import build
 from mixbounds.instances.nonsmooth import qp_interior_point
+from mixbounds.instances.realized import realized_kappas
 from scipy.optimize import minimize
 
 #: the interior-point and SLSQP solves of the TV chain reach its optimum to ~1e-9 (their own tolerances 1e-11, 1e-12)
@@ -130,3 +131,16 @@ def test_max_split_controls_fail(quick_points):
     for check in ms.controls():
         (r,) = check.finalize(QUICK, quick_points)
         assert r.status == "fail", (check.id, r.detail)
+
+
+#: realized κ's of two computations on matrices with the same spectrum (Lanczos or dense, to their tolerances)
+REALIZED_RTOL = 1e-6
+
+
+@pytest.mark.parametrize("fam, kw", sorted({(f, tuple(sorted(k.items()))) for f, k in ms.SOURCES.values()}))
+def test_realized_kappas_of_the_two_coordinate_chain_are_the_instances(fam, kw):
+    inst = build(fam, kappa_W=30.0, kappa_f=10.0, chain=40, **dict(kw))
+    direct = realized_kappas(inst.problem)
+    assert set(direct) == set(inst.realized)
+    for k, v in direct.items():
+        assert inst.realized[k] == pytest.approx(v, rel=REALIZED_RTOL), k
