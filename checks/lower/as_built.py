@@ -35,12 +35,12 @@ from mixbounds.instances.worst_case.common import CHAIN_FACTOR, CHAIN_PAD
 
 #: ``|ρ_built / ρ_model − 1|`` allowed: the builder's ρ from its weights (e.g. ``3α/β``) and the model's from the targets
 #: (e.g. ``6/(κ_f − 1)``) are two routes through the same algebra in double precision (rounding, ~1e-15); a changed
-#: weight rule moves ρ by far more (``κ_f → κ_f^0.8`` at κ_f = 40: 14%)
+#: weight rule moves ρ by far more (the consensus chain's β sized for ``κ_f^0.8`` at κ_f = 40: ρ 0.677 → 0.567, 16%)
 RHO_RTOL = 1e-9
 #: the per-accuracy count lies within this many chain indices of the model's count: the window's two ends are read on
 #: a staircase of one index every ``R`` rounds (at once on a chain, spread over the hop distance on a path), so the
 #: count is ``R·⌈L⌉`` for ``L`` indices per window, or one index less where a path spreads the step (measured
-#: ``(count − model)/R`` in [−0.08, 0.99] on every quick-tier point)
+#: ``(count − model)/R`` in [−0.079, 0.988] on every quick-tier point, [−0.185, 0.999] on every full-tier one)
 INDEX_QUANTUM = 1.0
 #: where the chain a model reads sits in the instance's parameters (model key → chain kind → path of keys)
 CHAIN_AT = {
