@@ -92,7 +92,7 @@ def test_the_plant_realizes_kappa_W_and_is_undone_after_its_block():
     with pytest.raises(ValueError, match="unknown plant"):
         with planted("nope"):
             pass
-    assert set(plants.PLANTS) == {"power-path"}
+    assert set(plants.PLANTS) == {"power-path", "block-shortcut"}
 
 
 def test_a_changed_weight_and_a_changed_chain_length_are_mismatches():
