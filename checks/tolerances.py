@@ -61,7 +61,7 @@ class Tolerance:
 _L = "lemmas"
 #: the module that holds the constants of a family (the lemma package keeps them in its base module)
 _MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_engine", "exact": "lower.exact",
-            "exact_verdict": "lower.exact_verdict", "refutation": "lower.refutation",
+            "exact_verdict": "lower.exact_verdict", "refutation": "lower.refutation", "as_built": "lower.as_built",
             "audit_constants": "audits.audit_constants"}
 #: the tolerances a tier sets (:mod:`mixbounds.checks.tiers`), under the names the results record: the Table 1
 #: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``), the
@@ -125,7 +125,15 @@ TOLERANCES: tuple[Tolerance, ...] = (
     Tolerance("statements:TOL[full]", "slope", 0.12, "theorems as stated, two decades, 7 points", tolerate=0.1,
               detect=0.24),
     Tolerance("exact_verdict:SLOPE_BAND[full]", "slope", 0.03, "issue 34: the 95% CI of the fitted exponent within ±0.03 "
-              "over >= 3 decades, the cross-check of the exact counts (probed by control.lower.kappa04: exponent 0.4)"),
+              "over >= 3 decades, the verdict of a sweep without a closed form (the exact sweeps' fit is judged against "
+              "the closed form's band on the grid: as_built.INDEX_QUANTUM)"),
+    Tolerance("as_built:INDEX_QUANTUM", "abs", 1.0, "the per-accuracy count within one chain index (R rounds) of the "
+              "asymptotic model's: the window's ends are read on a staircase of one index per R rounds (measured "
+              "(count − model)/R in [−0.079, 0.988] on every quick-tier point, [−0.185, 0.999] on every full-tier one); the "
+              "fit band is the slope this moves "
+              "(probed by control.lower.kappa04 and its fit-band twin: a path of 3·κ_W^0.4 nodes)"),
+    Tolerance("as_built:RHO_RTOL", "rel", 1e-9, "the builder's chain ratio from its weights against the model's from the "
+              "targets: two routes through the same algebra, rounding ~1e-15 (tests/test_as_built.py)"),
     Tolerance("exact_verdict:ASYMPTOTIC_TOL", "abs", 1e-3, "the closed form's exponent read at κ = 1e12…1e13, where "
               "the +1 of the hop distance n/3 + 1 still adds 5e-5 (probed by control.lower.kappa04)"),
     Tolerance("exact:BOUNDARY_RTOL", "rel", 1e-8, "a level this close to a closed-form tail value may be hit one round "

@@ -99,6 +99,8 @@ FIELD_TYPES = {
     "summary.lower_bound_certificates": ("dict",),
     "summary.lower_bound_certificates.ratios_not_flat": ("list",),
     "summary.lower_bound_certificates.ratios_not_flat.*": ("str",),
+    "summary.lower_bound_certificates.ratios_explained": ("list",),
+    "summary.lower_bound_certificates.ratios_explained.*": ("str",),
     "summary.lower_bound_certificates.statements": ("list",),
     "summary.lower_bound_certificates.statements.*": ("dict",),
     "summary.lower_bound_certificates.statements.*.params": ("dict",),

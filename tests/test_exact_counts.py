@@ -12,10 +12,8 @@ from mixbounds.checks.lower.exact import XSTAR_RTOL, exact_point
 from mixbounds.checks.lower.refutation import REFUTE_MARGIN, verdict
 from mixbounds.checks.tiers import QUICK
 from mixbounds.instances.families import build
-from mixbounds.instances.graphs import beta, tuned_path
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.instances.worst_case.closed_solution import deviation, has_closed_form, split_rows_rho
-from mixbounds.instances.worst_case.consensus import power_path_nodes
 
 #: every construction with a closed form, at two sizes each (different n, l, chain lengths)
 CASES = [
@@ -107,17 +105,6 @@ ASYM_TOL = 1e-4
 def test_asymptotic_exponents_of_the_closed_forms(key, oracle, part, param, want):
     base = dict(kappa_f=10.0, kappa_W=10.0, kappa_A=10.0, kappa_AC=10.0, kappa_C=10.0, kappa_Ct=10.0)
     assert asymptotic_exponent(key, oracle, part, param, base) == pytest.approx(want, abs=ASYM_TOL)
-
-
-def test_power_path_control_realizes_kappa_W_and_grows_like_kappa_04():
-    for k in (10.0, 1e3, 1e5):
-        n = power_path_nodes(k)
-        tp = tuned_path(k, n)
-        assert tp.n == n and tp.kappa_W == pytest.approx(k, rel=1e-6) and beta(n) <= k
-    base = dict(kappa_f=10.0, kappa_W=10.0, path_rule="power")
-    assert asymptotic_exponent("consensus", "comm", "all", "kappa_W", base) == pytest.approx(0.4, abs=ASYM_TOL)
-    with pytest.raises(ValueError, match="multiple of 3"):
-        tuned_path(10.0, 30)
 
 
 def test_split_gradient_chain_survives_conjugate_gradients_where_the_sum_trick_collapses():

@@ -37,7 +37,7 @@ def _doc(rid: str, kind: str):
 @pytest.mark.parametrize("rid, kind, severity", [
     ("T1.coupled.grad.kappa_f.lower.def_foda", "lower-class", "changes the class"),
     ("lemma.mixed_coupled_with_local_spectrum.order", "lemma", "changes a constant of a proof, no theorem's rate"),
-    ("finding.alg_sliding.line12", "finding", "changes a rate"),
+    ("finding.alg_sliding.line12", "finding", "typo"),
 ])
 def test_relabelled_severities(rid, kind, severity):
     g = [g for g in group_findings(_doc(rid, kind)) if g.records]

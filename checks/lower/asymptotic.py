@@ -28,16 +28,15 @@ split gradient chain       grad        1                                ``6/(κ_
 =========================  ==========  ===============================  ===================================
 
 ``h(κ) = n(κ)/3 + 1``, the hop distance between the first and the last third of the tuned path of
-``app:example_graph``, whose ``n(κ) = π / arccos((κ − 1)/(κ + 1))`` solves ``β_n = κ`` (``n = 3m`` steps in the
-built graphs); a path of another length rule (the negative control :data:`PATH_RULES` ``"power"``) has its own.
+``app:example_graph``, whose ``n(κ) = π / arccos((κ − 1)/(κ + 1))`` solves ``β_n = κ``; the paper's path has
+``n = 3m`` nodes with ``β_n <= κ < β_{n+3}`` (:data:`PATH_RULES` ``"paper"``, what the built instances must have:
+:mod:`.as_built`), the asymptote is read on the continuous ``n(κ)`` (``"tuned"``).
 """
 
 from __future__ import annotations
 
 import math
 from typing import Callable
-
-from mixbounds.instances.worst_case.consensus import POWER_PATH_C, POWER_PATH_EXPONENT
 
 #: where the asymptotic exponent is read: the log-slope between these two values of the swept parameter
 ASYMPTOTE = (1e12, 1e13)
@@ -48,13 +47,15 @@ def tuned_path_nodes(kappa: float) -> float:
     return math.pi / math.acos((kappa - 1.0) / (kappa + 1.0))
 
 
-#: node-count rules of the paths a construction can be built on: the paper's tuned path and the negative control's
-#: ``3·POWER_PATH_C·κ^0.4`` nodes (:func:`mixbounds.instances.worst_case.consensus.power_path_nodes`, its weak edge
-#: tuned to the same κ_W)
-PATH_RULES: dict[str, Callable[[float], float]] = {
-    "tuned": tuned_path_nodes,
-    "power": lambda kappa: 3.0 * POWER_PATH_C * kappa ** POWER_PATH_EXPONENT,
-}
+def paper_path_nodes(kappa: float) -> int:
+    """``n = 3m`` with ``β_n <= κ < β_{n+3}`` (``app:example_graph``): ``β_n`` increases with ``n``, so ``n`` is the
+    largest multiple of 3 not above the continuous :func:`tuned_path_nodes` (``1e-9``: a ``κ`` equal to ``β_{3m}`` in
+    rounding)."""
+    return 3 * max(1, math.floor(tuned_path_nodes(kappa) / 3.0 + 1e-9))
+
+
+#: node-count rules of the tuned path: continuous (the asymptote) and the paper's multiples of 3 (the built instances)
+PATH_RULES: dict[str, Callable[[float], float]] = {"tuned": tuned_path_nodes, "paper": paper_path_nodes}
 
 
 def hop(kappa: float, rule: str = "tuned") -> float:
@@ -112,7 +113,7 @@ def model_key(family: str, variant: str | None, gradient: str | None = None) -> 
     return family
 
 
-def _targets(targets: dict) -> dict:
+def model_targets(targets: dict) -> dict:
     """Builder targets → model names: the identical chain's κ_C̃ is the builder's ``kappa_Ct``; a part without
     ``C`` (cited, mixed-ident) is built with ``κ̂_A = κ̃_AC`` (Remark rem:projected_condition_number)."""
     t = dict(targets)
@@ -123,16 +124,31 @@ def _targets(targets: dict) -> dict:
     return t
 
 
-def per_decade(key: str, oracle: str, part: str, targets: dict) -> float:
-    """The closed form's count per decade of accuracy, ``R / (2 log₁₀(1/ρ))``, at continuous ``targets``."""
-    kind, R = MODELS[(key, oracle, part)]
-    t = _targets(targets)
+def _log_inv_rho(key: str, oracle: str, part: str, t: dict) -> float:
+    """``ln(1/ρ) = arccosh(1 + s/2)`` of the chain a model reads (``t``: :func:`model_targets`)."""
+    kind = MODELS[(key, oracle, part)][0]
     if key in ("mixed@cited", "mixed-ident"):  # the coupled part is built with κ̂_A = κ̃_AC
-        t["kappa_A"] = t["kappa_AC"]
+        t = dict(t, kappa_A=t["kappa_AC"])
     s = _shift(kind, t)
     c = 1.0 + s / 2.0
-    log_inv_rho = math.acosh(c) if c > 1.0 + 1e-8 else math.sqrt(s) * (1.0 - s / 24.0)  # ln(1/ρ) = arccosh(1 + s/2)
-    return R(t) / (2.0 * log_inv_rho / math.log(10.0))
+    return math.acosh(c) if c > 1.0 + 1e-8 else math.sqrt(s) * (1.0 - s / 24.0)
+
+
+def chain_rho(key: str, oracle: str, part: str, targets: dict) -> float:
+    """The ratio ``ρ`` of the chain the model ``(key, oracle, part)`` reads, at ``targets``."""
+    return math.exp(-_log_inv_rho(key, oracle, part, model_targets(targets)))
+
+
+def rounds_per_index(key: str, oracle: str, part: str, targets: dict) -> float:
+    """``R`` of the model at ``targets`` (``targets["path_rule"]``: a :data:`PATH_RULES` key, default ``"tuned"``)."""
+    return MODELS[(key, oracle, part)][1](model_targets(targets))
+
+
+def per_decade(key: str, oracle: str, part: str, targets: dict) -> float:
+    """The closed form's count per decade of accuracy, ``R / (2 log₁₀(1/ρ))``, at ``targets`` (continuous path
+    unless ``targets["path_rule"] == "paper"``)."""
+    t = model_targets(targets)
+    return MODELS[(key, oracle, part)][1](t) / (2.0 * _log_inv_rho(key, oracle, part, t) / math.log(10.0))
 
 
 def asymptotic_exponent(key: str, oracle: str, part: str, param: str, base: dict) -> float:

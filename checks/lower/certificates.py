@@ -21,7 +21,8 @@ certificate is its weakest parameter's (``printed`` > ``cited`` > ``variant`` > 
 parameter's.
 
 Tightness (solver per decade of accuracy / engine bound per decade, on the same instance, flat in the swept parameter
-within the tier's Table 1 ratio tolerance): read from the ``…tightness`` results of :mod:`mixbounds.checks.lower.tightness`, which run
+within the tier's Table 1 ratio tolerance, or not flat but *explained* — ``ratios_explained``: the per-iteration count
+follows the bound and APAPC's iterations per accuracy fall, :mod:`mixbounds.checks.lower.tightness`): read from the ``…tightness`` results of :mod:`mixbounds.checks.lower.tightness`, which run
 APAPC on the certifying construction itself (printed or variant), or, for the printed worst-case families, from the
 ``…tight`` results of :mod:`mixbounds.checks.rates` (their ``tightness`` ratios are on the same instances).
 """
@@ -116,7 +117,8 @@ def _tightness(by_id: dict, cell, param: str, cert: dict, tier: Tier) -> dict:
     if t is not None:
         ex = t.get("extra") or {}
         return {"ratios": ex.get("ratios"), "slope": t.get("measured"), "flat": ex.get("flat"),
-                "expected_slope": ex.get("expected_slope"),
+                "expected_slope": ex.get("expected_slope"), "explained": ex.get("explained"),
+                "decomposition": ex.get("decomposition"),
                 "result": rid, "note": "same instance: APAPC and the engine on the certifying construction"}
     up = by_id.get(f"{cell.id}.{param}.tight")
     if suffix is None and up is not None and (up.get("extra") or {}).get("tightness_slope") is not None:
@@ -137,7 +139,7 @@ def certify(claims: list[dict], tier: Tier | str) -> dict:
     rows = []
     counts = {k: 0 for k in ("printed", "cited", "variant", "none")}
     by_class = {k: 0 for k in CLASSES}
-    refuted, not_flat = [], []
+    refuted, not_flat, explained = [], [], []
     for cell in statements():
         per = {}
         for p in _params(cell):
@@ -148,7 +150,7 @@ def certify(claims: list[dict], tier: Tier | str) -> dict:
             if cert["certificate"] != "none":
                 cert["tightness"] = _tightness(by_id, cell, p, cert, tier)
                 if cert["tightness"]["flat"] is False:
-                    not_flat.append(f"{cell.id}.{p}")
+                    (explained if cert["tightness"].get("explained") else not_flat).append(f"{cell.id}.{p}")
             per[p] = cert
             for c in _lower_results(claims, cell.id, p):
                 c["certificate"] = cert["certificate"]
@@ -173,7 +175,7 @@ def certify(claims: list[dict], tier: Tier | str) -> dict:
         rows.append({"statement": cell.id, "certificate": label, "kind": kind, "method_class": mclass,
                      "class": cell.problem_class, "oracle": cell.oracle, "params": per})
     return dict(counts, total=len(rows), by_class=by_class, constructions_refuted=refuted, statements=rows,
-                ratios_not_flat=not_flat)
+                ratios_not_flat=not_flat, ratios_explained=explained)
 
 
 def summary_line(block: dict) -> str:

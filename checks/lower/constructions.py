@@ -14,10 +14,12 @@ bounds primal-gradient methods only — the ``…lower.def_foda`` result measure
 ``∇f_i*`` in every round (Definition ``def:foda`` as printed).
 
 Negative controls (``control.lower.*``): a consensus chain truncated to 12 coordinates and an identical-``C̃``
-chain cut after 6 rows (the closed form no longer describes ``x*``: the exact counts fail), the consensus
-construction on a path of ``3·κ_W^0.4`` nodes tuned to the same ``κ_W`` (exact at every point, but its bound
-grows like ``κ_W^0.4``: the certificate is lost) and the measured refutation of the printed coupled + local
-construction (:mod:`mixbounds.checks.lower.refutation`).
+chain cut after 6 rows (the closed form no longer describes ``x*``: the exact counts fail), the consensus builder
+planted to put its nodes on a path of ``3·κ_W^0.4`` nodes tuned to the same ``κ_W``
+(:mod:`mixbounds.checks.lower.plants`: exact at every point, nothing tells the model, but the instance is not the
+model's and its bound grows like ``κ_W^0.4``: the certificate is lost by the as-built rule and, judged alone, by the
+fit band) and the measured refutation of the printed coupled + local construction
+(:mod:`mixbounds.checks.lower.refutation`).
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from mixbounds.bounds.claims import get
 from mixbounds.checks.lower.asymptotic import MODELS, has_model, model_key
 from mixbounds.checks.lower.exact import bound_key, exact_point, formula_text
 from mixbounds.checks.lower.exact_verdict import judge
+from mixbounds.checks.lower.max_split import checks as max_split_checks
+from mixbounds.checks.lower.plants import planted_point
 from mixbounds.checks.lower.refutation import refutation_check
 from mixbounds.checks.lower.tables234 import control_check as t234_control
-from mixbounds.checks.lower.tables234 import table_checks
+from mixbounds.checks.lower.tables234 import joint_control_check, table_checks
 from mixbounds.checks.lower.tightness import tightness_check
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
@@ -191,17 +195,16 @@ def result_id(cell, param: str, c: Construction) -> str:
 
 
 def judge_construction(tier: Tier, c: Construction, cell, param: str, pts: list, *, rid: str | None = None,
-                       control: bool = False, base_extra: dict | None = None) -> CheckResult:
+                       control: bool = False, judge_as_built: bool = True) -> CheckResult:
     """The verdict of ``cell``'s bound on one sweep of ``c`` (:func:`~mixbounds.checks.lower.exact_verdict.judge`)."""
     key, model = c.key(cell.oracle, param), c.model(cell.oracle, param)
     kind = MODELS[model][0] if model is not None else None
     inst = {"family": c.family, "variant": c.keywords.get("variant", "printed"), "gradient": c.keywords.get("gradient"),
             "construction": c.name, "base": base(tier, c), "param": param, "bound": key,
             "formula": formula_text(kind, key) if kind is not None else None}
-    b = dict(base(tier, c), **(base_extra or {}))
     return judge(tier, cell, param, key, pts, rid=rid or result_id(cell, param, c), construction=c.name,
-                 method_class=c.method_class(cell.oracle), model=model, base=b, instance=inst, control=control,
-                 variant=c.suffix)
+                 method_class=c.method_class(cell.oracle), model=model, base=base(tier, c), instance=inst, control=control,
+                 variant=c.suffix, judge_as_built=judge_as_built)
 
 
 def foda_result(tier: Tier, c: Construction, cell, pts: list) -> CheckResult:
@@ -264,10 +267,8 @@ def _check(c: Construction) -> Check | None:
                  description=f"exact engine lower bounds on {c.family} ({c.name}) for {', '.join(c.oracles)}")
 
 
-def _control(cid: str, rid: str, c: Construction, cell_id: str, param: str, description: str, *,
-             base_extra: dict | None = None, **extra) -> Check:
-    """A negative control: the sweep of ``c`` over ``param`` with builder keywords ``extra`` must come out ``fail``
-    (``base_extra``: what the closed form's asymptotic model must know of the change, e.g. the path rule)."""
+def _control(cid: str, rid: str, c: Construction, cell_id: str, param: str, description: str, **extra) -> Check:
+    """A negative control: the sweep of ``c`` over ``param`` with builder keywords ``extra`` must come out ``fail``."""
     cell = get(cell_id)
 
     def tasks(tier):
@@ -275,9 +276,34 @@ def _control(cid: str, rid: str, c: Construction, cell_id: str, param: str, desc
 
     def finalize(tier, points):
         pts = [(v, points[task(tier, c, param, v, **extra).key]) for v in grid(tier, param)]
-        return [judge_construction(tier, c, cell, param, pts, rid=rid, control=True, base_extra=base_extra)]
+        return [judge_construction(tier, c, cell, param, pts, rid=rid, control=True)]
 
     return Check(id=cid, family="lower", result_ids=lambda t: [rid], tasks=tasks, finalize=finalize, description=description)
+
+
+def planted_task(tier: Tier, c: Construction, param: str, value: float, plant: str) -> Task:
+    """One sweep point of ``c`` built with ``plant`` inside its builder (:mod:`mixbounds.checks.lower.plants`)."""
+    kw = {"plant": plant, "construction": c.family, "targets": point_params(tier, c, param, value),
+          "oracles": sorted(c.oracles)}
+    return Task(planted_point, kw, label=f"LB {c.family}[plant {plant}] {param}={value:g}")
+
+
+def _plant_control(cid: str, c: Construction, cell_id: str, param: str, plant: str, description: str) -> Check:
+    """Two negative controls on one planted sweep (:mod:`mixbounds.checks.lower.plants`): the whole verdict (the
+    as-built rule must catch the plant) and the fit band alone (as-built recorded, not judged: rule 6 must catch it)."""
+    cell = get(cell_id)
+    rids = (f"{cid}.{cell_id}.{param}", f"{cid}.fit-band.{cell_id}.{param}")
+
+    def tasks(tier):
+        return [planted_task(tier, c, param, v, plant) for v in grid(tier, param)]
+
+    def finalize(tier, points):
+        pts = [(v, points[planted_task(tier, c, param, v, plant).key]) for v in grid(tier, param)]
+        return [judge_construction(tier, c, cell, param, pts, rid=rids[0], control=True),
+                judge_construction(tier, c, cell, param, pts, rid=rids[1], control=True, judge_as_built=False)]
+
+    return Check(id=cid, family="lower", result_ids=lambda t: list(rids), tasks=tasks, finalize=finalize,
+                 description=description)
 
 
 def _by(family: str, suffix: str | None = None, gradient: str | None = None) -> Construction:
@@ -297,10 +323,10 @@ def controls() -> list[Check]:
         _control("control.lower.cut-chain", "control.lower.cut-chain.T1.shared_ident.Ct.kappa_Ct_id", ident,
                  "T1.shared_ident.Ct", "kappa_Ct_id", "negative control: a C̃ chain cut after 6 rows loses the "
                  "identical-C̃ certificate", cut=6),
-        _control("control.lower.kappa04", "control.lower.kappa04.T1.consensus.comm.kappa_W", cons, "T1.consensus.comm",
-                 "kappa_W", "negative control: the consensus construction on a path of 3·κ_W^0.4 nodes tuned to the same "
-                 "κ_W (exact counts, bound ∝ κ_W^0.4) must lose the certificate", variant="power-path",
-                 base_extra={"path_rule": "power"}),
+        _plant_control("control.lower.kappa04", cons, "T1.consensus.comm", "kappa_W", "power-path",
+                       "negative control: the consensus builder planted to size its path as 3·κ_W^0.4 nodes tuned to the "
+                       "same κ_W (exact counts, bound ∝ κ_W^0.4, nothing tells the model) must lose the certificate, by "
+                       "the as-built rule and by the fit band alone"),
     ]
 
 
@@ -325,4 +351,5 @@ def checks() -> list[Check]:
               for ctl in (False, True)]
     t234 = table_checks(constructions=CONSTRUCTIONS, task=task, grid=grid, base=base)
     t234.append(t234_control(construction=_by("coupled"), task=task, grid=grid, base=base))
-    return out + controls() + refute + t234
+    t234.append(joint_control_check(construction=_by("coupled"), task=task, grid=grid, base=base))
+    return out + controls() + refute + t234 + max_split_checks()

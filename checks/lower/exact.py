@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 from mixbounds.checks.lower.arrival import ARRIVAL_TEXT, arrival, has_formula
+from mixbounds.checks.lower.as_built import built_sizes
 from mixbounds.checks.lower.engine import Engine, tail_curve
 from mixbounds.checks.run.framework import instance_and_reference
 from mixbounds.instances.families import build
@@ -153,7 +154,7 @@ def exact_point(family: str, params: dict, oracles: list, parts: dict | None = N
            "chain_length": inst.params.get("chain_length"), "variables": inst.problem.layout.size,
            "kkt_residual": None if ref is None else ref.kkt_residual, "reference_error": reference_error,
            "rho": inst.params.get("rho"), "closed_form": closed, "x_star_source": "closed form" if closed else "KKT",
-           "bounds": {}}
+           "as_built": built_sizes(inst), "bounds": {}}
     if "gradient_chain" in inst.params:
         gc = inst.params["gradient_chain"]
         out["gradient_chain"] = {k: gc.get(k) for k in ("kind", "length", "rho", "scale")}

@@ -3,7 +3,8 @@
 The paper calls its non-strongly convex and nonsmooth complexities near-optimal without a lower bound.  These are
 the suite's lower bounds — **not the paper's** — built from the classical hard instances in the decentralized
 form the Table 1 certificates already measure (:mod:`mixbounds.checks.lower.constructions`), each read by the
-engine on the very same sweep points (shared tasks, exact counts against the closed form):
+engine on the very same sweep points (shared tasks, exact counts against the closed form, each instance the
+asymptotic model's: :mod:`mixbounds.checks.lower.as_built`, sizes, weights and chain lengths):
 
 Smooth convex (T2, ``x = L_fR²/ε``)
     Nesterov's chain with ``μ_f`` tied to ε: an ε-solution (function gap ε, feasibility ``<= ε/‖y*‖``) of the
@@ -18,7 +19,8 @@ Nonsmooth convex and strongly convex (T3 ``x = M_fR/ε``, T4 ``x = M_f/√(μ_f�
     the same chain on the ball ``‖x‖ <= 2R`` (a bounded domain of the class; ``f`` is ``M = 3L_fR``-Lipschitz there
     and the projection keeps supports): T3 ``x = 6κ_f/δ``, T4 ``x = 3√2 κ_f/√δ``.  This chain is smooth: it
     certifies exponent ½ in ``x`` only, where the printed upper bound has 1 — the gap below is the gap of *this*
-    construction; the max-type split chains that would give 1 for communication (Scaman et al. 2018) are not built.
+    construction; the max-type split chains of :mod:`mixbounds.checks.lower.max_split` (results ``…lower@max-split``)
+    carry exponent 1 for every matrix and communication cell of Tables 3–4.
 Nonsmooth, subgradients (T3, T4 ``grad``)
     Nesterov's max-type chain ``f(w) = γ max_{k<=T} w_k (+ μ/2‖w‖²)`` on new variables at every node: a resisting
     subgradient oracle reveals one index per call, which the engine confirms on the decentralized instance (the
@@ -39,8 +41,9 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import REGISTRY, get
+from mixbounds.checks.lower.as_built import conformance
 from mixbounds.checks.lower.asymptotic import asymptotic_exponent
-from mixbounds.checks.lower.exact import LEVELS
+from mixbounds.checks.lower.exact import LEVELS, WINDOW, WINDOW_DECADES
 from mixbounds.checks.lower.exact_verdict import ASYMPTOTIC_TOL
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult, reading
@@ -51,8 +54,10 @@ from mixbounds.checks.tiers import Tier
 #: from the start ``x⁰`` = the best point the free actions reach (module docstring): the level ``δ·e₀``
 DELTA = LEVELS[2]
 ACC = {2: "LR2_eps", 3: "MR_eps", 4: "M_mu_eps"}
-#: ``x`` as a function of the chain's κ_f at the level ``DELTA`` (module docstring)
-ACC_OF_KAPPA = {2: lambda k: 2.0 * k / DELTA, 3: lambda k: 6.0 * k / DELTA, 4: lambda k: 3.0 * math.sqrt(2.0) * k / math.sqrt(DELTA)}
+#: ``x`` as a function of the chain's κ_f at the relative level ``δ`` (module docstring)
+ACC_OF = {2: lambda k, d: 2.0 * k / d, 3: lambda k, d: 6.0 * k / d, 4: lambda k, d: 3.0 * math.sqrt(2.0) * k / math.sqrt(d)}
+#: ... at the level ``DELTA``
+ACC_OF_KAPPA = {t: (lambda k, f=f: f(k, DELTA)) for t, f in ACC_OF.items()}
 #: subgradient rounds of the max-type chain: ``⌈x²/c⌉`` (module docstring), at ``x`` from MAX_CHAIN_X0 over the decades
 #: of the Table 1 κ_f sweep
 MAX_CHAIN_DIVISOR = {3: 32.0, 4: 8.0}
@@ -77,6 +82,8 @@ for _cls, _fam in (("coupled", "coupled-grad"), ("shared", "shared-grad"), ("cou
 CARRY_BAND = 0.1
 #: the verdict label of a sweep whose counts to δ·e₀ do not grow like the closed form over the range
 NOT_CARRIED = "lower bound not carried at this accuracy"
+#: ... whose counts at the accuracy swept jointly with κ (below each point's threshold) do
+CARRIED_BELOW = "lower bound carried below its accuracy threshold"
 
 
 def _carried(tier: Tier, counts: list, fit: float, lower: float) -> str | None:
@@ -85,11 +92,13 @@ def _carried(tier: Tier, counts: list, fit: float, lower: float) -> str | None:
     The closed form's exponent is that of the per-accuracy count (the tail's decay, Table 1); read at a fixed level
     the count can stop growing where the chain's tail holds less than ``δ`` of ``e₀`` (the coupled constructions
     at large ``κ_A``: the head ``y_1 = (a/2)ρ − ½`` dominates as ``a → 0``).  Non-decreasing counts are required in
-    every tier; the fit within :data:`CARRY_BAND` of the exponent where the tier judges cross-checks (the full tier,
+    every tier, and growing ones (last above first) for a positive exponent; the fit within :data:`CARRY_BAND` of the exponent where the tier judges cross-checks (the full tier,
     whose grids start in the asymptotic range)."""
     drops = [i for i in range(1, len(counts)) if counts[i] < counts[i - 1]]
     if drops:
         return f"the counts fall from point {drops[0] + 1} on"
+    if math.isfinite(lower) and lower > 0 and counts[-1] <= counts[0]:
+        return f"the counts do not grow over the sweep ({counts[0]} … {counts[-1]})"
     if tier.lower.base is not None and math.isfinite(lower) and abs(fit - lower) > CARRY_BAND:
         return f"fit {fit:.3f} is more than {CARRY_BAND:g} from the closed form's {lower:.3f}"
     return None
@@ -97,6 +106,21 @@ def _carried(tier: Tier, counts: list, fit: float, lower: float) -> str | None:
 
 def cells(table: int) -> list:
     return [c for c in REGISTRY if c.id.startswith(f"T{table}.") and (c.problem_class, c.oracle) in SOURCE]
+
+
+def _joint(tier: Tier, rows: list, xs: list, lower: float) -> dict:
+    """The κ sweep read at an accuracy swept jointly with κ: at each point the relative level ``WINDOW·threshold``,
+    ``threshold = e(c₁)/e₀`` the error where the chain's geometric tail starts (:mod:`mixbounds.checks.lower.exact`'s
+    window: the theorems' bounds hold for ε below a threshold depending on κ); its counts are exact (the window's
+    end is a compared level) and carry the closed form's exponent when :func:`_carried` finds them growing."""
+    counts = [r["joint_count"] for r in rows]
+    ys = [max(c, 1e-12) for c in counts]
+    fit = fit_slope(xs, ys)["slope"] if len(set(ys)) > 1 else 0.0
+    exact = all(r["joint_matched"] for r in rows)
+    why = None if exact else "engine and closed form disagree at the window's end"
+    why = why or _carried(tier, counts, fit, lower)
+    return {"counts": counts, "thresholds": [r["threshold"] for r in rows], "deltas": [r["joint_delta"] for r in rows],
+            "x": [r["joint_x"] for r in rows], "fit": fit, "exact": exact, "carried": why is None, "why_not": why}
 
 
 def _rows(pts: list, key: str, param: str, table: int, acc: bool) -> tuple[list, list]:
@@ -108,9 +132,14 @@ def _rows(pts: list, key: str, param: str, table: int, acc: bool) -> tuple[list,
             continue
         r = next(x for x in b["exact"]["rows"] if x["level"] == f"{DELTA:g}")
         kf = p["realized"].get("kappa_f")
+        j = next(x for x in b["exact"]["rows"] if x["level"] == "window_end")
+        threshold = b["e1"] / b["e0"]
         rows.append({"target": v, "realized": ACC_OF_KAPPA[table](kf) if acc else p["realized"].get(PARAM_REALIZED[param]),
                      "kappa_f": kf, "count": r["engine"], "per_accuracy": r["engine"], "formula": r["formula"],
-                     "matched": r["matched"],
+                     "matched": r["matched"], "threshold": threshold, "joint_delta": WINDOW * threshold,
+                     "joint_x": ACC_OF[table](kf, WINDOW * threshold) if threshold > 0 else None,
+                     "joint_count": j["engine"],
+                     "joint_matched": j["matched"],
                      "all_matched": b["exact"]["matched"] == b["exact"]["points"] and not b.get("vertex_mismatch"),
                      "x_star_deviation": p.get("x_star_deviation")})
     return rows, errs
@@ -136,19 +165,27 @@ def judge(tier: Tier, table: int, cell, param: str, construction, pts: list, *, 
     f = fit_slope(xs, ys) if len(set(ys)) > 1 else {"slope": 0.0, "ci": (0.0, 0.0)}
     dec = math.log10(max(xs) / min(xs))
     exact_ok = all(r["all_matched"] for r in rows)
+    built = [f"{v:g}: {m}" for v, p in pts for m in
+             (conformance(model, p, None, WINDOW_DECADES)["mismatches"] if model else [])]
     gap = upper - lower
     if not exact_ok:
         status, why = "fail", "engine and closed form disagree at some point"
+    elif built:
+        status, why = "fail", "the construction as built is not the model its exponent comes from: " + "; ".join(built[:3])
     elif not math.isfinite(lower) or lower > upper + ASYMPTOTIC_TOL:
         status, why = "fail", f"lower exponent {lower:.4f} above the upper {upper:g}"
     elif dec < tier.lower.min_decades:
         status, why = "fail", f"{dec:.2f} decades, fewer than {tier.lower.min_decades}"
-    else:
-        status, why = ("fail" if control else "pass"), "consistent"
+    else:  # a control whose reading is consistent is not caught
+        status, why = "pass", "consistent"
     counts = [r["count"] for r in rows]
     not_carried = _carried(tier, counts, f["slope"], lower) if status == "pass" else None
-    label = None
-    if not_carried:
+    label, joint = None, (None if acc else _joint(tier, rows, xs, lower))
+    if not_carried and joint is not None and joint["carried"]:
+        why, label = (f"at δ = {DELTA:g} {not_carried}; {CARRIED_BELOW}: the accuracy swept jointly with {param} "
+                      f"(δ(κ) = {WINDOW:g}·threshold(κ), thresholds {[f'{t:.3g}' for t in joint['thresholds']]}) "
+                      f"gives counts {joint['counts']}, fit {joint['fit']:.3f}"), CARRIED_BELOW
+    elif not_carried:
         # the engine and the closed form agree, but this reading bounds nothing that grows: no exponent is claimed
         why, label, lower, gap = f"{NOT_CARRIED}: {not_carried}", NOT_CARRIED, None, None
     lower_text = "not established" if lower is None else f"{lower:.3f} (closed form)"
@@ -160,7 +197,7 @@ def judge(tier: Tier, table: int, cell, param: str, construction, pts: list, *, 
     return CheckResult(id=rid, status=status, points=rows, detail=detail, ci=tuple(f["ci"]), verdict_label=label,
                        extra={"lower_exponent": lower, "upper_exponent": upper, "gap": gap, "decades": dec,
                               "method_class": construction.method_class(cell.oracle), "construction": construction.name,
-                              "own": True},
+                              "own": True, "as_built_mismatches": built, "joint": joint},
                        **reading("fit" if lower is None else "lower_exponent",
                                  {"lower_exponent": lower, "fit": f["slope"], "upper_exponent": upper, "gap": gap}),
                        **common)
@@ -260,3 +297,42 @@ def control_check(*, construction, task, grid, base) -> Check:
 
     return Check(id="control.lower.T2", family="lower", result_ids=lambda t: [rid], tasks=tasks, finalize=finalize,
                  description="negative control: a Table 2 lower bound on a truncated chain must fail")
+
+
+def _flatten(pts: list, levels: tuple) -> list:
+    """Copies of the sweep points whose counts at ``levels`` stay at the first point's (a planted collapse)."""
+    out = []
+    first = None
+    for v, p in pts:
+        q = {**p, "bounds": {k: {**b, "exact": {**b["exact"], "rows": [dict(r) for r in b["exact"]["rows"]]}}
+                             if b.get("exact") else b for k, b in (p.get("bounds") or {}).items()}}
+        for b in q["bounds"].values():
+            for r in (b.get("exact") or {}).get("rows", []):
+                if r["level"] in levels:
+                    first = first or {}
+                    first.setdefault(r["level"], r["engine"])
+                    r["engine"] = r["formula"] = first[r["level"]]
+        out.append((v, q))
+    return out
+
+
+def joint_control_check(*, construction, task, grid, base) -> Check:
+    """The T2 A bound of the coupled construction in κ_A with its counts at δ·e₀ *and* at the jointly swept accuracy
+    held at the first point's (planted): the reading must be ``NOT_CARRIED`` (caught), not carried below a threshold."""
+    cell = get("T2.coupled.A")
+    rid = "control.lower.T2.coupled.A.kappa_A.joint-flat"
+
+    def finalize(tier, points):
+        pts = _flatten([(v, points[task(tier, construction, "kappa_A", v).key]) for v in grid(tier, "kappa_A", construction)],
+                       (f"{DELTA:g}", "window_end"))
+        r = judge(tier, 2, cell, "kappa_A", construction, pts, rid=rid, base=base(tier, construction))
+        caught = r.verdict_label == NOT_CARRIED
+        return [CheckResult(id=rid, kind="lower", status="fail" if caught else "pass", control=True, expected="fail",
+                            cell=cell.id, param="kappa_A", label=r.label, theory=r.theory,
+                            detail=("planted flat counts at δ·e₀ and at the joint accuracy: " +
+                                    ("read as not carried (caught)" if caught else
+                                     f"NOT read as not carried ({r.verdict_label})") + "; " + r.detail))]
+
+    return Check(id="control.lower.T2.joint", family="lower", result_ids=lambda t: [rid],
+                 tasks=lambda tier: [task(tier, construction, "kappa_A", v) for v in grid(tier, "kappa_A", construction)],
+                 finalize=finalize, description="negative control: flat counts at the joint accuracy must not be carried")

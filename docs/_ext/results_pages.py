@@ -221,7 +221,8 @@ def page_certificates(s: Snapshot) -> str:
             "Per statement: the class of methods the bound holds for (`def:foda` as printed, `∇f_i*` admitted, or "
             "`primal-gradient`), the construction that carries it, and per parameter how many engine counts equal "
             "the closed-form count (every accuracy level of every sweep point), the decades swept, the exponent "
-            "(the closed form's asymptotic one where the counts are exact; the fit's 95% CI is the cross-check), the "
+            "(the closed form's asymptotic one where the counts are exact and every instance is the model's; the fit "
+            "must lie in the closed form's band on the grid), the "
             "slope of the tightness ratio (APAPC per decade / engine per decade on the same instances), and the "
             "verdicts of the other constructions tried.", ""]
     rows = []

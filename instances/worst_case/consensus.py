@@ -38,30 +38,16 @@ from mixbounds.instances.worst_case.common import (
     rho_from_shift,
 )
 
-#: the negative control's path (variant ``power-path``): ``n = 3·round(POWER_PATH_C·κ_W^0.4)`` nodes, its weak edge
-#: tuned to κ_W (``β_n <= κ_W`` for every κ_W >= 10 with this constant)
-POWER_PATH_C, POWER_PATH_EXPONENT = 0.5, 0.4
-
-
-def power_path_nodes(kappa_W: float) -> int:
-    """Nodes of the ``power-path`` control: ``3·max(1, round(POWER_PATH_C·κ_W^0.4))``."""
-    return 3 * max(1, round(POWER_PATH_C * kappa_W ** POWER_PATH_EXPONENT))
-
 
 def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "printed", mu_f: float = 1.0,
           chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
-    """Scaman et al.'s consensus instance with tuned ``κ_W`` and ``κ_f``.
-
-    ``variant="power-path"`` (a negative control, not a construction of the paper): the same split on a path of
-    :func:`power_path_nodes` nodes whose weak edge realizes the same ``κ_W``; its hop distance grows like
-    ``κ_W^0.4``, so its communication bound does too.
-    """
-    if variant not in ("printed", "power-path"):
-        raise ValueError(f"consensus: unknown variant {variant!r} (known: printed, power-path)")
+    """Scaman et al.'s consensus instance with tuned ``κ_W`` and ``κ_f``."""
+    if variant != "printed":
+        raise ValueError(f"consensus: unknown variant {variant!r} (known: printed)")
     _reject(unused, "consensus")
     if not kappa_f > 1:
         raise ValueError(f"consensus: κ_f must be > 1, got {kappa_f}")
-    tp = tuned_path(kappa_W, power_path_nodes(kappa_W) if variant == "power-path" else None)
+    tp = tuned_path(kappa_W)
     n = tp.n
     V1, V2, V3 = tp.groups
     alpha = float(mu_f)

@@ -19,11 +19,12 @@ from rich.table import Table
 from rich.text import Text
 
 from mixbounds.checks.lower.certificates import summary_line
-from mixbounds.checks.lower.tables234 import NOT_CARRIED
+from mixbounds.checks.lower.tables234 import CARRIED_BELOW, NOT_CARRIED
 from mixbounds.plots.data import finite, fmt_slope
 
 #: how the terminal shows a pass's verdict label (labels not listed are shown as they are; ``tight`` adds nothing)
-LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified", NOT_CARRIED: "not carried"}
+LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified", NOT_CARRIED: "not carried",
+              CARRIED_BELOW: "carried below threshold"}
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error": "bold magenta", "skipped": "dim"}
 #: the columns of the wide table other than the verdict: (name, narrowest width it folds to, widest it takes)
 #: the compact layout: verdicts padded to this width (the statuses and the short labels), second lines indented

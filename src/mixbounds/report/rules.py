@@ -120,8 +120,10 @@ def _rule_rows(tier: str, doc: dict) -> list:
          "engine count = closed-form count at every level of every point (±1 only within "
          f"{exact.BOUNDARY_RTOL:g} of a tail value), ≥ the tier's decades "
          f"({', '.join(f'{t.name} {t.lower.min_decades:g}' for t in TIERS)}), closed-form asymptotic exponent within "
-         f"{ev.ASYMPTOTIC_TOL:g} of θ (below: finding, weaker bound; above: fail); the fit a cross-check within ±tol "
-         "(judged in the full tier, on its whole 95% CI); without a closed form the fit decides within ±tol",
+         f"{ev.ASYMPTOTIC_TOL:g} of θ (below: finding, weaker bound; above: fail); every instance the asymptotic "
+         "model's (path n = 3m, chain ρ and length, count within one chain index) and the fit within the closed form's "
+         "band on the grid (exponent + the grid's pre-asymptotic offset ± one index per point); without a closed form "
+         "the fit decides within ±tol (full tier: its whole 95% CI)",
          *_tiers(lambda t: t.lower.slope_band, tier)],
         ["Table 1, tightness on the certifying construction (`…tightness@variant`)",
          "APAPC / engine per decade on the same instances: |slope| ≤ tol", *_tiers(lambda t: t.table1.ratio_tol, tier)],

@@ -300,11 +300,14 @@ def _certificates_section(doc: dict) -> list[Block]:
                      each(lambda c: num(c.get("decades"), "{:.2f}")), each(expo), each(tight), others or "—",
                      " / ".join(formulas)[:400] or "—"])
     flat = lbc.get("ratios_not_flat") or []
+    explained = lbc.get("ratios_explained") or []
     return [H(2, "Lower-bound certificates", "certificates"),
             P(summary_line(lbc) + ". Exact: engine counts equal to the closed-form counts / counts compared (every "
               "level of every sweep point); exponent: the closed form's asymptotic one where the counts are exact, "
               "else the fit. Tightness (solver / engine per decade on the same instance) "
-              + ("flat for every certified statement." if not flat else f"not flat: {', '.join(flat)}.")),
+              + ("flat for every certified statement" if not flat else f"not flat: {', '.join(flat)}")
+              + (f"; not flat but explained (APAPC's iterations per accuracy fall, its per-iteration count follows the "
+                 f"bound): {', '.join(explained)}." if explained else ".")),
             T(["Statement", "Class", "Construction", "Exact (per parameter)", "Decades", "Exponent", "Tightness slope",
                "Other constructions", "Exact-count formula"], rows)]
 
@@ -427,7 +430,9 @@ def _problems_section(doc: dict) -> list[Block]:
                 f"(`bounds/claims.py: TEXT_DISCREPANCIES`); ranked by severity: *changes a rate* (an exponent or "
                 f"factor "
                 f"of a bound is not supported as printed), *changes the class* (a bound holds for a narrower class "
-                f"of methods or problems than printed), *changes a constant* (a constant, closed form or "
+                f"of methods or problems than printed), *a proof fails, the rate is certified* (the printed "
+                f"argument does not carry a bound that the suite certifies otherwise), *changes a constant* (a "
+                f"constant, closed form or "
                 f"intermediate quantity is wrong; the rates hold), *changes a constant of a proof, no theorem's "
                 f"rate* (an intermediate bound is off, every theorem uses it where that parameter is O(1)), *typo* "
                 f"(a printed expression or step is wrong, the argument is unaffected once corrected).")]
