@@ -1,12 +1,15 @@
 """The ``pep.class.*``, ``pep.blocks.*``, ``pep.binding.*``, ``pep.exact`` results and the boundary controls.
 
 * ``pep.class.<class>.grid`` — the class-level certificate (:mod:`mixbounds.checks.pep.kinds.classlevel`) at every
-  point of :data:`CLASS_GRID` (the tier runs the first ``Tier.pep.class_points`` of each class): ``pass``
-  labelled ``certified (class)`` when every point has ``ρ_PEP <= ρ_thm + PEP_ACCURACY``; ``finding`` otherwise.
-* ``pep.class.containment`` — every fixed-network point (the sweeps, the blocks, the binding case) has
+  point of :data:`CLASS_GRID` (the tier runs the first ``Tier.pep.class_points`` of each class; the identical-``C̃``
+  classes ``shared_ident`` and ``mixed_ident`` at the constants of :mod:`mixbounds.checks.pep.kinds.identical`):
+  ``pass`` labelled ``certified (class)`` when every point has ``ρ_PEP <= ρ_thm + PEP_ACCURACY``; ``finding``
+  otherwise.
+* ``pep.class.containment`` — every fixed-network point (the sweeps, the blocks, the binding cases) has
   ``ρ_network <= ρ_class + PEP_ACCURACY`` at its own constants, else ``fail``: a network outside the class its
   parameters assume (the interval control) is seen here.
-* ``pep.blocks.<class>`` (full tier) — several slots per node (:mod:`mixbounds.checks.pep.kinds.blocks`).
+* ``pep.blocks.<class>`` (full tier) — several slots per node (:mod:`mixbounds.checks.pep.kinds.blocks`; the
+  identical-``C̃`` classes on the network instances of :mod:`mixbounds.checks.pep.kinds.identical`).
 * ``pep.binding.network`` / ``pep.binding.kstep`` — APAPC without Chebyshev where the dual state carries the worst
   case: one step at ``χ = 1.05κ`` (the two terms of the theorem's ``min`` nearly tie; the worst case has rank 2 and
   its dual part carries most of ``V⁰``: the binding certificate, ``fail`` unless ``rank > 1`` and dual share
@@ -16,7 +19,10 @@
   ``>= EXACT_SHARE``.
 * ``control.pep.interval_2x``, ``control.pep.theta_threshold``, ``control.pep.no_dual.<scope>`` — the controls of
   :mod:`mixbounds.checks.pep.kinds.boundary`, each with its margin; ``pep.boundary.theta`` checks the recorded
-  threshold from below (certified at ``f*(1 − s)``) and, in the full tier, re-bisects it.
+  threshold from below (certified at ``f*(1 − s)``) and, in the full tier, re-bisects it;
+  ``control.pep.ident_fact.shared_ident`` — the identical-``C̃`` network instance built from ``λ_min+(W)`` overstated
+  2× (:data:`IDENT_FACT`): its operator leaves the interval ``lem:local_spectrum`` gives, caught by
+  ``ρ_network > ρ_class``.
 """
 
 from __future__ import annotations
@@ -48,9 +54,23 @@ CLASS_GRID = {
                   # fails to verify (certified (float), said so)
                   (10.0, 40.0, N)),
     "coupled": _COMMON, "shared": _COMMON, "coupled_local": _COMMON, "mixed": _COMMON,
+    # identical C̃ (kinds.identical), (κ_f, κ_W, method, κ_C̃): the Chebyshev points have χ ≈ 5 (lem:local_spectrum
+    # without an outer polynomial), κ_f = 1.5 and 1.1 put them in κ < χ < 4κ and τ = 1; without Chebyshev χ = 100
+    # (shared_ident) or 368 (mixed_ident) at κ_W = 3
+    "shared_ident": ((10.0, 100.0, C, 10.0), (10.0, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
+                     (1.5, 100.0, C, 10.0), (1.1, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (30.0, 3.0, N, 10.0),
+                     (100.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0)),
+    "mixed_ident": ((10.0, 100.0, C, 10.0), (1.1, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
+                    (1.5, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (10.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0),
+                    (1.5, 3.0, N, 1.5), (3.0, 3.0, N, 10.0)),
 }
 #: several-slot fixed-network points (full tier): κ_f, κ_W
 BLOCK_POINT = (10.0, 100.0)
+#: the classes with a several-slot fixed-network result ``pep.blocks.<class>`` (the identical-C̃ ones with the
+#: network instances of kinds.identical)
+BLOCK_RESULTS = ("coupled", "coupled_local", "mixed", "shared_ident", "mixed_ident")
+#: the identical-C̃ control: class, κ_f, κ_W (the dual state binds at κ_f = 1.5), the fact and its factor
+IDENT_FACT = ("shared_ident", 1.5, 100.0, "lambda_min_W", 2.0)
 #: the binding certificates: id suffix → (scope, κ_W, K, start)
 BINDING_POINTS = {"network": ("network", 10.5, 1, "any"), "kstep": ("class", 1000.0, 5, "algorithm"),
                   "kstep_network": ("network", 1000.0, 5, "algorithm")}
@@ -59,9 +79,10 @@ INTERVAL = (2.0, 1.5, 100.0)
 
 
 def _class_task(cls: str, pt: tuple) -> Task:
-    kf, kw, m = pt
-    return Task(kp.class_point, {"cls": cls, "kappa_f": kf, "kappa_W": kw, "method": m},
-                label=f"PEP class {cls} κ_f={kf:g} κ_W={kw:g} {m}")
+    kf, kw, m, *kc = pt  # κ_C̃ for the identical-C̃ classes
+    kwargs = {"cls": cls, "kappa_f": kf, "kappa_W": kw, "method": m, **({"kappa_Ct": kc[0]} if kc else {})}
+    return Task(kp.class_point, kwargs,
+                label=f"PEP class {cls} κ_f={kf:g} κ_W={kw:g} {m}" + (f" κ_C̃={kc[0]:g}" if kc else ""))
 
 
 def _block_task(cls: str) -> Task:
@@ -84,8 +105,9 @@ def _skip(rid: str, pts: list, control: bool = False) -> CheckResult | None:
 
 def _where(p: dict) -> str:
     net = f"{p.get('network')} of {p.get('N')}" if p.get("scope") == "network" else "every network and matrix"
+    kc = f", κ_C̃={p['kappa_Ct']:g}" if "kappa_Ct" in p else ""
     return (f"{p.get('class')} ({p.get('method', C)}, {p.get('blocks', 'scalar')}), {net}, κ_f={p.get('kappa_f'):g}, "
-            f"κ_W={p.get('kappa_W'):.4g}, κ_G={p.get('kappa_G'):.4g}, χ={p.get('chi'):.4g}, K={p.get('K')}")
+            f"κ_W={p.get('kappa_W'):.4g}{kc}, κ_G={p.get('kappa_G'):.4g}, χ={p.get('chi'):.4g}, K={p.get('K')}")
 
 
 def scoped_verdict(rid: str, pts: list[dict], label: str) -> CheckResult:
@@ -231,13 +253,13 @@ def checks(sweep_tasks) -> list[Check]:
     def kind_tasks(tier):
         ts = [_binding_task("network"), _binding_task("kstep")]
         if tier.pep.full_extras:
-            ts += [_binding_task("kstep_network")] + [_block_task(c) for c in ("coupled", "coupled_local", "mixed")]
+            ts += [_binding_task("kstep_network")] + [_block_task(c) for c in BLOCK_RESULTS]
         return ts
 
     def kind_ids(tier):
         ids = ["pep.binding.network", "pep.binding.kstep"]
         if tier.pep.full_extras:
-            ids += ["pep.binding.kstep_network"] + [f"pep.blocks.{c}" for c in ("coupled", "coupled_local", "mixed")]
+            ids += ["pep.binding.kstep_network"] + [f"pep.blocks.{c}" for c in BLOCK_RESULTS]
         return ids + ["pep.class.containment", "pep.exact"]
 
     def kind_final(tier, pts):
@@ -248,7 +270,7 @@ def checks(sweep_tasks) -> list[Check]:
             kn = pts[_binding_task("kstep_network").key]
             out.append(binding_verdict("pep.binding.kstep_network", kn, required=False))
             nets.append(kn)
-            for c in ("coupled", "coupled_local", "mixed"):
+            for c in BLOCK_RESULTS:
                 bp = pts[_block_task(c).key]
                 out.append(scoped_verdict(f"pep.blocks.{c}", [bp], CERT_NETWORK))
                 nets.append(bp)
@@ -265,9 +287,12 @@ def checks(sweep_tasks) -> list[Check]:
     wide, kf, kw = INTERVAL
     interval = Task(kp.interval_point, {"widen": wide, "kappa_f": kf, "kappa_W": kw}, label="PEP control interval 2x")
     nd = {s: Task(kp.no_dual_point, {"scope": s}, label=f"PEP control no dual ({s})") for s in ("class", "network")}
+    icls, ikf, ikw, ifact, ifac = IDENT_FACT
+    ident = Task(kp.ident_fact_point, {"cls": icls, "kappa_f": ikf, "kappa_W": ikw, "fact": ifact, "factor": ifac},
+                 label=f"PEP control {icls} {ifact} x{ifac:g}")
 
     def ctrl_tasks(tier):
-        return [above, interval, nd["class"], nd["network"], below] + ([bis] if tier.pep.full_extras else [])
+        return [above, interval, nd["class"], nd["network"], below, ident] + ([bis] if tier.pep.full_extras else [])
 
     def ctrl_final(tier, pts):
         return [_control("control.pep.interval_2x", pts[interval.key], "rho_pep", "rho_class",
@@ -278,6 +303,9 @@ def checks(sweep_tasks) -> list[Check]:
                          "V without its dual terms: max V'¹ − ρ_thm V'⁰ s.t. V⁰ <= 1 (class level)"),
                 _control("control.pep.no_dual.network", pts[nd["network"].key], "excess", None,
                          "V without its dual terms: max V'¹ − ρ_thm V'⁰ s.t. V⁰ <= 1 (path of 3)"),
+                _control(f"control.pep.ident_fact.{icls}", pts[ident.key], "rho_pep", "rho_class",
+                         f"identical C̃, {ifact} × {ifac:g} handed to lem:local_spectrum: ρ_network against ρ_class of "
+                         "the interval the parameters assume"),
                 theta_boundary_verdict("pep.boundary.theta", pts[below.key],
                                        pts[bis.key] if tier.pep.full_extras else None)]
 
@@ -290,6 +318,7 @@ def checks(sweep_tasks) -> list[Check]:
             Check(id="control.pep.boundary", family="controls",
                   result_ids=lambda t: ["control.pep.interval_2x", "control.pep.theta_threshold",
                                         "control.pep.no_dual.class", "control.pep.no_dual.network",
-                                        "pep.boundary.theta"],
+                                        f"control.pep.ident_fact.{icls}", "pep.boundary.theta"],
                   tasks=ctrl_tasks, finalize=ctrl_final,
-                  description="controls at the boundary: interval 2×, θ just above its threshold, V without dual terms")]
+                  description="controls at the boundary: interval 2×, θ just above its threshold, V without dual terms, a "
+                              "wrong fact handed to the identical-C̃ lemma")]

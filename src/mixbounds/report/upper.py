@@ -68,16 +68,19 @@ def _exactness(p: dict) -> str:
 
 def _scope_row(c: dict, p: dict) -> list:
     if p.get("scope") == "class":
-        where = f"κ_f={_g(p.get('kappa_f'))}, κ_G={_g(p.get('kappa_G'))}, χ={_g(p.get('chi'))} (from κ_W={_g(p.get('kappa_W'))})"
+        kc = f", κ_C̃={_g(p['kappa_Ct'])}" if "kappa_Ct" in p else ""
+        where = (f"κ_f={_g(p.get('kappa_f'))}, κ_G={_g(p.get('kappa_G'))}, χ={_g(p.get('chi'))} (from "
+                 f"κ_W={_g(p.get('kappa_W'))}{kc})")
     else:
         where = f"{p.get('network', '')} {p.get('N', '')}, κ_f={_g(p.get('kappa_f'))}, κ_W={_g(p.get('kappa_W'))}"
     rp, rt = finite(p.get("rho_pep")), finite(p.get("rho_theorem"))
     margin = f"{rt - rp:+.6f}" if rp is not None and rt is not None else "—"
     rank = p.get("rank")
+    rank = "—" if rank is None else str(rank)
     return [link(c["id"], _cid(c["id"])), p.get("scope", "network"), p.get("class", ""), p.get("method", "apapc"),
             p.get("blocks", "scalar"), where, str(p.get("K", "")), _f(rp), _f(rt), margin,
             _f(p.get("rho_class")) if p.get("scope") != "class" else "—", _exactness(p),
-            "—" if rank is None else str(rank), _carried(p), V(c["status"], c.get("verdict_label") or c["status"])]
+            rank, _carried(p), V(c["status"], c.get("verdict_label") or c["status"])]
 
 
 def pep_scope_section(doc: dict) -> list:
