@@ -1,4 +1,5 @@
-"""The identical-C̃ classes' PEP certificates (checks/pep/kinds/identical.py)."""
+"""The identical-C̃ classes' PEP certificates (checks/pep/kinds/identical.py) and the worst single mode
+(checks/pep/kinds/modes.py) with the binding certificates it qualifies."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ MARGIN_ATOL = 1e-5
 #: the operator's extreme eigenvalues against lem:local_spectrum's ends: the lower end is attained (at λ_min+(W)'s
 #: mode, in ker C̃) and the two agree up to the rounding of the Chebyshev polynomial's evaluation (measured 1.7e-15)
 SPECTRUM_RTOL = 1e-12
+#: the single-mode bound is a grid maximum refined to about 1e-9 relative; a PEP solved to 1e-6 may sit that much
+#: below an instance's exact contraction
+MODE_ATOL = 1e-6
 
 
 @pytest.mark.parametrize("cls", ["shared_ident", "mixed_ident"])
@@ -84,3 +88,81 @@ def test_identical_fact_control_caught_by_containment():
     assert q["rho_pep"] == pytest.approx(0.8190371, abs=RHO_ATOL)
     r = block_point("shared_ident", 10.0, 100.0)
     assert r["solved"] and r["exact"] and r["rho_pep"] <= r["rho_class"] + RHO_ATOL
+
+
+@needs_pep
+@pytest.mark.parametrize("kappa_f,kappa_W,method,K,start,equal", [
+    (10.0, 100.0, "apapc", 1, "any", True),                 # network-blind: the consensus direction, h = μ
+    (10.0, 1000.0, "apapc-nocheb", 5, "algorithm", True),   # the network's λ_min+, h = μ
+    (100.0, 100.0, "apapc-nocheb", 5, "algorithm", False),  # χ = κ: the worst case couples two modes
+    (10.0, 10.5, "apapc-nocheb", 1, "any", False),
+])
+def test_single_mode_bound_against_the_class_pep(kappa_f, kappa_W, method, K, start, equal):
+    """Every single mode is an instance of the class (ρ_mode <= ρ_PEP); at the rank-1 points a mode is the worst
+    case (equal), at the rank-2 ones the PEP exceeds every mode (ρ_PEP^K − ρ_mode^K measured 7.2e-4 and 2.5e-4)."""
+    from mixbounds.checks.pep.kinds.modes import mode_bound
+    from mixbounds.checks.pep.kinds.points import class_point, scalar_or_block_model
+
+    m = scalar_or_block_model("consensus", kappa_f, kappa_W, method)
+    p = class_point("consensus", kappa_f, kappa_W, method, K=K, start=start)
+    mb = mode_bound(m.params, K, start)
+    assert mb.rho <= p["rho_pep"] + MODE_ATOL
+    if equal:
+        assert mb.rho == pytest.approx(p["rho_pep"], abs=MODE_ATOL) and p["rank"] == 1
+    else:
+        assert p["rho_pep"] ** K - mb.rho ** K > 1e-4 and p["rank"] == 2
+
+
+def test_single_mode_bound_sees_a_wider_spectrum():
+    """Negative control of ρ_mode as a lower bound: the modes of an operator with an eigenvalue at lo/4 (outside the
+    interval the parameters assume) contract slower than every mode inside it."""
+    from mixbounds.checks.pep.kinds.modes import mode_bound
+    from mixbounds.solvers.apapc import APAPCParameters
+
+    p = APAPCParameters.rule(10.0, 1.0, 10.5, 1.0)
+    inside = mode_bound(p, 1, "any")
+    outside = mode_bound(p, 1, "any", lams=np.array([0.0, p.lam_min / 4, p.lam_max]))
+    assert outside.rho > inside.rho + 1e-3 and outside.lam == pytest.approx(p.lam_min / 4)
+
+
+@needs_pep
+def test_two_mode_binding_certificate():
+    """K = 5 from the algorithm's start at χ = κ = 100 (class scope): rank 2, dual share 0.94, beyond every single
+    mode; the rule's control: the same point with ρ_mode raised to ρ_PEP (a tie of two modes) is not binding."""
+    from mixbounds.checks.pep.kinds.results import _binding_task, binding_verdict
+
+    t = _binding_task("kstep_two_modes")
+    p = t.func(**t.kwargs)
+    assert p["rho_pep"] == pytest.approx(0.9902300, abs=RHO_ATOL) and p["exact"]
+    assert p["rank"] == 2 and p["dual_share_V0"] > 0.9
+    assert p["rho_mode"] == pytest.approx(0.9900809, abs=RHO_ATOL) and p["mode_lambda"] == 0.0
+    assert binding_verdict("b", p, required=True).status == "pass"
+    assert binding_verdict("b", dict(p, rho_mode=p["rho_pep"]), required=True).status == "fail"
+    assert binding_verdict("b", dict(p, rank=1), required=True).status == "fail"
+
+
+@needs_pep
+@pytest.mark.slow
+def test_two_mode_binding_certificate_on_the_path():
+    """The same on the path of 3 (full tier's pep.binding.kstep_two_modes_network): the network attains its class
+    value with a rank-2 worst case whose second Gram eigenvalue is 1.2e-2 of the first."""
+    from mixbounds.checks.pep.kinds.results import _binding_task, binding_verdict
+
+    t = _binding_task("kstep_two_modes_network")
+    p = t.func(**t.kwargs)
+    assert p["rho_pep"] == pytest.approx(0.9902300, abs=RHO_ATOL) and p["rho_pep"] <= p["rho_class"] + RHO_ATOL
+    assert p["rank"] == 2 and p["dual_share_V0"] > 0.9 and p["network_share_u0"] > 0.5
+    assert binding_verdict("b", p, required=True).status == "pass"
+
+
+@needs_pep
+@pytest.mark.slow
+def test_mixed_ident_network_certificate():
+    """pep.blocks.mixed_ident (full tier): x_i ∈ R with A_i, x̃_i ∈ R² with C̃ = (1, ½), path of 3, κ_f = 10,
+    κ_W = 100: ρ 0.9729886 inside its class value 0.9789530."""
+    from mixbounds.checks.pep.kinds.points import block_point
+
+    p = block_point("mixed_ident", 10.0, 100.0)
+    assert p["solved"] and p["exact"]
+    assert p["rho_pep"] == pytest.approx(0.9729886, abs=RHO_ATOL)
+    assert p["rho_class"] == pytest.approx(0.9789530, abs=RHO_ATOL)

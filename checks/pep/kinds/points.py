@@ -17,6 +17,7 @@ import numpy as np
 from mixbounds.checks.pep.availability import available, missing_reason
 from mixbounds.checks.pep.factor import iterations, rho_theorem
 from mixbounds.checks.pep.kinds.identical import DT_NETWORK, IDENT_CLASSES, ident_model
+from mixbounds.checks.pep.kinds.modes import mode_bound
 from mixbounds.checks.pep.model import RANK_RTOL, ClassData, default_blocks, linear_model
 from mixbounds.checks.pep.networks import network
 
@@ -154,16 +155,21 @@ def ident_fact_point(cls: str, kappa_f: float, kappa_W: float, fact: str, factor
 BINDING = ("consensus", 10.0, 1000.0, "apapc-nocheb")
 
 
-def binding_point(scope: str, K: int, start: str, kappa_W: float | None = None) -> dict:
-    """The binding case (:data:`BINDING`, ``κ_W`` overridden by ``kappa_W``) at ``scope`` ``"network"`` or
-    ``"class"``, ``K`` steps from ``start``."""
+def binding_point(scope: str, K: int, start: str, kappa_W: float | None = None, kappa_f: float | None = None) -> dict:
+    """The binding case (:data:`BINDING`, ``κ_W`` and ``κ_f`` overridden by ``kappa_W``, ``kappa_f``) at ``scope``
+    ``"network"`` or ``"class"``, ``K`` steps from ``start``, with the worst single mode ``ρ_mode``
+    (:mod:`mixbounds.checks.pep.kinds.modes`: over ``{0} ∪ [lo, hi]``, or the network's spectrum)."""
     if not available():
         return {"skipped": missing_reason()}
     cls, kf, kw, method = BINDING
     kw = kw if kappa_W is None else float(kappa_W)
+    kf = kf if kappa_f is None else float(kappa_f)
+    model = scalar_or_block_model(cls, kf, kw, method)
     if scope == "class":
-        return class_point(cls, kf, kw, method, K=K, start=start)
-    return network_point(scalar_or_block_model(cls, kf, kw, method), K=K, start=start)
+        rec, lams = class_point(cls, kf, kw, method, K=K, start=start), None
+    else:
+        rec, lams = network_point(model, K=K, start=start), np.linalg.eigvalsh(model.P)
+    return {**rec, **mode_bound(model.params, K, start, lams).record()}
 
 
 def interval_point(widen: float, kappa_f: float, kappa_W: float) -> dict:

@@ -10,11 +10,13 @@
   parameters assume (the interval control) is seen here.
 * ``pep.blocks.<class>`` (full tier) — several slots per node (:mod:`mixbounds.checks.pep.kinds.blocks`; the
   identical-``C̃`` classes on the network instances of :mod:`mixbounds.checks.pep.kinds.identical`).
-* ``pep.binding.network`` / ``pep.binding.kstep`` — APAPC without Chebyshev where the dual state carries the worst
-  case: one step at ``χ = 1.05κ`` (the two terms of the theorem's ``min`` nearly tie; the worst case has rank 2 and
-  its dual part carries most of ``V⁰``: the binding certificate, ``fail`` unless ``rank > 1`` and dual share
-  ``> BINDING_SHARE``), and ``K = 5`` steps from the algorithm's start at ``κ_W = 1000`` (full tier: the network's;
-  every tier: the class's), reported with their rank and share.
+* ``pep.binding.<name>`` — APAPC without Chebyshev where the dual state carries the worst case, each with its rank,
+  dual share and worst single mode ``ρ_mode`` (:mod:`mixbounds.checks.pep.kinds.modes`).  Must bind (``fail``
+  unless ``rank > 1``, dual share ``> BINDING_SHARE`` and ``ρ_PEP^K > ρ_mode^K + PEP_ACCURACY``):
+  ``network`` (one step at ``χ = 1.05κ``: rank 2, dual share 0.87) and ``kstep_two_modes`` (``K = 5`` from the
+  algorithm's start at ``χ = κ = 100``, class scope; full tier also ``kstep_two_modes_network`` on the path of 3).
+  Reported: ``kstep`` (``K = 5`` from the algorithm's start at ``κ_W = 1000``: one mode, rank 1; full tier also
+  ``kstep_network``).
 * ``pep.exact`` — the share of certified points whose dual certificate was verified exactly: ``pass`` at
   ``>= EXACT_SHARE``.
 * ``control.pep.interval_2x``, ``control.pep.theta_threshold``, ``control.pep.no_dual.<scope>`` — the controls of
@@ -71,9 +73,14 @@ BLOCK_POINT = (10.0, 100.0)
 BLOCK_RESULTS = ("coupled", "coupled_local", "mixed", "shared_ident", "mixed_ident")
 #: the identical-C̃ control: class, κ_f, κ_W (the dual state binds at κ_f = 1.5), the fact and its factor
 IDENT_FACT = ("shared_ident", 1.5, 100.0, "lambda_min_W", 2.0)
-#: the binding certificates: id suffix → (scope, κ_W, K, start)
-BINDING_POINTS = {"network": ("network", 10.5, 1, "any"), "kstep": ("class", 1000.0, 5, "algorithm"),
-                  "kstep_network": ("network", 1000.0, 5, "algorithm")}
+#: the binding certificates: id suffix → (scope, κ_W, K, start, κ_f); the two-mode ones sit at χ = κ = 100, where the
+#: consensus direction and the network's λ_min+ contract at nearly one rate and the worst case couples them
+BINDING_POINTS = {"network": ("network", 10.5, 1, "any", 10.0), "kstep": ("class", 1000.0, 5, "algorithm", 10.0),
+                  "kstep_network": ("network", 1000.0, 5, "algorithm", 10.0),
+                  "kstep_two_modes": ("class", 100.0, 5, "algorithm", 100.0),
+                  "kstep_two_modes_network": ("network", 100.0, 5, "algorithm", 100.0)}
+#: the binding certificates that must bind (rank > 1, dual share > BINDING_SHARE, no single mode as bad)
+BINDING_REQUIRED = ("network", "kstep_two_modes", "kstep_two_modes_network")
 #: the interval control's point: widen, κ_f, κ_W (the dual state binds at κ_f = 1.5)
 INTERVAL = (2.0, 1.5, 100.0)
 
@@ -91,8 +98,8 @@ def _block_task(cls: str) -> Task:
 
 
 def _binding_task(name: str) -> Task:
-    scope, kw, K, start = BINDING_POINTS[name]
-    return Task(kp.binding_point, {"scope": scope, "K": K, "start": start, "kappa_W": kw},
+    scope, kw, K, start, kf = BINDING_POINTS[name]
+    return Task(kp.binding_point, {"scope": scope, "K": K, "start": start, "kappa_W": kw, "kappa_f": kf},
                 label=f"PEP binding {name}")
 
 
@@ -155,19 +162,28 @@ def containment_verdict(rid: str, pts: list[dict]) -> CheckResult:
 
 
 def binding_verdict(rid: str, p: dict, required: bool) -> CheckResult:
-    """A certificate with its worst case's rank and dual share; ``required``: ``fail`` unless ``rank > 1`` and the
-    dual share of ``V⁰`` exceeds :data:`BINDING_SHARE`."""
+    """A certificate with its worst case's rank, dual share and worst single mode ``ρ_mode``
+    (:mod:`mixbounds.checks.pep.kinds.modes`); ``required``: ``fail`` unless ``rank > 1``, the dual share of ``V⁰``
+    exceeds :data:`BINDING_SHARE` and ``ρ_PEP^K > ρ_mode^K + PEP_ACCURACY`` (no single one-dimensional mode is a worst
+    case, so the rank is not that of two modes tied at the optimum)."""
     base = scoped_verdict(rid, [p], CERT_CLASS if p.get("scope") == "class" else CERT_NETWORK)
-    if base.status != "pass" or not required:
+    if base.status != "pass":
         return base
-    rank, share = p.get("rank", 0), p.get("dual_share_V0", 0.0)
-    binds = rank > 1 and share > BINDING_SHARE
-    return CheckResult(id=rid, kind="pep", status="pass" if binds else "fail", theory=base.theory,
-                       tolerance=PEP_ACCURACY, label=LABEL, points=[p], verdict_label=base.verdict_label if binds else None,
-                       detail=base.detail + f"; worst case rank {rank} (Gram eigenvalues above "
-                                             f"{p.get('rank_rtol')} of the largest), dual share of V⁰ {share:.3f}"
-                              + ("" if binds else f": not binding (needs rank > 1 and share > {BINDING_SHARE})"),
-                       **reading("rho_pep", {**base.readings, "rank": rank, "dual_share_V0": share}))
+    rank, share, K = p.get("rank", 0), p.get("dual_share_V0", 0.0), p.get("K", 1)
+    rho_mode = p.get("rho_mode", math.nan)
+    beyond = p["rho_pep"] ** K - rho_mode ** K
+    binds = rank > 1 and share > BINDING_SHARE and beyond > PEP_ACCURACY
+    ok = binds or not required
+    detail = (base.detail + f"; worst case rank {rank} (Gram eigenvalues above {p.get('rank_rtol')} of the largest), "
+              f"dual share of V⁰ {share:.3f}; worst single mode ρ_mode = {rho_mode:.7f} (h = {p.get('mode_h', math.nan):.4g}"
+              f", λ = {p.get('mode_lambda', math.nan):.4g}), ρ_PEP^K − ρ_mode^K = {beyond:.3g}")
+    if required and not binds:
+        detail += (f": not binding (needs rank > 1, dual share > {BINDING_SHARE} and ρ_PEP^K − ρ_mode^K > "
+                   f"{PEP_ACCURACY:g})")
+    return CheckResult(id=rid, kind="pep", status="pass" if ok else "fail", theory=base.theory,
+                       tolerance=PEP_ACCURACY, label=LABEL, points=[p], verdict_label=base.verdict_label if ok else None,
+                       detail=detail, **reading("rho_pep", {**base.readings, "rank": rank, "dual_share_V0": share,
+                                                            "rho_mode": rho_mode, "beyond_modes": beyond}))
 
 
 def exact_verdict(rid: str, pts: list[dict]) -> CheckResult:
@@ -250,26 +266,28 @@ def checks(sweep_tasks) -> list[Check]:
                for c in CLASS_GRID]
         return out
 
+    def binding_names(tier):
+        return [n for n in BINDING_POINTS if tier.pep.full_extras or BINDING_POINTS[n][0] == "class" or n == "network"]
+
     def kind_tasks(tier):
-        ts = [_binding_task("network"), _binding_task("kstep")]
+        ts = [_binding_task(n) for n in binding_names(tier)]
         if tier.pep.full_extras:
-            ts += [_binding_task("kstep_network")] + [_block_task(c) for c in BLOCK_RESULTS]
+            ts += [_block_task(c) for c in BLOCK_RESULTS]
         return ts
 
     def kind_ids(tier):
-        ids = ["pep.binding.network", "pep.binding.kstep"]
+        ids = [f"pep.binding.{n}" for n in binding_names(tier)]
         if tier.pep.full_extras:
-            ids += ["pep.binding.kstep_network"] + [f"pep.blocks.{c}" for c in BLOCK_RESULTS]
+            ids += [f"pep.blocks.{c}" for c in BLOCK_RESULTS]
         return ids + ["pep.class.containment", "pep.exact"]
 
     def kind_final(tier, pts):
-        out = [binding_verdict("pep.binding.network", pts[_binding_task("network").key], required=True),
-               binding_verdict("pep.binding.kstep", pts[_binding_task("kstep").key], required=False)]
-        nets = [pts[_binding_task("network").key]]
+        out, nets, bound = [], [], []
+        for n in binding_names(tier):
+            bp = pts[_binding_task(n).key]
+            out.append(binding_verdict(f"pep.binding.{n}", bp, required=n in BINDING_REQUIRED))
+            (nets if BINDING_POINTS[n][0] == "network" else bound).append(bp)
         if tier.pep.full_extras:
-            kn = pts[_binding_task("kstep_network").key]
-            out.append(binding_verdict("pep.binding.kstep_network", kn, required=False))
-            nets.append(kn)
             for c in BLOCK_RESULTS:
                 bp = pts[_block_task(c).key]
                 out.append(scoped_verdict(f"pep.blocks.{c}", [bp], CERT_NETWORK))
@@ -278,7 +296,7 @@ def checks(sweep_tasks) -> list[Check]:
         sweep = [{k: v for k, v in p.items() if not k.startswith("rate")} for p in sweep]
         out.append(containment_verdict("pep.class.containment", nets + sweep))
         cls = [pts[t.key] for t in class_tasks(tier)]
-        out.append(exact_verdict("pep.exact", nets + sweep + cls + [pts[_binding_task("kstep").key]]))
+        out.append(exact_verdict("pep.exact", nets + sweep + cls + bound))
         return out
 
     below = Task(kp.theta_point, {"factor": THETA_THRESHOLD * (1 - THETA_STEP)}, label="PEP θ below the threshold")

@@ -77,6 +77,8 @@ def _scope_row(c: dict, p: dict) -> list:
     margin = f"{rt - rp:+.6f}" if rp is not None and rt is not None else "—"
     rank = p.get("rank")
     rank = "—" if rank is None else str(rank)
+    if finite(p.get("rho_mode")) is not None:  # the worst single one-dimensional mode (checks/pep/kinds/modes.py)
+        rank += f" (ρ_mode {_f(p['rho_mode'], 7)})"
     return [link(c["id"], _cid(c["id"])), p.get("scope", "network"), p.get("class", ""), p.get("method", "apapc"),
             p.get("blocks", "scalar"), where, str(p.get("K", "")), _f(rp), _f(rt), margin,
             _f(p.get("rho_class")) if p.get("scope") != "class" else "—", _exactness(p),
@@ -101,7 +103,9 @@ def pep_scope_section(doc: dict) -> list:
               "at the same constants (a network above it is outside the class its parameters assume). Exact: the SDP's "
               "dual certificate, rounded to rationals and checked in exact arithmetic, proves V^K <= ρ^K V⁰ for the "
               "shown ρ; float: only the floating-point SDP says so. Rank: eigenvalues of the worst-case Gram matrix "
-              "above 1e-4 of the largest. Carried by: the dual state's share of V⁰ at the worst case. The numbers are "
+              "above 1e-4 of the largest; ρ_mode (binding results): the worst one-dimensional mode, a quadratic on one "
+              "eigenvector of P — ρ_PEP = ρ_mode means that mode is a worst case. Carried by: the dual state's share "
+              "of V⁰ at the worst case. The numbers are "
               "per-step contractions of the Lyapunov function over K steps, not asymptotic rates (docs: "
               "guides/pep-certificates)."),
             T(["Result", "Scope", "Class", "Method", "Blocks", "Constants / network", "K", "ρ_PEP", "ρ_thm", "Margin",
