@@ -40,9 +40,10 @@ def regime(kappa: float, chi: float) -> str:
 
 
 def scalar_or_block_model(cls: str, kappa_f: float, kappa_W: float, method: str = "apapc",
-                          kappa_Ct: float | None = None):
-    """The fixed-network model of a class point: scalar blocks, several slots for :data:`FROM_BLOCKS`, the
-    identical-``C̃`` instances of :mod:`mixbounds.checks.pep.kinds.identical` (``kappa_Ct``: their ``κ_C̃``)."""
+                          kappa_Ct: float | None = None, kappa_A: float | None = None):
+    """The fixed-network model of a class point: scalar blocks, several slots for :data:`FROM_BLOCKS` (and for the
+    coupled blocks ``A_i ∈ R^{2×2}`` of condition ``kappa_A``), the identical-``C̃`` instances of
+    :mod:`mixbounds.checks.pep.kinds.identical` (``kappa_Ct``: their ``κ_C̃``)."""
     from mixbounds.checks.pep.kinds.blocks import block_model  # lazy: the optional [pep] extra's package
 
     kind, n = NETWORK
@@ -51,8 +52,8 @@ def scalar_or_block_model(cls: str, kappa_f: float, kappa_W: float, method: str 
                            else kappa_Ct)
     if kappa_Ct is not None:
         raise ValueError(f"PEP class point: κ_C̃ is a parameter of the identical-C̃ classes only, not of {cls!r}")
-    if cls in FROM_BLOCKS:
-        return block_model(cls, kind, n, kappa_f, kappa_W, method)
+    if kappa_A is not None or cls in FROM_BLOCKS:
+        return block_model(cls, kind, n, kappa_f, kappa_W, method, kappa_A=kappa_A)
     return linear_model(ClassData(cls, network(kind, n, kappa_W), float(kappa_f), 1.0, default_blocks(cls, n), method))
 
 
@@ -81,23 +82,25 @@ def class_value(spec, K: int = 1, start: str = "any", exact_target: float | None
 
 
 def class_point(cls: str, kappa_f: float, kappa_W: float, method: str = "apapc", K: int = 1,
-                start: str = "any", kappa_Ct: float | None = None) -> dict:
+                start: str = "any", kappa_Ct: float | None = None, kappa_A: float | None = None) -> dict:
     """``ρ_class`` at the constants of ``cls`` on the tuned network with ``κ_f``, ``κ_W`` and ``method`` (the
     lemmas' ``μ_G, L_G`` and interval, read off the suite's reformulation): the certificate of every network and
-    matrix of the class with those constants.  ``kappa_Ct``: ``κ_C̃`` of the identical-``C̃`` classes."""
+    matrix of the class with those constants.  ``kappa_Ct``: ``κ_C̃`` of the identical-``C̃`` classes; ``kappa_A``:
+    ``κ̂_A`` of coupled blocks ``A_i ∈ R^{2×2}`` (:func:`mixbounds.checks.pep.kinds.blocks.block_problem`)."""
     if not available():
         return {"skipped": missing_reason()}
     from mixbounds.checks.pep.kinds.classlevel import ClassSpec  # lazy: the optional [pep] extra
 
-    model = scalar_or_block_model(cls, kappa_f, kappa_W, method, kappa_Ct)
+    model = scalar_or_block_model(cls, kappa_f, kappa_W, method, kappa_Ct, kappa_A)
     p = model.params
     spec = ClassSpec(p.mu, p.L, p.lam_min, p.lam_max)
     rt = rho_theorem(p)
     rec = class_value(spec, K, start, exact_target=rt ** K)
     rho = rec.get("rho_pep", math.nan)
-    extra = {} if kappa_Ct is None else {"kappa_Ct": float(kappa_Ct)}
+    extra = {k: float(v) for k, v in (("kappa_Ct", kappa_Ct), ("kappa_A", kappa_A)) if v is not None}
+    several = cls in FROM_BLOCKS + IDENT_CLASSES or kappa_A is not None
     return {"scope": "class", "class": cls, "method": method, "kappa_f": float(kappa_f), "kappa_W": float(kappa_W),
-            **extra, "blocks": "scalar" if cls not in FROM_BLOCKS + IDENT_CLASSES else "several slots",
+            **extra, "blocks": "several slots" if several else "scalar",
             **_spec_record(spec, p), **rec,
             "margin": rt - rho if math.isfinite(rho) else math.nan,
             "iterations": iterations(rho) if math.isfinite(rho) else math.inf}

@@ -45,26 +45,33 @@ EXACT_SHARE = 0.9
 BINDING_SHARE = 0.01
 CERT_CLASS, CERT_NETWORK = "certified (class)", "certified (network)"
 C, N = "apapc", "apapc-nocheb"
-#: per class: (κ_f, κ_W, method) on the path of 3; the first two run in the quick tier (a Chebyshev point and one
-#: without Chebyshev: the regimes χ > κ and τ = 1 need χ far above the Chebyshev range [1, 1.73])
+#: per class: (κ_f, κ_W, method[, extra class_point arguments]) on the path of 3; the first two run in the quick tier
+#: (a Chebyshev point and one without Chebyshev: the regimes χ > κ and τ = 1 need χ far above the Chebyshev range
+#: [1, 1.73]).  The coupled classes' κ_G = L_G/μ_G of lem:conv_smooth_c_and_l does not grow with A's spread and χ does
+#: (lem:coupled_spectrum), so their points in χ > κ and τ = 1 use blocks A_i ∈ R^{2×2} of κ̂_A = 30 or 100
 _COMMON = ((10.0, 100.0, C), (10.0, 3.0, N), (1000.0, 100.0, C), (10.0, 1000.0, C), (100.0, 10.0, C), (1.5, 100.0, C),
-           (100.0, 3.0, N), (1.5, 3.0, N), (1.1, 3.0, N))
+           (100.0, 3.0, N))
+_SPREAD = ((3.0, 3.0, N, {"kappa_A": 30.0}), (1.1, 3.0, N, {"kappa_A": 100.0}))
 CLASS_GRID = {
     "consensus": ((10.0, 100.0, C), (10.0, 1000.0, N), (1000.0, 100.0, C), (10.0, 1e4, C), (1.5, 100.0, C),
                   (100.0, 10.0, N), (10.0, 10.5, N), (10.0, 22.5, N), (10.0, 60.0, N),
                   # χ = 4κ: τ = 1 − 1e-16 in floats, the D(u_f) weight 2e-16; solved, but its rounded certificate
                   # fails to verify (certified (float), said so)
                   (10.0, 40.0, N)),
-    "coupled": _COMMON, "shared": _COMMON, "coupled_local": _COMMON, "mixed": _COMMON,
-    # identical C̃ (kinds.identical), (κ_f, κ_W, method, κ_C̃): the Chebyshev points have χ ≈ 5 (lem:local_spectrum
-    # without an outer polynomial), κ_f = 1.5 and 1.1 put them in κ < χ < 4κ and τ = 1; without Chebyshev χ = 100
+    "coupled": _COMMON + _SPREAD, "mixed": _COMMON + _SPREAD,
+    "shared": _COMMON + ((1.5, 3.0, N), (1.1, 3.0, N)),
+    "coupled_local": _COMMON + ((1.5, 3.0, N), (1.1, 3.0, N, {"kappa_A": 30.0})),
+    # identical C̃ (kinds.identical), κ_C̃ given: the Chebyshev points have χ ≈ 5 (lem:local_spectrum without an
+    # outer polynomial), κ_f = 1.5 and 1.1 put them in κ < χ < 4κ and τ = 1; without Chebyshev χ = 100
     # (shared_ident) or 368 (mixed_ident) at κ_W = 3
-    "shared_ident": ((10.0, 100.0, C, 10.0), (10.0, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
-                     (1.5, 100.0, C, 10.0), (1.1, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (30.0, 3.0, N, 10.0),
-                     (100.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0)),
-    "mixed_ident": ((10.0, 100.0, C, 10.0), (1.1, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
-                    (1.5, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (10.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0),
-                    (1.5, 3.0, N, 1.5), (3.0, 3.0, N, 10.0)),
+    "shared_ident": tuple(p[:3] + ({"kappa_Ct": p[3]},) for p in (
+        (10.0, 100.0, C, 10.0), (10.0, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
+        (1.5, 100.0, C, 10.0), (1.1, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (30.0, 3.0, N, 10.0),
+        (100.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0))),
+    "mixed_ident": tuple(p[:3] + ({"kappa_Ct": p[3]},) for p in (
+        (10.0, 100.0, C, 10.0), (1.1, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
+        (1.5, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (10.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0),
+        (1.5, 3.0, N, 1.5), (3.0, 3.0, N, 10.0))),
 }
 #: several-slot fixed-network points (full tier): κ_f, κ_W
 BLOCK_POINT = (10.0, 100.0)
@@ -85,11 +92,16 @@ BINDING_REQUIRED = ("network", "kstep_two_modes", "kstep_two_modes_network")
 INTERVAL = (2.0, 1.5, 100.0)
 
 
+#: how the extra class_point arguments read in labels
+_EXTRA_NAMES = {"kappa_Ct": "κ_C̃", "kappa_A": "κ_A"}
+
+
 def _class_task(cls: str, pt: tuple) -> Task:
-    kf, kw, m, *kc = pt  # κ_C̃ for the identical-C̃ classes
-    kwargs = {"cls": cls, "kappa_f": kf, "kappa_W": kw, "method": m, **({"kappa_Ct": kc[0]} if kc else {})}
-    return Task(kp.class_point, kwargs,
-                label=f"PEP class {cls} κ_f={kf:g} κ_W={kw:g} {m}" + (f" κ_C̃={kc[0]:g}" if kc else ""))
+    kf, kw, m, *extra = pt
+    extra = extra[0] if extra else {}
+    return Task(kp.class_point, {"cls": cls, "kappa_f": kf, "kappa_W": kw, "method": m, **extra},
+                label=f"PEP class {cls} κ_f={kf:g} κ_W={kw:g} {m}"
+                      + "".join(f" {_EXTRA_NAMES[k]}={v:g}" for k, v in extra.items()))
 
 
 def _block_task(cls: str) -> Task:
@@ -112,7 +124,7 @@ def _skip(rid: str, pts: list, control: bool = False) -> CheckResult | None:
 
 def _where(p: dict) -> str:
     net = f"{p.get('network')} of {p.get('N')}" if p.get("scope") == "network" else "every network and matrix"
-    kc = f", κ_C̃={p['kappa_Ct']:g}" if "kappa_Ct" in p else ""
+    kc = "".join(f", {name}={p[k]:g}" for k, name in _EXTRA_NAMES.items() if k in p)
     return (f"{p.get('class')} ({p.get('method', C)}, {p.get('blocks', 'scalar')}), {net}, κ_f={p.get('kappa_f'):g}, "
             f"κ_W={p.get('kappa_W'):.4g}{kc}, κ_G={p.get('kappa_G'):.4g}, χ={p.get('chi'):.4g}, K={p.get('K')}")
 

@@ -68,7 +68,7 @@ def _exactness(p: dict) -> str:
 
 def _scope_row(c: dict, p: dict) -> list:
     if p.get("scope") == "class":
-        kc = f", κ_C̃={_g(p['kappa_Ct'])}" if "kappa_Ct" in p else ""
+        kc = "".join(f", {name}={_g(p[k])}" for k, name in (("kappa_Ct", "κ_C̃"), ("kappa_A", "κ_A")) if k in p)
         where = (f"κ_f={_g(p.get('kappa_f'))}, κ_G={_g(p.get('kappa_G'))}, χ={_g(p.get('chi'))} (from "
                  f"κ_W={_g(p.get('kappa_W'))}{kc})")
     else:
