@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 
 import numpy as np
 import pytest
@@ -126,11 +127,22 @@ def test_finding_when_the_factor_is_exceeded():
 @pytest.mark.parametrize("rid", ["control.pep.theta_doubled.consensus", "control.pep.theta_doubled.coupled",
                                  "control.pep.wide_chebyshev.consensus"])
 def test_controls_are_caught(rid):
-    from mixbounds.checks.pep.registry import CONTROLS, _control_result, _ctrl_task
+    from mixbounds.checks.pep.registry import _control_result, _ctrl_task
 
     t = _ctrl_task(rid)
-    r = _control_result(rid, t.func(**t.kwargs), CONTROLS[rid][-1])
+    r = _control_result(rid, t.func(**t.kwargs))
     assert r.control and r.status == "fail", r.detail
+
+
+def test_an_unbounded_control_catches_nothing():
+    """A control whose SDP is unbounded (or unsolved) is an error, never caught: only the certified property may
+    catch a mis-set method (issue 46, Done means)."""
+    from mixbounds.checks.pep.registry import _control_result
+
+    p = {"rho_pep": math.inf, "rho_theorem": 0.9, "N": 3, "K": 1, "solver": "CLARABEL", "solver_status": "unbounded",
+         "W": [], "accuracy": math.nan, "solved": False, "unbounded": True}
+    assert _control_result("c", p).status == "error"
+    assert _control_result("c", dict(p, solver_status="optimal", solved=True, rho_pep=0.95)).status == "fail"
 
 
 @needs_pep

@@ -131,3 +131,19 @@ def test_block_model_structure():
     m = block_model("coupled_local", "path", 3, 10.0, 100.0)
     assert m.size == 9 and all(len(s) == 2 for s in m.node_slot)
     assert m.params.lam_min < m.params.lam_max
+
+
+def test_class_grids_cover_the_theorem_s_regimes():
+    """Every class's full-tier grid has points in each branch of thm:apapc's factor and of the rule: χ <= κ,
+    κ < χ < 4κ and χ >= 4κ (τ = 1), at the constants the suite's reformulation gives (issue 46, item 1); at least 8
+    points per class, the quick tier's first two included."""
+    from mixbounds.checks.pep.kinds.points import regime, scalar_or_block_model
+    from mixbounds.checks.pep.kinds.results import CLASS_GRID
+
+    for cls, grid in CLASS_GRID.items():
+        assert len(grid) >= 8, cls
+        seen = set()
+        for kf, kw, method, *extra in grid:
+            p = scalar_or_block_model(cls, kf, kw, method, **(extra[0] if extra else {})).params
+            seen.add(regime(p.kappa, p.chi).split(" ")[0])
+        assert seen == {"chi<=kappa", "kappa<chi<4kappa", "chi>=4kappa"}, (cls, seen)

@@ -21,14 +21,15 @@ def _series():
 @needs_pep
 def test_interpolant_of_exact_quadratic_data():
     """Data of ½xᵀH₀x with μI ⪯ H₀ ⪯ LI: reproduced exactly, spectrum in [μ, L] with both ends attained."""
-    S = _series()
+    from mixbounds.checks.pep.extract import quadratic_interpolant
+
     rng = np.random.default_rng(3)
     D, mu, L = 9, 1.0, 50.0
     U = np.linalg.qr(rng.standard_normal((D, D)))[0]
     H0 = (U * np.linspace(mu, L, D)) @ U.T
     xs = [np.zeros(D)] + [rng.standard_normal(D) for _ in range(3)]
     trip = [(x, H0 @ x, 0.5 * x @ H0 @ x) for x in xs]
-    H, gres, vres = S.quadratic_interpolant(trip, mu, L)
+    H, gres, vres = quadratic_interpolant(trip, mu, L)
     ev = np.linalg.eigvalsh(H)
     assert gres <= EXACT_ATOL and vres <= EXACT_ATOL
     assert ev[0] == pytest.approx(mu, abs=EXACT_ATOL) and ev[-1] == pytest.approx(L, abs=1e-9)
@@ -37,11 +38,12 @@ def test_interpolant_of_exact_quadratic_data():
 @needs_pep
 def test_interpolant_of_non_quadratic_data_misses():
     """Two points of a non-quadratic f ∈ F(1, 10) (|x|-like curvature change): no quadratic reproduces them."""
-    S = _series()
+    from mixbounds.checks.pep.extract import quadratic_interpolant
+
     x1, x2 = np.array([1.0, 0.0]), np.array([-1.0, 0.0])
     g1, g2 = np.array([1.0, 0.0]), np.array([-9.0, 0.0])  # curvature 1 on one side, 9 on the other
     trip = [(np.zeros(2), np.zeros(2), 0.0), (x1, g1, 0.5), (x2, g2, 4.5)]
-    _, gres, _ = S.quadratic_interpolant(trip, 1.0, 10.0)
+    _, gres, _ = quadratic_interpolant(trip, 1.0, 10.0)
     assert gres > 0.1
 
 

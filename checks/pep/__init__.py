@@ -21,7 +21,10 @@ Formulated (fixed network): consensus (``prob:consensus_cons``), coupled (``app:
 several coordinates per node (:mod:`~mixbounds.checks.pep.kinds.blocks`): coupled with ``A_i ∈ R^{1×2}``, coupled + local
 with ``C_i ∈ R^{1×2}`` and mixed with ``f_i(x_i, x̃_i)``.  Class level (:mod:`~mixbounds.checks.pep.kinds.classlevel`):
 every ``G ∈ F(μ_G, L_G)`` and every symmetric ``P`` with spectrum in ``{0} ∪ [lo, hi]``, at the constants of each
-class (consensus, coupled, shared, coupled + local, mixed), with and without Chebyshev acceleration.
+class (consensus, coupled, shared, coupled + local, mixed, and the identical-``C̃`` classes of ``thm:LI_upper_bound``
+and of the identical case of ``thm:upper_bound_coupled_plus_non_ident_local_constraints_prob``, whose step applies
+``B̃ = (I ⊗ C̃'; W')`` without an outer polynomial: :mod:`~mixbounds.checks.pep.kinds.identical`), with and without
+Chebyshev acceleration.
 
 Not formulated, and why:
 
@@ -29,9 +32,6 @@ Not formulated, and why:
   level of nodes: the class-level PEP covers them only through the constants ``μ_G, L_G, [lo, hi]`` the lemmas give
   (a relaxation: every instance with those constants is in it); a node-level class of networks in the style of
   Colla & Hendrickx (agents explicit, ``W`` with a spectral range) is not built.
-* The identical-``C̃`` classes (``thm:LI_upper_bound``): the step is APAPC's with ``P = BᵀB`` (no outer Chebyshev) and
-  the interval of ``lem:local_spectrum``; the class-level PEP is the same program at those constants, but no grid
-  point of that class is run (no small identical-``C̃`` model is built).
 * Non-quadratic worst cases (the shared class): the interpolating non-quadratic ``f_i`` (Taylor, Hendrickx & Glineur
   2017) is not built; ``pep.shared.worst_case`` uses the worst case over quadratics and says so.
 

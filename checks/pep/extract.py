@@ -4,14 +4,20 @@ The PEP's worst case is a Gram matrix; evaluated, it gives for every node ``i`` 
 ``x_j``, gradients ``g_j = ∇f_i(x_j)`` and values ``f_i(x_j)`` (``x_0 = 0``, ``g_0 = 0``, ``f_0 = 0``:
 :mod:`mixbounds.checks.pep.model`) of a function ``f_i ∈ F(μ_f, L_f)`` in ``R^D`` (``D`` = the Gram size).
 
-Quadratic consistency: a quadratic ``f_i(x) = ½ xᵀH_i x`` with ``μ_f I ⪯ H_i ⪯ L_f I`` fits the data
-iff some symmetric ``H_i`` has ``H_i X = G`` (then ``f_i(x_j) = ½⟨x_j, g_j⟩`` is a further check) and
-spectrum in ``[μ_f, L_f]``.  :func:`quadratic_fit` solves the small SDP ``min t`` s.t.
-``|H X − G| <= t max|G|`` entrywise, ``(μ_f − t L_f) I ⪯ H ⪯ (1 + t) L_f I`` (cvxpy, the PEP's solver): ``t <= 0`` means a quadratic in
-the class interpolates the worst case exactly, ``t`` of the order of the SDP's accuracy means it
-does so up to that accuracy (interior-point Gram matrices are slightly infeasible), and a
-large ``t`` means the worst case is not quadratic (then no instance is built: the interpolating
-non-quadratic ``f_i`` of Taylor, Hendrickx & Glineur is not implemented; the result says so).
+Quadratic consistency, in closed form (no SDP).  A quadratic ``½ xᵀHx`` with ``μI ⪯ H ⪯ LI`` interpolates
+``(X, G)`` (columns ``x_j``, ``g_j``) iff ``H' = H − μI ⪰ 0`` with ``H'X = G' := G − μX`` and ``H' ⪯ (L − μ)I``.
+Every PSD solution of ``H'X = G'`` dominates ``H'_min = G'(XᵀG')⁺G'ᵀ`` in the Loewner order (it exists iff
+``XᵀG'`` is symmetric PSD with the right ranges), so a quadratic in the class exists iff ``H'_min ⪯ (L − μ)I``,
+and ``H = μI + H'_min`` is then one: the least curved interpolant, ``μ`` off the span of the data.  The
+worst case is a numerical SDP solution, so ``XᵀG'`` is symmetrised and its negative eigenvalues dropped, and
+``H``'s spectrum is clipped into ``[μ_f, L_f]``; in one direction orthogonal to the data the curvature is
+``L_f`` (the interpolant alone is ``μ_f`` there), so that the instance's own constants are the class's.
+:func:`quadratic_interpolant` returns ``H`` and its residuals; :func:`quadratic_fit` fits every node and calls the
+worst case quadratic when the largest relative gradient residual ``max|HX − G| / max|G|`` (``H`` is in the class
+by construction) and the value residual are within :data:`QUADRATIC_TOL`: interior-point Gram matrices are
+slightly infeasible, so a small residual is a quadratic up to the SDP's accuracy, and a large one a worst case
+that is not quadratic (then the interpolating non-quadratic ``f_i`` of Taylor, Hendrickx & Glineur is not
+built; the result says so).
 
 :func:`cross_check` builds the instance as a suite :class:`~mixbounds.instances.instance.Instance`
 (``f_i = ½ xᵀH_i x`` in ``R^D``, the same ``W`` and blocks ``a_i I_D`` / ``c̃_i I_D``, zero right-hand
@@ -30,18 +36,20 @@ from dataclasses import dataclass
 import numpy as np
 from mixbounds.checks.pep.lyapunov import LyapunovWeights, lyapunov
 from mixbounds.checks.pep.model import LinearModel, class_problem
-from mixbounds.checks.pep.performance import SOLVER_OPTIONS, PEPOutcome
+from mixbounds.checks.pep.performance import PEPOutcome
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.solvers.apapc import apapc_steps
 from mixbounds.solvers.reformulations import Reformulation
 
-#: largest class violation ``t`` (relative to L_f) of a fitted quadratic still called "quadratic up to accuracy":
-#: interior-point worst cases are slightly infeasible; measured on path-3 worst cases (κ_f = 10, κ_W = 100, K = 1, 2)
-#: fits within 5e-5 (consensus) and 8e-4 (coupled) reproduce V^K to 2.5e-7 and 7e-6, while the shared class's
-#: non-quadratic worst case needs 8e-2 and misses V^K by 0.27
+#: largest relative gradient (and value) residual of the fitted quadratic still called "quadratic up to accuracy":
+#: interior-point worst cases are slightly infeasible.  Measured on the path of 3 (κ_f = 10, κ_W = 100, K = 1): the
+#: consensus and coupled worst cases leave 1.1e-5 and 5.6e-5 and their instances reproduce V^K to 2e-11 and 7e-9;
+#: the shared class's non-quadratic worst case leaves 9.9e-2 and its instance misses V^K by 0.26
 QUADRATIC_TOL = 1e-3
+#: eigenvalues of XᵀG' below this fraction of the largest are dropped from the pseudo-inverse
+PINV_RTOL = 1e-10
 #: ``|V^K(suite's APAPC on the extracted instance) − V^K(PEP)|`` allowed (V⁰ = 1)
 AGREE_ATOL = 1e-5
 #: family name of the extracted instances
@@ -50,7 +58,7 @@ FAMILY = "pep-worst"
 
 @dataclass(frozen=True)
 class QuadraticFit:
-    """``H_i`` per node and the class violation ``t`` (``<= 0``: inside ``F(μ_f, L_f)``)."""
+    """``H_i`` per node (each in ``F(μ_f, L_f)``), the largest relative gradient residual and value residual."""
 
     H: tuple[np.ndarray, ...]
     violation: float
@@ -68,33 +76,39 @@ def _node_data(triplets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return X, G, F
 
 
-def quadratic_fit(outcome: PEPOutcome, mu_f: float, L_f: float, solver: str) -> QuadraticFit:
-    """Fit ``f_i = ½ xᵀH_i x`` to every node's worst-case triplets (module docstring)."""
-    import cvxpy as cp  # lazy: importing cvxpy costs 1.5–2.8 s (python -X importtime); only this fit uses it
+def quadratic_interpolant(triplets, mu: float, L: float, rtol: float = PINV_RTOL) -> tuple[np.ndarray, float, float]:
+    """``H = μI + G'(XᵀG')⁺G'ᵀ + (L − μ)vvᵀ`` with spectrum clipped into ``[μ, L]`` (module docstring; ``v`` a unit
+    vector orthogonal to the data, so that ``H`` attains ``L``), the relative gradient residual
+    ``max|HX − G| / max|G|`` and the value residual ``max_j |f_j − ½x_jᵀHx_j| / max(1, max|f|)``.
 
-    Hs, viol, vres = [], -math.inf, 0.0
-    for trip in outcome.worst["functions"]:
-        X, G, F = _node_data(trip)
-        D = X.shape[0]
-        H = cp.Variable((D, D), symmetric=True)
-        t = cp.Variable()
-        I = np.eye(D)
-        gs = max(float(np.abs(G).max()), 1e-300)
-        prob = cp.Problem(cp.Minimize(t), [cp.abs(H @ X - G) <= t * gs, H >> (mu_f - t * L_f) * I,
-                                           H << (1 + t) * L_f * I])
-        try:
-            prob.solve(solver=solver, **SOLVER_OPTIONS.get(solver, {}))
-        except cp.error.SolverError:
-            return QuadraticFit((), math.inf, math.inf)
-        if prob.status not in ("optimal", "optimal_inaccurate") or H.value is None:
-            return QuadraticFit((), math.inf, math.inf)
-        Hv = 0.5 * (H.value + H.value.T)
-        ev = np.linalg.eigvalsh(Hv)
-        viol = max(viol, (mu_f - ev[0]) / L_f, (ev[-1] - L_f) / L_f, float(np.abs(Hv @ X - G).max()) / gs)
-        scale = max(1.0, float(np.abs(F).max()))
-        vres = max(vres, max(abs(F[j] - 0.5 * X[:, j] @ Hv @ X[:, j]) for j in range(X.shape[1])) / scale)
-        Hs.append(Hv)
-    return QuadraticFit(tuple(Hs), float(viol), float(vres))
+    ``rtol``: eigenvalues of ``XᵀG'`` below ``rtol`` times the largest are dropped from the pseudo-inverse."""
+    X, G, F = _node_data(triplets)
+    D = X.shape[0]
+    Gp = G - mu * X
+    M = X.T @ Gp
+    lam, V = np.linalg.eigh(0.5 * (M + M.T))
+    keep = lam > rtol * max(float(np.abs(lam).max(initial=0.0)), 1e-300)
+    Minv = (V[:, keep] / lam[keep]) @ V[:, keep].T
+    H = mu * np.eye(D) + Gp @ Minv @ Gp.T
+    data = np.hstack([X, Gp])
+    U, sv, _ = np.linalg.svd(data, full_matrices=True)
+    rank = int(np.sum(sv > rtol * max(float(sv.max(initial=0.0)), 1e-300)))
+    if rank < D:  # the curvature L in a direction the data do not see: the instance attains the class's L_f
+        v = U[:, rank]
+        H = H + (L - mu) * np.outer(v, v)
+    ev, W = np.linalg.eigh(0.5 * (H + H.T))
+    H = (W * np.clip(ev, mu, L)) @ W.T
+    gs = max(float(np.abs(G).max()), 1e-300)
+    grad_res = float(np.abs(H @ X - G).max()) / gs
+    val_res = max(abs(F[j] - 0.5 * X[:, j] @ H @ X[:, j]) for j in range(X.shape[1])) / max(1.0, float(np.abs(F).max()))
+    return 0.5 * (H + H.T), grad_res, float(val_res)
+
+
+def quadratic_fit(outcome: PEPOutcome, mu_f: float, L_f: float) -> QuadraticFit:
+    """Fit ``f_i = ½ xᵀH_i x`` to every node's worst-case triplets (:func:`quadratic_interpolant`); the violation is
+    the largest relative gradient residual, the value residual the largest value residual."""
+    fits = [quadratic_interpolant(t, mu_f, L_f) for t in outcome.worst["functions"]]
+    return QuadraticFit(tuple(h for h, _, _ in fits), max(r for _, r, _ in fits), max(v for _, _, v in fits))
 
 
 def build_instance(model: LinearModel, fit: QuadraticFit) -> Instance:

@@ -168,10 +168,13 @@ def linear_model(data: ClassData, params: APAPCParameters | None = None) -> Line
 
 
 def model_of_problem(data: ClassData, problem: MixedProblem, node_slot: tuple | None = None,
-                     params: APAPCParameters | None = None) -> LinearModel:
+                     params: APAPCParameters | None = None, facts: dict | None = None) -> LinearModel:
     """The :class:`LinearModel` of any small problem whose objective is the placeholder ``(L_f/2)‖s‖²`` on every node
-    slot: ``node_slot[i]`` the slot (or tuple of slots) of node ``i``'s variable; ``None``: the shared variable's."""
-    ref = Reformulation(problem, method=data.method, spectra="lemma", constants="lemma", materialize=False)
+    slot: ``node_slot[i]`` the slot (or tuple of slots) of node ``i``'s variable; ``None``: the shared variable's.
+    ``facts``: the spectral facts the reformulation is built from (default: computed from the matrices; a control
+    hands it a wrong one)."""
+    ref = Reformulation(problem, method=data.method, spectra="lemma", constants="lemma", materialize=False,
+                        facts=facts)
     size = ref.size
     P = _columns(ref.apply_normal, size)
     P = 0.5 * (P + P.T)

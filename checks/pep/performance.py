@@ -40,7 +40,8 @@ UNBOUNDED = ("unbounded", "unbounded_inaccurate", "infeasible_or_unbounded")
 #: function classes of the f_i: the whole class F(μ, L) (the certificate) and its quadratics ½ xᵀQx
 #: (Bousselmi, Hendrickx & Glineur 2023), used to ask whether the worst case is quadratic
 FUNCTION_CLASSES = ("smooth_strongly_convex", "quadratic")
-#: options of the small cvxpy SDPs of :mod:`mixbounds.checks.pep.extract` (Clarabel's regularisation, as the engine's)
+#: cvxpy's Clarabel options for the PEPit reference (:mod:`mixbounds.checks.pep.pepit_reference`; Clarabel's
+#: regularisation, as the engine's)
 SOLVER_OPTIONS = {"CLARABEL": {"static_regularization_constant": 1e-7}}
 #: statuses whose solution is measured (Clarabel's "AlmostSolved" stalls near 1e-8 on these PEPs: the measured
 #: accuracy, not the status, decides)

@@ -105,12 +105,12 @@ def extraction_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float
     rec.update(rho_pep_quadratic=quad.rho, quadratic_status=quad.status, quadratic_duality_gap=quad.duality_gap)
     if not out.solved:
         return rec
-    fit = quadratic_fit(out, model.data.mu_f, model.data.L_f, out.solver)
+    fit = quadratic_fit(out, model.data.mu_f, model.data.L_f)
     rec.update(class_violation=fit.violation, value_residual=fit.value_residual, quadratic=fit.quadratic,
                extracted_from="F(mu_f, L_f)")
     if not fit.quadratic and quad.solved:  # the class's worst case is not quadratic: extract the quadratics' one
         out = quad
-        fit = quadratic_fit(out, model.data.mu_f, model.data.L_f, out.solver)
+        fit = quadratic_fit(out, model.data.mu_f, model.data.L_f)
         rec.update(quadratic_class_violation=fit.violation, extracted_from="quadratics")
     if fit.quadratic:
         cc = cross_check(model, out, fit)

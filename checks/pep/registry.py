@@ -24,9 +24,9 @@ Results (``thm:apapc`` through the reformulations of ``sec:optimal_alg_Smooth_St
   suite's APAPC from the worst-case state (:mod:`mixbounds.checks.pep.extract`): ``pass`` when its ``V^K``
   equals the PEP's to ``AGREE_ATOL``; ``skipped`` with the reason when the worst case is not quadratic.
 * ``control.pep.theta_doubled.<class>``, ``control.pep.wide_chebyshev.consensus`` — mis-set methods
-  measured with the theorem's Lyapunov function: caught (``fail``) when ``ρ_PEP > ρ_thm`` or unbounded;
-  ``control.pep.no_dual.<class>`` — the Lyapunov function without its dual terms: caught when the
-  SDP is reported unbounded.
+  measured with the theorem's Lyapunov function: caught (``fail``) only when the SDP is solved, bounded, and
+  ``ρ_PEP > ρ_thm``; an unbounded or unsolved SDP is an ``error`` (it catches nothing).  The Lyapunov function
+  without its dual terms is :mod:`mixbounds.checks.pep.kinds.results`' bounded ``control.pep.no_dual.<scope>``.
 """
 
 from __future__ import annotations
@@ -183,41 +183,38 @@ def slope_verdict(tier: Tier, rid: str, cls: str, oracle: str, param: str, pts: 
                               f"(95% CI {fit['ci'][0]:.3f}..{fit['ci'][1]:.3f}) vs {cell.id}'s exponent {target:g} ± {tol}")
 
 
-def _control_result(rid: str, p: dict, want_unbounded: bool) -> CheckResult:
+def _control_result(rid: str, p: dict) -> CheckResult:
+    """A mis-set method is caught (``fail``) only by the certified property: a solved, bounded SDP with
+    ``ρ_PEP > ρ_thm + PEP_ACCURACY``.  An unbounded or unsolved SDP catches nothing: ``error``."""
     if "skipped" in p:
         return _skipped(rid, p["skipped"], control=True)
     if "error" in p:
         return CheckResult(id=rid, kind="pep", status="error", detail=p["error"], control=True, label=LABEL)
     ro = {"rho_pep": p["rho_pep"], "rho_theorem": p["rho_theorem"], "N": p["N"], "K": p["K"]}
     extra = {"solver": p["solver"], "solver_status": p["solver_status"], "W": p["W"], "accuracy": p["accuracy"]}
-    if want_unbounded:
-        caught = bool(p["unbounded"])
-        detail = f"solver status {p['solver_status']!r}" + (": unbounded, never certified" if caught else
-                                                            ": the PEP without the dual term was bounded")
-    else:
-        caught = bool(p.get("solved") and p["rho_pep"] > p["rho_theorem"] + PEP_ACCURACY)
-        detail = (f"ρ_PEP={p['rho_pep']} vs ρ_thm={p['rho_theorem']:.6f}, margin "
-                  f"{p['rho_pep'] - p['rho_theorem']:+.3g} (status {p['solver_status']})"
-                  + ("" if caught else ": the mis-set method was certified" if p.get("solved") else
-                     ": not caught by the certified property (an unbounded or unsolved SDP catches nothing)"))
-        if not caught and not p.get("solved"):
-            return CheckResult(id=rid, kind="pep", status="error", detail=detail, control=True, label=LABEL, extra=extra)
+    caught = bool(p.get("solved") and p["rho_pep"] > p["rho_theorem"] + PEP_ACCURACY)
+    detail = (f"ρ_PEP={p['rho_pep']} vs ρ_thm={p['rho_theorem']:.6f}, margin "
+              f"{p['rho_pep'] - p['rho_theorem']:+.3g} (status {p['solver_status']})"
+              + ("" if caught else ": the mis-set method was certified" if p.get("solved") else
+                 ": not caught by the certified property (an unbounded or unsolved SDP catches nothing)"))
+    if not caught and not p.get("solved"):
+        return CheckResult(id=rid, kind="pep", status="error", detail=detail, control=True, label=LABEL, extra=extra)
     ro = {k: v for k, v in ro.items() if isinstance(v, (int, float)) and math.isfinite(v)} or {"K": p["K"]}
     key = "rho_pep" if "rho_pep" in ro else "K"
     return CheckResult(id=rid, kind="pep", status="fail" if caught else "pass", control=True, label=LABEL,
                        theory=p["rho_theorem"], detail=detail, extra=extra, points=[p], **reading(key, ro))
 
 
-CONTROLS = {  # id: (control, class, network kind, n, κ_f, κ_W, expects unbounded); the controls at the boundary
-    # (interval 2×, θ just above its threshold, V without its dual terms, bounded) are mixbounds.checks.pep.kinds.results'
-    "control.pep.theta_doubled.consensus": ("theta_doubled", "consensus", "path", 3, 10.0, 100.0, False),
-    "control.pep.theta_doubled.coupled": ("theta_doubled", "coupled", "path", 3, 10.0, 100.0, False),
-    "control.pep.wide_chebyshev.consensus": ("wide_chebyshev", "consensus", "path", 3, 10.0, 1000.0, False),
+CONTROLS = {  # id: (control, class, network kind, n, κ_f, κ_W); the controls at the boundary (interval 2×, θ just
+    # above its threshold, V without its dual terms, a wrong identical-C̃ fact) are mixbounds.checks.pep.kinds.results'
+    "control.pep.theta_doubled.consensus": ("theta_doubled", "consensus", "path", 3, 10.0, 100.0),
+    "control.pep.theta_doubled.coupled": ("theta_doubled", "coupled", "path", 3, 10.0, 100.0),
+    "control.pep.wide_chebyshev.consensus": ("wide_chebyshev", "consensus", "path", 3, 10.0, 1000.0),
 }
 
 
 def _ctrl_task(rid: str) -> Task:
-    c, cls, kind, n, kf, kw, _ = CONTROLS[rid]
+    c, cls, kind, n, kf, kw = CONTROLS[rid]
     return Task(control_point, {"control": c, "cls": cls, "kind": kind, "n": n, "kappa_f": kf, "kappa_W": kw},
                 label=f"PEP control {c} {cls}")
 
@@ -304,7 +301,7 @@ def checks() -> list[Check]:
     ctrl_ids = list(CONTROLS)
     out.append(Check(id="control.pep", family="controls", result_ids=lambda t: ctrl_ids,
                      tasks=lambda t: [_ctrl_task(r) for r in ctrl_ids],
-                     finalize=lambda t, pts: [_control_result(r, pts[_ctrl_task(r).key], CONTROLS[r][-1])
+                     finalize=lambda t, pts: [_control_result(r, pts[_ctrl_task(r).key])
                                               for r in ctrl_ids],
                      description="mis-set APAPC and the Lyapunov function without its dual term must not be certified"))
     return out

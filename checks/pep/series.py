@@ -7,21 +7,14 @@ turns them into a suite instance of family ``pep-worst`` and measures the paper'
 code as every other Table 1 series (:func:`mixbounds.checks.rate_measure.rate_point`), so the random families
 and the worst-case constructions get a third, adversarial series (:mod:`mixbounds.checks.rates`).
 
-Quadratic interpolant, in closed form (no SDP).  A quadratic ``½ xᵀHx`` with ``μI ⪯ H ⪯ LI`` interpolates
-``(X, G)`` (columns ``x_j``, ``g_j``) iff ``H' = H − μI ⪰ 0`` with ``H'X = G' := G − μX`` and ``H' ⪯ (L − μ)I``.
-Every PSD solution of ``H'X = G'`` dominates ``H'_min = G'(XᵀG')⁺G'ᵀ`` in the Loewner order (it exists iff
-``XᵀG'`` is symmetric PSD with the right ranges), so a quadratic in the class exists iff ``H'_min ⪯ (L − μ)I``,
-and ``H = μI + H'_min`` is then one: the least curved interpolant, ``μ`` off the span of the data.  The
-worst case is a numerical SDP solution, so ``XᵀG'`` is symmetrised and its negative eigenvalues dropped, and
-``H``'s spectrum is clipped into ``[μ_f, L_f]``; in one direction orthogonal to the data the curvature is
-``L_f`` (the interpolant alone is ``μ_f`` there), so that the instance's own constants are the class's and the
-suite's solver, which reads them off the instance, runs with the PEP's parameters.  The instance is in the class
-by construction.  It *is* the worst case when the suite's APAPC, run on it from the PEP's worst-case state,
-reproduces the PEP's ``V¹`` to :data:`WORST_AGREE` (``V⁰ = 1``;
-:func:`mixbounds.checks.pep.extract.cross_check`); the gradient and value residuals of the interpolant are
-recorded (up to ~1e-2 on the coupled class: the Gram matrix is accurate to ``PEP_ACCURACY`` in its entries, the
-coordinates of nearly degenerate directions only to about its square root; ``V¹`` still agrees to 3e-5 or better
-where the worst case is quadratic).
+The quadratic interpolant is :func:`mixbounds.checks.pep.extract.quadratic_interpolant` (closed form, in the
+class by construction, attaining ``L_f`` in a direction the data do not see, so that the suite's solver, which
+reads the constants off the instance, runs with the PEP's parameters).  The instance *is* the worst case when the
+suite's APAPC, run on it from the PEP's worst-case state, reproduces the PEP's ``V¹`` to :data:`WORST_AGREE`
+(``V⁰ = 1``; :func:`mixbounds.checks.pep.extract.cross_check`); the gradient and value residuals of the
+interpolant are recorded (up to ~1e-2 on the coupled class: the Gram matrix is accurate to ``PEP_ACCURACY`` in its
+entries, the coordinates of nearly degenerate directions only to about its square root; ``V¹`` still agrees to
+3e-5 or better where the worst case is quadratic).
 A worst case that is not quadratic (the coupled class at large κ_f, the shared class at every measured point)
 is replaced by the worst case over quadratic ``f_i`` (a second PEP, PEPit's quadratic class), which must then
 agree: the point records which one it is (``source``: ``F(mu_f, L_f)`` or ``quadratics``) with both ρ's and
@@ -43,7 +36,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from mixbounds.checks.pep.extract import QuadraticFit, cross_check
+from mixbounds.checks.pep.extract import cross_check, quadratic_fit
 from mixbounds.checks.pep.model import LinearModel
 from mixbounds.checks.pep.performance import PEPOutcome, solve_pep
 from mixbounds.checks.rate_measure import rate_point
@@ -59,8 +52,6 @@ FAMILY = "pep-worst"
 #: ``|x*(reference solve) − x*(constructed)| / |x*|`` allowed: the reference's KKT residual is <= 1e-9 and the
 #: instances' condition numbers are <= 10⁴ (the full tier's largest κ_f), so 1e-9 · 10⁴ with a margin of 10
 XSTAR_RTOL = 1e-4
-#: singular values of XᵀG' below this fraction of the largest count as zero (the pseudo-inverse)
-PINV_RTOL = 1e-10
 #: ``|V¹(the suite's APAPC on the instance, from the worst-case state) − V¹(PEP)|`` (V⁰ = 1) for the instance to count as
 #: the worst case.  Measured (path of 3, quick and tiny grids): worst cases over quadratics 1e-8…5e-8; the class's
 #: worst cases whose ρ equals the quadratics' to the SDP's accuracy: consensus <= 7e-7, coupled at κ_f = 10 and 17.8
@@ -69,43 +60,11 @@ PINV_RTOL = 1e-10
 WORST_AGREE = 1e-4
 
 
-def quadratic_interpolant(triplets, mu: float, L: float, rtol: float = PINV_RTOL) -> tuple[np.ndarray, float, float]:
-    """``H = μI + G'(XᵀG')⁺G'ᵀ + (L − μ)vvᵀ`` with spectrum clipped into ``[μ, L]`` (module docstring; ``v`` a unit
-    vector orthogonal to the data, so that ``H`` attains ``L``), the relative gradient residual
-    ``max|HX − G| / max|G|`` and the value residual ``max_j |f_j − ½x_jᵀHx_j| / max(1, max|f|)``.
-
-    ``rtol``: eigenvalues of ``XᵀG'`` below ``rtol`` times the largest are dropped from the pseudo-inverse."""
-    X = np.array([t[0] for t in triplets], dtype=float).T
-    G = np.array([t[1] for t in triplets], dtype=float).T
-    F = np.array([t[2] for t in triplets], dtype=float)
-    D = X.shape[0]
-    Gp = G - mu * X
-    M = X.T @ Gp
-    lam, V = np.linalg.eigh(0.5 * (M + M.T))
-    keep = lam > rtol * max(float(np.abs(lam).max(initial=0.0)), 1e-300)
-    Minv = (V[:, keep] / lam[keep]) @ V[:, keep].T
-    H = mu * np.eye(D) + Gp @ Minv @ Gp.T
-    data = np.hstack([X, Gp])
-    U, sv, _ = np.linalg.svd(data, full_matrices=True)
-    rank = int(np.sum(sv > rtol * max(float(sv.max(initial=0.0)), 1e-300)))
-    if rank < D:  # the curvature L in a direction the data do not see: the instance attains the class's L_f
-        v = U[:, rank]
-        H = H + (L - mu) * np.outer(v, v)
-    ev, W = np.linalg.eigh(0.5 * (H + H.T))
-    H = (W * np.clip(ev, mu, L)) @ W.T
-    gs = max(float(np.abs(G).max()), 1e-300)
-    grad_res = float(np.abs(H @ X - G).max()) / gs
-    val_res = max(abs(F[j] - 0.5 * X[:, j] @ H @ X[:, j]) for j in range(X.shape[1])) / max(1.0, float(np.abs(F).max()))
-    return 0.5 * (H + H.T), grad_res, float(val_res)
-
-
 def _realised(model: LinearModel, outcome: PEPOutcome):
     """The interpolants of every node, their largest residuals, and the suite's APAPC run on them from the worst-case
     state (:func:`mixbounds.checks.pep.extract.cross_check`: ``difference`` = ``|V^K(run) − V^K(PEP)|``)."""
-    data = model.data
-    out = [quadratic_interpolant(t, data.mu_f, data.L_f) for t in outcome.worst["functions"]]
-    Hs, gres, vres = [h for h, _, _ in out], max(r for _, r, _ in out), max(v for _, _, v in out)
-    return Hs, gres, vres, cross_check(model, outcome, QuadraticFit(tuple(Hs), gres, vres))
+    fit = quadratic_fit(outcome, model.data.mu_f, model.data.L_f)
+    return list(fit.H), fit.violation, fit.value_residual, cross_check(model, outcome, fit)
 
 
 def worst_case_instance(model: LinearModel, outcome: PEPOutcome, Hs: list) -> tuple[Instance, np.ndarray]:

@@ -26,6 +26,7 @@ from mixbounds.checks.pep.networks import network
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
+from mixbounds.solvers.reformulation.variables import Variables
 
 #: classes with a non-scalar-block model
 BLOCK_CLASSES = ("coupled", "coupled_local", "mixed")
@@ -41,32 +42,46 @@ def _C(i: int, n: int) -> np.ndarray:
     return np.array([[1.0, 0.5 + i / n]])
 
 
-def block_problem(cls: str, data: ClassData) -> tuple[MixedProblem, tuple]:
-    """The problem of ``cls`` with several slots per node (module docstring) and the node slots."""
+def _A_spread(kappa_A: float) -> np.ndarray:
+    """``A_i ∈ R^{2×2}`` with singular values ``1`` and ``1/√κ_A`` (the same at every node, so that ``S_A = A_iA_iᵀ``
+    and ``κ̂_A = L_A / λ_min+(S_A) = κ_A``): the interval of ``lem:coupled_spectrum`` grows with ``κ̂_A`` while
+    ``κ_G`` (``lem:conv_smooth_c_and_l``) does not, which puts the class's points in ``χ > κ`` and ``τ = 1``."""
+    if not kappa_A >= 1.0:
+        raise ValueError(f"PEP blocks: need κ_A >= 1, got {kappa_A}")
+    c, s = 0.8, 0.6
+    return np.diag([1.0, 1.0 / np.sqrt(kappa_A)]) @ np.array([[c, -s], [s, c]])
+
+
+def block_problem(cls: str, data: ClassData, kappa_A: float | None = None) -> tuple[MixedProblem, tuple]:
+    """The problem of ``cls`` with several slots per node (module docstring) and the node slots; ``kappa_A``: the
+    coupled blocks ``A_i ∈ R^{2×2}`` of :func:`_A_spread` instead of ``R^{1×2}`` (``R`` for mixed)."""
     n, L = data.network.n, data.L_f
+    A = [_A(i, n) for i in range(n)] if kappa_A is None else [_A_spread(kappa_A)] * n
     if cls in ("coupled", "coupled_local"):
         lay = Layout(d=(2,) * n, dt=0)
-        obj = QuadraticObjective([L * np.eye(2)] * n, [np.zeros(2)] * n, lay, L=data.L_f, mu=data.mu_f)
-        kw = {"A": [_A(i, n) for i in range(n)], "b": [np.zeros(1)] * n}
+        kw = {"A": A, "b": [np.zeros(A[0].shape[0])] * n}
         if cls == "coupled_local":
             kw.update(C=[_C(i, n) for i in range(n)], c=[np.zeros(1)] * n)
-        slots = tuple((2 * i, 2 * i + 1) for i in range(n))
     elif cls == "mixed":
-        lay = Layout(d=(1,) * n, dt=1)
-        obj = QuadraticObjective([L * np.eye(2)] * n, [np.zeros(2)] * n, lay, L=data.L_f, mu=data.mu_f)
-        kw = {"A": [np.array([[1.0 + i / n]]) for i in range(n)], "b": [np.zeros(1)] * n}
-        slots = None  # filled below: (x_i, x̃_i)
+        dx = 1 if kappa_A is None else 2
+        lay = Layout(d=(dx,) * n, dt=1)
+        if kappa_A is None:
+            A = [np.array([[1.0 + i / n]]) for i in range(n)]
+        kw = {"A": A, "b": [np.zeros(A[0].shape[0])] * n}
     else:
         raise ValueError(f"PEP blocks: no non-scalar model for class {cls!r} (formulated: {BLOCK_CLASSES})")
+    obj = QuadraticObjective([L * np.eye(lay.d[0] + lay.dt)] * n, [np.zeros(lay.d[0] + lay.dt)] * n, lay, L=data.L_f,
+                             mu=data.mu_f)
     problem = MixedProblem(W=data.network.W, objective=obj, layout=lay, name=f"pep-blocks-{cls}", **kw)
-    if slots is None:
-        st = n + n  # w = (x (n), Y (n·m, m = 1), X̃ (n))
-        slots = tuple((i, st + i) for i in range(n))
+    dx = lay.d[0]
+    st = Variables(n, problem.m, lay.dx, lay.dt).st.start  # w = (x, Y, X̃)
+    slots = tuple(tuple(range(dx * i, dx * (i + 1))) + ((st + i,) if lay.dt else ()) for i in range(n))
     return problem, slots
 
 
-def block_model(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float, method: str = "apapc") -> LinearModel:
+def block_model(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float, method: str = "apapc",
+                kappa_A: float | None = None) -> LinearModel:
     """The :class:`LinearModel` of :func:`block_problem` on the tuned ``kind`` network (``L_f = κ_f``, ``μ_f = 1``)."""
     data = ClassData(cls, network(kind, n, kappa_W), float(kappa_f), 1.0, (), method)
-    problem, slots = block_problem(cls, data)
+    problem, slots = block_problem(cls, data, kappa_A)
     return model_of_problem(data, problem, slots)

@@ -13,9 +13,12 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
 from mixbounds.checks.pep.availability import available, missing_reason
 from mixbounds.checks.pep.factor import iterations, rho_theorem
-from mixbounds.checks.pep.model import ClassData, default_blocks, linear_model
+from mixbounds.checks.pep.kinds.identical import DT_NETWORK, IDENT_CLASSES, ident_model
+from mixbounds.checks.pep.kinds.modes import mode_bound
+from mixbounds.checks.pep.model import RANK_RTOL, ClassData, default_blocks, linear_model
 from mixbounds.checks.pep.networks import network
 
 #: classes whose constants come from the several-slot instances (:mod:`mixbounds.checks.pep.kinds.blocks`): with
@@ -23,6 +26,8 @@ from mixbounds.checks.pep.networks import network
 FROM_BLOCKS = ("coupled_local", "mixed")
 #: the network of the class points' constants and of the binding case
 NETWORK = ("path", 3)
+#: κ_C̃ of an identical-C̃ class point that does not name one
+IDENT_KAPPA_CT = 10.0
 
 
 def regime(kappa: float, chi: float) -> str:
@@ -34,13 +39,21 @@ def regime(kappa: float, chi: float) -> str:
     return "chi<=kappa (term 1/sqrt(kappa chi))"
 
 
-def scalar_or_block_model(cls: str, kappa_f: float, kappa_W: float, method: str = "apapc"):
-    """The fixed-network model of a class point: scalar blocks, or several slots for :data:`FROM_BLOCKS`."""
+def scalar_or_block_model(cls: str, kappa_f: float, kappa_W: float, method: str = "apapc",
+                          kappa_Ct: float | None = None, kappa_A: float | None = None):
+    """The fixed-network model of a class point: scalar blocks, several slots for :data:`FROM_BLOCKS` (and for the
+    coupled blocks ``A_i ∈ R^{2×2}`` of condition ``kappa_A``), the identical-``C̃`` instances of
+    :mod:`mixbounds.checks.pep.kinds.identical` (``kappa_Ct``: their ``κ_C̃``)."""
     from mixbounds.checks.pep.kinds.blocks import block_model  # lazy: the optional [pep] extra's package
 
     kind, n = NETWORK
-    if cls in FROM_BLOCKS:
-        return block_model(cls, kind, n, kappa_f, kappa_W, method)
+    if cls in IDENT_CLASSES:
+        return ident_model(cls, kind, n, kappa_f, kappa_W, method, kappa_Ct=IDENT_KAPPA_CT if kappa_Ct is None
+                           else kappa_Ct)
+    if kappa_Ct is not None:
+        raise ValueError(f"PEP class point: κ_C̃ is a parameter of the identical-C̃ classes only, not of {cls!r}")
+    if kappa_A is not None or cls in FROM_BLOCKS:
+        return block_model(cls, kind, n, kappa_f, kappa_W, method, kappa_A=kappa_A)
     return linear_model(ClassData(cls, network(kind, n, kappa_W), float(kappa_f), 1.0, default_blocks(cls, n), method))
 
 
@@ -69,22 +82,26 @@ def class_value(spec, K: int = 1, start: str = "any", exact_target: float | None
 
 
 def class_point(cls: str, kappa_f: float, kappa_W: float, method: str = "apapc", K: int = 1,
-                start: str = "any") -> dict:
+                start: str = "any", kappa_Ct: float | None = None, kappa_A: float | None = None) -> dict:
     """``ρ_class`` at the constants of ``cls`` on the tuned network with ``κ_f``, ``κ_W`` and ``method`` (the
     lemmas' ``μ_G, L_G`` and interval, read off the suite's reformulation): the certificate of every network and
-    matrix of the class with those constants."""
+    matrix of the class with those constants.  ``kappa_Ct``: ``κ_C̃`` of the identical-``C̃`` classes; ``kappa_A``:
+    ``κ̂_A`` of coupled blocks ``A_i ∈ R^{2×2}`` (:func:`mixbounds.checks.pep.kinds.blocks.block_problem`)."""
     if not available():
         return {"skipped": missing_reason()}
     from mixbounds.checks.pep.kinds.classlevel import ClassSpec  # lazy: the optional [pep] extra
 
-    model = scalar_or_block_model(cls, kappa_f, kappa_W, method)
+    model = scalar_or_block_model(cls, kappa_f, kappa_W, method, kappa_Ct, kappa_A)
     p = model.params
     spec = ClassSpec(p.mu, p.L, p.lam_min, p.lam_max)
     rt = rho_theorem(p)
     rec = class_value(spec, K, start, exact_target=rt ** K)
     rho = rec.get("rho_pep", math.nan)
+    extra = {k: float(v) for k, v in (("kappa_Ct", kappa_Ct), ("kappa_A", kappa_A)) if v is not None}
+    several = cls in FROM_BLOCKS + IDENT_CLASSES or kappa_A is not None
     return {"scope": "class", "class": cls, "method": method, "kappa_f": float(kappa_f), "kappa_W": float(kappa_W),
-            "blocks": "several slots" if cls in FROM_BLOCKS else "scalar", **_spec_record(spec, p), **rec,
+            **extra, "blocks": "several slots" if several else "scalar",
+            **_spec_record(spec, p), **rec,
             "margin": rt - rho if math.isfinite(rho) else math.nan,
             "iterations": iterations(rho) if math.isfinite(rho) else math.inf}
 
@@ -112,29 +129,50 @@ def network_point(model, K: int = 1, start: str = "any", blocks: str = "scalar")
 
 
 def block_point(cls: str, kappa_f: float, kappa_W: float) -> dict:
-    """The several-slot fixed-network certificate of ``cls`` (:mod:`mixbounds.checks.pep.kinds.blocks`)."""
+    """The several-slot fixed-network certificate of ``cls`` (:mod:`mixbounds.checks.pep.kinds.blocks`; the
+    identical-``C̃`` classes: the network instances of :mod:`mixbounds.checks.pep.kinds.identical`)."""
     if not available():
         return {"skipped": missing_reason()}
     from mixbounds.checks.pep.kinds.blocks import block_model  # lazy: the optional [pep] extra
 
     kind, n = NETWORK
+    if cls in IDENT_CLASSES:
+        return network_point(ident_model(cls, kind, n, kappa_f, kappa_W, dt=DT_NETWORK), blocks="several slots")
     return network_point(block_model(cls, kind, n, kappa_f, kappa_W), blocks="several slots")
+
+
+def ident_fact_point(cls: str, kappa_f: float, kappa_W: float, fact: str, factor: float) -> dict:
+    """The identical-``C̃`` network instance built from a wrong ``fact`` (× ``factor``): the suite's operator leaves
+    the interval ``lem:local_spectrum`` then gives, against ``ρ_class`` of that interval (the control)."""
+    if not available():
+        return {"skipped": missing_reason()}
+    kind, n = NETWORK
+    model = ident_model(cls, kind, n, kappa_f, kappa_W, dt=DT_NETWORK, misstate=(fact, factor))
+    ev = np.linalg.eigvalsh(model.P)
+    pos = ev[ev > RANK_RTOL * ev[-1]]
+    return {**network_point(model, blocks="several slots"), "control": f"{fact} x{factor:g}",
+            "operator_spectrum": [float(pos.min()), float(pos.max())]}
 
 
 #: the binding case: APAPC without Chebyshev on the path of 3, κ_f = 10, κ_W = 1000 (χ = 1000 >= 4κ: τ = 1)
 BINDING = ("consensus", 10.0, 1000.0, "apapc-nocheb")
 
 
-def binding_point(scope: str, K: int, start: str, kappa_W: float | None = None) -> dict:
-    """The binding case (:data:`BINDING`, ``κ_W`` overridden by ``kappa_W``) at ``scope`` ``"network"`` or
-    ``"class"``, ``K`` steps from ``start``."""
+def binding_point(scope: str, K: int, start: str, kappa_W: float | None = None, kappa_f: float | None = None) -> dict:
+    """The binding case (:data:`BINDING`, ``κ_W`` and ``κ_f`` overridden by ``kappa_W``, ``kappa_f``) at ``scope``
+    ``"network"`` or ``"class"``, ``K`` steps from ``start``, with the worst single mode ``ρ_mode``
+    (:mod:`mixbounds.checks.pep.kinds.modes`: over ``{0} ∪ [lo, hi]``, or the network's spectrum)."""
     if not available():
         return {"skipped": missing_reason()}
     cls, kf, kw, method = BINDING
     kw = kw if kappa_W is None else float(kappa_W)
+    kf = kf if kappa_f is None else float(kappa_f)
+    model = scalar_or_block_model(cls, kf, kw, method)
     if scope == "class":
-        return class_point(cls, kf, kw, method, K=K, start=start)
-    return network_point(scalar_or_block_model(cls, kf, kw, method), K=K, start=start)
+        rec, lams = class_point(cls, kf, kw, method, K=K, start=start), None
+    else:
+        rec, lams = network_point(model, K=K, start=start), np.linalg.eigvalsh(model.P)
+    return {**rec, **mode_bound(model.params, K, start, lams).record()}
 
 
 def interval_point(widen: float, kappa_f: float, kappa_W: float) -> dict:

@@ -1,22 +1,30 @@
 """The ``pep.class.*``, ``pep.blocks.*``, ``pep.binding.*``, ``pep.exact`` results and the boundary controls.
 
 * ``pep.class.<class>.grid`` — the class-level certificate (:mod:`mixbounds.checks.pep.kinds.classlevel`) at every
-  point of :data:`CLASS_GRID` (the tier runs the first ``Tier.pep.class_points`` of each class): ``pass``
-  labelled ``certified (class)`` when every point has ``ρ_PEP <= ρ_thm + PEP_ACCURACY``; ``finding`` otherwise.
-* ``pep.class.containment`` — every fixed-network point (the sweeps, the blocks, the binding case) has
+  point of :data:`CLASS_GRID` (the tier runs the first ``Tier.pep.class_points`` of each class; the identical-``C̃``
+  classes ``shared_ident`` and ``mixed_ident`` at the constants of :mod:`mixbounds.checks.pep.kinds.identical`):
+  ``pass`` labelled ``certified (class)`` when every point has ``ρ_PEP <= ρ_thm + PEP_ACCURACY``; ``finding``
+  otherwise.
+* ``pep.class.containment`` — every fixed-network point (the sweeps, the blocks, the binding cases) has
   ``ρ_network <= ρ_class + PEP_ACCURACY`` at its own constants, else ``fail``: a network outside the class its
   parameters assume (the interval control) is seen here.
-* ``pep.blocks.<class>`` (full tier) — several slots per node (:mod:`mixbounds.checks.pep.kinds.blocks`).
-* ``pep.binding.network`` / ``pep.binding.kstep`` — APAPC without Chebyshev where the dual state carries the worst
-  case: one step at ``χ = 1.05κ`` (the two terms of the theorem's ``min`` nearly tie; the worst case has rank 2 and
-  its dual part carries most of ``V⁰``: the binding certificate, ``fail`` unless ``rank > 1`` and dual share
-  ``> BINDING_SHARE``), and ``K = 5`` steps from the algorithm's start at ``κ_W = 1000`` (full tier: the network's;
-  every tier: the class's), reported with their rank and share.
+* ``pep.blocks.<class>`` (full tier) — several slots per node (:mod:`mixbounds.checks.pep.kinds.blocks`; the
+  identical-``C̃`` classes on the network instances of :mod:`mixbounds.checks.pep.kinds.identical`).
+* ``pep.binding.<name>`` — APAPC without Chebyshev where the dual state carries the worst case, each with its rank,
+  dual share and worst single mode ``ρ_mode`` (:mod:`mixbounds.checks.pep.kinds.modes`).  Must bind (``fail``
+  unless ``rank > 1``, dual share ``> BINDING_SHARE`` and ``ρ_PEP^K > ρ_mode^K + PEP_ACCURACY``):
+  ``network`` (one step at ``χ = 1.05κ``: rank 2, dual share 0.87) and ``kstep_two_modes`` (``K = 5`` from the
+  algorithm's start at ``χ = κ = 100``, class scope; full tier also ``kstep_two_modes_network`` on the path of 3).
+  Reported: ``kstep`` (``K = 5`` from the algorithm's start at ``κ_W = 1000``: one mode, rank 1; full tier also
+  ``kstep_network``).
 * ``pep.exact`` — the share of certified points whose dual certificate was verified exactly: ``pass`` at
   ``>= EXACT_SHARE``.
 * ``control.pep.interval_2x``, ``control.pep.theta_threshold``, ``control.pep.no_dual.<scope>`` — the controls of
   :mod:`mixbounds.checks.pep.kinds.boundary`, each with its margin; ``pep.boundary.theta`` checks the recorded
-  threshold from below (certified at ``f*(1 − s)``) and, in the full tier, re-bisects it.
+  threshold from below (certified at ``f*(1 − s)``) and, in the full tier, re-bisects it;
+  ``control.pep.ident_fact.shared_ident`` — the identical-``C̃`` network instance built from ``λ_min+(W)`` overstated
+  2× (:data:`IDENT_FACT`): its operator leaves the interval ``lem:local_spectrum`` gives, caught by
+  ``ρ_network > ρ_class``.
 """
 
 from __future__ import annotations
@@ -37,31 +45,63 @@ EXACT_SHARE = 0.9
 BINDING_SHARE = 0.01
 CERT_CLASS, CERT_NETWORK = "certified (class)", "certified (network)"
 C, N = "apapc", "apapc-nocheb"
-#: per class: (κ_f, κ_W, method) on the path of 3; the first two run in the quick tier (a Chebyshev point and one
-#: without Chebyshev: the regimes χ > κ and τ = 1 need χ far above the Chebyshev range [1, 1.73])
+#: per class: (κ_f, κ_W, method[, extra class_point arguments]) on the path of 3; the first two run in the quick tier
+#: (a Chebyshev point and one without Chebyshev: the regimes χ > κ and τ = 1 need χ far above the Chebyshev range
+#: [1, 1.73]).  The coupled classes' κ_G = L_G/μ_G of lem:conv_smooth_c_and_l does not grow with A's spread and χ does
+#: (lem:coupled_spectrum), so their points in χ > κ and τ = 1 use blocks A_i ∈ R^{2×2} of κ̂_A = 30 or 100
 _COMMON = ((10.0, 100.0, C), (10.0, 3.0, N), (1000.0, 100.0, C), (10.0, 1000.0, C), (100.0, 10.0, C), (1.5, 100.0, C),
-           (100.0, 3.0, N), (1.5, 3.0, N), (1.1, 3.0, N))
+           (100.0, 3.0, N))
+_SPREAD = ((3.0, 3.0, N, {"kappa_A": 30.0}), (1.1, 3.0, N, {"kappa_A": 100.0}))
 CLASS_GRID = {
     "consensus": ((10.0, 100.0, C), (10.0, 1000.0, N), (1000.0, 100.0, C), (10.0, 1e4, C), (1.5, 100.0, C),
                   (100.0, 10.0, N), (10.0, 10.5, N), (10.0, 22.5, N), (10.0, 60.0, N),
                   # χ = 4κ: τ = 1 − 1e-16 in floats, the D(u_f) weight 2e-16; solved, but its rounded certificate
                   # fails to verify (certified (float), said so)
                   (10.0, 40.0, N)),
-    "coupled": _COMMON, "shared": _COMMON, "coupled_local": _COMMON, "mixed": _COMMON,
+    "coupled": _COMMON + _SPREAD, "mixed": _COMMON + _SPREAD,
+    "shared": _COMMON + ((1.5, 3.0, N), (1.1, 3.0, N)),
+    "coupled_local": _COMMON + ((1.5, 3.0, N), (1.1, 3.0, N, {"kappa_A": 30.0})),
+    # identical C̃ (kinds.identical), κ_C̃ given: the Chebyshev points have χ ≈ 5 (lem:local_spectrum without an
+    # outer polynomial), κ_f = 1.5 and 1.1 put them in κ < χ < 4κ and τ = 1; without Chebyshev χ = 100
+    # (shared_ident) or 368 (mixed_ident) at κ_W = 3
+    "shared_ident": tuple(p[:3] + ({"kappa_Ct": p[3]},) for p in (
+        (10.0, 100.0, C, 10.0), (10.0, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
+        (1.5, 100.0, C, 10.0), (1.1, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (30.0, 3.0, N, 10.0),
+        (100.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0))),
+    "mixed_ident": tuple(p[:3] + ({"kappa_Ct": p[3]},) for p in (
+        (10.0, 100.0, C, 10.0), (1.1, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
+        (1.5, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (10.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0),
+        (1.5, 3.0, N, 1.5), (3.0, 3.0, N, 10.0))),
 }
 #: several-slot fixed-network points (full tier): κ_f, κ_W
 BLOCK_POINT = (10.0, 100.0)
-#: the binding certificates: id suffix → (scope, κ_W, K, start)
-BINDING_POINTS = {"network": ("network", 10.5, 1, "any"), "kstep": ("class", 1000.0, 5, "algorithm"),
-                  "kstep_network": ("network", 1000.0, 5, "algorithm")}
+#: the classes with a several-slot fixed-network result ``pep.blocks.<class>`` (the identical-C̃ ones with the
+#: network instances of kinds.identical)
+BLOCK_RESULTS = ("coupled", "coupled_local", "mixed", "shared_ident", "mixed_ident")
+#: the identical-C̃ control: class, κ_f, κ_W (the dual state binds at κ_f = 1.5), the fact and its factor
+IDENT_FACT = ("shared_ident", 1.5, 100.0, "lambda_min_W", 2.0)
+#: the binding certificates: id suffix → (scope, κ_W, K, start, κ_f); the two-mode ones sit at χ = κ = 100, where the
+#: consensus direction and the network's λ_min+ contract at nearly one rate and the worst case couples them
+BINDING_POINTS = {"network": ("network", 10.5, 1, "any", 10.0), "kstep": ("class", 1000.0, 5, "algorithm", 10.0),
+                  "kstep_network": ("network", 1000.0, 5, "algorithm", 10.0),
+                  "kstep_two_modes": ("class", 100.0, 5, "algorithm", 100.0),
+                  "kstep_two_modes_network": ("network", 100.0, 5, "algorithm", 100.0)}
+#: the binding certificates that must bind (rank > 1, dual share > BINDING_SHARE, no single mode as bad)
+BINDING_REQUIRED = ("network", "kstep_two_modes", "kstep_two_modes_network")
 #: the interval control's point: widen, κ_f, κ_W (the dual state binds at κ_f = 1.5)
 INTERVAL = (2.0, 1.5, 100.0)
 
 
+#: how the extra class_point arguments read in labels
+_EXTRA_NAMES = {"kappa_Ct": "κ_C̃", "kappa_A": "κ_A"}
+
+
 def _class_task(cls: str, pt: tuple) -> Task:
-    kf, kw, m = pt
-    return Task(kp.class_point, {"cls": cls, "kappa_f": kf, "kappa_W": kw, "method": m},
-                label=f"PEP class {cls} κ_f={kf:g} κ_W={kw:g} {m}")
+    kf, kw, m, *extra = pt
+    extra = extra[0] if extra else {}
+    return Task(kp.class_point, {"cls": cls, "kappa_f": kf, "kappa_W": kw, "method": m, **extra},
+                label=f"PEP class {cls} κ_f={kf:g} κ_W={kw:g} {m}"
+                      + "".join(f" {_EXTRA_NAMES[k]}={v:g}" for k, v in extra.items()))
 
 
 def _block_task(cls: str) -> Task:
@@ -70,8 +110,8 @@ def _block_task(cls: str) -> Task:
 
 
 def _binding_task(name: str) -> Task:
-    scope, kw, K, start = BINDING_POINTS[name]
-    return Task(kp.binding_point, {"scope": scope, "K": K, "start": start, "kappa_W": kw},
+    scope, kw, K, start, kf = BINDING_POINTS[name]
+    return Task(kp.binding_point, {"scope": scope, "K": K, "start": start, "kappa_W": kw, "kappa_f": kf},
                 label=f"PEP binding {name}")
 
 
@@ -84,8 +124,9 @@ def _skip(rid: str, pts: list, control: bool = False) -> CheckResult | None:
 
 def _where(p: dict) -> str:
     net = f"{p.get('network')} of {p.get('N')}" if p.get("scope") == "network" else "every network and matrix"
+    kc = "".join(f", {name}={p[k]:g}" for k, name in _EXTRA_NAMES.items() if k in p)
     return (f"{p.get('class')} ({p.get('method', C)}, {p.get('blocks', 'scalar')}), {net}, κ_f={p.get('kappa_f'):g}, "
-            f"κ_W={p.get('kappa_W'):.4g}, κ_G={p.get('kappa_G'):.4g}, χ={p.get('chi'):.4g}, K={p.get('K')}")
+            f"κ_W={p.get('kappa_W'):.4g}{kc}, κ_G={p.get('kappa_G'):.4g}, χ={p.get('chi'):.4g}, K={p.get('K')}")
 
 
 def scoped_verdict(rid: str, pts: list[dict], label: str) -> CheckResult:
@@ -133,19 +174,28 @@ def containment_verdict(rid: str, pts: list[dict]) -> CheckResult:
 
 
 def binding_verdict(rid: str, p: dict, required: bool) -> CheckResult:
-    """A certificate with its worst case's rank and dual share; ``required``: ``fail`` unless ``rank > 1`` and the
-    dual share of ``V⁰`` exceeds :data:`BINDING_SHARE`."""
+    """A certificate with its worst case's rank, dual share and worst single mode ``ρ_mode``
+    (:mod:`mixbounds.checks.pep.kinds.modes`); ``required``: ``fail`` unless ``rank > 1``, the dual share of ``V⁰``
+    exceeds :data:`BINDING_SHARE` and ``ρ_PEP^K > ρ_mode^K + PEP_ACCURACY`` (no single one-dimensional mode is a worst
+    case, so the rank is not that of two modes tied at the optimum)."""
     base = scoped_verdict(rid, [p], CERT_CLASS if p.get("scope") == "class" else CERT_NETWORK)
-    if base.status != "pass" or not required:
+    if base.status != "pass":
         return base
-    rank, share = p.get("rank", 0), p.get("dual_share_V0", 0.0)
-    binds = rank > 1 and share > BINDING_SHARE
-    return CheckResult(id=rid, kind="pep", status="pass" if binds else "fail", theory=base.theory,
-                       tolerance=PEP_ACCURACY, label=LABEL, points=[p], verdict_label=base.verdict_label if binds else None,
-                       detail=base.detail + f"; worst case rank {rank} (Gram eigenvalues above "
-                                             f"{p.get('rank_rtol')} of the largest), dual share of V⁰ {share:.3f}"
-                              + ("" if binds else f": not binding (needs rank > 1 and share > {BINDING_SHARE})"),
-                       **reading("rho_pep", {**base.readings, "rank": rank, "dual_share_V0": share}))
+    rank, share, K = p.get("rank", 0), p.get("dual_share_V0", 0.0), p.get("K", 1)
+    rho_mode = p.get("rho_mode", math.nan)
+    beyond = p["rho_pep"] ** K - rho_mode ** K
+    binds = rank > 1 and share > BINDING_SHARE and beyond > PEP_ACCURACY
+    ok = binds or not required
+    detail = (base.detail + f"; worst case rank {rank} (Gram eigenvalues above {p.get('rank_rtol')} of the largest), "
+              f"dual share of V⁰ {share:.3f}; worst single mode ρ_mode = {rho_mode:.7f} (h = {p.get('mode_h', math.nan):.4g}"
+              f", λ = {p.get('mode_lambda', math.nan):.4g}), ρ_PEP^K − ρ_mode^K = {beyond:.3g}")
+    if required and not binds:
+        detail += (f": not binding (needs rank > 1, dual share > {BINDING_SHARE} and ρ_PEP^K − ρ_mode^K > "
+                   f"{PEP_ACCURACY:g})")
+    return CheckResult(id=rid, kind="pep", status="pass" if ok else "fail", theory=base.theory,
+                       tolerance=PEP_ACCURACY, label=LABEL, points=[p], verdict_label=base.verdict_label if ok else None,
+                       detail=detail, **reading("rho_pep", {**base.readings, "rank": rank, "dual_share_V0": share,
+                                                            "rho_mode": rho_mode, "beyond_modes": beyond}))
 
 
 def exact_verdict(rid: str, pts: list[dict]) -> CheckResult:
@@ -228,27 +278,29 @@ def checks(sweep_tasks) -> list[Check]:
                for c in CLASS_GRID]
         return out
 
+    def binding_names(tier):
+        return [n for n in BINDING_POINTS if tier.pep.full_extras or BINDING_POINTS[n][0] == "class" or n == "network"]
+
     def kind_tasks(tier):
-        ts = [_binding_task("network"), _binding_task("kstep")]
+        ts = [_binding_task(n) for n in binding_names(tier)]
         if tier.pep.full_extras:
-            ts += [_binding_task("kstep_network")] + [_block_task(c) for c in ("coupled", "coupled_local", "mixed")]
+            ts += [_block_task(c) for c in BLOCK_RESULTS]
         return ts
 
     def kind_ids(tier):
-        ids = ["pep.binding.network", "pep.binding.kstep"]
+        ids = [f"pep.binding.{n}" for n in binding_names(tier)]
         if tier.pep.full_extras:
-            ids += ["pep.binding.kstep_network"] + [f"pep.blocks.{c}" for c in ("coupled", "coupled_local", "mixed")]
+            ids += [f"pep.blocks.{c}" for c in BLOCK_RESULTS]
         return ids + ["pep.class.containment", "pep.exact"]
 
     def kind_final(tier, pts):
-        out = [binding_verdict("pep.binding.network", pts[_binding_task("network").key], required=True),
-               binding_verdict("pep.binding.kstep", pts[_binding_task("kstep").key], required=False)]
-        nets = [pts[_binding_task("network").key]]
+        out, nets, bound = [], [], []
+        for n in binding_names(tier):
+            bp = pts[_binding_task(n).key]
+            out.append(binding_verdict(f"pep.binding.{n}", bp, required=n in BINDING_REQUIRED))
+            (nets if BINDING_POINTS[n][0] == "network" else bound).append(bp)
         if tier.pep.full_extras:
-            kn = pts[_binding_task("kstep_network").key]
-            out.append(binding_verdict("pep.binding.kstep_network", kn, required=False))
-            nets.append(kn)
-            for c in ("coupled", "coupled_local", "mixed"):
+            for c in BLOCK_RESULTS:
                 bp = pts[_block_task(c).key]
                 out.append(scoped_verdict(f"pep.blocks.{c}", [bp], CERT_NETWORK))
                 nets.append(bp)
@@ -256,7 +308,7 @@ def checks(sweep_tasks) -> list[Check]:
         sweep = [{k: v for k, v in p.items() if not k.startswith("rate")} for p in sweep]
         out.append(containment_verdict("pep.class.containment", nets + sweep))
         cls = [pts[t.key] for t in class_tasks(tier)]
-        out.append(exact_verdict("pep.exact", nets + sweep + cls + [pts[_binding_task("kstep").key]]))
+        out.append(exact_verdict("pep.exact", nets + sweep + cls + bound))
         return out
 
     below = Task(kp.theta_point, {"factor": THETA_THRESHOLD * (1 - THETA_STEP)}, label="PEP θ below the threshold")
@@ -265,9 +317,12 @@ def checks(sweep_tasks) -> list[Check]:
     wide, kf, kw = INTERVAL
     interval = Task(kp.interval_point, {"widen": wide, "kappa_f": kf, "kappa_W": kw}, label="PEP control interval 2x")
     nd = {s: Task(kp.no_dual_point, {"scope": s}, label=f"PEP control no dual ({s})") for s in ("class", "network")}
+    icls, ikf, ikw, ifact, ifac = IDENT_FACT
+    ident = Task(kp.ident_fact_point, {"cls": icls, "kappa_f": ikf, "kappa_W": ikw, "fact": ifact, "factor": ifac},
+                 label=f"PEP control {icls} {ifact} x{ifac:g}")
 
     def ctrl_tasks(tier):
-        return [above, interval, nd["class"], nd["network"], below] + ([bis] if tier.pep.full_extras else [])
+        return [above, interval, nd["class"], nd["network"], below, ident] + ([bis] if tier.pep.full_extras else [])
 
     def ctrl_final(tier, pts):
         return [_control("control.pep.interval_2x", pts[interval.key], "rho_pep", "rho_class",
@@ -278,6 +333,9 @@ def checks(sweep_tasks) -> list[Check]:
                          "V without its dual terms: max V'¹ − ρ_thm V'⁰ s.t. V⁰ <= 1 (class level)"),
                 _control("control.pep.no_dual.network", pts[nd["network"].key], "excess", None,
                          "V without its dual terms: max V'¹ − ρ_thm V'⁰ s.t. V⁰ <= 1 (path of 3)"),
+                _control(f"control.pep.ident_fact.{icls}", pts[ident.key], "rho_pep", "rho_class",
+                         f"identical C̃, {ifact} × {ifac:g} handed to lem:local_spectrum: ρ_network against ρ_class of "
+                         "the interval the parameters assume"),
                 theta_boundary_verdict("pep.boundary.theta", pts[below.key],
                                        pts[bis.key] if tier.pep.full_extras else None)]
 
@@ -290,6 +348,7 @@ def checks(sweep_tasks) -> list[Check]:
             Check(id="control.pep.boundary", family="controls",
                   result_ids=lambda t: ["control.pep.interval_2x", "control.pep.theta_threshold",
                                         "control.pep.no_dual.class", "control.pep.no_dual.network",
-                                        "pep.boundary.theta"],
+                                        f"control.pep.ident_fact.{icls}", "pep.boundary.theta"],
                   tasks=ctrl_tasks, finalize=ctrl_final,
-                  description="controls at the boundary: interval 2×, θ just above its threshold, V without dual terms")]
+                  description="controls at the boundary: interval 2×, θ just above its threshold, V without dual terms, a "
+                              "wrong fact handed to the identical-C̃ lemma")]

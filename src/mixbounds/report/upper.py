@@ -68,16 +68,21 @@ def _exactness(p: dict) -> str:
 
 def _scope_row(c: dict, p: dict) -> list:
     if p.get("scope") == "class":
-        where = f"κ_f={_g(p.get('kappa_f'))}, κ_G={_g(p.get('kappa_G'))}, χ={_g(p.get('chi'))} (from κ_W={_g(p.get('kappa_W'))})"
+        kc = "".join(f", {name}={_g(p[k])}" for k, name in (("kappa_Ct", "κ_C̃"), ("kappa_A", "κ_A")) if k in p)
+        where = (f"κ_f={_g(p.get('kappa_f'))}, κ_G={_g(p.get('kappa_G'))}, χ={_g(p.get('chi'))} (from "
+                 f"κ_W={_g(p.get('kappa_W'))}{kc})")
     else:
         where = f"{p.get('network', '')} {p.get('N', '')}, κ_f={_g(p.get('kappa_f'))}, κ_W={_g(p.get('kappa_W'))}"
     rp, rt = finite(p.get("rho_pep")), finite(p.get("rho_theorem"))
     margin = f"{rt - rp:+.6f}" if rp is not None and rt is not None else "—"
     rank = p.get("rank")
+    rank = "—" if rank is None else str(rank)
+    if finite(p.get("rho_mode")) is not None:  # the worst single one-dimensional mode (checks/pep/kinds/modes.py)
+        rank += f" (ρ_mode {_f(p['rho_mode'], 7)})"
     return [link(c["id"], _cid(c["id"])), p.get("scope", "network"), p.get("class", ""), p.get("method", "apapc"),
             p.get("blocks", "scalar"), where, str(p.get("K", "")), _f(rp), _f(rt), margin,
             _f(p.get("rho_class")) if p.get("scope") != "class" else "—", _exactness(p),
-            "—" if rank is None else str(rank), _carried(p), V(c["status"], c.get("verdict_label") or c["status"])]
+            rank, _carried(p), V(c["status"], c.get("verdict_label") or c["status"])]
 
 
 def pep_scope_section(doc: dict) -> list:
@@ -98,7 +103,9 @@ def pep_scope_section(doc: dict) -> list:
               "at the same constants (a network above it is outside the class its parameters assume). Exact: the SDP's "
               "dual certificate, rounded to rationals and checked in exact arithmetic, proves V^K <= ρ^K V⁰ for the "
               "shown ρ; float: only the floating-point SDP says so. Rank: eigenvalues of the worst-case Gram matrix "
-              "above 1e-4 of the largest. Carried by: the dual state's share of V⁰ at the worst case. The numbers are "
+              "above 1e-4 of the largest; ρ_mode (binding results): the worst one-dimensional mode, a quadratic on one "
+              "eigenvector of P — ρ_PEP = ρ_mode means that mode is a worst case. Carried by: the dual state's share "
+              "of V⁰ at the worst case. The numbers are "
               "per-step contractions of the Lyapunov function over K steps, not asymptotic rates (docs: "
               "guides/pep-certificates)."),
             T(["Result", "Scope", "Class", "Method", "Blocks", "Constants / network", "K", "ρ_PEP", "ρ_thm", "Margin",
