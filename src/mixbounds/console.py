@@ -26,10 +26,11 @@ from mixbounds.plots.data import finite, fmt_slope
 LABEL_TEXT = {"tight": None, "upper matches, lower not certified": "lower not certified", NOT_CARRIED: "not carried",
               CARRIED_BELOW: "carried below threshold"}
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error": "bold magenta", "skipped": "dim"}
-#: the columns of the wide table other than the verdict: (name, narrowest width it folds to, widest it takes)
-#: the compact layout: verdicts padded to this width (the statuses and the short labels), second lines indented
+#: the compact layout pads verdicts to this width (the statuses and the short labels) and indents second lines
 COMPACT_VERDICT, COMPACT_INDENT = 20, 4
-#: (kind: its longest value, 'consistency', whole; measured: '0.5 exact; fit 0.489 ± 0.086' on at most two lines)
+#: the columns of the wide table other than the verdict, each as (name, narrowest width it folds to, widest it
+#: takes); the kind column fits its longest value ('consistency') whole, the measured column
+#: '0.5 exact; fit 0.489 ± 0.086' on at most two lines
 COLUMNS = (("claim", 30, 64), ("kind", 11, 11), ("theory", 10, 22), ("measured ± CI", 16, 40), ("tol", 5, 6))
 
 
