@@ -57,6 +57,7 @@ from mixbounds.solvers.baselines._common import (
     require,
     x_node_index,
 )
+from mixbounds.solvers.baselines._record import Baseline
 from mixbounds.solvers.baselines.tracking_admm import balanced_penalty
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
@@ -117,3 +118,6 @@ def solve_dpmm(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_0
             break
     params["inner"] = inner.summary()
     return run.result(params)
+
+
+BASELINE = Baseline("dpmm", solve_dpmm, CLASSES, CITATION)

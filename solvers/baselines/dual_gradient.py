@@ -59,6 +59,7 @@ from mixbounds.solvers.baselines._common import (
     reference_u,
     require,
 )
+from mixbounds.solvers.baselines._record import Baseline
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
@@ -172,3 +173,6 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
                 nut = nut + steps["eta_Ct"] * (orc.Ct(u[dx:].reshape(n, dt)) - P.ct_stacked)
     params["inner"] = inner.summary()
     return run.result(params)
+
+
+BASELINE = Baseline("dual-gradient", solve_dual_gradient, CLASSES, CITATION)

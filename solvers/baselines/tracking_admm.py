@@ -54,6 +54,7 @@ from mixbounds.solvers.baselines._common import (
     require,
     x_node_index,
 )
+from mixbounds.solvers.baselines._record import Baseline
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
@@ -124,3 +125,5 @@ def solve_tracking_admm(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     params["inner"] = inner.summary()
     return run.result(params)
 
+
+BASELINE = Baseline("tracking-admm", solve_tracking_admm, CLASSES, CITATION)
