@@ -141,7 +141,7 @@ def test_recipe_worst_case_family(tmp_path):
 # ----------------------------------------------------------------------------- a solver
 TOY_SOLVER = '''"""Gradient tracking under another name (the recipe's test): a baseline module of the contract's shape."""
 
-from mixbounds.solvers.baselines._record import Baseline
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines.diging import solve_diging
 
 CLASSES = ("consensus",)

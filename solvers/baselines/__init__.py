@@ -8,7 +8,7 @@ variables ``(x, X̃)`` to ``x*``, start ``0``; ``converged=False`` with the reas
 non-finite or diverging run).
 
 A baseline is **one file** dropped in this folder: a public module (its name does not start with ``_``) that ends with
-``BASELINE = Baseline(name, solve_<name>, CLASSES, CITATION)`` (:class:`Baseline`;
+``BASELINE = Baseline(name, solve_<name>, CLASSES, CITATION)`` (:class:`Baseline`, defined here before the discovery runs;
 the parameter sources and defaults in its docstring).  :func:`discover` imports every such module (``pkgutil``) when
 this package is first imported — by a command that runs a method, never by ``mixbounds --help`` — and
 :data:`BASELINES` maps a name to ``(function, classes it applies to, citation)``, in the order of the module names.
@@ -21,9 +21,39 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from dataclasses import dataclass
 from typing import Callable
 
-from mixbounds.solvers.baselines._record import Baseline
+
+@dataclass(frozen=True)
+class Baseline:
+    """One baseline of the benchmarks.
+
+    Parameters
+    ----------
+    name : str
+        Its method name (``mixbounds solve --method NAME``, the ``bench.<class>.<name>.*`` result ids).
+    solve : callable
+        ``solve(problem, *, eps, x_star=None, max_iter, oracles=None, settle=0, settle_eps=None, max_calls=None,
+        **params) -> SolveResult`` (the contract of :mod:`mixbounds.solvers.baselines`).
+    classes : tuple of str
+        The problem classes it applies to (the benchmarks run it on these only).
+    citation : str
+        Where the method and its parameters come from.
+    """
+
+    name: str
+    solve: Callable
+    classes: tuple
+    citation: str
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.name, str) and self.name):
+            raise ValueError(f"a baseline's name must be a non-empty string, got {self.name!r}")
+        if not callable(self.solve):
+            raise ValueError(f"baseline {self.name!r}: solve must be callable, got {self.solve!r}")
+        if not (isinstance(self.classes, tuple) and self.classes):
+            raise ValueError(f"baseline {self.name!r}: classes must be a non-empty tuple, got {self.classes!r}")
 
 
 def discover() -> dict[str, Baseline]:
@@ -32,7 +62,7 @@ def discover() -> dict[str, Baseline]:
     Returns
     -------
     dict
-        name → :class:`~mixbounds.solvers.baselines._record.Baseline`.
+        name → :class:`Baseline`.
 
     Raises
     ------

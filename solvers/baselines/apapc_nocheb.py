@@ -12,7 +12,7 @@ the preconditioned one (and, with a coupled constraint, with ``L_G = 2L_f κ_W²
 
 from __future__ import annotations
 
-from mixbounds.solvers.baselines._record import Baseline
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 from mixbounds.solvers.solve import solve

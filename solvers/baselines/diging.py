@@ -31,8 +31,8 @@ The method's parameters:
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import Run, gossip_facts, reference_u, require
-from mixbounds.solvers.baselines._record import Baseline
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 

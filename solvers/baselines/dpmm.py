@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import (
     INNER_REL,
     InnerSolver,
@@ -57,7 +58,6 @@ from mixbounds.solvers.baselines._common import (
     require,
     x_node_index,
 )
-from mixbounds.solvers.baselines._record import Baseline
 from mixbounds.solvers.baselines.tracking_admm import balanced_penalty
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult

@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from mixbounds.bounds.condition import group_L
 from mixbounds.bounds.spectral import ZERO_RTOL
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import (
     INNER_REL,
     InnerSolver,
@@ -59,7 +60,6 @@ from mixbounds.solvers.baselines._common import (
     reference_u,
     require,
 )
-from mixbounds.solvers.baselines._record import Baseline
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 

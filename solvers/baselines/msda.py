@@ -34,8 +34,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import INNER_REL, InnerSolver, Run, gossip_facts, reference_u, require
-from mixbounds.solvers.baselines._record import Baseline
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_interval
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
