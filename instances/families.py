@@ -1,19 +1,43 @@
 """Named instance families (``mixbounds instance FAMILY …``).
 
 ``families()`` maps a family name to a builder ``f(**params) -> Instance``,
-collected from every module listed in :data:`MODULES` that defines a
-``FAMILIES`` dict (a module that is not present is skipped).
+collected from the ``FAMILIES`` dict of every module listed in :data:`MODULES` (a module that is not present is
+skipped) and of every module of the packages listed in :data:`PACKAGES` (discovered with ``pkgutil``: a random
+family is one file dropped in ``instances/random/``).
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import Callable
 
 from mixbounds.instances.instance import Instance
 
+#: where the families are, in the registry's order
 MODULES = ("mixbounds.instances.worst_case", "mixbounds.instances.random", "mixbounds.instances.nonsmooth",
            "mixbounds.instances.convex")
+#: the packages of :data:`MODULES` read module by module: each public module (name not starting with ``_``) may
+#: define ``FAMILIES``, in the order of the module names
+PACKAGES = ("mixbounds.instances.random",)
+
+
+def _modules() -> list:
+    """The modules of :data:`MODULES` that are present, each package of :data:`PACKAGES` as its public modules."""
+    out = []
+    for name in MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        if name not in PACKAGES:
+            out.append(mod)
+            continue
+        subs = sorted(i.name for i in pkgutil.iter_modules(mod.__path__) if not i.name.startswith("_"))
+        out += [importlib.import_module(f"{name}.{s}") for s in subs]
+    return out
 
 
 def families() -> dict[str, Callable[..., Instance]]:
@@ -22,7 +46,8 @@ def families() -> dict[str, Callable[..., Instance]]:
     Returns
     -------
     dict
-        Collected from the ``FAMILIES`` dict of every module of :data:`MODULES` that is present.
+        Collected from the ``FAMILIES`` dict of every module of :data:`MODULES` that is present and of every
+        module of :data:`PACKAGES`.
 
     Raises
     ------
@@ -30,16 +55,10 @@ def families() -> dict[str, Callable[..., Instance]]:
         When two modules define the same family name.
     """
     out: dict[str, Callable[..., Instance]] = {}
-    for name in MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+    for mod in _modules():
         for k, v in getattr(mod, "FAMILIES", {}).items():
             if k in out:
-                raise ValueError(f"instance family {k!r} is defined twice ({name})")
+                raise ValueError(f"instance family {k!r} is defined twice ({mod.__name__})")
             out[k] = v
     return out
 

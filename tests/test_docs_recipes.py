@@ -12,14 +12,54 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from helpers import installed_copy
+import pytest
+from helpers import MAPPED_FOLDERS, installed_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRIBUTING = ROOT / "docs" / "contributing.md"
+#: the line of a recipe that states how many files it touches
+FILES_LINE = re.compile(r"Files touched: (\d+)\.")
+
+
+def _source_of(rel: str) -> Path:
+    """The repository file a path of the installed copy comes from (mapped folders, else ``src/mixbounds``)."""
+    return ROOT / rel if rel.split("/")[0] in MAPPED_FOLDERS else ROOT / "src" / "mixbounds" / rel
+
+
+def _files(top: Path) -> set[str]:
+    return {f.relative_to(top).as_posix() for f in top.rglob("*") if f.is_file() and "__pycache__" not in f.parts}
+
+
+def touched_files(pkg: Path) -> list[str]:
+    """The files of the copy ``pkg`` that differ from the repository's (added, changed or removed), as repository
+    paths: what the recipe performed on the copy touched."""
+    copy = _files(pkg)
+    source = {f"{sub}/{r}" for sub in MAPPED_FOLDERS for r in _files(ROOT / sub)} | _files(ROOT / "src" / "mixbounds")
+    changed = {r for r in copy & source if (pkg / r).read_bytes() != _source_of(r).read_bytes()}
+    return sorted((copy ^ source) | changed)
+
+
+def stated_files(recipe: str) -> int:
+    """The number of files the page's recipe ``### a <recipe>`` says it touches (its ``Files touched: N.`` line)."""
+    text = CONTRIBUTING.read_text()
+    start = text.index(f"\n### a {recipe}\n")
+    end = text.find("\n### ", start + 1)
+    m = FILES_LINE.search(text[start:end if end > 0 else len(text)])
+    assert m, f"the recipe '{recipe}' of docs/contributing.md states no 'Files touched: N.'"
+    return int(m.group(1))
+
+
+def assert_touches(pkg: Path, recipe: str, expected: list[str]) -> None:
+    """The recipe performed on ``pkg`` touched exactly ``expected``, as many files as the page states."""
+    got = touched_files(pkg)
+    assert got == sorted(expected), f"recipe '{recipe}' touched {got}, not {sorted(expected)}"
+    stated = stated_files(recipe)
+    assert len(got) == stated, f"recipe '{recipe}' touched {len(got)} files, the page states {stated}"
 
 
 def _edit(pkg: Path, rel: str, old: str, new: str) -> None:
@@ -54,6 +94,8 @@ def test_every_recipe_of_the_page_has_a_test_here():
                if line.startswith("### a ")]
     tested = {"worst-case family (a construction for a problem class)": test_recipe_worst_case_family,
               "solver (a baseline to benchmark)": test_recipe_solver,
+              "random family": test_recipe_random_family,
+              "PEP certificate (a point of a class-level grid)": test_recipe_pep_certificate,
               "lemma check": test_recipe_lemma_check, "claim (a table cell)": test_recipe_claim,
               "check family": test_recipe_check_family}
     assert recipes and sorted(recipes) == sorted(tested)
@@ -99,6 +141,7 @@ def test_recipe_worst_case_family(tmp_path):
 # ----------------------------------------------------------------------------- a solver
 TOY_SOLVER = '''"""Gradient tracking under another name (the recipe's test): a baseline module of the contract's shape."""
 
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines.diging import solve_diging
 
 CLASSES = ("consensus",)
@@ -110,34 +153,129 @@ def solve_toy_gt(problem, *, eps, x_star=None, max_iter=100_000, oracles=None, s
     """DIGing, run through the same counted oracles."""
     return solve_diging(problem, eps=eps, x_star=x_star, max_iter=max_iter, oracles=oracles, settle=settle,
                         settle_eps=settle_eps, max_calls=max_calls, **params)
+
+
+BASELINE = Baseline("toy-gt", solve_toy_gt, CLASSES, CITATION)
 '''
+SOLVER_FILE = "solvers/baselines/toy_gt.py"
+
+
+def _instance(root: Path, family: str, out: Path) -> None:
+    """``mixbounds instance FAMILY --kappa-W 10 --kappa-f 10 --out OUT`` on the copy (a tiny instance)."""
+    proc = _run(root, ["instance", family, "--kappa-W", "10", "--kappa-f", "10", "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (out / "instance.json").is_file()
 
 
 def test_recipe_solver(tmp_path):
-    """Recipe: a module ``solvers/baselines/<name>.py`` with ``solve_<name>``, ``CLASSES``, ``CITATION``, and
-    its line in ``BASELINES``."""
+    """Recipe: one module ``solvers/baselines/<name>.py`` ending with ``BASELINE = Baseline(...)``, discovered: the
+    benchmarks list it on its class only and ``mixbounds solve --method`` runs it; it touches one file."""
     root = tmp_path / "src"
     pkg = installed_copy(root)
-    (pkg / "solvers" / "baselines" / "toy_gt.py").write_text(TOY_SOLVER)
-    _edit(pkg, "solvers/baselines/__init__.py", "from mixbounds.solvers.baselines.tracking_admm import solve_tracking_admm\n",
-          "from mixbounds.solvers.baselines.tracking_admm import solve_tracking_admm\n"
-          "from mixbounds.solvers.baselines import toy_gt\nfrom mixbounds.solvers.baselines.toy_gt import solve_toy_gt\n")
-    _edit(pkg, "solvers/baselines/__init__.py", "BASELINES = {\n",
-          'BASELINES = {\n    "toy-gt": (solve_toy_gt, toy_gt.CLASSES, toy_gt.CITATION),\n')
+    (pkg / SOLVER_FILE).write_text(TOY_SOLVER)
+    assert_touches(pkg, "solver (a baseline to benchmark)", [SOLVER_FILE])
     probe = ("from mixbounds.checks.registry import all_checks\n"
              "from mixbounds.checks.tiers import TINY\n"
-             "from mixbounds.instances.families import build\n"
-             "from mixbounds.instances.reference.kkt import reference_solution\n"
-             "from mixbounds.solvers.baselines import BASELINES\n"
              "ids = [r for c in all_checks() for r in c.result_ids(TINY)]\n"
-             "inst = build('random-consensus', kappa_f=10.0, kappa_W=10.0, seed=0)\n"
-             "res = BASELINES['toy-gt'][0](inst.problem, eps=1e-6, x_star=reference_solution(inst.problem).u)\n"
-             "print('bench.consensus.toy-gt.comm.kappa_f' in ids, any('.coupled.toy-gt.' in r for r in ids),\n"
-             "      res.converged, res.counts['comm'] > 0)")
+             "print('bench.consensus.toy-gt.comm.kappa_f' in ids, any('.coupled.toy-gt.' in r for r in ids))")
     proc = _run(root, ["-c", probe])
     assert proc.returncode == 0, proc.stderr[-2000:]
-    # benchmarked on the class it lists and only there; it converges through the counted oracles
-    assert proc.stdout.split() == ["True", "False", "True", "True"]
+    assert proc.stdout.split() == ["True", "False"]  # benchmarked on the class it lists and only there
+    _instance(root, "random-consensus", tmp_path / "inst")
+    summary = tmp_path / "solve.json"
+    proc = _run(root, ["solve", str(tmp_path / "inst"), "--method", "toy-gt", "--eps", "1e-6", "--json", str(summary)])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads(summary.read_text())  # an unknown --method would be exit 2; toy-gt runs DIGing (its record)
+    assert doc["method"] == "diging" and doc["converged"] and doc["counts"]["comm"] > 0
+
+
+def test_a_recipe_with_a_second_edit_fails_the_count(tmp_path):
+    """Negative control of the file counts: the baseline recipe as it was (the module and its line in a registry
+    table) touches two files, and the check of the page's count says so."""
+    pkg = installed_copy(tmp_path / "src")
+    (pkg / SOLVER_FILE).write_text(TOY_SOLVER)
+    _edit(pkg, "solvers/baselines/__init__.py", "from __future__ import annotations\n",
+          "from __future__ import annotations\n\nfrom mixbounds.solvers.baselines import toy_gt  # noqa: F401\n")
+    assert touched_files(pkg) == ["solvers/baselines/__init__.py", SOLVER_FILE]
+    with pytest.raises(AssertionError, match="touched"):
+        assert_touches(pkg, "solver (a baseline to benchmark)", [SOLVER_FILE, "solvers/baselines/__init__.py"])
+
+
+def test_a_baseline_file_without_its_declaration_is_an_error(tmp_path):
+    """Negative control of the discovery: a module dropped in solvers/baselines/ without ``BASELINE`` is not left
+    out silently; importing the baselines names the file."""
+    root = tmp_path / "src"
+    pkg = installed_copy(root)
+    (pkg / SOLVER_FILE).write_text(TOY_SOLVER.replace('BASELINE = Baseline("toy-gt", solve_toy_gt, CLASSES, CITATION)',
+                                                      ""))
+    proc = _run(root, ["-c", "import mixbounds.solvers.baselines"])
+    assert proc.returncode == 1 and "toy_gt.py: a module of solvers/baselines/ must declare BASELINE" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- a random family
+TOY_RANDOM = '''"""A random consensus family of another seed (the recipe's test)."""
+
+from mixbounds.instances.random.generic import random_consensus
+
+
+def toy_random(**kw):
+    """``toy-random``: ``random-consensus`` with the default seed 7."""
+    return random_consensus(**{"seed": 7, **kw})
+
+
+FAMILIES = {"toy-random": toy_random}
+'''
+RANDOM_FILE = "instances/random/toy_random.py"
+
+
+def test_recipe_random_family(tmp_path):
+    """Recipe: one module ``instances/random/<name>.py`` with a ``FAMILIES`` dict, discovered by the family registry:
+    ``mixbounds instance`` builds it and ``mixbounds solve`` solves it; it touches one file."""
+    root = tmp_path / "src"
+    pkg = installed_copy(root)
+    (pkg / RANDOM_FILE).write_text(TOY_RANDOM)
+    assert_touches(pkg, "random family", [RANDOM_FILE])
+    inst = tmp_path / "inst"
+    _instance(root, "toy-random", inst)
+    assert json.loads((inst / "instance.json").read_text())["seed"] == 7  # built by the dropped builder
+    proc = _run(root, ["solve", str(inst), "--eps", "1e-6"])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_a_random_family_named_twice_is_an_error(tmp_path):
+    """Negative control of the discovery: a dropped family that reuses a name is refused, naming the module."""
+    root = tmp_path / "src"
+    pkg = installed_copy(root)
+    (pkg / RANDOM_FILE).write_text(TOY_RANDOM.replace('"toy-random": toy_random', '"random-consensus": toy_random'))
+    proc = _run(root, ["-c", "from mixbounds.instances.families import families; families()"])
+    assert proc.returncode == 1
+    assert "instance family 'random-consensus' is defined twice (mixbounds.instances.random.toy_random)" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- a PEP certificate
+#: the new point of the recipe's test: consensus, κ_f = 10, κ_W = 30, with Chebyshev (not in the grid today)
+PEP_POINT = '(10.0, 30.0, C), '
+PEP_FILE = "checks/pep/kinds/results.py"
+
+
+def test_recipe_pep_certificate(tmp_path):
+    """Recipe: one tuple in ``CLASS_GRID`` of ``checks/pep/kinds/results.py``; the tier's class certificate
+    ``pep.class.<class>.grid`` then runs it (first in the list: every tier) and certifies it; one file."""
+    root = tmp_path / "src"
+    pkg = installed_copy(root)
+    _edit(pkg, PEP_FILE, '"consensus": ((10.0, 100.0, C), ', '"consensus": (' + PEP_POINT + '(10.0, 100.0, C), ')
+    assert_touches(pkg, "PEP certificate (a point of a class-level grid)", [PEP_FILE])
+    probe = ("from mixbounds.checks.registry import all_checks\n"
+             "from mixbounds.checks.tiers import TINY\n"
+             "from mixbounds.checks.pep.kinds.results import CERT_CLASS, scoped_verdict\n"
+             "(c,) = [c for c in all_checks() if 'pep.class.consensus.grid' in c.result_ids(TINY)]\n"
+             "(t,) = [t for t in c.tasks(TINY) if t.kwargs.get('cls') == 'consensus']\n"
+             "p = t.func(**t.kwargs)\n"
+             "r = scoped_verdict('pep.class.consensus.grid', [p], CERT_CLASS)\n"
+             "print(t.kwargs['kappa_W'], t.kwargs['method'], r.status, r.verdict_label == CERT_CLASS)")
+    proc = _run(root, ["-c", probe])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["30.0", "apapc", "pass", "True"]
 
 
 # ----------------------------------------------------------------------------- a lemma check

@@ -14,10 +14,9 @@ concept:
 * :mod:`.generic` — the eight families built from one structure table;
 * :mod:`.vertical_fl`, :mod:`.local_global` — the two application families of the paper.
 
-Families (``FAMILIES``; CLI name → builder, each documented in its module):
-``random-consensus``, ``random-coupled``, ``random-shared``,
-``random-shared-ident``, ``random-coupled-local``, ``random-mixed``,
-``random-mixed-ident``, ``logistic-consensus``, ``vertical-fl``, ``local-global``.
+A family is **one file** dropped in this folder: a module with a ``FAMILIES`` dict (CLI name → builder, each
+documented in its module), found by :func:`mixbounds.instances.families.families` (which imports every module here);
+the families with their keywords are listed on the generated registry page of the docs.
 Builders take keyword arguments only::
 
     f(*, n=None, seed=0, kappa_W=None, kappa_f=…, kappa_AC=None, kappa_C=None,
@@ -32,9 +31,6 @@ keywords, unknown variants and impossible targets raise ``ValueError``.
 
 from __future__ import annotations
 
-from typing import Callable
-
-from mixbounds.instances.instance import Instance
 from mixbounds.instances.random.common import (
     COMMON_KW,
     KAPPA_MAX,
@@ -62,22 +58,9 @@ from mixbounds.instances.random.tuning import frame_base, group_ratio, tune_grou
 from mixbounds.instances.random.vertical_fl import vertical_fl
 
 __all__ = [
-    "COMMON_KW", "FAMILIES", "GOSSIPS", "GRAPHS", "Gossip", "KAPPA_MAX", "OBJECTIVES", "ROOT_RTOL", "TARGET_RTOL",
+    "COMMON_KW", "GOSSIPS", "GRAPHS", "Gossip", "KAPPA_MAX", "OBJECTIVES", "ROOT_RTOL", "TARGET_RTOL",
     "TARGET_RTOL_LARGE", "frame_base", "group_ratio", "identical_shared_block", "local_blocks", "local_global",
     "logistic_consensus", "logistic_objective", "make_gossip", "projected_remark_finding", "quadratic_objective",
     "random_consensus", "random_coupled", "random_coupled_local", "random_mixed", "random_mixed_ident",
     "random_shared", "random_shared_ident", "tune_group", "vertical_fl",
 ]
-
-FAMILIES: dict[str, Callable[..., Instance]] = {
-    "random-consensus": random_consensus,
-    "random-coupled": random_coupled,
-    "random-shared": random_shared,
-    "random-shared-ident": random_shared_ident,
-    "random-coupled-local": random_coupled_local,
-    "random-mixed": random_mixed,
-    "random-mixed-ident": random_mixed_ident,
-    "logistic-consensus": logistic_consensus,
-    "vertical-fl": vertical_fl,
-    "local-global": local_global,
-}

@@ -275,3 +275,16 @@ def logistic_consensus(**kw) -> Instance:
     """
     return _build_random("logistic-consensus", **kw)
 
+
+
+#: the families of this module (collected by :func:`mixbounds.instances.families.families`)
+FAMILIES = {
+    "random-consensus": random_consensus,
+    "random-coupled": random_coupled,
+    "random-shared": random_shared,
+    "random-shared-ident": random_shared_ident,
+    "random-coupled-local": random_coupled_local,
+    "random-mixed": random_mixed,
+    "random-mixed-ident": random_mixed_ident,
+    "logistic-consensus": logistic_consensus,
+}

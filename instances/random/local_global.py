@@ -208,3 +208,7 @@ def _lg_equivalence(problem: MixedProblem, Hs, hs, lam: float, n: int, d: int) -
     return {"printed": 0.0, "computed": err, "holds": bool(err <= 1e-8), "label": "app:problem_formulations",
             "detail": "max |reformulated − printed| over x*, z* (and x̃* vs z*), relative to max |printed solution|"}
 
+
+
+#: the family of this module (collected by :func:`mixbounds.instances.families.families`)
+FAMILIES = {"local-global": local_global}

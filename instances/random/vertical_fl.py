@@ -164,3 +164,7 @@ def _vfl_logistic(Y, n: int, samples: int, features: int, kappa_f: float, lay: L
     reg = L_loss / (kappa_f - 1.0)
     obj = LogisticObjective(feats, labs, reg, lay)
     return obj, {"type": "logistic", "reg": reg, "L_loss": L_loss, "tuning": "reg = L_loss/(kappa_f - 1)"}, {}
+
+
+#: the family of this module (collected by :func:`mixbounds.instances.families.families`)
+FAMILIES = {"vertical-fl": vertical_fl}

@@ -12,6 +12,7 @@ the preconditioned one (and, with a coupled constraint, with ``L_G = 2L_f κ_W²
 
 from __future__ import annotations
 
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 from mixbounds.solvers.solve import solve
@@ -24,3 +25,6 @@ def solve_apapc_nocheb(problem, *, eps: float = 1e-8, x_star=None, max_iter: int
                        oracles: CountedOracles | None = None, **params) -> SolveResult:
     """``mixbounds.solvers.solve(problem, method="apapc-nocheb", …)``; extra keywords go to :func:`mixbounds.solvers.solve`."""
     return solve(problem, method="apapc-nocheb", eps=eps, x_star=x_star, max_iter=max_iter, oracles=oracles, **params)
+
+
+BASELINE = Baseline("apapc-nocheb", solve_apapc_nocheb, CLASSES, CITATION)

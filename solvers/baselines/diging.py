@@ -31,6 +31,7 @@ The method's parameters:
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import Run, gossip_facts, reference_u, require
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
@@ -73,3 +74,6 @@ def solve_diging(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100
         G = G_new
         if run.record(X):
             return run.result(params)
+
+
+BASELINE = Baseline("diging", solve_diging, CLASSES, CITATION)

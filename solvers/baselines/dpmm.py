@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import (
     INNER_REL,
     InnerSolver,
@@ -117,3 +118,6 @@ def solve_dpmm(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_0
             break
     params["inner"] = inner.summary()
     return run.result(params)
+
+
+BASELINE = Baseline("dpmm", solve_dpmm, CLASSES, CITATION)

@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from mixbounds.bounds.condition import group_L
 from mixbounds.bounds.spectral import ZERO_RTOL
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import (
     INNER_REL,
     InnerSolver,
@@ -172,3 +173,6 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
                 nut = nut + steps["eta_Ct"] * (orc.Ct(u[dx:].reshape(n, dt)) - P.ct_stacked)
     params["inner"] = inner.summary()
     return run.result(params)
+
+
+BASELINE = Baseline("dual-gradient", solve_dual_gradient, CLASSES, CITATION)

@@ -27,6 +27,7 @@ The method's parameters:
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import Run, gossip_facts, mixing_matrix_apply, reference_u, require
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
@@ -70,3 +71,6 @@ def solve_extra(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_
         X_prev, MX_prev, G_prev, X = X, MX, G, X_new
         if run.record(X):
             return run.result(params)
+
+
+BASELINE = Baseline("extra", solve_extra, CLASSES, CITATION)

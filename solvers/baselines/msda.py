@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import INNER_REL, InnerSolver, Run, gossip_facts, reference_u, require
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_interval
 from mixbounds.solvers.oracles import CountedOracles
@@ -91,3 +92,6 @@ def solve_msda(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_0
         y = y_new
     params["inner"] = inner.summary()
     return run.result(params)
+
+
+BASELINE = Baseline("msda", solve_msda, CLASSES, CITATION)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import (
     INNER_REL,
     InnerSolver,
@@ -124,3 +125,5 @@ def solve_tracking_admm(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     params["inner"] = inner.summary()
     return run.result(params)
 
+
+BASELINE = Baseline("tracking-admm", solve_tracking_admm, CLASSES, CITATION)
