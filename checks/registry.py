@@ -7,7 +7,7 @@ a family.  A new family is one module with a ``checks()`` function, added to :da
 
 from __future__ import annotations
 
-from mixbounds.checks import bench, controls, lemmas, nonsmooth, rates, statements
+from mixbounds.checks import bench, controls, lemmas, rates, statements, tables234
 from mixbounds.checks.audits import (
     audit_constants,
     audit_counters,
@@ -21,7 +21,7 @@ from mixbounds.checks.pep import registry as pep
 from mixbounds.checks.run.framework import Check
 
 #: the family modules, in the order their results appear in ``results.json``
-FAMILIES = (rates, constructions, lemmas, controls, nonsmooth, statements, bench, audit_counters, calibration_engine,
+FAMILIES = (rates, constructions, lemmas, controls, tables234, statements, bench, audit_counters, calibration_engine,
             calibration_tolerances, audit_guards, audit_reference, audit_constants, pep)
 
 

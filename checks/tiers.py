@@ -59,7 +59,7 @@ class Table1Sweeps:
 
 @dataclass(frozen=True)
 class Tables24Sweeps:
-    """Tables 2–4 (:mod:`mixbounds.checks.nonsmooth`)."""
+    """Tables 2–4 (:mod:`mixbounds.checks.tables234`)."""
 
     #: slope tolerance (counts to a first hit are integers with ±15% phase noise; sweeps of 1 decade)
     slope_tol: float

@@ -35,7 +35,7 @@ Optimization Methods for Machine Learning", Algorithm 8.1), written for ``Ψ = f
     ūᵏ = (1 − γ_k) ūᵏ⁻¹ + γ_k ũᵏ                            (line 12, see below)
 
 The printed Algorithm 2 differs in two lines, recorded as a finding by
-:mod:`mixbounds.checks.nonsmooth` (``finding.alg_sliding.line12``: line 12 is the one that breaks convergence): line 6 reads
+:mod:`mixbounds.checks.tables234.tables34_findings` (``finding.alg_sliding.line12``: line 12 is the one that breaks convergence): line 6 reads
 "u^k_0 := ũ^k_0, ũ^k_0 := u^{k−1}" (circular: ``u^k_0`` is set from ``ũ^k_0`` before
 ``ũ^k_0`` is defined), and line 12 reads "ū^k := γ_k ũ^k + (1 − γ_k) ũ^{k−1}" (averages
 two inner outputs instead of updating the running average ``ū``).  ``reading="printed"``
