@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from types import MappingProxyType
+from typing import Any, Callable, Iterable
 
 #: parameter name → (unicode symbol, LaTeX symbol, meaning)
 PARAMS = MappingProxyType({
@@ -117,10 +118,15 @@ class Cell:
         return "tight" if self.tight else "upper"
 
 
+#: the signature of ``_build``'s ``add`` (one cell of the registry), as the table builders receive it
+AddCell = Callable[..., None]
+
+
 def _build() -> tuple[Cell, ...]:
     cells: list[Cell] = []
 
-    def add(table, cls, oracle, terms, source, *, tight, lower=None, derived=None, discrepancy=None, note=None):
+    def add(table: int, cls: str, oracle: str, terms: Iterable[Monomial], source: str, *, tight: bool, lower: str | None = None,
+            derived: Iterable[Monomial] | None = None, discrepancy: str | None = None, note: str | None = None) -> None:
         label, setting, _ = TABLES[table]
         in_table = cls not in ("shared_ident", "mixed_ident")  # the identical-C̃ variants are theorem statements
         cells.append(Cell(
@@ -137,7 +143,7 @@ def _build() -> tuple[Cell, ...]:
     return tuple(cells)
 
 
-def _table_1(add) -> None:
+def _table_1(add: AddCell) -> None:
     """Table 1 (``tab:smooth_strongly_convex``) and the identical-C̃ statements of its theorems, cell by cell."""
     M = _mono
     lb_cons = "scaman2017optimal (Theorem 2: path graph, Nesterov function split over V1/V3)"
@@ -179,7 +185,7 @@ def _table_1(add) -> None:
     add(1, "shared_ident", "comm", [M(kappa_f=.5, kappa_W=.5)], li, tight=True, lower=li)
 
 
-def _tables_2_to_4(add) -> None:
+def _tables_2_to_4(add: AddCell) -> None:
     """Tables 2-4 (smooth convex, nonsmooth convex, nonsmooth strongly convex), cell by cell."""
     M = _mono
     # each row's accuracy parameter p and its exponent in the gradient cell / matrix cells
@@ -227,7 +233,7 @@ REGISTRY: tuple[Cell, ...] = _build()
 #: ``paper/mixed-affine-constraints.tex`` and ``tex`` a fragment of that line as printed (a test finds it there);
 #: ``source_says`` is the corrected reading and what says so.  Not here: line 1212's μ_J = ½μ̃ (the paper's convention,
 #: line 590, makes every μ_X "some lower bound", so it is a legitimate choice, not a slip).
-TEXT_DISCREPANCIES: tuple[dict, ...] = (
+TEXT_DISCREPANCIES: tuple[dict[str, Any], ...] = (
     {
         "where": "sec. Consensus Optimization (Section 3.2), nonsmooth convex consensus",
         "line": 381,

@@ -8,7 +8,7 @@ collected from every module listed in :data:`MODULES` that defines a
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import Any, Callable
 
 from mixbounds.instances.instance import Instance
 
@@ -44,7 +44,7 @@ def families() -> dict[str, Callable[..., Instance]]:
     return out
 
 
-def build(name: str, **params) -> Instance:
+def build(name: str, **params: Any) -> Instance:
     """Build the instance family ``name`` (``mixbounds instance NAME`` calls this with the options given).
 
     Parameters

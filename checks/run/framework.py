@@ -28,7 +28,7 @@ import traceback
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from joblib import Parallel, delayed, parallel_config
 from mixbounds.checks.run.cache_key import CacheKeyError, load_key, sign
@@ -36,8 +36,9 @@ from mixbounds.checks.run.parent_watch import watch_parent
 from mixbounds.checks.run.result import CheckResult, _clean
 from mixbounds.checks.tiers import TIERS, Tier, as_tier
 from mixbounds.instances.families import build
+from mixbounds.instances.instance import Instance
 from mixbounds.instances.json_file import JSONFileError, read_json
-from mixbounds.instances.reference.kkt import reference_solution
+from mixbounds.instances.reference.kkt import Reference, reference_solution
 from threadpoolctl import threadpool_limits
 
 _PACKAGES = ("bounds", "instances", "solvers", "checks")
@@ -47,8 +48,8 @@ _PACKAGES = ("bounds", "instances", "solvers", "checks")
 class Task:
     """One unit of work: ``func`` (a module-level function, so workers import it by name) called with ``kwargs``."""
 
-    func: Callable[..., dict]
-    kwargs: dict
+    func: Callable[..., dict[str, Any]]
+    kwargs: dict[str, Any]
     label: str = ""
 
     @property
@@ -78,7 +79,7 @@ class Check:
     family: str
     result_ids: Callable[[Tier], list[str]]
     tasks: Callable[[Tier], list[Task]]
-    finalize: Callable[[Tier, dict], list[CheckResult]]
+    finalize: Callable[[Tier, dict[str, Any]], list[CheckResult]]
     description: str = ""
     tiers: tuple[Tier, ...] = TIERS
     opt_in: bool = False
@@ -92,7 +93,7 @@ def source_files() -> list[tuple[str, Path]]:
     """
     out = []
     for pkg in _PACKAGES:
-        base = Path(importlib.import_module(f"mixbounds.{pkg}").__file__).resolve().parent
+        base = Path(cast(str, importlib.import_module(f"mixbounds.{pkg}").__file__)).resolve().parent
         out += [(str(Path(pkg) / p.relative_to(base)), p) for p in sorted(base.rglob("*.py"))]
     return out
 
@@ -106,7 +107,7 @@ def code_version() -> str:
     return h.hexdigest()
 
 
-def call_task(func: Callable[..., dict], kwargs: dict) -> dict:
+def call_task(func: Callable[..., dict[str, Any]], kwargs: dict[str, Any]) -> dict[str, Any]:
     """Run one task; exceptions become an ``{"error": …}`` point instead of killing the run."""
     t0 = time.perf_counter()
     try:
@@ -123,7 +124,7 @@ def call_task(func: Callable[..., dict], kwargs: dict) -> dict:
 _GROUP = threading.local()
 
 
-def instance_and_reference(family: str, params: dict):
+def instance_and_reference(family: str, params: dict[str, Any]) -> tuple[Instance, Reference]:
     """``(mixbounds.instances.families.build(family, **params), reference_solution(its problem))``.
 
     Inside a task group (:func:`_run_group`: the tasks of one sweep point — upper bound,
@@ -134,7 +135,7 @@ def instance_and_reference(family: str, params: dict):
     key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
     shared = getattr(_GROUP, "instances", None)
     if shared is not None and key in shared:
-        return shared[key]
+        return cast("tuple[Instance, Reference]", shared[key])
     inst = build(family, **params)
     pair = (inst, reference_solution(inst.problem))
     if shared is not None:
@@ -151,13 +152,13 @@ def _group_key(t: Task) -> str:
     return json.dumps({"family": fam, "params": _clean(p)}, sort_keys=True)
 
 
-def _run_group_in_worker(calls: list[tuple[str, Callable, dict]], parent: int) -> list[tuple[str, dict]]:
+def _run_group_in_worker(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]], parent: int) -> list[tuple[str, dict[str, Any]]]:
     """:func:`_run_group` in a joblib worker, which ends with ``parent`` (:mod:`mixbounds.checks.run.parent_watch`)."""
     watch_parent(parent)
     return _run_group(calls)
 
 
-def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
+def _run_group(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
     """Run the tasks of one group in this process, sharing their instances; ``[(key, point)]``."""
     _GROUP.instances = {}
     try:
@@ -172,14 +173,14 @@ def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]
 CACHE_FORMAT = "mixbounds-point-3"
 
 
-def point_digest(point: dict, task: str = "") -> str:
+def point_digest(point: dict[str, Any], task: str = "") -> str:
     """The keyed digest of a cache entry (:func:`mixbounds.checks.run.cache_key.sign`) over its task key and its point's
     canonical JSON: an entry damaged, changed or written without this user's key no longer matches it."""
     blob = json.dumps(point, sort_keys=True, separators=(",", ":"))
     return sign(load_key(), task, blob)
 
 
-def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
+def read_cache_entry(path: Path, key: str) -> tuple[dict[str, Any] | None, str | None]:
     """``(point, None)`` for a valid cache entry of task ``key``, ``(None, why)`` for a damaged one, ``(None, None)``
     if there is none.  Valid: a regular file holding JSON ``{"cache": CACHE_FORMAT, "task": key, "digest": d,
     "point": {…}}`` whose point is an object with a numeric ``seconds``, no ``error`` (failed points are never
@@ -204,22 +205,22 @@ def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
     return pt, None
 
 
-def cache_census(cache_dir: Path, keys) -> dict:
+def cache_census(cache_dir: Path, keys: Iterable[str]) -> dict[str, Any]:
     """``{"valid": n, "damaged": m, "keys": [the valid ones]}`` over the entries of ``keys`` in ``cache_dir`` (this
     code version)."""
     cdir = Path(cache_dir) / code_version()
-    out = {"valid": 0, "damaged": 0, "keys": []}
+    valid: list[str] = []
+    damaged = 0
     for k in keys:
         pt, why = read_cache_entry(cdir / f"{k}.json", k)
         if pt is not None:
-            out["valid"] += 1
-            out["keys"].append(k)
+            valid.append(k)
         elif why is not None:
-            out["damaged"] += 1
-    return out
+            damaged += 1
+    return {"valid": len(valid), "damaged": damaged, "keys": valid}
 
 
-def _atomic_write_json(path: Path, obj) -> None:
+def _atomic_write_json(path: Path, obj: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     try:
@@ -244,11 +245,11 @@ def run_checks(
     *,
     jobs: int = 1,
     cache_dir: Path | None = None,
-    progress: Callable[[int, int, Task], None] | None = None,
+    progress: Callable[..., None] | None = None,
     pattern: str = "*",
-    executor: Callable[[str, list], Iterable[list]] | None = None,
+    executor: Callable[[str, list[Any]], Iterable[list[Any]]] | None = None,
     cacheable: Callable[[Task], bool] | None = None,
-) -> tuple[list[CheckResult], dict]:
+) -> tuple[list[CheckResult], dict[str, Any]]:
     """Run ``checks`` in ``tier`` (a :class:`~mixbounds.checks.tiers.Tier` or its name); returns the results matching
     ``pattern`` and run statistics.
 
@@ -279,11 +280,11 @@ def run_checks(
 
     cache_ok = cdir is not None
 
-    def record(t: Task, out: dict):
+    def record(t: Task, out: dict[str, Any]) -> None:
         nonlocal done, cache_ok
         points[t.key] = out
         cached.discard(t.key)
-        if cache_ok and "error" not in out and (cacheable is None or cacheable(t)):
+        if cache_ok and cdir is not None and "error" not in out and (cacheable is None or cacheable(t)):
             try:
                 _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
                                                             "digest": point_digest(_clean(out), t.key), "point": out})
@@ -325,7 +326,7 @@ def run_checks(
     return out, stats
 
 
-def task_timing(tasks: dict[str, Task], points: dict[str, dict], cached_keys: list[str]) -> dict:
+def task_timing(tasks: dict[str, Task], points: dict[str, dict[str, Any]], cached_keys: list[str]) -> dict[str, Any]:
     """The run's measured task durations, for :mod:`mixbounds.checks.run.schedule` (a simulated cluster).
 
     ``task_seconds``: task key → the ``seconds`` of its point (measured when it was computed: in this run, or in the
@@ -354,9 +355,9 @@ def _collect_tasks(checks: list[Check], tier: Tier) -> tuple[dict[str, Task], di
 
 
 def _read_cached(tasks: dict[str, Task], cdir: Path | None,
-                 cacheable: Callable[[Task], bool] | None = None) -> tuple[dict[str, dict], list[Task], int]:
+                 cacheable: Callable[[Task], bool] | None = None) -> tuple[dict[str, dict[str, Any]], list[Task], int]:
     """The points found in the cache, the tasks still to run, and how many cache entries were damaged."""
-    points: dict[str, dict] = {}
+    points: dict[str, dict[str, Any]] = {}
     todo = []
     damaged = 0
     for k, t in tasks.items():
@@ -379,15 +380,15 @@ def task_groups(tasks: list[Task]) -> list[list[Task]]:
     return sorted(groups.values(), key=lambda g: -max(float(t.kwargs.get("_cost", 0)) for t in g))
 
 
-def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None], *, jobs: int,
-             executor: Callable[[str, list], Iterable[list]] | None) -> None:
+def _execute(todo: list[Task], version: str, record: Callable[[Task, dict[str, Any]], None], *, jobs: int,
+             executor: Callable[[str, list[Any]], Iterable[list[Any]]] | None) -> None:
     """Run the tasks grouped by instance (one build and one exact solution per group), longest groups first (better
     load balance): on ``executor``, on ``jobs`` joblib workers, or here; ``record`` receives every point."""
     batches = task_groups(todo)
     by_key = {t.key: t for t in todo}
     payloads = [[(t.key, t.func, t.kwargs) for t in g] for g in batches]
 
-    def record_all(group_outs: Iterable[list]) -> None:
+    def record_all(group_outs: Iterable[list[Any]]) -> None:
         for group_out in group_outs:
             for key, out in group_out:
                 record(by_key[key], out)
@@ -405,7 +406,7 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None
             record_all(_run_group(p) for p in payloads)
 
 
-def _finalize(c: Check, tier: Tier, pts: dict[str, dict]) -> tuple[list[CheckResult], bool]:
+def _finalize(c: Check, tier: Tier, pts: dict[str, dict[str, Any]]) -> tuple[list[CheckResult], bool]:
     """The check's results from its points, and whether finalize failed: a finalize that raises gives an ``error``
     row per declared result (:func:`run_checks` first recomputes the points it read from the cache and retries:
     the fields finalize reads are the last validation of a cache entry)."""

@@ -49,12 +49,13 @@ import traceback
 import weakref
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Callable
+from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.instances.json_file import JSONFileError, loads
+from mixbounds.instances.problem import MixedProblem
 from mixbounds.isolation import (  # noqa: F401  (the method limits, re-exported: the contract's page names them here)
     METHOD_MAX_ITER,
     METHOD_TIMEOUT_MAX_S,
@@ -91,7 +92,7 @@ class ProblemView:
 
     problem_class: str
     n: int
-    d: tuple
+    d: tuple[Any, ...]
     dt: int
     dx: int
     size: int
@@ -125,13 +126,14 @@ class ProblemView:
         return np.concatenate([np.asarray(x, float).ravel(), np.asarray(Xt, float).ravel()])
 
     @classmethod
-    def of(cls, problem) -> "ProblemView":
+    def of(cls, problem: MixedProblem) -> "ProblemView":
         """The view of a :class:`~mixbounds.instances.problem.MixedProblem` (constants computed, not counted)."""
         lay, obj = problem.layout, problem.objective
+        L_f, mu_f = float(cast(float, obj.L)), float(cast(float, obj.mu))
         g = gossip_spectrum(problem.W)
-        kw = dict(problem_class=problem.problem_class, n=problem.n, d=tuple(lay.d), dt=lay.dt, dx=lay.dx,
-                  size=lay.size, m=problem.m if problem.A is not None else 0, L_f=float(obj.L), mu_f=float(obj.mu),
-                  kappa_f=float(obj.L / obj.mu) if obj.mu > 0 else math.inf, lambda_max_W=float(g.lmax),
+        kw: dict[str, Any] = dict(problem_class=problem.problem_class, n=problem.n, d=tuple(lay.d), dt=lay.dt, dx=lay.dx,
+                  size=lay.size, m=problem.m if problem.A is not None else 0, L_f=L_f, mu_f=mu_f,
+                  kappa_f=float(L_f / mu_f) if mu_f > 0 else math.inf, lambda_max_W=float(g.lmax),
                   lambda_min_W=float(g.lmin_pos), kappa_W=float(g.kappa))
         if problem.A is not None:
             S = interaction_extremes(problem.A)
@@ -269,14 +271,14 @@ class MethodError(ValueError):
     """A method specification that cannot be used (one line, naming the specification)."""
 
 
-def _is_generator_function(fn) -> bool:
+def _is_generator_function(fn: object) -> bool:
     if inspect.isgeneratorfunction(fn):
         return True
     call = getattr(fn, "__call__", None)  # noqa: B004 - a callable object whose __call__ is a generator function
     return call is not None and inspect.isgeneratorfunction(call)
 
 
-def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
+def resolve(spec: str, *, add_cwd: bool = True) -> Callable[..., Any]:
     """The method a specification names, checked against the contract.
 
     Parameters
@@ -341,13 +343,13 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     return check_method(obj, spec)
 
 
-def probe(spec: str, *, timeout: float | None = None, kwargs: dict | None = None) -> tuple | None:
+def probe(spec: str, *, timeout: float | None = None, kwargs: dict[str, Any] | None = None) -> tuple[str, ...] | None:
     """Resolve ``spec`` in a process of its own (:func:`mixbounds.isolation.call_isolated`) and return the classes
     the method declares (``None``: every class); :class:`MethodError` with one line when it does not resolve —
     including a module that calls ``sys.exit`` at import, crashes, or does not import within ``timeout``
     seconds — or does not accept the keyword arguments ``kwargs`` (:func:`check_kwargs`).  The caller's process
     never runs the user's code."""
-    def resolve_classes():
+    def resolve_classes() -> tuple[str, Any]:
         try:
             fn = resolve(spec)
             check_kwargs(fn, kwargs or {}, spec)
@@ -359,13 +361,13 @@ def probe(spec: str, *, timeout: float | None = None, kwargs: dict | None = None
                         limit_name="--method-timeout")
     if not out.ok:
         raise MethodError(f"method {spec!r}: resolving it failed: {out.reason}")
-    kind, value = out.value
+    kind, value = cast("tuple[str, Any]", out.value)
     if kind == "bad":
-        raise MethodError(value)
-    return value
+        raise MethodError(str(value))
+    return cast("tuple[str, ...] | None", value)
 
 
-def check_method(fn, name: str) -> Callable:
+def check_method(fn: Any, name: str) -> Callable[..., Any]:
     """``fn`` itself if it follows the contract: a generator function (or a callable object with one as ``__call__``).
 
     Parameters
@@ -396,14 +398,14 @@ def check_method(fn, name: str) -> Callable:
         bad = [c for c in classes if c not in METHOD_CLASSES]
         if bad:
             raise MethodError(f"method {name!r}: declares unknown classes {bad} (known: {', '.join(METHOD_CLASSES)})")
-    return fn
+    return cast("Callable[..., Any]", fn)
 
 
-def parse_method_args(items) -> dict:
+def parse_method_args(items: Iterable[object] | None) -> dict[str, Any]:
     """``--method-arg KEY=VALUE`` items → ``{KEY: VALUE}``, VALUE read as JSON when it is JSON (``3``, ``0.5``,
     ``true``, ``"text"``), else kept as the string; :class:`MethodError` (one line) for a malformed or repeated
     item."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for item in items or []:
         key, sep, val = str(item).partition("=")
         key = key.strip()
@@ -419,7 +421,7 @@ def parse_method_args(items) -> dict:
     return out
 
 
-def check_kwargs(fn, kwargs: dict, name: str) -> None:
+def check_kwargs(fn: Any, kwargs: dict[str, Any], name: str) -> None:
     """:class:`MethodError` (one line) unless ``fn(problem, oracles, **kwargs)`` binds — for a :func:`from_loop`
     method, ``fn.loop(problem, oracles, callback, **kwargs)``."""
     target, lead = (fn.loop, 3) if callable(getattr(fn, "loop", None)) else (fn, 2)
@@ -434,7 +436,7 @@ def check_kwargs(fn, kwargs: dict, name: str) -> None:
         raise MethodError(f"method {name!r}: does not accept the method arguments ({given}): {exc}") from None
 
 
-def declared_classes(fn) -> tuple | None:
+def declared_classes(fn: object) -> tuple[str, ...] | None:
     """The method's ``classes`` attribute as a tuple of names, or ``None`` (no declaration: every class);
     :class:`MethodError` when it is neither a name nor a list or tuple of names (``classes = 5``)."""
     c = getattr(fn, "classes", None)
@@ -449,9 +451,9 @@ def declared_classes(fn) -> tuple | None:
 
 
 # ----------------------------------------------------------------------------- driving a method
-def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: float | None = None, settle: float = 0.0,
+def run_method(method: Callable[..., Any], problem: MixedProblem, x_star: np.ndarray, *, eps: float, settle_eps: float | None = None, settle: float = 0.0,
                max_iter: int = 100_000, max_calls: int | None = None, name: str = "method",
-               method_kwargs: dict | None = None, on_yield: Callable[[], None] | None = None) -> SolveResult:
+               method_kwargs: dict[str, Any] | None = None, on_yield: Callable[[], None] | None = None) -> SolveResult:
     """Drive ``method(ProblemView.of(problem), MethodOracles(...))`` and record it as the suite's solvers are.
 
     Parameters
@@ -520,7 +522,7 @@ def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: flo
     return run.result({"method": name})
 
 
-def _numeric(u) -> bool:
+def _numeric(u: object) -> bool:
     try:
         a = np.asarray(u)
     except Exception:  # noqa: BLE001
