@@ -54,7 +54,7 @@ def solve(problem: MixedProblem, *, method: str = "apapc", eps: float = 1e-8, x_
         The constants of ``G``: the lemmas' bounds (default), exact, by Lanczos on operators at any size (its
         products counted in the result's ``setup_counts``), closed-form bounds from the lemma's facts (no oracle
         call), or ``"auto"``: the bounds, with the cost model's account of what spectral constants could save
-        (:func:`mixbounds.solvers.constants.choose_constants`).
+        (:func:`mixbounds.solvers.spectral_estimates.choose_constants`).
     x0 : array_like, optional
         Start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
     oracles : mixbounds.solvers.oracles.CountedOracles, optional

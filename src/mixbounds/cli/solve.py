@@ -66,8 +66,8 @@ from mixbounds.methods import (
 from mixbounds.outdir import OutputError, atomic_write, atomic_write_text, check_file
 from mixbounds.solvers import solve
 from mixbounds.solvers.baselines import BASELINES
-from mixbounds.solvers.constants import measured_reason
 from mixbounds.solvers.reformulations import METHODS
+from mixbounds.solvers.spectral_estimates import measured_reason
 from mixbounds.solvers.stop_rule import SETTLE
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
