@@ -103,18 +103,44 @@ class Cell:
     note: str | None = None
 
     def exponent(self, param: str, *, derived: bool = False) -> float:
-        """Largest exponent of ``param`` over the monomials (0 if absent)."""
+        """Largest exponent of ``param`` over the monomials (0 if absent).
+
+        Parameters
+        ----------
+        param : str
+            A parameter name (``kappa_W``, ``LR2_eps``, …).
+        derived : bool
+            Read the proof's derived terms instead of the printed ones (when the cell has them).
+
+        Returns
+        -------
+        float
+            The exponent.
+        """
         if param not in PARAMS:
             raise ValueError(f"unknown parameter {param!r}; known: {sorted(PARAMS)}")
         terms = self.derived_terms if (derived and self.derived_terms is not None) else self.terms
         return max((dict(t).get(param, 0.0) for t in terms), default=0.0)
 
     def parameters(self, *, derived: bool = False) -> tuple[str, ...]:
+        """The parameters the cell's formula contains.
+
+        Parameters
+        ----------
+        derived : bool
+            Read the proof's derived terms instead of the printed ones (when the cell has them).
+
+        Returns
+        -------
+        tuple of str
+            Their names, sorted.
+        """
         terms = self.derived_terms if (derived and self.derived_terms is not None) else self.terms
         return tuple(sorted({k for t in terms for k, _ in t}))
 
     @property
     def kind(self) -> str:
+        """``tight`` (a matching lower bound is claimed) or ``upper``."""
         return "tight" if self.tight else "upper"
 
 
@@ -527,11 +553,39 @@ TEXT_DISCREPANCIES: tuple[dict[str, Any], ...] = (
 
 
 def cells(pattern: str = "*") -> tuple[Cell, ...]:
-    """Registry cells whose id matches the glob ``pattern`` (e.g. ``'T1.coupled.*'``)."""
+    """Registry cells whose id matches the glob ``pattern`` (e.g. ``'T1.coupled.*'``).
+
+    Parameters
+    ----------
+    pattern : str
+        A glob over the cell ids.
+
+    Returns
+    -------
+    tuple of Cell
+        The matching cells, in registry order.
+    """
     return tuple(c for c in REGISTRY if fnmatchcase(c.id, pattern))
 
 
 def get(cell_id: str) -> Cell:
+    """The registry cell of that id.
+
+    Parameters
+    ----------
+    cell_id : str
+        A cell id (``T1.coupled.grad``).
+
+    Returns
+    -------
+    Cell
+        The cell.
+
+    Raises
+    ------
+    KeyError
+        When no cell has that id.
+    """
     for c in REGISTRY:
         if c.id == cell_id:
             return c
@@ -539,4 +593,11 @@ def get(cell_id: str) -> Cell:
 
 
 def discrepancies() -> tuple[Cell, ...]:
+    """The cells whose printed formula and proof differ (``discrepancy`` set).
+
+    Returns
+    -------
+    tuple of Cell
+        Those cells, in registry order.
+    """
     return tuple(c for c in REGISTRY if c.discrepancy)

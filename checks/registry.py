@@ -26,7 +26,18 @@ FAMILIES = (rates, constructions, lemmas, controls, tables234, statements, bench
 
 
 def all_checks() -> list[Check]:
-    """Every registered check of every family, in :data:`FAMILIES` order (``ValueError`` on a duplicate id)."""
+    """Every registered check of every family, in :data:`FAMILIES` order (``ValueError`` on a duplicate id).
+
+    Returns
+    -------
+    list of Check
+        The checks, family by family.
+
+    Raises
+    ------
+    ValueError
+        When two checks share an id.
+    """
     out: list[Check] = [c for family in FAMILIES for c in family.checks()]
     ids = [c.id for c in out]
     dup = {i for i in ids if ids.count(i) > 1}

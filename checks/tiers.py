@@ -423,7 +423,23 @@ TIER_NAMES: tuple[str, ...] = tuple(t.name for t in TIERS)
 
 
 def tier_by_name(name: str) -> Tier:
-    """The tier called ``name`` (``ValueError`` naming the known ones otherwise)."""
+    """The tier called ``name`` (``ValueError`` naming the known ones otherwise).
+
+    Parameters
+    ----------
+    name : str
+        ``tiny``, ``quick`` or ``full``.
+
+    Returns
+    -------
+    Tier
+        The tier.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
     for t in TIERS:
         if t.name == name:
             return t
@@ -431,5 +447,21 @@ def tier_by_name(name: str) -> Tier:
 
 
 def as_tier(tier: Tier | str) -> Tier:
-    """``tier`` itself, or the tier of that name: the entry points that users and tests call take either."""
+    """``tier`` itself, or the tier of that name: the entry points that users and tests call take either.
+
+    Parameters
+    ----------
+    tier : Tier or str
+        A tier or its name.
+
+    Returns
+    -------
+    Tier
+        The tier.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
     return tier if isinstance(tier, Tier) else tier_by_name(tier)

@@ -90,6 +90,11 @@ def source_files() -> list[tuple[str, Path]]:
 
     ``name`` is the path below ``mixbounds/`` in the installed layout (``checks/run/framework.py``): the same in a
     wheel install and in an editable one (where ``mixbounds.checks`` is the checkout's ``checks/`` folder).
+
+    Returns
+    -------
+    list of (str, pathlib.Path)
+        The name and the file of every source, package by package, sorted.
     """
     out = []
     for pkg in _PACKAGES:
@@ -99,7 +104,13 @@ def source_files() -> list[tuple[str, Path]]:
 
 
 def code_version() -> str:
-    """Hash of the suite's source (cache key): any code change invalidates cached points."""
+    """Hash of the suite's source (cache key): any code change invalidates cached points.
+
+    Returns
+    -------
+    str
+        A hex digest of every source file's name and contents.
+    """
     h = hashlib.blake2b(digest_size=10)
     for name, p in source_files():
         h.update(name.encode())
@@ -108,7 +119,20 @@ def code_version() -> str:
 
 
 def call_task(func: Callable[..., dict[str, Any]], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Run one task; exceptions become an ``{"error": …}`` point instead of killing the run."""
+    """Run one task; exceptions become an ``{"error": …}`` point instead of killing the run.
+
+    Parameters
+    ----------
+    func : callable
+        The task's function (module-level).
+    kwargs : dict
+        Its keyword arguments.
+
+    Returns
+    -------
+    dict
+        The point, with its measured ``seconds``; ``{"error": …}`` when ``func`` raised.
+    """
     t0 = time.perf_counter()
     try:
         out = func(**kwargs)
@@ -131,6 +155,18 @@ def instance_and_reference(family: str, params: dict[str, Any]) -> tuple[Instanc
     lower bound, benchmarks — run one after the other in one process) the pair is built
     once and shared; both are deterministic functions of ``(family, params)`` and no task
     modifies them, so a point's counts do not depend on the sharing.
+
+    Parameters
+    ----------
+    family : str
+        A named instance family (:func:`mixbounds.instances.families.families`).
+    params : dict
+        Its parameters.
+
+    Returns
+    -------
+    tuple
+        ``(instance, reference)``.
     """
     key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
     shared = getattr(_GROUP, "instances", None)
@@ -175,7 +211,20 @@ CACHE_FORMAT = "mixbounds-point-3"
 
 def point_digest(point: dict[str, Any], task: str = "") -> str:
     """The keyed digest of a cache entry (:func:`mixbounds.checks.run.cache_key.sign`) over its task key and its point's
-    canonical JSON: an entry damaged, changed or written without this user's key no longer matches it."""
+    canonical JSON: an entry damaged, changed or written without this user's key no longer matches it.
+
+    Parameters
+    ----------
+    point : dict
+        The point (JSON-safe).
+    task : str
+        The task key it belongs to.
+
+    Returns
+    -------
+    str
+        The digest.
+    """
     blob = json.dumps(point, sort_keys=True, separators=(",", ":"))
     return sign(load_key(), task, blob)
 
@@ -185,7 +234,20 @@ def read_cache_entry(path: Path, key: str) -> tuple[dict[str, Any] | None, str |
     if there is none.  Valid: a regular file holding JSON ``{"cache": CACHE_FORMAT, "task": key, "digest": d,
     "point": {…}}`` whose point is an object with a numeric ``seconds``, no ``error`` (failed points are never
     cached) and digest ``d`` (:func:`point_digest`, keyed by this user's key); anything else is recomputed (and
-    counted)."""
+    counted).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The entry's file.
+    key : str
+        The task key the entry must belong to.
+
+    Returns
+    -------
+    tuple
+        ``(point, None)``, ``(None, why)`` or ``(None, None)``.
+    """
     try:
         entry = read_json(path, "cache entry")
     except FileNotFoundError:
@@ -207,7 +269,20 @@ def read_cache_entry(path: Path, key: str) -> tuple[dict[str, Any] | None, str |
 
 def cache_census(cache_dir: Path, keys: Iterable[str]) -> dict[str, Any]:
     """``{"valid": n, "damaged": m, "keys": [the valid ones]}`` over the entries of ``keys`` in ``cache_dir`` (this
-    code version)."""
+    code version).
+
+    Parameters
+    ----------
+    cache_dir : pathlib.Path
+        The point cache (the folder above the code versions).
+    keys : iterable of str
+        The task keys to look up.
+
+    Returns
+    -------
+    dict
+        ``valid`` and ``damaged`` counts and the valid ``keys``.
+    """
     cdir = Path(cache_dir) / code_version()
     valid: list[str] = []
     damaged = 0
@@ -234,7 +309,22 @@ def _atomic_write_json(path: Path, obj: Any) -> None:
 
 
 def select(checks: Iterable[Check], pattern: str, tier: Tier | str) -> list[Check]:
-    """Checks with at least one result id matching the glob."""
+    """Checks with at least one result id matching the glob.
+
+    Parameters
+    ----------
+    checks : iterable of Check
+        The candidates.
+    pattern : str
+        A glob over result ids.
+    tier : Tier or str
+        The tier (a check not run in it is left out).
+
+    Returns
+    -------
+    list of Check
+        The selected checks, in order.
+    """
     tier = as_tier(tier)
     return [c for c in checks if tier in c.tiers and any(fnmatchcase(r, pattern) for r in c.result_ids(tier))]
 
@@ -261,6 +351,31 @@ def run_checks(
     ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
     or joblib (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`): ``payloads`` is one
     ``[(key, func, kwargs)]`` list per group, and it yields each group's ``[(key, point)]``.
+
+    Parameters
+    ----------
+    checks : list of Check
+        The checks (those not run in ``tier`` are left out).
+    tier : Tier or str
+        The tier or its name.
+    jobs : int
+        Worker processes (1: this process).
+    cache_dir : pathlib.Path, optional
+        The point cache; ``None``: no cache.
+    progress : callable, optional
+        Called after every point (above).
+    pattern : str
+        A glob over result ids: the results returned.
+    executor : callable, optional
+        Runs the task groups instead of joblib (above).
+    cacheable : callable, optional
+        Whether a task's point may be cached (above).
+
+    Returns
+    -------
+    tuple
+        ``(results, stats)``: the :class:`~mixbounds.checks.run.result.CheckResult` s matching ``pattern``, and
+        the run statistics (points computed and cached, timings, the task groups).
     """
     tier = as_tier(tier)  # ValueError for an unknown name
     checks = [c for c in checks if tier in c.tiers]
@@ -334,6 +449,20 @@ def task_timing(tasks: dict[str, Task], points: dict[str, dict[str, Any]], cache
     of every task group (tasks on one instance, run one after the other in one process: the unit a worker receives)
     in the order :func:`_execute` submits them.  Kept in ``results.json`` because the cache cannot give them: it is
     off under ``--no-cache``, holds no group structure and may hold other runs' tasks of the same code version.
+
+    Parameters
+    ----------
+    tasks : dict
+        Task key → task, every task of the run.
+    points : dict
+        Task key → its point.
+    cached_keys : list of str
+        The keys whose points came from the cache.
+
+    Returns
+    -------
+    dict
+        ``task_seconds``, ``task_cached``, ``task_labels`` and ``task_groups``.
     """
     secs = {k: float(points[k]["seconds"]) for k in tasks if isinstance(points.get(k, {}).get("seconds"), (int, float))}
     return {"task_seconds": secs, "task_labels": {k: t.label or t.name for k, t in tasks.items()},
@@ -373,7 +502,18 @@ def _read_cached(tasks: dict[str, Task], cdir: Path | None,
 
 def task_groups(tasks: list[Task]) -> list[list[Task]]:
     """``tasks`` grouped by instance (:func:`_group_key`), the groups with the largest ``_cost`` hint first: the
-    units and the order in which :func:`_execute` hands them to workers."""
+    units and the order in which :func:`_execute` hands them to workers.
+
+    Parameters
+    ----------
+    tasks : list of Task
+        The tasks to run.
+
+    Returns
+    -------
+    list of list of Task
+        The groups, largest cost hint first.
+    """
     groups: dict[str, list[Task]] = {}
     for t in tasks:
         groups.setdefault(_group_key(t), []).append(t)

@@ -72,12 +72,32 @@ class Finding:
     source: str  # id of the check that found it
 
     def to_json(self) -> dict[str, Any]:
+        """The finding as ``results.json`` holds it.
+
+        Returns
+        -------
+        dict
+            The finding's fields, JSON-safe.
+        """
         out: dict[str, Any] = _clean(asdict(self))
         return out
 
 
 def with_variant(base_id: str, variant: str | None) -> str:
-    """The result id users see: ``base_id`` plus ``@variant`` unless the variant is the printed construction."""
+    """The result id users see: ``base_id`` plus ``@variant`` unless the variant is the printed construction.
+
+    Parameters
+    ----------
+    base_id : str
+        The id of the result on the printed construction.
+    variant : str or None
+        The construction's variant (``None`` or ``"printed"``: none).
+
+    Returns
+    -------
+    str
+        ``base_id`` or ``base_id@variant``.
+    """
     return base_id if variant in (None, "printed") else f"{base_id}@{variant}"
 
 
@@ -85,7 +105,20 @@ def reading(key: str, readings: dict[str, Any]) -> dict[str, Any]:
     """``measured`` and ``readings`` of a result with several numbers: ``measured = readings[key]``, the one the
     verdict compares (named by ``key``), and all of them by name.
 
-    Use as ``CheckResult(..., **reading(key, {...}))``."""
+    Use as ``CheckResult(..., **reading(key, {...}))``.
+
+    Parameters
+    ----------
+    key : str
+        The reading the verdict compares.
+    readings : dict
+        Every reading by name.
+
+    Returns
+    -------
+    dict
+        ``{"measured": readings[key], "readings": readings}``.
+    """
     value = readings[key]
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"reading {key!r} is {value!r}, not a number")
@@ -181,6 +214,13 @@ class CheckResult:
         return self.status == "fail"
 
     def to_json(self) -> dict[str, Any]:
+        """The result as ``results.json`` holds it.
+
+        Returns
+        -------
+        dict
+            The result's fields, its findings and ``caught``, JSON-safe (one claim of ``results.json``).
+        """
         d = asdict(self)
         d["findings"] = [f.to_json() if isinstance(f, Finding) else f for f in self.findings]
         d["caught"] = self.caught
@@ -190,7 +230,18 @@ class CheckResult:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "CheckResult":
         """The record of a ``results.json`` claim (schema 2; a schema-1 claim whose ``measured`` is not a number
-        reads as ``measured=None`` with that value in ``readings``)."""
+        reads as ``measured=None`` with that value in ``readings``).
+
+        Parameters
+        ----------
+        d : dict
+            One claim of ``results.json``, as :meth:`to_json` writes it.
+
+        Returns
+        -------
+        CheckResult
+            The record.
+        """
         d = dict(d)
         d.pop("caught", None)
         m = d.get("measured")

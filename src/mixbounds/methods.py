@@ -117,17 +117,53 @@ class ProblemView:
     mu_tilde_AC: float | None = None
 
     def split(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """u-layout vector → (flat ``x`` of length ``dx``, ``X̃`` of shape ``(n, dt)``)."""
+        """u-layout vector → (flat ``x`` of length ``dx``, ``X̃`` of shape ``(n, dt)``).
+
+        Parameters
+        ----------
+        u : numpy.ndarray
+            A vector in the u-layout, of length ``size``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(x, X̃)``: the flat ``x`` of length ``dx`` and ``X̃`` of shape ``(n, dt)`` (views of ``u``).
+        """
         u = np.asarray(u, dtype=float).ravel()
         return u[: self.dx], u[self.dx:].reshape(self.n, self.dt)
 
     def join(self, x: np.ndarray, Xt: np.ndarray) -> np.ndarray:
-        """(flat ``x``, ``X̃``) → u-layout vector of length ``size``."""
+        """(flat ``x``, ``X̃``) → u-layout vector of length ``size``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            The flat ``x`` (length ``dx``).
+        Xt : numpy.ndarray
+            ``X̃``, any shape holding ``n·dt`` entries.
+
+        Returns
+        -------
+        numpy.ndarray
+            The u-layout vector of length ``size``.
+        """
         return np.concatenate([np.asarray(x, float).ravel(), np.asarray(Xt, float).ravel()])
 
     @classmethod
     def of(cls, problem: MixedProblem) -> "ProblemView":
-        """The view of a :class:`~mixbounds.instances.problem.MixedProblem` (constants computed, not counted)."""
+        """The view of a :class:`~mixbounds.instances.problem.MixedProblem` (constants computed, not counted).
+
+        Parameters
+        ----------
+        problem : mixbounds.instances.problem.MixedProblem
+            The instance.
+
+        Returns
+        -------
+        ProblemView
+            Its sizes, constants (``L_f``, ``μ_f``, the spectra of ``W``, ``A``, ``C``, ``C̃``) and right-hand sides,
+            read-only.
+        """
         lay, obj = problem.layout, problem.objective
         L_f, mu_f = float(cast(float, obj.L)), float(cast(float, obj.mu))
         g = gossip_spectrum(problem.W)
@@ -206,7 +242,13 @@ ORACLE_ROWS = {
 
 def contract_table() -> str:
     """The method contract on one page: Markdown tables of every :class:`ProblemView` field and every
-    :class:`MethodOracles` operator (the method designer's guide shows exactly this text; ``tests/test_byom.py``)."""
+    :class:`MethodOracles` operator (the method designer's guide shows exactly this text; ``tests/test_byom.py``).
+
+    Returns
+    -------
+    str
+        Markdown: one table of the fields, one of the operators.
+    """
     out = ["| `ProblemView` field | type, shape | meaning | paper |", "|---|---|---|---|"]
     out += [f"| `{k}` | {t} | {what} | {paper} |" for k, (t, what, paper) in VIEW_FIELDS.items()]
     out += ["", "| `MethodOracles` operator | input | output | counted as | paper |", "|---|---|---|---|---|"]
@@ -234,35 +276,123 @@ class MethodOracles:
         _COUNTED[self] = counted
 
     def grad(self, u: np.ndarray) -> np.ndarray:
-        """``u`` (size,) → ``(∇f_i(x_i, x̃_i))_i`` in the u-layout (size,); one ``grad``."""
+        """``u`` (size,) → ``(∇f_i(x_i, x̃_i))_i`` in the u-layout (size,); one ``grad``.
+
+        Parameters
+        ----------
+        u : numpy.ndarray
+            The point, in the u-layout (size,).
+
+        Returns
+        -------
+        numpy.ndarray
+            The gradients of the local objectives, in the u-layout (size,).
+        """
         return _COUNTED[self].grad(np.asarray(u, dtype=float).ravel())
 
     def A(self, x: np.ndarray) -> np.ndarray:
-        """``x`` (dx,) → ``(A_i x_i)_i`` of shape (n, m); one ``A``."""
+        """``x`` (dx,) → ``(A_i x_i)_i`` of shape (n, m); one ``A``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            The flat ``x`` (dx,).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(A_i x_i)_i``, shape (n, m).
+        """
         return _COUNTED[self].A(x)
 
     def AT(self, Y: np.ndarray) -> np.ndarray:
-        """``Y`` (n, m) → ``(A_iᵀ y_i)_i`` flat (dx,); one ``A``."""
+        """``Y`` (n, m) → ``(A_iᵀ y_i)_i`` flat (dx,); one ``A``.
+
+        Parameters
+        ----------
+        Y : numpy.ndarray
+            One row per node, shape (n, m).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(A_iᵀ y_i)_i``, flat (dx,).
+        """
         return _COUNTED[self].AT(Y)
 
     def C(self, x: np.ndarray) -> np.ndarray:
-        """``x`` (dx,) → stacked ``(C_i x_i)_i``; one ``C``."""
+        """``x`` (dx,) → stacked ``(C_i x_i)_i``; one ``C``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            The flat ``x`` (dx,).
+
+        Returns
+        -------
+        numpy.ndarray
+            The stacked ``(C_i x_i)_i``.
+        """
         return _COUNTED[self].C(x)
 
     def CT(self, v: np.ndarray) -> np.ndarray:
-        """stacked ``v`` → ``(C_iᵀ v_i)_i`` flat (dx,); one ``C``."""
+        """stacked ``v`` → ``(C_iᵀ v_i)_i`` flat (dx,); one ``C``.
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            Stacked per node, as :meth:`C` returns it.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(C_iᵀ v_i)_i``, flat (dx,).
+        """
         return _COUNTED[self].CT(v)
 
     def Ct(self, Xt: np.ndarray) -> np.ndarray:
-        """``X̃`` (n, dt) → stacked ``(C̃_i x̃_i)_i``; one ``Ct``."""
+        """``X̃`` (n, dt) → stacked ``(C̃_i x̃_i)_i``; one ``Ct``.
+
+        Parameters
+        ----------
+        Xt : numpy.ndarray
+            ``X̃``, shape (n, dt).
+
+        Returns
+        -------
+        numpy.ndarray
+            The stacked ``(C̃_i x̃_i)_i``.
+        """
         return _COUNTED[self].Ct(Xt)
 
     def CtT(self, v: np.ndarray) -> np.ndarray:
-        """stacked ``v`` → ``(C̃_iᵀ v_i)_i`` of shape (n, dt); one ``Ct``."""
+        """stacked ``v`` → ``(C̃_iᵀ v_i)_i`` of shape (n, dt); one ``Ct``.
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            Stacked per node, as :meth:`Ct` returns it.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(C̃_iᵀ v_i)_i``, shape (n, dt).
+        """
         return _COUNTED[self].CtT(v)
 
     def comm(self, Y: np.ndarray) -> np.ndarray:
-        """``Y`` (n,) or (n, k) → ``W Y`` along the node axis, same shape; one ``comm``."""
+        """``Y`` (n,) or (n, k) → ``W Y`` along the node axis, same shape; one ``comm``.
+
+        Parameters
+        ----------
+        Y : numpy.ndarray
+            One row per node, shape (n,) or (n, k).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``W Y``, the same shape.
+        """
         return _COUNTED[self].comm(Y)
 
 
@@ -348,7 +478,27 @@ def probe(spec: str, *, timeout: float | None = None, kwargs: dict[str, Any] | N
     the method declares (``None``: every class); :class:`MethodError` with one line when it does not resolve —
     including a module that calls ``sys.exit`` at import, crashes, or does not import within ``timeout``
     seconds — or does not accept the keyword arguments ``kwargs`` (:func:`check_kwargs`).  The caller's process
-    never runs the user's code."""
+    never runs the user's code.
+
+    Parameters
+    ----------
+    spec : str
+        The method specification (``module:function``, ``path.py:function`` or an entry point name).
+    timeout : float, optional
+        Seconds the resolution may take (default :data:`METHOD_TIMEOUT_S`).
+    kwargs : dict, optional
+        The method arguments the method must accept.
+
+    Returns
+    -------
+    tuple of str or None
+        The classes the method declares; ``None`` when it declares none (every class).
+
+    Raises
+    ------
+    MethodError
+        When the method does not resolve or does not accept ``kwargs``.
+    """
     def resolve_classes() -> tuple[str, Any]:
         try:
             fn = resolve(spec)
@@ -404,7 +554,23 @@ def check_method(fn: Any, name: str) -> Callable[..., Any]:
 def parse_method_args(items: Iterable[object] | None) -> dict[str, Any]:
     """``--method-arg KEY=VALUE`` items → ``{KEY: VALUE}``, VALUE read as JSON when it is JSON (``3``, ``0.5``,
     ``true``, ``"text"``), else kept as the string; :class:`MethodError` (one line) for a malformed or repeated
-    item."""
+    item.
+
+    Parameters
+    ----------
+    items : iterable of str, optional
+        The ``KEY=VALUE`` items, as given on the command line.
+
+    Returns
+    -------
+    dict
+        ``{KEY: VALUE}``.
+
+    Raises
+    ------
+    MethodError
+        For a malformed or repeated item.
+    """
     out: dict[str, Any] = {}
     for item in items or []:
         key, sep, val = str(item).partition("=")
@@ -423,7 +589,22 @@ def parse_method_args(items: Iterable[object] | None) -> dict[str, Any]:
 
 def check_kwargs(fn: Any, kwargs: dict[str, Any], name: str) -> None:
     """:class:`MethodError` (one line) unless ``fn(problem, oracles, **kwargs)`` binds — for a :func:`from_loop`
-    method, ``fn.loop(problem, oracles, callback, **kwargs)``."""
+    method, ``fn.loop(problem, oracles, callback, **kwargs)``.
+
+    Parameters
+    ----------
+    fn : callable
+        The method (or a :func:`from_loop` wrapper).
+    kwargs : dict
+        The method arguments.
+    name : str
+        How the user named the method (for the error message).
+
+    Raises
+    ------
+    MethodError
+        When the call would not bind.
+    """
     target, lead = (fn.loop, 3) if callable(getattr(fn, "loop", None)) else (fn, 2)
     try:
         sig = inspect.signature(target)
@@ -438,7 +619,23 @@ def check_kwargs(fn: Any, kwargs: dict[str, Any], name: str) -> None:
 
 def declared_classes(fn: object) -> tuple[str, ...] | None:
     """The method's ``classes`` attribute as a tuple of names, or ``None`` (no declaration: every class);
-    :class:`MethodError` when it is neither a name nor a list or tuple of names (``classes = 5``)."""
+    :class:`MethodError` when it is neither a name nor a list or tuple of names (``classes = 5``).
+
+    Parameters
+    ----------
+    fn : object
+        The method.
+
+    Returns
+    -------
+    tuple of str or None
+        The declared class names, duplicates dropped, in order; ``None`` when it declares none.
+
+    Raises
+    ------
+    MethodError
+        When ``classes`` is neither a name nor a list or tuple of names.
+    """
     c = getattr(fn, "classes", None)
     if c is None:
         return None

@@ -148,7 +148,14 @@ def _assert_verdict(want: str, method: Callable[..., Any], problem_class: str, k
 def assert_optimal(method: Callable[..., Any], problem_class: str, **kw: Any) -> Measurement:
     """:func:`measure`, and fail unless the verdict is ``optimal`` (the whole 95% CI inside the band).
 
-    Parameters are those of :func:`measure` (keywords).
+    Parameters
+    ----------
+    method : callable
+        A generator function following the contract (:mod:`mixbounds.methods`).
+    problem_class : str
+        The class the sweep runs on.
+    **kw
+        The keywords of :func:`measure` (``oracle``, ``param``, ``tier``, ``family``, ``max_iter``, ``method_args``).
 
     Returns
     -------
@@ -166,7 +173,14 @@ def assert_optimal(method: Callable[..., Any], problem_class: str, **kw: Any) ->
 def assert_suboptimal(method: Callable[..., Any], problem_class: str, **kw: Any) -> Measurement:
     """:func:`measure`, and fail unless the verdict is ``suboptimal`` (the whole 95% CI above the band).
 
-    Parameters are those of :func:`measure` (keywords).
+    Parameters
+    ----------
+    method : callable
+        A generator function following the contract (:mod:`mixbounds.methods`).
+    problem_class : str
+        The class the sweep runs on.
+    **kw
+        The keywords of :func:`measure` (``oracle``, ``param``, ``tier``, ``family``, ``max_iter``, ``method_args``).
 
     Returns
     -------
