@@ -4,7 +4,7 @@ A certificate's exponent is the closed form's (:mod:`.asymptotic`): the count pe
 ``R / (2 log₁₀(1/ρ))``, with ``R`` (rounds of the counted oracle per chain index) and ``ρ`` (the chain's ratio)
 functions of the targets — the path rule of ``app:example_graph`` (``n = 3m`` with ``β_n <= κ < β_{n+3}``, hop
 distance ``n/3 + 1``), the shift of the chain's parameter map, the chain rule ``K = 8 k_ε + 20``.  The exact counts
-(:mod:`.exact`) read the instance's own integers, so an instance sized by another rule is exact all the same; this
+(:mod:`mixbounds.checks.lower.exact`) read the instance's own integers, so an instance sized by another rule is exact all the same; this
 module checks, at every point, that the instance *is* the model's (:func:`conformance`):
 
 1. sizes: the network path's ``n`` (and a coupled + local construction's ``l`` blocks) is the paper's ``n = 3m`` for
@@ -12,7 +12,7 @@ module checks, at every point, that the instance *is* the model's (:func:`confor
 2. weights: the ratio ``ρ`` of the chain the model reads equals the model's ``ρ`` of the targets (:data:`RHO_RTOL`);
 3. chain length: that chain holds ``K = 8 k_ε(ρ, ε) + 20`` coordinates (:mod:`mixbounds.instances.worst_case.common`);
 4. count: the per-accuracy count lies within :data:`INDEX_QUANTUM` chain index (``R`` rounds) of the model's
-   ``WINDOW_DECADES · R / (2 log₁₀(1/ρ))`` (:mod:`.exact`'s window) with the paper's integer path.
+   ``WINDOW_DECADES · R / (2 log₁₀(1/ρ))`` (the window of :mod:`mixbounds.checks.lower.exact`) with the paper's integer path.
 
 and that the fit over the sweep is the model's on this grid (:func:`grid_band`): the closed form evaluated at the
 sweep's own targets has, over the sweep's realized values, a slope ``s_grid = asymptotic exponent + δ`` (``δ``: the

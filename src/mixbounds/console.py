@@ -29,7 +29,7 @@ STATUS_STYLE = {"pass": "green", "fail": "bold red", "finding": "yellow", "error
 #: the columns of the wide table other than the verdict: (name, narrowest width it folds to, widest it takes)
 #: the compact layout: verdicts padded to this width (the statuses and the short labels), second lines indented
 COMPACT_VERDICT, COMPACT_INDENT = 20, 4
-#: (kind: its longest value, 'consistency', whole; measured: '0.5 exact; fit 0.489 ± 0.086' on at most two lines)
+#: the widths fit the kind column's longest value ('consistency') whole and the measured column's ('0.5 exact; fit 0.489 ± 0.086') on at most two lines
 COLUMNS = (("claim", 30, 64), ("kind", 11, 11), ("theory", 10, 22), ("measured ± CI", 16, 40), ("tol", 5, 6))
 
 
