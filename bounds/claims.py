@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from types import MappingProxyType
+from typing import Any, Callable, Iterable
 
 #: parameter name → (unicode symbol, LaTeX symbol, meaning)
 PARAMS = MappingProxyType({
@@ -102,25 +103,56 @@ class Cell:
     note: str | None = None
 
     def exponent(self, param: str, *, derived: bool = False) -> float:
-        """Largest exponent of ``param`` over the monomials (0 if absent)."""
+        """Largest exponent of ``param`` over the monomials (0 if absent).
+
+        Parameters
+        ----------
+        param : str
+            A parameter name (``kappa_W``, ``LR2_eps``, …).
+        derived : bool
+            Read the proof's derived terms instead of the printed ones (when the cell has them).
+
+        Returns
+        -------
+        float
+            The exponent.
+        """
         if param not in PARAMS:
             raise ValueError(f"unknown parameter {param!r}; known: {sorted(PARAMS)}")
         terms = self.derived_terms if (derived and self.derived_terms is not None) else self.terms
         return max((dict(t).get(param, 0.0) for t in terms), default=0.0)
 
     def parameters(self, *, derived: bool = False) -> tuple[str, ...]:
+        """The parameters the cell's formula contains.
+
+        Parameters
+        ----------
+        derived : bool
+            Read the proof's derived terms instead of the printed ones (when the cell has them).
+
+        Returns
+        -------
+        tuple of str
+            Their names, sorted.
+        """
         terms = self.derived_terms if (derived and self.derived_terms is not None) else self.terms
         return tuple(sorted({k for t in terms for k, _ in t}))
 
     @property
     def kind(self) -> str:
+        """``tight`` (a matching lower bound is claimed) or ``upper``."""
         return "tight" if self.tight else "upper"
+
+
+#: the signature of ``_build``'s ``add`` (one cell of the registry), as the table builders receive it
+AddCell = Callable[..., None]
 
 
 def _build() -> tuple[Cell, ...]:
     cells: list[Cell] = []
 
-    def add(table, cls, oracle, terms, source, *, tight, lower=None, derived=None, discrepancy=None, note=None):
+    def add(table: int, cls: str, oracle: str, terms: Iterable[Monomial], source: str, *, tight: bool, lower: str | None = None,
+            derived: Iterable[Monomial] | None = None, discrepancy: str | None = None, note: str | None = None) -> None:
         label, setting, _ = TABLES[table]
         in_table = cls not in ("shared_ident", "mixed_ident")  # the identical-C̃ variants are theorem statements
         cells.append(Cell(
@@ -137,7 +169,7 @@ def _build() -> tuple[Cell, ...]:
     return tuple(cells)
 
 
-def _table_1(add) -> None:
+def _table_1(add: AddCell) -> None:
     """Table 1 (``tab:smooth_strongly_convex``) and the identical-C̃ statements of its theorems, cell by cell."""
     M = _mono
     lb_cons = "scaman2017optimal (Theorem 2: path graph, Nesterov function split over V1/V3)"
@@ -179,7 +211,7 @@ def _table_1(add) -> None:
     add(1, "shared_ident", "comm", [M(kappa_f=.5, kappa_W=.5)], li, tight=True, lower=li)
 
 
-def _tables_2_to_4(add) -> None:
+def _tables_2_to_4(add: AddCell) -> None:
     """Tables 2-4 (smooth convex, nonsmooth convex, nonsmooth strongly convex), cell by cell."""
     M = _mono
     # each row's accuracy parameter p and its exponent in the gradient cell / matrix cells
@@ -227,7 +259,7 @@ REGISTRY: tuple[Cell, ...] = _build()
 #: ``paper/mixed-affine-constraints.tex`` and ``tex`` a fragment of that line as printed (a test finds it there);
 #: ``source_says`` is the corrected reading and what says so.  Not here: line 1212's μ_J = ½μ̃ (the paper's convention,
 #: line 590, makes every μ_X "some lower bound", so it is a legitimate choice, not a slip).
-TEXT_DISCREPANCIES: tuple[dict, ...] = (
+TEXT_DISCREPANCIES: tuple[dict[str, Any], ...] = (
     {
         "where": "sec. Consensus Optimization (Section 3.2), nonsmooth convex consensus",
         "line": 381,
@@ -521,11 +553,39 @@ TEXT_DISCREPANCIES: tuple[dict, ...] = (
 
 
 def cells(pattern: str = "*") -> tuple[Cell, ...]:
-    """Registry cells whose id matches the glob ``pattern`` (e.g. ``'T1.coupled.*'``)."""
+    """Registry cells whose id matches the glob ``pattern`` (e.g. ``'T1.coupled.*'``).
+
+    Parameters
+    ----------
+    pattern : str
+        A glob over the cell ids.
+
+    Returns
+    -------
+    tuple of Cell
+        The matching cells, in registry order.
+    """
     return tuple(c for c in REGISTRY if fnmatchcase(c.id, pattern))
 
 
 def get(cell_id: str) -> Cell:
+    """The registry cell of that id.
+
+    Parameters
+    ----------
+    cell_id : str
+        A cell id (``T1.coupled.grad``).
+
+    Returns
+    -------
+    Cell
+        The cell.
+
+    Raises
+    ------
+    KeyError
+        When no cell has that id.
+    """
     for c in REGISTRY:
         if c.id == cell_id:
             return c
@@ -533,4 +593,11 @@ def get(cell_id: str) -> Cell:
 
 
 def discrepancies() -> tuple[Cell, ...]:
+    """The cells whose printed formula and proof differ (``discrepancy`` set).
+
+    Returns
+    -------
+    tuple of Cell
+        Those cells, in registry order.
+    """
     return tuple(c for c in REGISTRY if c.discrepancy)

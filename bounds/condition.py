@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.bounds.spectra_memo import memo_by_content, watch_settings
 from mixbounds.bounds.spectral import ZERO_RTOL, Extremes, smallest_eigenvalue, sv_extremes, sv_max_sq, sym_extremes
 
@@ -257,7 +258,7 @@ def _orthonormal_kernel(D, name: str) -> np.ndarray:
     if Dd.shape[0] == 0 or not np.any(Dd):
         return np.eye(d)
     _, s, Vt = np.linalg.svd(Dd, full_matrices=True)
-    tol = np.sqrt(1e-9) * s[0]  # σ <= sqrt(ZERO_RTOL) σ_max  <=>  σ² <= ZERO_RTOL σ_max²
+    tol = np.sqrt(ZERO_RTOL) * s[0]  # σ <= sqrt(ZERO_RTOL) σ_max  <=>  σ² <= ZERO_RTOL σ_max²
     rank = int(np.sum(s > tol))
     return Vt[rank:].T
 
@@ -318,7 +319,7 @@ def projected_kappa(
                     DN = D @ N
                     DNn = float(spla.norm(DN) if sp.issparse(DN) else np.linalg.norm(DN))  # Frobenius, never densified
                     scale = float(spla.norm(D) if sp.issparse(D) else np.linalg.norm(D))  # Frobenius >= σ_max
-                    if DNn > 1e-8 * max(scale, 1e-300) * max(1.0, np.sqrt(N.shape[1])):
+                    if DNn > 1e-8 * max(scale, SCALE_FLOOR) * max(1.0, np.sqrt(N.shape[1])):
                         raise ValueError(f"projected_kappa: D_kernels[{i}] is not in ker D[{i}] (‖D N‖ = {DNn:.3e})")
                 else:
                     if dkey not in kcache:

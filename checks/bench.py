@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
 from mixbounds.checks.rate_measure import SETTLE
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
@@ -156,7 +157,7 @@ def per_accuracy(res, eps1: float, eps2: float) -> dict:
     if win.size < 3:
         return {"window_error": (f"only {win.size} iterations with the error envelope in [{eps2:g}, {eps1:g}]"
                                  + ("" if res.converged else f" (run stopped: {res.reason})"))}
-    slope = np.polyfit(win, np.log10(np.maximum(env[win], 1e-300)), 1)[0]
+    slope = np.polyfit(win, np.log10(np.maximum(env[win], SCALE_FLOOR)), 1)[0]
     if not slope < 0:
         return {"window_error": f"error envelope not decreasing over the window (slope {slope:g} decades/iteration)"}
     iters_window = math.log10(eps1 / eps2) / abs(slope)

@@ -50,7 +50,7 @@ EXPECTED: tuple[Expected, ...] = _lemma_findings() + (
              "primal-gradient methods only; the class as printed is certified by the split gradient chain "
              "(variant:split-gradient, one gradient round per index with ∇f_i* too), so this finding is about the "
              "sum-trick construction, no longer about the statements"),
-    # Tables 2-4 (mixbounds.checks.nonsmooth)
+    # Tables 2-4 (mixbounds.checks.tables234)
     Expected("finding.alg_sliding.line12", "alg:sliding",
              "line 12 of Algorithm 2 as printed (alone or with line 6) does not converge where Lan's Gradient Sliding "
              "does; line 6 alone converges as Lan's"),

@@ -7,7 +7,7 @@ O(√(L_fR²/ε))`` iterations per e-fold (``thm:smooth_objectives_apapc_converg
 
     calls of o per iteration  ×  iterations per e-fold  ×  e-folds.
 
-The slope verdict of :mod:`mixbounds.checks.nonsmooth` judges the product against ``x^e · ln x`` (``x = L_fR²/ε``):
+The slope verdict of :mod:`mixbounds.checks.tables234.rules` judges the product against ``x^e · ln x`` (``x = L_fR²/ε``):
 the log's constant is fixed at 0 there, and a run whose e-folds are ``a·ln x − b`` with ``b > 0`` climbs faster
 than that target over any finite range although it obeys the bound (measured in the full tier: the log-cosh shared
 series, slope 0.819 against 0.628 + 0.12, r·√x flat at 0.62 from x ≈ 1.4·10³; docs/records/full-tier.md).  Where
@@ -28,7 +28,7 @@ exponent: the rate factor) **and** ``E`` grows at most ``1 + tol`` per e-fold of
 every e-fold more that the criterion needs costs at most one e-fold at the run's own rate, which is the log factor
 of linear convergence; a ``log²`` count has a slope that grows with ``N``).  The verdict then passes with the label
 :data:`mixbounds.checks.verdict.FACTORED` and names the points and range it rests on; otherwise the fail stands, with
-the reason.  Negative controls (``FACTOR_CONTROLS`` in :mod:`mixbounds.checks.nonsmooth`), on measured runs: a
+the reason.  Negative controls (``FACTOR_CONTROLS`` in :mod:`mixbounds.checks.tables234.table2_factor_controls`), on measured runs: a
 per-e-fold cost that grows like ``x`` (an unaccelerated method), e-folds that grow like ``N³``, and a steeper count
 whose factors hold from runs whose tails are not linear; each must fail.
 """

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping, TypeVar
 
 import numpy as np
 
+K = TypeVar("K")
+V = TypeVar("V")
 
-def _frozen(d: dict) -> Mapping:
+
+def _frozen(d: dict[K, V]) -> Mapping[K, V]:
     return MappingProxyType(dict(d))
 
 
@@ -35,11 +38,11 @@ class Table1Sweeps:
     #: points per sweep
     points: int
     #: (lo, hi) of each swept parameter on the worst-case constructions
-    worst_range: Mapping[str, tuple]
+    worst_range: Mapping[str, tuple[Any, ...]]
     #: per-class exceptions to :attr:`worst_range`: (class, parameter) → (lo, hi)
-    worst_range_class: Mapping[tuple, tuple]
+    worst_range_class: Mapping[tuple[Any, ...], tuple[Any, ...]]
     #: (lo, hi) of every sweep on the random families
-    random_range: tuple
+    random_range: tuple[Any, ...]
     #: ``|slope − θ|`` allowed for tight and absent parameters, and ``slope − θ`` for upper-only checks
     #: (``mixbounds.checks.rates``; per-accuracy counts are integers and the tuned path's n jumps in steps of 3:
     #: over one decade with 4 points about ±0.1 of slack)
@@ -49,37 +52,37 @@ class Table1Sweeps:
     #: ``|slope|`` of the solver / lower-bound ratio under which a tightness ratio is flat (certificates)
     ratio_tol: float
     #: the κ sweeps of the no-Chebyshev negative controls (``mixbounds.checks.controls``)
-    nocheb_range: tuple
+    nocheb_range: tuple[Any, ...]
     #: the same on the identical-C̃ classes
-    nocheb_ident_range: tuple
+    nocheb_ident_range: tuple[Any, ...]
     #: the random families' non-quadratic series (log-cosh objectives, :mod:`mixbounds.checks.sweeps`): class →
     #: swept parameters; ``None``: every class, every parameter (the quick tier keeps a few seconds of it)
-    nonquadratic: Mapping[str, tuple] | None = None
+    nonquadratic: Mapping[str, tuple[Any, ...]] | None = None
 
 
 @dataclass(frozen=True)
 class Tables24Sweeps:
-    """Tables 2–4 (:mod:`mixbounds.checks.nonsmooth`)."""
+    """Tables 2–4 (:mod:`mixbounds.checks.tables234`)."""
 
     #: slope tolerance (counts to a first hit are integers with ±15% phase noise; sweeps of 1 decade)
     slope_tol: float
     #: points per sweep
     points: int
     #: accuracy grids per table (x = the table's accuracy parameter)
-    acc_range: Mapping[int, tuple]
+    acc_range: Mapping[int, tuple[Any, ...]]
     #: accuracy parameter per table at which the κ sweeps run
     acc_base: Mapping[int, float]
     #: (lo, hi) of the κ sweeps
-    kappa_range: tuple
+    kappa_range: tuple[Any, ...]
     #: decades of the accuracy sweeps whose count is quadratic in x (a shorter grid)
     quadratic_decades: float
     #: inner-iteration budget of one run
     max_inner: int
     #: seeds of the Table 4 mixed-class A-count finding
-    seeds_t4a: tuple
+    seeds_t4a: tuple[Any, ...]
     #: Table 2's non-quadratic series (the ``logcosh`` variant of the convex families): class → swept parameters
     #: (``LR2_eps`` the accuracy sweep); ``None``: every class, every parameter
-    nonquadratic: Mapping[str, tuple] | None = None
+    nonquadratic: Mapping[str, tuple[Any, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -105,11 +108,11 @@ class LowerBounds:
     short: bool
     #: APAPC runs of the tightness check: the parameters swept (``None``: every one), the points per sweep
     #: (``None``: every point up to :attr:`tightness_max_kappa`)
-    tightness_params: tuple | None
+    tightness_params: tuple[Any, ...] | None
     tightness_points: int | None
     tightness_max_kappa: float
     #: (cell, parameter) pairs whose printed construction is refuted by measurement (the first is the control's)
-    refute_cells: tuple
+    refute_cells: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -123,18 +126,18 @@ class BenchSweeps:
 
     points: int
     #: (lo, hi) of every swept parameter, unless :attr:`range_override` names it
-    range: tuple
+    range: tuple[Any, ...]
     #: base value of every parameter of the class
     base: float
     #: the two accuracies (ε₁, ε₂) the per-accuracy cost is measured between
-    eps: tuple
+    eps: tuple[Any, ...]
     #: the accuracy a run stops at
     stop: float
     budget: int
     calls: int | None
     #: per-parameter (lo, hi) (the C&L and mixed constructions need κ̃_AC > 9: their printed map
     #: L'_A = L_A/2 − 9μ̃/2)
-    range_override: Mapping[str, tuple]
+    range_override: Mapping[str, tuple[Any, ...]]
     #: base values of the random families that differ: the random shared and mixed families cannot reach
     #: κ̂_C̃ = 10 once the κ_W sweep has grown the network (measured in the full tier: minimum 15 at κ_W = 100,
     #: 13.5 at 316; the family's bound κ̂ >= n·rank(S)/Σ_i rank(B_i)), so their κ̂_C̃ sits at 30
@@ -157,31 +160,31 @@ class LemmaCases:
     regularized_samples: int
     #: κ_W sweep of the order statement of ``lem:mixed_coupled_with_local_spectrum`` (κ̃_AC = κ_C = 10 fixed, ring
     #: with n = 8; empty: the statement is not checked in the tier) and its seeds
-    mixed_order_kappa_W: tuple
+    mixed_order_kappa_W: tuple[Any, ...]
     mixed_order_seeds: int
     #: κ grid of the Chebyshev interval check and the κ's of its dense P(M) check
-    chebyshev_kappas: tuple
-    chebyshev_dense_kappas: tuple
+    chebyshev_kappas: tuple[Any, ...]
+    chebyshev_dense_kappas: tuple[Any, ...]
     #: path sizes n and κ_W values of the closed forms of the path graph
-    path_sizes: tuple
-    path_kappa_W: tuple
+    path_sizes: tuple[Any, ...]
+    path_kappa_W: tuple[Any, ...]
     #: seeded cases of lem:boundness_of_penal_prob_dual and lem:penalization on U = R^d, their seeds per box
     #: instance and the box half-widths t of the instances with a bound active at the optimum
     penal_dual_bound: int
     penalization: int
     penal_seeds: int
-    penal_dual_box_t: tuple
-    penalization_box_t: tuple
+    penal_dual_box_t: tuple[Any, ...]
+    penalization_box_t: tuple[Any, ...]
     #: seeded cases of the kernel equivalence of sub:shared_variable_constraints
     kernel_equivalence: int
     #: network sizes n of the Appendix B reformulations
-    formulation_sizes: tuple
+    formulation_sizes: tuple[Any, ...]
     #: the remarks after def:mixed_condition_number: sizes n of the B_i = e_i example, random cases
-    remark_units: tuple
+    remark_units: tuple[Any, ...]
     remark_cases: int
     #: adversarial search per lemma statement: (random starts, local restarts, evaluations per restart), and the
     #: scheduling cost estimate of one search task
-    adversarial_budget: tuple
+    adversarial_budget: tuple[Any, ...]
     adversarial_cost: float
 
 
@@ -194,12 +197,12 @@ class PEPSweeps:
     """
 
     #: classes whose certificates, slopes and worst case the tier runs
-    classes: tuple
+    classes: tuple[Any, ...]
     #: (lo, hi) of the κ_f sweep
-    kappa_f_range: tuple
+    kappa_f_range: tuple[Any, ...]
     #: (lo, hi) of the κ_W sweep (the quick tier starts at 100 so that the Chebyshev degree ⌈√κ_W⌉ is not
     #: dominated by its ceiling)
-    kappa_W_range: tuple
+    kappa_W_range: tuple[Any, ...]
     points: int
     #: the certificate also on other networks and with K = 2 (``pep.<class>.contraction.networks``)
     networks: bool
@@ -219,25 +222,25 @@ class StatementSweeps:
     #: slope tolerance (APAPC: per-accuracy iterations, smooth in κ_B; GS: counts to a first hit, ±15% phase noise)
     slope_tol: float
     #: thm:apapc, χ-dominated regime (τ = 1, χ >= 4κ_G): κ_G and the κ_B range
-    apapc_chi: tuple
+    apapc_chi: tuple[Any, ...]
     #: thm:apapc, √(κ_G χ) regime (τ < 1, χ <= κ_G/10): κ_G and the κ_B range
-    apapc_sqrt: tuple
+    apapc_sqrt: tuple[Any, ...]
     #: thm:upper_bound_nonsmooth_affine_constraints: κ_B range, accuracy ranges (x = MR/ε, M/√(με)) and the base
     #: point of the other sweep
-    sliding_kappa_B: tuple
-    sliding_x_convex: tuple
-    sliding_x_strong: tuple
+    sliding_kappa_B: tuple[Any, ...]
+    sliding_x_convex: tuple[Any, ...]
+    sliding_x_strong: tuple[Any, ...]
     sliding_base: Mapping[str, float]
     #: nonsmooth consensus (Section 3.2): accuracy range, κ_W range, base point
-    consensus_x: tuple
-    consensus_kappa_W: tuple
+    consensus_x: tuple[Any, ...]
+    consensus_kappa_W: tuple[Any, ...]
     consensus_base: Mapping[str, float]
     #: the homotopy (full tier only, mixbounds.checks.statements.homotopy): Table 4 classes run, the largest accuracy
     #: parameter of their grid (Tables24Sweeps' Table 4 grid cut there: the homotopy's early phases cost O(x²)
     #: subgradients), and the accuracy range of the generic-B experiment
-    homotopy_classes: tuple
+    homotopy_classes: tuple[Any, ...]
     homotopy_x_max: float
-    homotopy_generic_x: tuple
+    homotopy_generic_x: tuple[Any, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -420,7 +423,23 @@ TIER_NAMES: tuple[str, ...] = tuple(t.name for t in TIERS)
 
 
 def tier_by_name(name: str) -> Tier:
-    """The tier called ``name`` (``ValueError`` naming the known ones otherwise)."""
+    """The tier called ``name`` (``ValueError`` naming the known ones otherwise).
+
+    Parameters
+    ----------
+    name : str
+        ``tiny``, ``quick`` or ``full``.
+
+    Returns
+    -------
+    Tier
+        The tier.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
     for t in TIERS:
         if t.name == name:
             return t
@@ -428,5 +447,21 @@ def tier_by_name(name: str) -> Tier:
 
 
 def as_tier(tier: Tier | str) -> Tier:
-    """``tier`` itself, or the tier of that name: the entry points that users and tests call take either."""
+    """``tier`` itself, or the tier of that name: the entry points that users and tests call take either.
+
+    Parameters
+    ----------
+    tier : Tier or str
+        A tier or its name.
+
+    Returns
+    -------
+    Tier
+        The tier.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
     return tier if isinstance(tier, Tier) else tier_by_name(tier)

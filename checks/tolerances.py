@@ -65,7 +65,7 @@ _MODULES = {"lemmas": "lemmas.base", "calibration_engine": "audits.calibration_e
             "audit_constants": "audits.audit_constants"}
 #: the tolerances a tier sets (:mod:`mixbounds.checks.tiers`), under the names the results record: the Table 1
 #: slope tolerances of the solver sweeps (``mixbounds.checks.rates``) and of the engine's (``lower.slopes``), the
-#: Tables 2-4 slope tolerance (``mixbounds.checks.nonsmooth``), the statements' (``mixbounds.checks.statements``) and
+#: Tables 2-4 slope tolerance (``mixbounds.checks.tables234``), the statements' (``mixbounds.checks.statements``) and
 #: the band of the exact lower bounds' cross-check (``lower.exact_verdict``)
 _TIER_SET = {"rates:TOL": lambda tier: tier.table1.slope_tol, "lower:TOL": lambda tier: tier.table1.lower_slope_tol,
              "nonsmooth:TOL": lambda tier: tier.tables24.slope_tol, "statements:TOL": lambda tier: tier.statements.slope_tol,

@@ -23,8 +23,8 @@ Table 2 accuracy result whose rate and e-folds obey their factors of the bound, 
 
 The stages around them (screens, target check, fit integrity, …) are the engine's
 (:func:`mixbounds.checks.verdict_engine.judge_sweep`); each table's special rule is a small named function in
-the module of its checks, passed to the engine (:func:`mixbounds.checks.nonsmooth.table2_log_tolerance`,
-:func:`mixbounds.checks.nonsmooth.table4_log_factor_finding`, :func:`mixbounds.checks.nonsmooth.derived_terms_finding`,
+the module of its checks, passed to the engine (:func:`mixbounds.checks.tables234.rules.table2_log_tolerance`,
+:func:`mixbounds.checks.tables234.rules.table4_log_factor_finding`, :func:`mixbounds.checks.tables234.rules.derived_terms_finding`,
 :func:`mixbounds.checks.lower.slopes.weaker_bound_finding`, :func:`mixbounds.checks.rates.tightness_extra`).
 """
 

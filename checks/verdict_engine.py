@@ -1,4 +1,4 @@
-"""The one sweep verdict engine: Tables 1–4 (:mod:`mixbounds.checks.rates`, :mod:`mixbounds.checks.nonsmooth`), the lower-bound slopes
+"""The one sweep verdict engine: Tables 1–4 (:mod:`mixbounds.checks.rates`, :mod:`mixbounds.checks.tables234`), the lower-bound slopes
 (:mod:`mixbounds.checks.lower.slopes`) and the benchmarks (:mod:`mixbounds.checks.bench`) all judge a sweep with :func:`judge_sweep`.
 
 A sweep verdict goes through the same stages everywhere (docs/design.md, "Measuring a rate"):

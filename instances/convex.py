@@ -25,7 +25,7 @@ Constraints and κ's: :func:`mixbounds.instances.nonsmooth.build_constraints` (t
 Reference solution (``x_star``): the minimiser **nearest to the start** ``u⁰ = 0`` in the
 u-layout norm (the one the regularised method of ``thm:smooth_objectives_apapc_convergence``
 converges to as ν → 0 from ``u⁰ = 0``, and the ``u*`` that makes ``R = ‖u⁰ − u*‖`` smallest for that start).
-The T2 checks (:mod:`mixbounds.checks.nonsmooth`) start far from 0 (``u⁰ = ρ·s``): there ``R = ‖u⁰ − u*‖`` with this
+The T2 checks (:mod:`mixbounds.checks.tables234`) start far from 0 (``u⁰ = ρ·s``): there ``R = ‖u⁰ − u*‖`` with this
 ``u*`` is a valid ``R`` of Lemma ``lem:regularized_convergence`` (any minimiser may be its ``u*``) but not the
 smallest one (convex-coupled quick-tier base instance: 16.42 against the distance 12.73 from ``u⁰`` to the
 solution set); the audit ``audit.reference.T2.*`` checks the contract stated here.

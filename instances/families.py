@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable
+from typing import Any, Callable
 
 from mixbounds.instances.instance import Instance
 
@@ -63,7 +63,7 @@ def families() -> dict[str, Callable[..., Instance]]:
     return out
 
 
-def build(name: str, **params) -> Instance:
+def build(name: str, **params: Any) -> Instance:
     """Build the instance family ``name`` (``mixbounds instance NAME`` calls this with the options given).
 
     Parameters

@@ -48,6 +48,7 @@ from typing import Callable
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.abs_deviation import AbsDeviationObjective
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
@@ -202,7 +203,7 @@ def _independent_rows(G: np.ndarray, h: np.ndarray, tol: float = 1e-10) -> tuple
         return G, h
     _, R, piv = sla.qr(G.T, mode="economic", pivoting=True)
     diag = np.abs(np.diag(R))
-    rank = int(np.sum(diag > tol * max(diag.max(), 1e-300)))
+    rank = int(np.sum(diag > tol * max(diag.max(), SCALE_FLOOR)))
     keep = np.sort(piv[:rank])
     return G[keep], h[keep]
 

@@ -16,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.bounds.spectral import smallest_eigenvalue, sym_extremes
 from mixbounds.instances.layout import Layout
 
@@ -87,7 +88,7 @@ def _dense_blocks_valid(S: np.ndarray, q_blocks: Sequence) -> bool:
         if not np.all(np.isfinite(C)):
             return False
         asym = np.abs(C - C.transpose(0, 2, 1)).max(axis=(1, 2))
-        if np.any(asym > 1e-10 * np.maximum(np.abs(C).max(axis=(1, 2)), 1e-300)):
+        if np.any(asym > 1e-10 * np.maximum(np.abs(C).max(axis=(1, 2)), SCALE_FLOOR)):
             return False
     return True
 
@@ -187,7 +188,7 @@ class QuadraticObjective(Objective):
             if not (np.all(np.isfinite(Q.data)) and np.all(np.isfinite(q))):
                 raise ValueError(f"node {i}: Q_{i} or q_{i} has non-finite entries")
             asym = abs(Q - Q.T)
-            if asym.nnz and asym.max() > 1e-10 * max(abs(Q).max(), 1e-300):
+            if asym.nnz and asym.max() > 1e-10 * max(abs(Q).max(), SCALE_FLOOR):
                 raise ValueError(f"node {i}: Q_{i} is not symmetric (f_i must be a convex quadratic)")
         self.Q = dense_block_diag_u(S, layout) if fast else block_diag_u(self.Q_blocks, layout, square=True)
         self.q = np.concatenate(self.q_blocks)[layout.z_to_u] if layout.size else np.zeros(0)

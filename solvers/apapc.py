@@ -21,41 +21,10 @@ Parameters (:meth:`APAPCParameters.rule`)
 ``η = 1/(4τL)``, ``θ = 1/(η λ_max(BᵀB))``, ``α = μ``, ``τ = min{1, ½√(χ/κ)}``
 with ``χ = λ_max(BᵀB)/λ_min+(BᵀB)`` and ``κ = L/μ``.
 
-Source check (as asked by the task; what was found and where):
-
-* The paper only says "there exists a set of parameters" (``thm:apapc``, citing
-  Salim et al. 2022, Proposition 1); it prints no rule.
-* Salim, Condat, Kovalev, Richtárik, "An optimal algorithm for strongly convex
-  minimization under affine constraints", AISTATS 2022 (arXiv:2102.11079): the
-  stored copy (ar5iv.labs.arxiv.org/html/2102.11079) only showed its
-  introduction to the search tool.  A public Python re-implementation of that
-  paper's algorithms (``search`` code corpus, file id 7931737858, functions
-  ``intermediate`` = APAPC and ``salim`` = Algorithm 1 with Chebyshev) sets
-  ``tau = min(1 − 1e−6, ½√(χ/κ))``, ``eta = 1/(4 tau L)``, ``theta = 1/(eta λ₁)``,
-  ``alpha = μ`` with ``λ₁ >= λ_max(KᵀK)``, ``0 < λ₂ <= λ_min+(KᵀK)``, ``χ = λ₁/λ₂``; for
-  the Chebyshev-preconditioned Algorithm 1 it uses ``tau = min(1, ½√(19/(15κ)))``,
-  ``theta = 15/(19 eta)`` and ``N >= √χ`` Chebyshev steps, i.e. the same rule with
-  ``λ₁ = 19/15``.
-* Kovalev, Salim, Richtárik, "Optimal and practical algorithms for smooth and
-  strongly convex decentralized optimization", NeurIPS 2020 (arXiv:2006.11773):
-  the stored copies (NeurIPS abstract page, the tex in the SPIQA dump) only showed
-  their first pages.  A public MATLAB implementation of its OPAPC
-  (``ctycty361/Acceleration-in-Distributed-Optimization-Under-Similarity``,
-  ``Simul5_SUSY/OPAPC.m``) uses ``tau = min(1, (1 + c^T)/(2(1 − c^T)√κ))``,
-  ``eta = 1/(4 tau L)``, ``theta = (1 + c^{2T})/(eta (1 + c^T)²)``, ``al = μ``: the
-  same rule written for the Chebyshev gossip polynomial, whose ``χ`` is
-  ``((1 + c^T)/(1 − c^T))²`` and ``λ_max = (1 + c^T)²/(1 + c^{2T})``.
-* Differences from the rule above: none in the formulas.  The Python code caps
-  ``τ`` at ``1 − 1e−6`` (Algorithm ``alg:apapc`` states ``τ ∈ (0, 1)``); here ``τ = 1``
-  is allowed, as in the rule (``χ >= 4κ``).  The rate ``(1 + ¼ min{1/√(κχ), 1/χ})^{−k}``,
-  i.e. ``O((√(κχ) + χ) log 1/ε)`` iterations, is recalled from Salim et al.
-  Proposition 1 but was not visible in the stored copies; it is checked
-  numerically instead (``tests/test_apapc.py``: d = 120, log-spaced spectra,
-  per-accuracy iterations from relative error 1e-4 to 1e-10): at χ = 2 they are
-  37, 121, 387, 1314 for κ = 10, 10², 10³, 10⁴ (slope 0.52 ≈ √κ); at κ = 100 they
-  are 121, 181, 614, 857, 3695 for χ = 2, 20, 200, 2000, 20000 (about √(κχ) while
-  χ < 4κ, then growing with χ at τ = 1, ×4.3 per decade here — below the
-  worst-case ∝ χ).
+Sources: the paper prints no rule (``thm:apapc`` says "there exists a set of parameters", citing Salim et al. 2022,
+Proposition 1); the rule above is the one of the public implementations of Salim et al. 2022 and Kovalev et al. 2020,
+and its rate ``(1 + ¼ min{1/√(κχ), 1/χ})^{−k}`` is checked numerically (``tests/test_apapc.py``).  Where the rule
+was read and what the rate check measured: ``docs/records/sources.md``.
 
 Stopping: the caller's ``error(u)`` (relative squared distance of the ORIGINAL
 primal variables to ``x*``) is evaluated after every iteration; the run stops with

@@ -7,7 +7,7 @@ fixes the penalty for the target accuracy, ``r = 2R_dual²/ε`` (``lem:penalizat
 has ``L = r λ_max(KᵀK) = 2M²κ_K/ε`` from the first iteration on, and substitutes it into the restarted
 sliding bound ``N_s = O(√(L/μ) log(1/ε))``: the matrix and communication counts of Table 4
 (``table:nonsmooth_strconv_optimization_constraints``) carry a ``log(1/ε)`` that the table does not print
-(:mod:`mixbounds.checks.nonsmooth`, ``finding.T4.*.log_factor``).  The homotopy below raises the penalty
+(:mod:`mixbounds.checks.tables234.rules`, ``finding.T4.*.log_factor``).  The homotopy below raises the penalty
 with the accuracy of the phase instead, so that the cost of the phases is a geometric series dominated by
 the last one, ``O(√(L(ε)/μ))`` without the log: the question this module lets the suite measure.
 

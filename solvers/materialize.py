@@ -18,6 +18,7 @@ from collections import OrderedDict
 from typing import Callable
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.bounds.spectra_memo import Unkeyable, content_key
 from mixbounds.solvers.oracles import CountedOracles, spmv
 
@@ -227,7 +228,7 @@ class MaterializedSparse:
         if P is None or not sparse_is_cheaper(P.nnz, products, factor_nnz, size):
             return None
         got = spmv(P, probe)
-        if not np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), 1e-300):
+        if not np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), SCALE_FLOOR):
             return None
         return cls(P, per_apply, main, shape)
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.kron_identity import KronIdentity, kron_identity
 from mixbounds.instances.kron_identity import canonical_csr as _canonical
 
@@ -68,9 +69,9 @@ def _operator(M):
         return M
     probe = np.random.default_rng(0).standard_normal(M.shape[1])
     ref, got = spmv(M, probe), kr.matvec(probe)
-    if not np.linalg.norm(got - ref) <= FACTORED_PROBE_RTOL * max(np.linalg.norm(ref), 1e-300):
+    if not np.linalg.norm(got - ref) <= FACTORED_PROBE_RTOL * max(np.linalg.norm(ref), SCALE_FLOOR):
         raise RuntimeError(f"factored product S ⊗ I_{kr.K} of a {M.shape[0]}×{M.shape[1]} matrix differs from its CSR "
-                           f"product (relative distance {np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-300):.2e})")
+                           f"product (relative distance {np.linalg.norm(got - ref) / max(np.linalg.norm(ref), SCALE_FLOOR):.2e})")
     return kr
 
 

@@ -134,7 +134,7 @@ class Reformulation:
         """``W'``, ``C'``, ``C̃'`` as recurrences counted on ``orc`` (the solve's, the set-up's or a scratch one)."""
         return bind(self.inner, orc, self.problem, self.cheb)
 
-    #: :meth:`operators` under the name :mod:`mixbounds.solvers.constants` calls (``R._ops(R.setup_orc)``)
+    #: :meth:`operators` under the name :mod:`mixbounds.solvers.spectral_estimates` calls (``R._ops(R.setup_orc)``)
     _ops = operators
 
     @property

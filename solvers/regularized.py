@@ -54,6 +54,7 @@ import math
 
 import numpy as np
 import scipy.linalg as sla
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.objectives import Objective
 from mixbounds.solvers.apapc import APAPCParameters, apapc
 from mixbounds.solvers.oracles import ORACLES, CountedOracles
@@ -343,7 +344,7 @@ def regularized_apapc(problem, *, eps: float, x_star, R: float | None = None, me
         if (state["stop_at"] is not None and k >= state["stop_at"]
                 and all(q <= 1.0 for q in ratios[-SETTLE_MIN:])):
             return 0.0  # ends the run; the recorded history is the true ratio
-        return max(r, 1e-300) if np.isfinite(r) else r
+        return max(r, SCALE_FLOOR) if np.isfinite(r) else r
 
     res = apapc(grad_G=ref.grad_G, apply_BtB=ref.apply_normal, Btb=ref.normal_rhs, w0=w0, params=params,
                 error=error, snapshot=ref.orc.snapshot, output=ref.to_u, eps=1e-300, max_iter=max_iter,

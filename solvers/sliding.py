@@ -35,7 +35,7 @@ Optimization Methods for Machine Learning", Algorithm 8.1), written for ``Ψ = f
     ūᵏ = (1 − γ_k) ūᵏ⁻¹ + γ_k ũᵏ                            (line 12, see below)
 
 The printed Algorithm 2 differs in two lines, recorded as a finding by
-:mod:`mixbounds.checks.nonsmooth` (``finding.alg_sliding.line12``: line 12 is the one that breaks convergence): line 6 reads
+:mod:`mixbounds.checks.tables234.tables34_findings` (``finding.alg_sliding.line12``: line 12 is the one that breaks convergence): line 6 reads
 "u^k_0 := ũ^k_0, ũ^k_0 := u^{k−1}" (circular: ``u^k_0`` is set from ``ũ^k_0`` before
 ``ũ^k_0`` is defined), and line 12 reads "ū^k := γ_k ũ^k + (1 − γ_k) ũ^{k−1}" (averages
 two inner outputs instead of updating the running average ``ū``).  ``reading="printed"``
@@ -52,13 +52,8 @@ Parameters (``rule``):
   ``β_k = 2L/k``, ``T_k = ⌈N M² k²/(D̃ L²)⌉``, same ``p_t, θ_t`` (Lan 2016 Corollary 1).
 
 with ``D̃ = R²``, ``R`` a bound on ``‖w⁰ − w*‖`` supplied by the caller (the checks compute
-it from the reference solution with :func:`reformulated_solution`).  Sources: the book and
-the paper themselves were not readable through the search tool; the formulas above were
-read from two public implementations that cite them (a PyTorch ``GradSliding`` optimizer
-citing "(8.1.39)" and "(8.1.42)" of Lan's book, and libEnsemble's ``opt_slide``,
-"based on gradient sliding" (Lan 2016), which sets ``b_k = 2L/k``, ``g_k = 2/(k+1)``,
-``T_k = ⌈N M² k²/(D L²)⌉``, ``p_t = t/2``, ``θ_t = 2(t+1)/(t(t+3))`` and starts the PS
-procedure at ``u = ũ = x_{k−1}``), and agree with the algorithm as recalled.  The
+it from the reference solution with :func:`reformulated_solution`).  Sources: Lan 2016 and Lan 2020 (book), as
+implemented publicly (``docs/records/sources.md`` records which implementations the formulas were read from).  The
 guarantee used by the restarts (``"book"`` rule, recalled from Lan 2016 Corollary 2):
 ``Ψ(ū_N) − Ψ* <= L/((N+1)(N+2)) · (27/2 ‖u⁰ − u*‖² + 8D̃/3)``; the tests check its
 consequence (halving of the distance per restart phase) numerically.

@@ -11,23 +11,26 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
+from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers.apapc import APAPCParameters, apapc
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.reformulations import METHODS, Reformulation
 from mixbounds.solvers.result import SolveResult
+from numpy.typing import ArrayLike
 
 #: default iteration budget of :func:`solve`
 MAX_ITER = 100_000
 
 
-def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max_iter: int = MAX_ITER,
-          spectra: str = "lemma", constants: str = "lemma", x0=None,
+def solve(problem: MixedProblem, *, method: str = "apapc", eps: float = 1e-8, x_star: ArrayLike | None = None,
+          max_iter: int = MAX_ITER, spectra: str = "lemma", constants: str = "lemma", x0: ArrayLike | None = None,
           oracles: CountedOracles | None = None, materialize: bool = True, settle: float = 0.0,
-          settle_eps: float | None = None, max_calls: int | None = None, facts: dict | None = None,
-          timings: dict | None = None) -> SolveResult:
+          settle_eps: float | None = None, max_calls: int | None = None, facts: dict[str, Any] | None = None,
+          timings: dict[str, Any] | None = None) -> SolveResult:
     """Solve ``problem`` with APAPC on the paper's reformulation.
 
     Parameters
@@ -51,7 +54,7 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
         The constants of ``G``: the lemmas' bounds (default), exact, by Lanczos on operators at any size (its
         products counted in the result's ``setup_counts``), closed-form bounds from the lemma's facts (no oracle
         call), or ``"auto"``: the bounds, with the cost model's account of what spectral constants could save
-        (:func:`mixbounds.solvers.constants.choose_constants`).
+        (:func:`mixbounds.solvers.spectral_estimates.choose_constants`).
     x0 : array_like, optional
         Start in the u-layout (default 0); the auxiliary ``Y`` always starts at 0.
     oracles : mixbounds.solvers.oracles.CountedOracles, optional
@@ -101,11 +104,11 @@ def solve(problem, *, method: str = "apapc", eps: float = 1e-8, x_star=None, max
     den = ref.sq_distance(w0, u_star)
 
     if den > 0:
-        def error(w):
-            return ref.sq_distance(w, u_star) / den
+        def error(w: np.ndarray) -> float:
+            return float(ref.sq_distance(w, u_star) / den)
     else:  # the start is the solution: report the absolute squared distance
-        def error(w):
-            return ref.sq_distance(w, u_star)
+        def error(w: np.ndarray) -> float:
+            return float(ref.sq_distance(w, u_star))
 
     lo, hi = ref.interval
     params = APAPCParameters.rule(ref.L_G, ref.mu_G, hi, lo)

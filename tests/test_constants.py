@@ -1,4 +1,4 @@
-"""The constants of G (mixbounds.solvers.constants): the closed-form bounds hold against the dense exact constants, never
+"""The constants of G (mixbounds.solvers.spectral_estimates): the closed-form bounds hold against the dense exact constants, never
 fall behind the lemma's, the cost model of "auto" says why, and the Lanczos of "spectral" is counted as set-up."""
 
 import math
@@ -9,7 +9,7 @@ from helpers import random_problem
 from hypothesis import given
 from hypothesis import strategies as st
 from mixbounds.solvers import ORACLES, Reformulation, solve
-from mixbounds.solvers import constants as constants_mod
+from mixbounds.solvers import spectral_estimates as estimates
 
 #: relative slack of a bound against the dense exact eigenvalue (eigvalsh rounding on ≤ 200 unknowns)
 BOUND_RTOL = 1e-9
@@ -54,7 +54,7 @@ def test_bounds_hold_on_random_problems(seed, n, m, mu, name):
 def test_a_bound_without_the_coupling_term_is_caught(monkeypatch):
     """Negative control: dropping ``b = rL_A`` from the μ bound (λ* = min(μ_f, a)) overestimates μ_G, and the
     comparison above says so on these problems."""
-    real = constants_mod.bound_constants
+    real = estimates.bound_constants
 
     def broken(R):
         out = dict(real(R))
@@ -71,7 +71,7 @@ def test_a_bound_without_the_coupling_term_is_caught(monkeypatch):
 def test_bound_formulas_by_hand():
     """μ* is the smaller root of (μ_f − λ)(a − λ) = bλ and L = L_f + b(1 + t) equals a'(1 + 1/t)."""
     R = Reformulation(_problem("coupled", 1), constants="bounds")
-    bc = constants_mod.bound_constants(R)
+    bc = estimates.bound_constants(R)
     mu_f, L_f = R.problem.objective.mu, R.problem.objective.L
     lam = bc["mu"]
     assert (mu_f - lam) * (bc["a"] - lam) == pytest.approx(bc["b"] * lam, rel=1e-12)
@@ -95,21 +95,21 @@ def test_auto_states_its_choice_and_reason():
     assert c["choice"] == "bounds" and "Lanczos" in c["reason"] and R.setup_counts == {k: 0 for k in ORACLES}
     model = c["cost_model"]
     assert model["kappa_min"] <= model["kappa_bounds"] and 0 <= model["saved_fraction_max"] < 1
-    assert model["lanczos_products_min"] == 2 * min(R.size, constants_mod.LANCZOS_NCV)
+    assert model["lanczos_products_min"] == 2 * min(R.size, estimates.LANCZOS_NCV)
 
 
 def test_saved_fraction_follows_the_rate_regimes():
     """1 − √(κ_min/κ_b) where the rate is 1/√(κχ); nothing to save where it is 1/χ (χ >= κ)."""
-    f = constants_mod.saved_fraction_max(100.0, 25.0, 1.5, 1e-8)
+    f = estimates.saved_fraction_max(100.0, 25.0, 1.5, 1e-8)
     assert f == pytest.approx(1 - math.sqrt(25.0 / 100.0), rel=LOG1P_RTOL)
-    assert constants_mod.saved_fraction_max(100.0, 25.0, 400.0, 1e-8) == 0.0
-    assert constants_mod.saved_fraction_max(100.0, 200.0, 1.5, 1e-8) == 0.0
+    assert estimates.saved_fraction_max(100.0, 25.0, 400.0, 1e-8) == 0.0
+    assert estimates.saved_fraction_max(100.0, 200.0, 1.5, 1e-8) == 0.0
 
 
 def test_predicted_iterations_follow_the_rate():
     """(1 + ¼ min{1/√(κχ), 1/χ})^{-k} <= eps at the predicted k, and not one iteration earlier."""
     for kappa, chi in ((30.0, 1.5), (4.0, 40.0)):
-        k = constants_mod.predicted_iterations(kappa, chi, 1e-6)
+        k = estimates.predicted_iterations(kappa, chi, 1e-6)
         q = 1 + 0.25 * min(1 / math.sqrt(kappa * chi), 1 / chi)
         assert q ** -k == pytest.approx(1e-6, rel=1e-9)
 

@@ -2,7 +2,7 @@
 
 Every family the suite builds with a coupled constraint (the worst-case constructions as printed, their sum-trick
 twins, the random families, the applications) is solved three ways — ``bounds``, ``spectral`` and ``auto`` — and the
-cost model of :mod:`mixbounds.solvers.constants` is read against what was measured, in oracle calls:
+cost model of :mod:`mixbounds.solvers.spectral_estimates` is read against what was measured, in oracle calls:
 
 * ``auto`` sets up nothing: its set-up is <= half its iteration phase and <= the calls it saves, in every oracle;
 * the model's claims hold in their directions: the Lanczos made at least :func:`lanczos_products_min` products
@@ -26,7 +26,7 @@ from mixbounds.instances.families import build
 from mixbounds.instances.io import save_instance
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers import ORACLES, solve
-from mixbounds.solvers import constants as constants_mod
+from mixbounds.solvers import spectral_estimates as estimates
 
 from mixbounds.cli.command import main
 
@@ -146,15 +146,15 @@ def test_a_cost_bound_moved_the_wrong_way_is_caught(runs, monkeypatch):
 def test_the_printed_reason_reports_the_measured_iterations():
     model = {"saved_fraction_max": 0.5, "lanczos_products_min": 80, "product_counts": {"grad": 1, "A": 2, "C": 0,
              "Ct": 0, "comm": 12}, "iteration_counts": {"grad": 1, "A": 32, "C": 0, "Ct": 0, "comm": 192}}
-    text = constants_mod.measured_reason(model, 97)
+    text = estimates.measured_reason(model, 97)
     assert "measured 97 iterations" in text and "at most 48 of them" in text and "fewer grad rounds than the >= 80" in text
-    long_run = constants_mod.measured_reason(model, 1000)
+    long_run = estimates.measured_reason(model, 1000)
     assert "at most 500 of them" in long_run and "unknown remainder" in long_run
-    assert constants_mod.measured_reason({}, 97) == ""
+    assert estimates.measured_reason({}, 97) == ""
 
 
 # ----------------------------------------------------------------------------- a second run does no spectral work
-#: the functions that compute spectra: the spectral modules, the Lanczos of solvers.constants and the eigen-solvers
+#: the functions that compute spectra: the spectral modules, the Lanczos of solvers.spectral_estimates and the eigen-solvers
 SPECTRAL_FILES = ("bounds/spectral.py", "bounds/condition.py")
 SPECTRAL_NAMES = frozenset({"spectral_constants", "eigsh", "eigvalsh", "eigh", "eigvals_banded", "eigh_tridiagonal",
                             "lobpcg", "svds"})
@@ -217,7 +217,7 @@ def test_spectral_work_is_seen_when_it_happens(coupled_dir, tmp_path):
     """Negative controls of the measurement: ``--constants spectral`` (the Lanczos) and a directory without its
     stored facts (computed from the matrices) are both seen."""
     _, calls = _solve(coupled_dir, tmp_path / "spectral.json", "--constants", "spectral")
-    assert calls.get("constants.py:spectral_constants") == 1 and any(k.endswith(":eigsh") for k in calls)
+    assert calls.get("spectral_estimates.py:spectral_constants") == 1 and any(k.endswith(":eigsh") for k in calls)
     bare = tmp_path / "bare"
     bare.mkdir()
     for f in coupled_dir.iterdir():

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from mixbounds.checks.nonsmooth import KAPPA_BASE, _instance, class_params, family_of, point
 from mixbounds.checks.statements.homotopy import REGIME_PHASES
 from mixbounds.checks.sweeps import PARAM_KW
+from mixbounds.checks.tables234.points import KAPPA_BASE, cached_instance, class_params, family_of, point
 from mixbounds.instances.affine import sliding_hard
 from mixbounds.solvers.affine import affine_sliding
 from mixbounds.solvers.homotopy_sliding import HOMOTOPY_C, SHIFT_C, homotopy_plan
@@ -66,11 +66,11 @@ def _setup(cls):
     fam, var = family_of(4, cls)
     params = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(cls)}
     params["variant"] = var
-    return _instance(fam, json.dumps(params, sort_keys=True)), fam, params
+    return cached_instance(fam, json.dumps(params, sort_keys=True)), fam, params
 
 
 def _far_start(inst):
-    """The start of the Table 4 runs (mixbounds.checks.nonsmooth.point) and R = ‖w⁰ − w*‖."""
+    """The start of the Table 4 runs (mixbounds.checks.tables234.points.point) and R = ‖w⁰ − w*‖."""
     P = inst.problem
     lay = P.layout
     s = np.sign(np.random.default_rng(12345).standard_normal(lay.size))

@@ -4,7 +4,7 @@ text discrepancies the report lists for the paper's problems."""
 import pytest
 from mixbounds.bounds.claims import TEXT_DISCREPANCIES
 from mixbounds.bounds.texparse import find_paper
-from mixbounds.checks.nonsmooth import SLIDING_LINE, sliding_readings
+from mixbounds.checks.tables234.tables34_findings import SLIDING_LINE, sliding_readings
 
 from mixbounds.report.problems import SEVERITIES, group_findings
 

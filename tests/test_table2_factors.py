@@ -5,8 +5,15 @@ import math
 
 import numpy as np
 import pytest
-from mixbounds.checks import nonsmooth
+from mixbounds.checks.sweeps import PARAM_KW
 from mixbounds.checks.table2_factors import LINEAR_R2, MIN_TAIL_ROWS, factor_reading, tail_reading
+from mixbounds.checks.tables234.points import KAPPA_BASE, cells, class_params, point
+from mixbounds.checks.tables234.rules import verdict
+from mixbounds.checks.tables234.table2_factor_controls import (
+    FACTOR_CONTROL_X,
+    factor_control_verdict,
+    offset_efold_runs,
+)
 from mixbounds.checks.tiers import TIERS
 from mixbounds.checks.verdict import FACTORED
 
@@ -92,29 +99,29 @@ def _points(sweep_pts):
 
 
 def test_the_verdict_consults_the_reading_only_when_the_count_slope_fails():
-    cell = next(c for c in nonsmooth.cells(2, "shared") if c.oracle == "grad")
+    cell = next(c for c in cells(2, "shared") if c.oracle == "grad")
     xs = [1e3, 2e3, 4e3, 8e3]
     # runs settling 9.5 e-folds early: counts ~ √x·(N − 9.5), a slope above the √x·ln x target over this range
     steep = _sweep(xs, offset=9.5)
-    r = nonsmooth.verdict(QUICK, 2, cell, "LR2_eps", xs, _points(steep))
+    r = verdict(QUICK, 2, cell, "LR2_eps", xs, _points(steep))
     assert r.extra["log_factor"] and r.status == "pass" and r.verdict_label == FACTORED and r.extra["factors"]["holds"]
     # runs settling as linear convergence from the start would: the count slope passes, the reading is not consulted
-    r = nonsmooth.verdict(QUICK, 2, cell, "LR2_eps", xs, _points(_sweep(xs, offset=0.0)))
+    r = verdict(QUICK, 2, cell, "LR2_eps", xs, _points(_sweep(xs, offset=0.0)))
     assert r.status == "pass" and "factors" not in r.extra and r.verdict_label != FACTORED
     # the steep counts from runs that do not converge linearly stay a fail
     wobbly = [(x, dict(t, r2=0.95), c) for x, t, c in steep]
-    r = nonsmooth.verdict(QUICK, 2, cell, "LR2_eps", xs, _points(wobbly))
+    r = verdict(QUICK, 2, cell, "LR2_eps", xs, _points(wobbly))
     assert r.status == "fail" and not r.extra["factors"]["holds"]
 
 
 def test_the_linear_tail_control_differs_from_its_linear_twin_only_by_the_tails():
     """``control.T2.shared.grad.LR2_eps.factors.nonlinear`` on measured runs: the same steeper counts from linear
     tails pass by their factors, so the control's fail comes from the linear-tail requirement alone."""
-    base = {nonsmooth.PARAM_KW[p]: nonsmooth.KAPPA_BASE[p] for p in nonsmooth.class_params("shared")}
-    got = [nonsmooth.point(2, "convex-shared", dict(base, variant="logcosh"), x, "regularized")
-           for x in nonsmooth.FACTOR_CONTROL_X]
-    twin = nonsmooth.factor_control_verdict(QUICK, nonsmooth.offset_efold_runs(got, r2=None), "twin", control=False)
+    base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params("shared")}
+    got = [point(2, "convex-shared", dict(base, variant="logcosh"), x, "regularized")
+           for x in FACTOR_CONTROL_X]
+    twin = factor_control_verdict(QUICK, offset_efold_runs(got, r2=None), "twin", control=False)
     assert twin.status == "pass" and twin.verdict_label == FACTORED
     assert twin.measured > twin.theory + twin.tolerance  # the count slope alone fails
-    ctl = nonsmooth.factor_control_verdict(QUICK, nonsmooth.offset_efold_runs(got), "ctl")
+    ctl = factor_control_verdict(QUICK, offset_efold_runs(got), "ctl")
     assert ctl.status == "fail" and "linear tail" in ctl.extra["factors"]["reason"]

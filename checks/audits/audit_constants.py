@@ -37,11 +37,11 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-from mixbounds.checks.nonsmooth import ACC, KAPPA_BASE, class_params, family_of
-from mixbounds.checks.nonsmooth import CLASSES as NONSMOOTH_CLASSES
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.sweeps import CLASS_FAMILIES, NONQUADRATIC, PARAM_KW, RANDOM_BASE, nonquadratic_params
+from mixbounds.checks.tables234.points import ACC, KAPPA_BASE, class_params, family_of
+from mixbounds.checks.tables234.points import CLASSES as NONSMOOTH_CLASSES
 from mixbounds.checks.tiers import Tier
 from mixbounds.instances.families import build
 from mixbounds.instances.objectives import LogCoshObjective
@@ -154,7 +154,7 @@ def _t1_params(tier: Tier, cls: str) -> list[tuple[str, dict]]:
 
 
 def _t2_params(cls: str) -> tuple[str, dict]:
-    """The Table 2 family of ``cls`` at the base point of its κ sweeps (:mod:`mixbounds.checks.nonsmooth`)."""
+    """The Table 2 family of ``cls`` at the base point of its κ sweeps (:mod:`mixbounds.checks.tables234.points`)."""
     base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(cls)}
     return family_of(2, cls)[0], dict(base, seed=0, variant=NONQUADRATIC)
 

@@ -60,10 +60,10 @@ import json
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from mixbounds.checks import nonsmooth as ns
-from mixbounds.checks.nonsmooth import CLASSES
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
+from mixbounds.checks.tables234 import points as ns
+from mixbounds.checks.tables234.points import CLASSES
 from mixbounds.checks.tiers import Tier
 from mixbounds.instances.families import build
 from mixbounds.instances.reference.kkt import constraint_system, copy_map

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
@@ -100,7 +101,7 @@ def calibration_point(case: str, n: int = 0, two_hops: bool = False) -> dict:
     lb = eng.lower_bound(oracle, eps)
     got = list(lb.errors)
     m = min(len(got), len(closed))
-    dev = max((abs(a - b) / max(b, 1e-300) for a, b in zip(got[:m], closed[:m]) if b > 0), default=0.0)
+    dev = max((abs(a - b) / max(b, SCALE_FLOOR) for a, b in zip(got[:m], closed[:m]) if b > 0), default=0.0)
     return {"case": case, "n": P.n, "oracle": oracle, "eps": eps, "count": lb.count, "known": known,
             "errors": got, "closed_form": closed[: len(got)], "curve_rel_dev": dev, "reason": lb.reason}
 

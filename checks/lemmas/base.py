@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lemmas.cases import describe, orth_kernel, psd_spectrum
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
@@ -156,7 +157,7 @@ def _ge(a: float, b: float, rtol: float = INEQ_RTOL) -> bool:
 
 
 def _eq(a: float, b: float, rtol: float = EQ_RTOL) -> bool:
-    return bool(abs(a - b) <= rtol * max(abs(a), abs(b), 1e-300))
+    return bool(abs(a - b) <= rtol * max(abs(a), abs(b), SCALE_FLOOR))
 
 
 def _bd(blocks) -> np.ndarray:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.instances import graphs as g
 from mixbounds.instances.families import build
@@ -308,7 +309,7 @@ def _raw(spec: dict) -> Mats:
             elif spec.get("mu0") and C is not None:
                 R = random_block(ra, m, p, cond=cond)
                 Ai = R @ C[i]
-                A.append(sA * node_factor() * Ai / max(np.linalg.norm(Ai, 2), 1e-300))
+                A.append(sA * node_factor() * Ai / max(np.linalg.norm(Ai, 2), SCALE_FLOOR))
             else:
                 A.append(random_block(ra, m, d[i], rank=spec.get("rank_A"), cond=cond, scale=sA * node_factor()))
     Ct = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lemmas.base import (
     CHEB_ALG_RTOL,
     CHEB_EIG_TOL,
@@ -95,7 +96,7 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
             if out.get("solver_module"):
                 ch = Chebyshev(lambda v: Mm @ v, L, mu, r["K"], name="M")
                 P_sol = ch.apply_P(np.eye(N))
-                rec["solver_vs_own"] = float(np.max(np.abs(P_sol - P_own)) / max(np.max(np.abs(P_own)), 1e-300))
+                rec["solver_vs_own"] = float(np.max(np.abs(P_sol - P_own)) / max(np.max(np.abs(P_own)), SCALE_FLOOR))
                 on_range_s = np.linalg.eigvalsh(Ur.T @ (0.5 * (P_sol + P_sol.T)) @ Ur)
                 rec.update(solver_min=float(on_range_s.min()), solver_max=float(on_range_s.max()),
                            solver_interval=list(ch.interval))

@@ -25,6 +25,8 @@ identical ``C̃ᵀC̃`` (the kernel grows by its eigenvector), and ``P = 1 + x``
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
+from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.checks.lemmas.base import SUBSPACE_TOL, LemmaCheck, Result
 from mixbounds.checks.lemmas.cases import _rng, gossip_matrix, random_block, subspace_equal
 from mixbounds.checks.run.result import CheckResult, reading
@@ -67,7 +69,7 @@ def _poly(kind: str, ev: np.ndarray, rng, case: dict) -> tuple[np.ndarray, str]:
     if kind == "random":
         deg = int(case.get("degree", 3))
         c = np.concatenate([[0.0], rng.uniform(0.5, 2.0, deg) * rng.choice([-1.0, 1.0], deg)])
-        c[1:] /= np.maximum(nz.max(), 1e-300) ** np.arange(deg)  # comparable size of all terms on the spectrum
+        c[1:] /= np.maximum(nz.max(), SCALE_FLOOR) ** np.arange(deg)  # comparable size of all terms on the spectrum
         return np.polynomial.polynomial.polyval(ev, c), f"random degree {deg}"
     if kind == "near-root":  # roots at relative distance 1e-3 from distinct nonzero eigenvalues: nearly vanishing
         distinct = nz[np.concatenate([[True], np.diff(nz) > 1e-6 * nz[1:]])]
@@ -118,7 +120,7 @@ def point_kernel(case: dict, _cost: float = 0.0) -> dict:
     ev = np.where(ev > 1e-12 * ev.max(), ev, 0.0)
     kind = case["poly"]
     if kind == "chebyshev":
-        nz = ev[ev > 1e-9 * ev.max()]
+        nz = ev[ev > ZERO_RTOL * ev.max()]
         L, mu = float(nz.max()), float(nz.min())
         ch = Chebyshev(lambda v: G @ v, L, mu, chebyshev_degree(L, mu), name="C̃ᵀC̃")
         PG = ch.apply_P(np.eye(G.shape[0]))
@@ -127,7 +129,7 @@ def point_kernel(case: dict, _cost: float = 0.0) -> dict:
     else:
         Pev, desc = _poly(kind, ev, rng, case)
         PG = (V * Pev) @ V.T
-    nzmask = ev > 1e-9 * ev.max()
+    nzmask = ev > ZERO_RTOL * ev.max()
     top = float(np.max(np.abs(Pev)))
     margin = (float(np.min(np.abs(Pev[nzmask]))) / top if top > 0 else 0.0) if np.any(nzmask) else 1.0
     K1, gap1 = _kernel([Cb, Wb])

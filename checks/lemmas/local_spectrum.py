@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.checks.lemmas.base import (
     EQ_RTOL,
     LemmaCheck,
@@ -48,7 +49,7 @@ def point_local_spectrum(case: dict, _cost: float = 0.0) -> dict:
     evW = np.linalg.eigvalsh(M.W.toarray())
     sums = (evC[:, None] + gamma2 * evW[None, :] ** 2).ravel()
     top = sums.max()
-    pos = sums[sums > 1e-9 * top]
+    pos = sums[sums > ZERO_RTOL * top]
     kernel_C = int(dt - sC["rank"])
     printed_max = sC["lmax"] + gamma2 * g["L_W"]
     printed_min = min(sC["lmin_pos"], gamma2 * g["mu_W"])

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.condition import mixed_kappa
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lemmas.base import SUITE_RTOL, LemmaCheck, Point, Result
 from mixbounds.checks.lemmas.cases import _rng, gossip_matrix, group_extremes, interaction_min_pos, random_spd
 from mixbounds.checks.run.result import CheckResult, reading
@@ -58,7 +59,7 @@ def _qp(H: np.ndarray, g: np.ndarray, Aeq: np.ndarray | None = None) -> np.ndarr
 
 
 def _rel(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), SCALE_FLOOR))
 
 
 def _dense_mixed(blocks) -> float:
@@ -204,7 +205,7 @@ def point_formulation(case: dict, _cost: float = 0.0) -> dict:
     """One formulation solved as printed and as (P) (module docstring)."""
     out = _SOLVE[case["form"]](case)
     out.update(case=str(case), form=case["form"], wrong=bool(case.get("wrong")),
-               diff_value=abs(out["value_printed"] - out["value_P"]) / max(abs(out["value_P"]), 1e-300))
+               diff_value=abs(out["value_printed"] - out["value_P"]) / max(abs(out["value_P"]), SCALE_FLOOR))
     return out
 
 

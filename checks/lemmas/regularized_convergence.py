@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
+from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.checks.lemmas.base import (
     FEAS_RTOL,
     INEQ_RTOL,
@@ -36,7 +38,7 @@ def _trust_region_max(Lam: np.ndarray, V: np.ndarray, g: np.ndarray, rho: float)
     """
     c = V.T @ g
     lmax = float(Lam[-1])
-    top = Lam >= lmax - 1e-12 * max(abs(lmax), 1e-300)
+    top = Lam >= lmax - 1e-12 * max(abs(lmax), SCALE_FLOOR)
     ctop = float(np.linalg.norm(c[top]))
     gn = float(np.linalg.norm(g))
 
@@ -106,7 +108,7 @@ def point_regularized(case: dict, _cost: float = 0.0) -> dict:
 
     up = constrained_min(Q, q)
     lw, Vw = np.linalg.eigh(NB.T @ Q @ NB)              # ker Q ∩ ker B, in w-coordinates (eigenvalue threshold)
-    Zw = Vw[:, lw <= 1e-9 * max(lw[-1], 1e-300)]
+    Zw = Vw[:, lw <= ZERO_RTOL * max(lw[-1], SCALE_FLOOR)]
     w0, wp = NB.T @ (u0 - u_b), NB.T @ (up - u_b)
     u_star = u_b + NB @ (wp + Zw @ (Zw.T @ (w0 - wp)))  # the constrained minimiser closest to u⁰
     R2 = float(case.get("R_factor", 1.0)) * float((u0 - u_star) @ (u0 - u_star))
@@ -125,7 +127,7 @@ def point_regularized(case: dict, _cost: float = 0.0) -> dict:
     tr, h = _trust_region_max(Lam, V, g, rho)
     # independent confirmation: random directions and the top eigen-directions
     dirs = rng.standard_normal((int(case.get("samples", 400)), N))
-    dirs = np.vstack([dirs, V[:, -1], -V[:, -1], g / max(np.linalg.norm(g), 1e-300)])
+    dirs = np.vstack([dirs, V[:, -1], -V[:, -1], g / max(np.linalg.norm(g), SCALE_FLOOR)])
     dirs = rho * dirs / np.linalg.norm(dirs, axis=1, keepdims=True)
     sampled = float(np.max(dirs @ g + 0.5 * np.einsum("ij,jk,ik->i", dirs, Q, dirs)))
     gap = base + tr
@@ -140,12 +142,12 @@ def point_regularized(case: dict, _cost: float = 0.0) -> dict:
     ctrl_rho = math.sqrt(8 * eps / (L + nu))
     ctrl_gap = base + _trust_region_max(Lam, V, g, ctrl_rho)[0]
     return {"case": describe(case), "N": N, "rank_Q": rq, "eps": eps, "nu": nu, "R2": R2, "L": L, "D": D, "delta": delta,
-            "gap_max": gap, "gap_sampled": base + sampled, "gap_over_eps": gap / eps, "exact_ge_sampled": bool(tr >= sampled - 1e-12 * max(abs(tr), 1e-300)),
+            "gap_max": gap, "gap_sampled": base + sampled, "gap_over_eps": gap / eps, "exact_ge_sampled": bool(tr >= sampled - 1e-12 * max(abs(tr), SCALE_FLOOR)),
             "feas_max": feas_max, "feas_bound": delta * smax2_B, "feas_at_worst_gap_u": float(np.linalg.norm(B @ h) ** 2),
             "T1_over_eps": T1 / eps, "T2_over_eps": T2 / eps, "T3_over_eps": T3 / eps, "chain_over_eps": (T1 + T2 + T3) / eps,
             "base_over_eps": base / eps, "control_gap_over_eps": ctrl_gap / eps,
-            "u_star_feasible": float(np.linalg.norm(B @ u_star - b) / max(np.linalg.norm(b), 1e-300)),
-            "u_nu_feasible": float(np.linalg.norm(B @ u_nu - b) / max(np.linalg.norm(b), 1e-300))}
+            "u_star_feasible": float(np.linalg.norm(B @ u_star - b) / max(np.linalg.norm(b), SCALE_FLOOR)),
+            "u_nu_feasible": float(np.linalg.norm(B @ u_nu - b) / max(np.linalg.norm(b), SCALE_FLOOR))}
 
 
 def _cases_reg(tier: Tier) -> list[dict]:

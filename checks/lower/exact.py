@@ -27,6 +27,7 @@ the sum-trick on them) are run by the engine alone: the slope rule decides them 
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lower.arrival import ARRIVAL_TEXT, arrival, has_formula
 from mixbounds.checks.lower.as_built import built_sizes
 from mixbounds.checks.lower.engine import Engine, tail_curve
@@ -160,7 +161,7 @@ def exact_point(family: str, params: dict, oracles: list, parts: dict | None = N
         out["gradient_chain"] = {k: gc.get(k) for k in ("kind", "length", "rho", "scale")}
     if closed:
         out["x_star_deviation"] = (None if ref is None else
-                                   float(np.max(np.abs(xc - ref.u)) / max(np.max(np.abs(ref.u)), 1e-300)))
+                                   float(np.max(np.abs(xc - ref.u)) / max(np.max(np.abs(ref.u)), SCALE_FLOOR)))
         out["x_star_judged"] = x_star_resolved(inst.realized)
         wc = eng.w
         total_c = eng.total

@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.pep.lyapunov import LyapunovWeights, lyapunov
 from mixbounds.checks.pep.model import LinearModel, class_problem
 from mixbounds.checks.pep.performance import PEPOutcome
@@ -87,18 +88,18 @@ def quadratic_interpolant(triplets, mu: float, L: float, rtol: float = PINV_RTOL
     Gp = G - mu * X
     M = X.T @ Gp
     lam, V = np.linalg.eigh(0.5 * (M + M.T))
-    keep = lam > rtol * max(float(np.abs(lam).max(initial=0.0)), 1e-300)
+    keep = lam > rtol * max(float(np.abs(lam).max(initial=0.0)), SCALE_FLOOR)
     Minv = (V[:, keep] / lam[keep]) @ V[:, keep].T
     H = mu * np.eye(D) + Gp @ Minv @ Gp.T
     data = np.hstack([X, Gp])
     U, sv, _ = np.linalg.svd(data, full_matrices=True)
-    rank = int(np.sum(sv > rtol * max(float(sv.max(initial=0.0)), 1e-300)))
+    rank = int(np.sum(sv > rtol * max(float(sv.max(initial=0.0)), SCALE_FLOOR)))
     if rank < D:  # the curvature L in a direction the data do not see: the instance attains the class's L_f
         v = U[:, rank]
         H = H + (L - mu) * np.outer(v, v)
     ev, W = np.linalg.eigh(0.5 * (H + H.T))
     H = (W * np.clip(ev, mu, L)) @ W.T
-    gs = max(float(np.abs(G).max()), 1e-300)
+    gs = max(float(np.abs(G).max()), SCALE_FLOOR)
     grad_res = float(np.abs(H @ X - G).max()) / gs
     val_res = max(abs(F[j] - 0.5 * X[:, j] @ H @ X[:, j]) for j in range(X.shape[1])) / max(1.0, float(np.abs(F).max()))
     return 0.5 * (H + H.T), grad_res, float(val_res)

@@ -2,7 +2,7 @@
 
 * :func:`rho_theorem` — ``(1 + ¼ min{1/√(κχ), 1/χ})^{−1}``, the factor of Salim et al. (2022),
   Proposition 1 (proof: Kovalev et al. 2020, Theorem 1), as recorded in :mod:`mixbounds.solvers.apapc`
-  (recalled; the stored copies did not show it).  This is the ``rho_theorem`` of every PEP
+  (recalled: ``docs/records/sources.md``).  This is the ``rho_theorem`` of every PEP
   result.
 * :func:`rho_derived` — ``1/(1 + δ)`` with the ``δ`` the derivation in
   :mod:`mixbounds.checks.pep.lyapunov` proves for the same Lyapunov function.  It is a second,

@@ -1,11 +1,9 @@
 r"""The Lyapunov function of APAPC (Algorithm ``alg:apapc``), with the dual variable.
 
 Source.  ``thm:apapc`` cites Salim, Condat, Kovalev, Richtárik (2022), Proposition 1, whose
-proof is that of Kovalev, Salim, Richtárik (2020, OPAPC, Theorem 1).  Neither text was
-readable in the stored copies this session could search (the search tool returns the first
-page of a stored paper only; see also the docstring of :mod:`mixbounds.solvers.apapc`), so the function
-below is DERIVED here from the structure of that proof and the algorithm as printed; the
-derivation is complete and gives its own per-step factor (:func:`mixbounds.checks.pep.factor.rho_derived`).
+proof is that of Kovalev, Salim, Richtárik (2020, OPAPC, Theorem 1).  The function below is derived
+here from the structure of that proof and the algorithm as printed (``docs/records/sources.md``: why it is
+derived, not copied); the derivation is complete and gives its own per-step factor (:func:`mixbounds.checks.pep.factor.rho_derived`).
 
 Notation: ``P`` is the normal operator APAPC applies (``BᵀB``, or ``P(BᵀB)`` after
 Chebyshev), ``λ_max`` the upper end of its interval, ``α = μ``, ``η = 1/(4τL)``,

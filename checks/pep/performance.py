@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.pep.engine import conic
 from mixbounds.checks.pep.engine.exact import ExactResult, certify
 from mixbounds.checks.pep.engine.forms import Form, Vec
@@ -167,7 +168,7 @@ def _whitened_bases(model: LinearModel, weights: LyapunovWeights) -> tuple[np.nd
     """
     Su = model.S / math.sqrt(weights.a_u)
     p = model.params
-    Sf = model.S / math.sqrt(max(weights.a_f, 1e-300) * 0.5 * math.sqrt(p.mu * p.L))
+    Sf = model.S / math.sqrt(max(weights.a_f, SCALE_FLOOR) * 0.5 * math.sqrt(p.mu * p.L))
     R = model.R
     Mz = R.T @ weights.M_z @ R
     lam, Q = np.linalg.eigh(0.5 * (Mz + Mz.T))

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.pep.extract import cross_check, quadratic_fit
 from mixbounds.checks.pep.model import LinearModel
 from mixbounds.checks.pep.performance import PEPOutcome, solve_pep
@@ -140,7 +141,7 @@ def _worst_case_series_instance(model: LinearModel, outcome: PEPOutcome):
                rho_instance=cc["rho_run"], V1_difference=cc["difference"])
     inst, u_star = worst_case_instance(model, src, Hs)
     ref = reference_solution(inst.problem)
-    err = float(np.linalg.norm(ref.u - u_star) / max(np.linalg.norm(u_star), 1e-300))
+    err = float(np.linalg.norm(ref.u - u_star) / max(np.linalg.norm(u_star), SCALE_FLOOR))
     rec.update(D=Hs[0].shape[0], reference_kkt_residual=ref.kkt_residual, reference_method=ref.method,
                x_star_rel_diff=err, family=FAMILY)
     if not err <= XSTAR_RTOL or not math.isfinite(err):

@@ -28,7 +28,7 @@ import traceback
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from joblib import Parallel, delayed, parallel_config
 from mixbounds.checks.run.cache_key import CacheKeyError, load_key, sign
@@ -36,8 +36,9 @@ from mixbounds.checks.run.parent_watch import watch_parent
 from mixbounds.checks.run.result import CheckResult, _clean
 from mixbounds.checks.tiers import TIERS, Tier, as_tier
 from mixbounds.instances.families import build
+from mixbounds.instances.instance import Instance
 from mixbounds.instances.json_file import JSONFileError, read_json
-from mixbounds.instances.reference.kkt import reference_solution
+from mixbounds.instances.reference.kkt import Reference, reference_solution
 from threadpoolctl import threadpool_limits
 
 _PACKAGES = ("bounds", "instances", "solvers", "checks")
@@ -47,8 +48,8 @@ _PACKAGES = ("bounds", "instances", "solvers", "checks")
 class Task:
     """One unit of work: ``func`` (a module-level function, so workers import it by name) called with ``kwargs``."""
 
-    func: Callable[..., dict]
-    kwargs: dict
+    func: Callable[..., dict[str, Any]]
+    kwargs: dict[str, Any]
     label: str = ""
 
     @property
@@ -78,7 +79,7 @@ class Check:
     family: str
     result_ids: Callable[[Tier], list[str]]
     tasks: Callable[[Tier], list[Task]]
-    finalize: Callable[[Tier, dict], list[CheckResult]]
+    finalize: Callable[[Tier, dict[str, Any]], list[CheckResult]]
     description: str = ""
     tiers: tuple[Tier, ...] = TIERS
     opt_in: bool = False
@@ -89,16 +90,27 @@ def source_files() -> list[tuple[str, Path]]:
 
     ``name`` is the path below ``mixbounds/`` in the installed layout (``checks/run/framework.py``): the same in a
     wheel install and in an editable one (where ``mixbounds.checks`` is the checkout's ``checks/`` folder).
+
+    Returns
+    -------
+    list of (str, pathlib.Path)
+        The name and the file of every source, package by package, sorted.
     """
     out = []
     for pkg in _PACKAGES:
-        base = Path(importlib.import_module(f"mixbounds.{pkg}").__file__).resolve().parent
+        base = Path(cast(str, importlib.import_module(f"mixbounds.{pkg}").__file__)).resolve().parent
         out += [(str(Path(pkg) / p.relative_to(base)), p) for p in sorted(base.rglob("*.py"))]
     return out
 
 
 def code_version() -> str:
-    """Hash of the suite's source (cache key): any code change invalidates cached points."""
+    """Hash of the suite's source (cache key): any code change invalidates cached points.
+
+    Returns
+    -------
+    str
+        A hex digest of every source file's name and contents.
+    """
     h = hashlib.blake2b(digest_size=10)
     for name, p in source_files():
         h.update(name.encode())
@@ -106,8 +118,21 @@ def code_version() -> str:
     return h.hexdigest()
 
 
-def call_task(func: Callable[..., dict], kwargs: dict) -> dict:
-    """Run one task; exceptions become an ``{"error": …}`` point instead of killing the run."""
+def call_task(func: Callable[..., dict[str, Any]], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Run one task; exceptions become an ``{"error": …}`` point instead of killing the run.
+
+    Parameters
+    ----------
+    func : callable
+        The task's function (module-level).
+    kwargs : dict
+        Its keyword arguments.
+
+    Returns
+    -------
+    dict
+        The point, with its measured ``seconds``; ``{"error": …}`` when ``func`` raised.
+    """
     t0 = time.perf_counter()
     try:
         out = func(**kwargs)
@@ -123,18 +148,30 @@ def call_task(func: Callable[..., dict], kwargs: dict) -> dict:
 _GROUP = threading.local()
 
 
-def instance_and_reference(family: str, params: dict):
+def instance_and_reference(family: str, params: dict[str, Any]) -> tuple[Instance, Reference]:
     """``(mixbounds.instances.families.build(family, **params), reference_solution(its problem))``.
 
     Inside a task group (:func:`_run_group`: the tasks of one sweep point — upper bound,
     lower bound, benchmarks — run one after the other in one process) the pair is built
     once and shared; both are deterministic functions of ``(family, params)`` and no task
     modifies them, so a point's counts do not depend on the sharing.
+
+    Parameters
+    ----------
+    family : str
+        A named instance family (:func:`mixbounds.instances.families.families`).
+    params : dict
+        Its parameters.
+
+    Returns
+    -------
+    tuple
+        ``(instance, reference)``.
     """
     key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
     shared = getattr(_GROUP, "instances", None)
     if shared is not None and key in shared:
-        return shared[key]
+        return cast("tuple[Instance, Reference]", shared[key])
     inst = build(family, **params)
     pair = (inst, reference_solution(inst.problem))
     if shared is not None:
@@ -151,13 +188,13 @@ def _group_key(t: Task) -> str:
     return json.dumps({"family": fam, "params": _clean(p)}, sort_keys=True)
 
 
-def _run_group_in_worker(calls: list[tuple[str, Callable, dict]], parent: int) -> list[tuple[str, dict]]:
+def _run_group_in_worker(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]], parent: int) -> list[tuple[str, dict[str, Any]]]:
     """:func:`_run_group` in a joblib worker, which ends with ``parent`` (:mod:`mixbounds.checks.run.parent_watch`)."""
     watch_parent(parent)
     return _run_group(calls)
 
 
-def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
+def _run_group(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
     """Run the tasks of one group in this process, sharing their instances; ``[(key, point)]``."""
     _GROUP.instances = {}
     try:
@@ -172,19 +209,45 @@ def _run_group(calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]
 CACHE_FORMAT = "mixbounds-point-3"
 
 
-def point_digest(point: dict, task: str = "") -> str:
+def point_digest(point: dict[str, Any], task: str = "") -> str:
     """The keyed digest of a cache entry (:func:`mixbounds.checks.run.cache_key.sign`) over its task key and its point's
-    canonical JSON: an entry damaged, changed or written without this user's key no longer matches it."""
+    canonical JSON: an entry damaged, changed or written without this user's key no longer matches it.
+
+    Parameters
+    ----------
+    point : dict
+        The point (JSON-safe).
+    task : str
+        The task key it belongs to.
+
+    Returns
+    -------
+    str
+        The digest.
+    """
     blob = json.dumps(point, sort_keys=True, separators=(",", ":"))
     return sign(load_key(), task, blob)
 
 
-def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
+def read_cache_entry(path: Path, key: str) -> tuple[dict[str, Any] | None, str | None]:
     """``(point, None)`` for a valid cache entry of task ``key``, ``(None, why)`` for a damaged one, ``(None, None)``
     if there is none.  Valid: a regular file holding JSON ``{"cache": CACHE_FORMAT, "task": key, "digest": d,
     "point": {…}}`` whose point is an object with a numeric ``seconds``, no ``error`` (failed points are never
     cached) and digest ``d`` (:func:`point_digest`, keyed by this user's key); anything else is recomputed (and
-    counted)."""
+    counted).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The entry's file.
+    key : str
+        The task key the entry must belong to.
+
+    Returns
+    -------
+    tuple
+        ``(point, None)``, ``(None, why)`` or ``(None, None)``.
+    """
     try:
         entry = read_json(path, "cache entry")
     except FileNotFoundError:
@@ -204,22 +267,35 @@ def read_cache_entry(path: Path, key: str) -> tuple[dict | None, str | None]:
     return pt, None
 
 
-def cache_census(cache_dir: Path, keys) -> dict:
+def cache_census(cache_dir: Path, keys: Iterable[str]) -> dict[str, Any]:
     """``{"valid": n, "damaged": m, "keys": [the valid ones]}`` over the entries of ``keys`` in ``cache_dir`` (this
-    code version)."""
+    code version).
+
+    Parameters
+    ----------
+    cache_dir : pathlib.Path
+        The point cache (the folder above the code versions).
+    keys : iterable of str
+        The task keys to look up.
+
+    Returns
+    -------
+    dict
+        ``valid`` and ``damaged`` counts and the valid ``keys``.
+    """
     cdir = Path(cache_dir) / code_version()
-    out = {"valid": 0, "damaged": 0, "keys": []}
+    valid: list[str] = []
+    damaged = 0
     for k in keys:
         pt, why = read_cache_entry(cdir / f"{k}.json", k)
         if pt is not None:
-            out["valid"] += 1
-            out["keys"].append(k)
+            valid.append(k)
         elif why is not None:
-            out["damaged"] += 1
-    return out
+            damaged += 1
+    return {"valid": len(valid), "damaged": damaged, "keys": valid}
 
 
-def _atomic_write_json(path: Path, obj) -> None:
+def _atomic_write_json(path: Path, obj: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     try:
@@ -233,7 +309,22 @@ def _atomic_write_json(path: Path, obj) -> None:
 
 
 def select(checks: Iterable[Check], pattern: str, tier: Tier | str) -> list[Check]:
-    """Checks with at least one result id matching the glob."""
+    """Checks with at least one result id matching the glob.
+
+    Parameters
+    ----------
+    checks : iterable of Check
+        The candidates.
+    pattern : str
+        A glob over result ids.
+    tier : Tier or str
+        The tier (a check not run in it is left out).
+
+    Returns
+    -------
+    list of Check
+        The selected checks, in order.
+    """
     tier = as_tier(tier)
     return [c for c in checks if tier in c.tiers and any(fnmatchcase(r, pattern) for r in c.result_ids(tier))]
 
@@ -244,11 +335,11 @@ def run_checks(
     *,
     jobs: int = 1,
     cache_dir: Path | None = None,
-    progress: Callable[[int, int, Task], None] | None = None,
+    progress: Callable[..., None] | None = None,
     pattern: str = "*",
-    executor: Callable[[str, list], Iterable[list]] | None = None,
+    executor: Callable[[str, list[Any]], Iterable[list[Any]]] | None = None,
     cacheable: Callable[[Task], bool] | None = None,
-) -> tuple[list[CheckResult], dict]:
+) -> tuple[list[CheckResult], dict[str, Any]]:
     """Run ``checks`` in ``tier`` (a :class:`~mixbounds.checks.tiers.Tier` or its name); returns the results matching
     ``pattern`` and run statistics.
 
@@ -260,6 +351,31 @@ def run_checks(
     ``executor(code_version, payloads)``, when given, runs the task groups instead of this process
     or joblib (e.g. :class:`mixbounds.checks.run.executors.DaskExecutor`): ``payloads`` is one
     ``[(key, func, kwargs)]`` list per group, and it yields each group's ``[(key, point)]``.
+
+    Parameters
+    ----------
+    checks : list of Check
+        The checks (those not run in ``tier`` are left out).
+    tier : Tier or str
+        The tier or its name.
+    jobs : int
+        Worker processes (1: this process).
+    cache_dir : pathlib.Path, optional
+        The point cache; ``None``: no cache.
+    progress : callable, optional
+        Called after every point (above).
+    pattern : str
+        A glob over result ids: the results returned.
+    executor : callable, optional
+        Runs the task groups instead of joblib (above).
+    cacheable : callable, optional
+        Whether a task's point may be cached (above).
+
+    Returns
+    -------
+    tuple
+        ``(results, stats)``: the :class:`~mixbounds.checks.run.result.CheckResult` s matching ``pattern``, and
+        the run statistics (points computed and cached, timings, the task groups).
     """
     tier = as_tier(tier)  # ValueError for an unknown name
     checks = [c for c in checks if tier in c.tiers]
@@ -279,11 +395,11 @@ def run_checks(
 
     cache_ok = cdir is not None
 
-    def record(t: Task, out: dict):
+    def record(t: Task, out: dict[str, Any]) -> None:
         nonlocal done, cache_ok
         points[t.key] = out
         cached.discard(t.key)
-        if cache_ok and "error" not in out and (cacheable is None or cacheable(t)):
+        if cache_ok and cdir is not None and "error" not in out and (cacheable is None or cacheable(t)):
             try:
                 _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
                                                             "digest": point_digest(_clean(out), t.key), "point": out})
@@ -325,7 +441,7 @@ def run_checks(
     return out, stats
 
 
-def task_timing(tasks: dict[str, Task], points: dict[str, dict], cached_keys: list[str]) -> dict:
+def task_timing(tasks: dict[str, Task], points: dict[str, dict[str, Any]], cached_keys: list[str]) -> dict[str, Any]:
     """The run's measured task durations, for :mod:`mixbounds.checks.run.schedule` (a simulated cluster).
 
     ``task_seconds``: task key → the ``seconds`` of its point (measured when it was computed: in this run, or in the
@@ -333,6 +449,20 @@ def task_timing(tasks: dict[str, Task], points: dict[str, dict], cached_keys: li
     of every task group (tasks on one instance, run one after the other in one process: the unit a worker receives)
     in the order :func:`_execute` submits them.  Kept in ``results.json`` because the cache cannot give them: it is
     off under ``--no-cache``, holds no group structure and may hold other runs' tasks of the same code version.
+
+    Parameters
+    ----------
+    tasks : dict
+        Task key → task, every task of the run.
+    points : dict
+        Task key → its point.
+    cached_keys : list of str
+        The keys whose points came from the cache.
+
+    Returns
+    -------
+    dict
+        ``task_seconds``, ``task_cached``, ``task_labels`` and ``task_groups``.
     """
     secs = {k: float(points[k]["seconds"]) for k in tasks if isinstance(points.get(k, {}).get("seconds"), (int, float))}
     return {"task_seconds": secs, "task_labels": {k: t.label or t.name for k, t in tasks.items()},
@@ -354,9 +484,9 @@ def _collect_tasks(checks: list[Check], tier: Tier) -> tuple[dict[str, Task], di
 
 
 def _read_cached(tasks: dict[str, Task], cdir: Path | None,
-                 cacheable: Callable[[Task], bool] | None = None) -> tuple[dict[str, dict], list[Task], int]:
+                 cacheable: Callable[[Task], bool] | None = None) -> tuple[dict[str, dict[str, Any]], list[Task], int]:
     """The points found in the cache, the tasks still to run, and how many cache entries were damaged."""
-    points: dict[str, dict] = {}
+    points: dict[str, dict[str, Any]] = {}
     todo = []
     damaged = 0
     for k, t in tasks.items():
@@ -372,22 +502,33 @@ def _read_cached(tasks: dict[str, Task], cdir: Path | None,
 
 def task_groups(tasks: list[Task]) -> list[list[Task]]:
     """``tasks`` grouped by instance (:func:`_group_key`), the groups with the largest ``_cost`` hint first: the
-    units and the order in which :func:`_execute` hands them to workers."""
+    units and the order in which :func:`_execute` hands them to workers.
+
+    Parameters
+    ----------
+    tasks : list of Task
+        The tasks to run.
+
+    Returns
+    -------
+    list of list of Task
+        The groups, largest cost hint first.
+    """
     groups: dict[str, list[Task]] = {}
     for t in tasks:
         groups.setdefault(_group_key(t), []).append(t)
     return sorted(groups.values(), key=lambda g: -max(float(t.kwargs.get("_cost", 0)) for t in g))
 
 
-def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None], *, jobs: int,
-             executor: Callable[[str, list], Iterable[list]] | None) -> None:
+def _execute(todo: list[Task], version: str, record: Callable[[Task, dict[str, Any]], None], *, jobs: int,
+             executor: Callable[[str, list[Any]], Iterable[list[Any]]] | None) -> None:
     """Run the tasks grouped by instance (one build and one exact solution per group), longest groups first (better
     load balance): on ``executor``, on ``jobs`` joblib workers, or here; ``record`` receives every point."""
     batches = task_groups(todo)
     by_key = {t.key: t for t in todo}
     payloads = [[(t.key, t.func, t.kwargs) for t in g] for g in batches]
 
-    def record_all(group_outs: Iterable[list]) -> None:
+    def record_all(group_outs: Iterable[list[Any]]) -> None:
         for group_out in group_outs:
             for key, out in group_out:
                 record(by_key[key], out)
@@ -405,7 +546,7 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict], None
             record_all(_run_group(p) for p in payloads)
 
 
-def _finalize(c: Check, tier: Tier, pts: dict[str, dict]) -> tuple[list[CheckResult], bool]:
+def _finalize(c: Check, tier: Tier, pts: dict[str, dict[str, Any]]) -> tuple[list[CheckResult], bool]:
     """The check's results from its points, and whether finalize failed: a finalize that raises gives an ``error``
     row per declared result (:func:`run_checks` first recomputes the points it read from the cache and retries:
     the fields finalize reads are the last validation of a cache entry)."""

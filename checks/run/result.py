@@ -21,13 +21,14 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
 STATUSES = ("pass", "fail", "finding", "error", "skipped")
 
 
-def _clean(x):
+def _clean(x: Any) -> Any:
     """JSON-safe copy: numpy scalars to Python, NaN/inf to strings."""
     if isinstance(x, dict):
         return {str(k): _clean(v) for k, v in x.items()}
@@ -70,20 +71,54 @@ class Finding:
     detail: str
     source: str  # id of the check that found it
 
-    def to_json(self) -> dict:
-        return _clean(asdict(self))
+    def to_json(self) -> dict[str, Any]:
+        """The finding as ``results.json`` holds it.
+
+        Returns
+        -------
+        dict
+            The finding's fields, JSON-safe.
+        """
+        out: dict[str, Any] = _clean(asdict(self))
+        return out
 
 
 def with_variant(base_id: str, variant: str | None) -> str:
-    """The result id users see: ``base_id`` plus ``@variant`` unless the variant is the printed construction."""
+    """The result id users see: ``base_id`` plus ``@variant`` unless the variant is the printed construction.
+
+    Parameters
+    ----------
+    base_id : str
+        The id of the result on the printed construction.
+    variant : str or None
+        The construction's variant (``None`` or ``"printed"``: none).
+
+    Returns
+    -------
+    str
+        ``base_id`` or ``base_id@variant``.
+    """
     return base_id if variant in (None, "printed") else f"{base_id}@{variant}"
 
 
-def reading(key: str, readings: dict) -> dict:
+def reading(key: str, readings: dict[str, Any]) -> dict[str, Any]:
     """``measured`` and ``readings`` of a result with several numbers: ``measured = readings[key]``, the one the
     verdict compares (named by ``key``), and all of them by name.
 
-    Use as ``CheckResult(..., **reading(key, {...}))``."""
+    Use as ``CheckResult(..., **reading(key, {...}))``.
+
+    Parameters
+    ----------
+    key : str
+        The reading the verdict compares.
+    readings : dict
+        Every reading by name.
+
+    Returns
+    -------
+    dict
+        ``{"measured": readings[key], "readings": readings}``.
+    """
     value = readings[key]
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"reading {key!r} is {value!r}, not a number")
@@ -145,25 +180,25 @@ class CheckResult:
     status: str
     theory: object = None
     measured: object = None
-    ci: tuple | None = None
+    ci: tuple[Any, ...] | None = None
     tolerance: float | None = None
-    points: list = field(default_factory=list)
+    points: list[Any] = field(default_factory=list)
     detail: str = ""
     label: str | None = None
     cell: str | None = None
     param: str | None = None
-    instance: dict = field(default_factory=dict)
+    instance: dict[str, Any] = field(default_factory=dict)
     control: bool = False
     expected: str | None = None
     r2: float | None = None
     seconds: float = 0.0
-    findings: tuple = ()
-    extra: dict = field(default_factory=dict)
+    findings: tuple[Any, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
     variant: str | None = None
-    readings: dict = field(default_factory=dict)
+    readings: dict[str, Any] = field(default_factory=dict)
     verdict_label: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"CheckResult {self.id}: unknown status {self.status!r}")
         m = self.measured
@@ -178,16 +213,35 @@ class CheckResult:
             return None
         return self.status == "fail"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
+        """The result as ``results.json`` holds it.
+
+        Returns
+        -------
+        dict
+            The result's fields, its findings and ``caught``, JSON-safe (one claim of ``results.json``).
+        """
         d = asdict(self)
         d["findings"] = [f.to_json() if isinstance(f, Finding) else f for f in self.findings]
         d["caught"] = self.caught
-        return _clean(d)
+        out: dict[str, Any] = _clean(d)
+        return out
 
     @classmethod
-    def from_json(cls, d: dict) -> "CheckResult":
+    def from_json(cls, d: dict[str, Any]) -> "CheckResult":
         """The record of a ``results.json`` claim (schema 2; a schema-1 claim whose ``measured`` is not a number
-        reads as ``measured=None`` with that value in ``readings``)."""
+        reads as ``measured=None`` with that value in ``readings``).
+
+        Parameters
+        ----------
+        d : dict
+            One claim of ``results.json``, as :meth:`to_json` writes it.
+
+        Returns
+        -------
+        CheckResult
+            The record.
+        """
         d = dict(d)
         d.pop("caught", None)
         m = d.get("measured")

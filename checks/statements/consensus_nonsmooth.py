@@ -4,7 +4,7 @@ Printed (citing scaman2018optimal): ``O(M_f²R²/ε)`` subgradient evaluations a
 communication rounds (``S.consensus.nonsmooth.grad``, ``S.consensus.nonsmooth.comm``).  The source, and Table 3's
 gradient cells, have ``M_f²R²/ε²`` for the subgradients (:data:`mixbounds.bounds.claims.TEXT_DISCREPANCIES`).
 
-Measured with the machinery of Table 3 (:func:`mixbounds.checks.nonsmooth.point`): Gradient Sliding on the
+Measured with the machinery of Table 3 (:func:`mixbounds.checks.tables234.points.point`): Gradient Sliding on the
 Chebyshev-preconditioned penalised consensus reformulation of the ``nonsmooth-consensus`` family (Table 3 has no
 consensus row), counts to the first ``(ε, δ)``-solution, ``x = M_F R/ε`` (the point's own accuracy parameter):
 
@@ -26,10 +26,10 @@ tier) — unlike the coupled class, whose κ_B grows like κ_W² (``control.T3.c
 from __future__ import annotations
 
 from mixbounds.bounds.statements import statement
-from mixbounds.checks.nonsmooth import point
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.statements.sweep import Rule, judge_statement, with_exponent
 from mixbounds.checks.sweeps import geomspace
+from mixbounds.checks.tables234.points import point
 from mixbounds.checks.tiers import Tier
 
 FAMILY = "nonsmooth-consensus"

@@ -43,11 +43,11 @@ from __future__ import annotations
 
 import math
 
-from mixbounds.checks.nonsmooth import _task, cells, sweeps
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult, Finding, reading
 from mixbounds.checks.statements.sliding_generic import _task as generic_task
 from mixbounds.checks.sweeps import fit_slope, geomspace
+from mixbounds.checks.tables234.points import cells, sweep_task, sweeps
 from mixbounds.checks.tiers import FULL, Tier
 from mixbounds.checks.verdict import upper_ok
 
@@ -181,7 +181,7 @@ T4_ID = "finding.T4.homotopy"
 
 
 def _t4_tasks(tier: Tier) -> list:
-    return [_task(TABLE, cls, q, x, solver=solver, tier=tier) for cls in tier.statements.homotopy_classes
+    return [sweep_task(TABLE, cls, q, x, solver=solver, tier=tier) for cls in tier.statements.homotopy_classes
             for q, x in accuracy_points(tier, cls) for solver in (None, "homotopy")]
 
 
@@ -190,8 +190,8 @@ def _t4_rows(tier: Tier, points: dict, *, plant: bool) -> dict:
     for cls in tier.statements.homotopy_classes:
         pts = accuracy_points(tier, cls)
         xs = [x for _, x in pts]
-        paper = [points[_task(TABLE, cls, q, x, tier=tier).key] for q, x in pts]
-        hom = [points[_task(TABLE, cls, q, x, solver="homotopy", tier=tier).key] for q, x in pts]
+        paper = [points[sweep_task(TABLE, cls, q, x, tier=tier).key] for q, x in pts]
+        hom = [points[sweep_task(TABLE, cls, q, x, solver="homotopy", tier=tier).key] for q, x in pts]
         oracles = tuple(c.oracle for c in cells(TABLE, cls) if c.oracle in MATRIX_ORACLES)
         if plant:
             paper, hom = planted(xs, hom, oracles)

@@ -27,11 +27,11 @@ from __future__ import annotations
 import math
 
 from mixbounds.checks.lower import max_split
-from mixbounds.checks.nonsmooth import _task, cells, sweeps
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.statements.homotopy import MATRIX_ORACLES, accuracy_points
 from mixbounds.checks.sweeps import fit_slope
+from mixbounds.checks.tables234.points import cells, sweep_task, sweeps
 from mixbounds.checks.tiers import FULL, Tier
 
 TABLE, PARAM = 4, "M_mu_eps"
@@ -125,9 +125,9 @@ def _accuracy_sweep(tier: Tier, cls: str) -> list:
 
 
 def _tasks(tier: Tier, cls: str) -> list:
-    out = [_task(TABLE, cls, q, x, tier=tier) for q, x in _accuracy_sweep(tier, cls)]
+    out = [sweep_task(TABLE, cls, q, x, tier=tier) for q, x in _accuracy_sweep(tier, cls)]
     if tier.name == FULL.name:
-        out += [_task(TABLE, cls, q, x, solver="homotopy", tier=tier) for q, x in accuracy_points(tier, cls)]
+        out += [sweep_task(TABLE, cls, q, x, solver="homotopy", tier=tier) for q, x in accuracy_points(tier, cls)]
     return out + [max_split.task(tier, max_split.SOURCES[(cls, o)]) for o in _oracles(cls)]
 
 
@@ -137,9 +137,9 @@ def _readings(tier: Tier, cls: str, points: dict, oracle: str):
     errors = []
     if "error" in pt or pt.get("matched") != pt.get("total"):
         errors.append(f"max-split source of {cls}.{oracle}: {pt.get('error') or 'engine and closed form disagree'}")
-    runs = {"fixed penalty": [(x, points[_task(TABLE, cls, q, x, tier=tier).key]) for q, x in _accuracy_sweep(tier, cls)]}
+    runs = {"fixed penalty": [(x, points[sweep_task(TABLE, cls, q, x, tier=tier).key]) for q, x in _accuracy_sweep(tier, cls)]}
     if tier.name == FULL.name:
-        runs["homotopy"] = [(x, points[_task(TABLE, cls, q, x, solver="homotopy", tier=tier).key])
+        runs["homotopy"] = [(x, points[sweep_task(TABLE, cls, q, x, solver="homotopy", tier=tier).key])
                             for q, x in accuracy_points(tier, cls)]
     uppers = {}
     for m, pts in runs.items():

@@ -45,7 +45,7 @@ PARTS = {"convex": (0.0, "MR_eps", "gs"), "strong": (1.0, "M_mu_eps", "restarted
 MAX_INNER = 5_000_000
 #: the controls' accuracy sweeps cover half a decade from the grid's start (their counts grow like x²·…)
 CONTROL_DECADES = 0.5
-#: seed of the far start u⁰ (a random corner of the box), as the Tables 3-4 runs (mixbounds.checks.nonsmooth)
+#: seed of the far start u⁰ (a random corner of the box), as the Tables 3-4 runs (mixbounds.checks.tables234.points)
 START_SEED = 12345
 
 

@@ -22,7 +22,7 @@ use the unit-constant formula slope instead, which assumes the constants: for ``
 
 Findings (never for a control): ``derived`` — the printed bound fails but the statement's ``derived_terms`` (its
 source) hold: ``finding``; ``log`` — the printed accuracy exponent fails but the log-including rate ``x^e ln x`` of
-the statement's proof holds: ``finding`` (as Table 4, :func:`mixbounds.checks.nonsmooth.table4_log_factor_finding`).
+the statement's proof holds: ``finding`` (as Table 4, :func:`mixbounds.checks.tables234.rules.table4_log_factor_finding`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from mixbounds.bounds.statements import Statement
-from mixbounds.checks.nonsmooth import _log_target
 from mixbounds.checks.run.result import CheckResult, Finding
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import fit_integrity
+from mixbounds.checks.tables234.rules import log_including_slope
 from mixbounds.checks.verdict import band_ok, upper_ok
 from mixbounds.checks.verdict_engine import Judgement, Selection, SweepRules, Unjudged, integrity_stop, judge_sweep
 
@@ -117,7 +117,7 @@ def judge_statement(rid: str, st: Statement, param: str, grid: list, pts: list, 
             if upper_ok(f.slope, dt, tol):
                 findings = (_finding(st, rid, param, f.slope, f.ci, "derived_target", dt),)
         if not ok and pred_ok and not control and rule.finding == "log" and param in ACCURACY:
-            lt = _log_target(e, [r.realized for r in rows])
+            lt = log_including_slope(e, [r.realized for r in rows])
             ex["log_including_target"] = lt
             if upper_ok(f.slope, lt, tol):
                 findings = (_finding(st, rid, param, f.slope, f.ci, "log_including_target", lt),)

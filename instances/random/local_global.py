@@ -5,6 +5,7 @@ reformulation of the printed problem (which is not of the form (P)); details in 
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
@@ -204,7 +205,7 @@ def _lg_equivalence(problem: MixedProblem, Hs, hs, lam: float, n: int, d: int) -
     x_rf = np.concatenate([xs[0][:d]] + xs[1:])
     z_rf = xs[0][d:]
     err = float(max(np.abs(x_rf - x_pr).max(), np.abs(z_rf - z_pr).max(), np.abs(ref.xt - z_pr).max())
-                / max(np.abs(sol[:size]).max(), 1e-300))
+                / max(np.abs(sol[:size]).max(), SCALE_FLOOR))
     return {"printed": 0.0, "computed": err, "holds": bool(err <= 1e-8), "label": "app:problem_formulations",
             "detail": "max |reformulated − printed| over x*, z* (and x̃* vs z*), relative to max |printed solution|"}
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.kron_identity import KronIdentity, kron_identity
 
 #: the factored products must equal the CSR products on a probe vector to this relative distance (they are equal
@@ -73,7 +74,7 @@ class FactoredRows:
                                    ("Gᵀ y", self.rmatvec, lambda y: G.T @ y, G.shape[0])):
             p = rng.standard_normal(n)
             a, b = mine(p), ref(p)
-            dist = np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300)
+            dist = np.linalg.norm(a - b) / max(np.linalg.norm(b), SCALE_FLOOR)
             if not dist <= PROBE_RTOL:
                 raise RuntimeError(f"factored constraint rows (S ⊗ I_{self.local.K}): {name} differs from the CSR product "
                                    f"of the {G.shape[0]}×{G.shape[1]} matrix G (relative distance {dist:.2e})")

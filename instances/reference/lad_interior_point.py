@@ -62,6 +62,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import block_diag_u
 from mixbounds.instances.problem import MixedProblem
@@ -339,7 +340,7 @@ class _Scaled:
             return base(r)
 
         xs = _refine(once, self, b, stall=REFINE_STALL)
-        nb = max(np.linalg.norm(b), 1e-300)
+        nb = max(np.linalg.norm(b), SCALE_FLOOR)
         rr = float(np.linalg.norm(b - self @ xs) / nb)
         if rr > SOLVE_RTOL and np.all(np.isfinite(xs)):
             n = b.size

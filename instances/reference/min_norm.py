@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.reference.saddle_point import (
     KKT_RTOL,
@@ -98,7 +99,7 @@ def min_norm_quadratic_solution(problem: MixedProblem) -> dict:
     v = v0 + N @ np.linalg.solve(N.T @ EtE @ N, -(N.T @ EtE @ v0)) if N.shape[1] else v0
     stat = H @ v - g + G.T @ lam
     feas = G @ v - h
-    den = np.linalg.norm(H @ v) + np.linalg.norm(g) + np.linalg.norm(G.T @ lam) + np.linalg.norm(h) + 1e-300
+    den = np.linalg.norm(H @ v) + np.linalg.norm(g) + np.linalg.norm(G.T @ lam) + np.linalg.norm(h) + SCALE_FLOOR
     res = float(np.sqrt(stat @ stat + feas @ feas) / den)
     if not res <= KKT_RTOL:
         raise ValueError(f"convex reference: relative KKT residual {res:.2e} exceeds {KKT_RTOL:g}")
@@ -141,7 +142,7 @@ def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None
             beta += j * (lam - lam_prev)
         w, lam_prev, steps = z, lam, j + 1
         size = dnorm(delta)
-        if size <= STEP_RTOL * max(dnorm(w), 1e-300):
+        if size <= STEP_RTOL * max(dnorm(w), SCALE_FLOOR):
             converged = True
             break
         if size < best:
@@ -157,7 +158,7 @@ def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None
     alpha /= nu
     beta /= nu
     Dv, Ha, Gb = Dm * w, H @ alpha, (G.T @ beta if nc else np.zeros(nv))
-    cert = float(np.linalg.norm(Dv - Ha - Gb) / max(np.linalg.norm(Dv) + np.linalg.norm(Ha) + np.linalg.norm(Gb), 1e-300))
+    cert = float(np.linalg.norm(Dv - Ha - Gb) / max(np.linalg.norm(Dv) + np.linalg.norm(Ha) + np.linalg.norm(Gb), SCALE_FLOOR))
     # the KKT residual of (P) itself (the proximal term is gone at the fixed point)
     kkt_res = _residual(H @ w - g, -g, G, lam_prev if nc else np.zeros(0), w, h)
     if not kkt_res <= KKT_RTOL:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.reference.factored_rows import FactoredRows
 from mixbounds.instances.reference.hessian_factor import SOLVE_CHUNK_ENTRIES, factor_hessian
@@ -94,7 +95,7 @@ def _refine(once, K0: sp.csr_matrix, rhs: np.ndarray, *, stall: float | None) ->
     """Iterative refinement of ``K0 sol = rhs`` with the approximate solve ``once``: at most
     :data:`REFINE_STEPS` corrections, until the residual is 1e-15 of ``rhs``; with ``stall``, also
     until a correction shrinks the residual by less than that factor (the better iterate is kept)."""
-    floor = 1e-15 * max(np.linalg.norm(rhs), 1e-300)
+    floor = 1e-15 * max(np.linalg.norm(rhs), SCALE_FLOOR)
     sol = once(rhs)
     r = rhs - K0 @ sol
     nr = np.linalg.norm(r)

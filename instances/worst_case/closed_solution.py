@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.worst_case.common import rho_from_shift
 
@@ -209,7 +210,7 @@ def _with_chain(X: np.ndarray, Xt: np.ndarray, inst: Instance) -> tuple[np.ndarr
 def deviation(inst: Instance, x_star: np.ndarray) -> float:
     """``max_k |x*_k − x̂_k| / max_k |x*_k|``: the closed form ``x̂`` against a computed ``x*``."""
     xc = closed_form_solution(inst)
-    return float(np.max(np.abs(xc - np.asarray(x_star, float))) / max(np.max(np.abs(x_star)), 1e-300))
+    return float(np.max(np.abs(xc - np.asarray(x_star, float))) / max(np.max(np.abs(x_star)), SCALE_FLOOR))
 
 
 #: the closed forms of the module docstring, per chain kind, for the records (``ρ + 1/ρ = 2 + s``)

@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.graphs import PATH_KAPPA_W_MAX
 
 #: chain length = CHAIN_FACTOR * k_eps + CHAIN_PAD (see the module docstring)
@@ -159,9 +160,9 @@ def closed_form(label: str, printed, computed, *, rtol: float, statement: str, *
     supporting identity; ``control``: a deliberately wrong form that must fail).
     """
     printed_f, computed_f = float(printed), float(computed)
-    holds = bool(abs(computed_f - printed_f) <= rtol * max(abs(printed_f), 1e-300))
+    holds = bool(abs(computed_f - printed_f) <= rtol * max(abs(printed_f), SCALE_FLOOR))
     rec = {"label": label, "statement": statement, "printed": printed_f, "computed": computed_f,
-           "rel_diff": abs(computed_f - printed_f) / max(abs(printed_f), 1e-300), "rtol": rtol, "holds": holds}
+           "rel_diff": abs(computed_f - printed_f) / max(abs(printed_f), SCALE_FLOOR), "rtol": rtol, "holds": holds}
     rec.update(extra)
     return rec
 

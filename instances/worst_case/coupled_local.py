@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.instances.graphs import tuned_path
 from mixbounds.instances.instance import Instance
@@ -260,7 +261,7 @@ def check_solution(inst: Instance, x_star: np.ndarray, coupled_x_star: np.ndarra
     closed, findings = {}, []
     spread = float(np.abs(X - X[:, :, :1, :]).max())
     closed["x*_ij equal over blocks j (local consensus)"] = {"label": "app:mixed_coupled_with_local_lower", "statement": "C_i x_i = 0",
-                                                              "max_abs_diff": spread, "holds": bool(spread <= 1e-8 * max(np.abs(X).max(), 1e-300)),
+                                                              "max_abs_diff": spread, "holds": bool(spread <= 1e-8 * max(np.abs(X).max(), SCALE_FLOOR)),
                                                               "key": "blocks_equal", "role": "check"}
     supp = chain_support(inst, x_star)
     closed["support of x* along the chain"] = {"label": "app:mixed_coupled_with_local_lower",

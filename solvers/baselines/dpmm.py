@@ -14,10 +14,9 @@ graph-Laplacian-type matrix as DPMM assumes)::
 
 with ``x⁰ = 0``, ``y⁰ = Λ⁰ = 0``.  A fixed point has ``W ŷ = 0`` (a common multiplier),
 ``∇f(x) + Aᵀŷ = 0`` and ``A x − b = Λ ∈ range(W)``, i.e. ``Σ_i (A_i x_i − b_i) = 0``: the KKT
-system.  Source of the update rule: the stored copies of the paper were not readable by the
-search tool; the rule and the parameter ranges below are those of the public
-re-implementation accompanying Yarmoshik et al. 2024 (the paper's ref. for Table 1's coupled
-row), re-derived here (fixed point above) and written anew.
+system.  The update rule and the parameter ranges below
+are those of the public re-implementation accompanying Yarmoshik et al. 2024 (the paper's ref. for Table 1's
+coupled row), re-derived here (fixed point above); where they were read: ``docs/records/sources.md``.
 
 Parameters (ranges from the paper's convergence theorem as implemented there):
 ``θ ∈ (0, 2)``, ``α > 0``, ``γ > 0``, ``0 < β < 1/(γ λ_max(W))``.  Defaults (rules; the

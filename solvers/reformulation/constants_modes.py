@@ -8,12 +8,12 @@ penalty only when ``A`` is present: it is zero on the feasible set, so the minim
   claims strong convexity on ``R^d × 𝒴`` with ``𝒴 = {⟨y, 1⟩ = 0}``; the iterates live in ``L_m^⊥ = {Σ_i y_i = 0}``
   (a subspace of 𝒴, equal only for m = 1).  Nothing is corrected silently.
 * ``constants="spectral"``: the same extreme eigenvalues as ``"exact"``, by Lanczos on operators at any size, every
-  product counted as set-up (:func:`mixbounds.solvers.constants.spectral_constants`).
+  product counted as set-up (:func:`mixbounds.solvers.spectral_estimates.spectral_constants`).
 * ``constants="bounds"``: closed-form bounds from the lemma's facts (Young's inequality for ``L_G``, a Schur
-  complement for ``μ_G``; :func:`mixbounds.solvers.constants.bound_constants`): never looser than the lemma, no
+  complement for ``μ_G``; :func:`mixbounds.solvers.spectral_estimates.bound_constants`): never looser than the lemma, no
   oracle call.
 * ``constants="auto"``: ``"bounds"`` or ``"spectral"`` by the cost model of
-  :func:`mixbounds.solvers.constants.choose_constants` (needs the target ``eps``); the default of ``mixbounds solve``.
+  :func:`mixbounds.solvers.spectral_estimates.choose_constants` (needs the target ``eps``); the default of ``mixbounds solve``.
 * ``constants="exact"``: extreme eigenvalues of the Hessian of ``G`` restricted to ``R^d × L_m^⊥ × R^{n d̃}``
   (dense; quadratic objectives only).  The value on the printed subspace 𝒴 is recorded as ``mu_G_printed_subspace``
   for comparison: it is 0 to rounding whenever m >= 2 (``y_i = v`` with ``Σ_j v_j = 0`` is in 𝒴 and in ker W'),
@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 from mixbounds.instances.objectives import QuadraticObjective
-from mixbounds.solvers.constants import bound_constants, choose_constants, spectral_constants
 from mixbounds.solvers.reformulation.exact import EXACT_LIMIT, dense_operator
+from mixbounds.solvers.spectral_estimates import bound_constants, choose_constants, spectral_constants
 
 
 def objective_constants(R) -> tuple[float, float, dict]:

@@ -40,7 +40,7 @@ class Scalings:
     L_Ct_prime: float | None = None
 
     def as_dict(self) -> dict:
-        """The scalings in use by name (the mapping a report and :mod:`mixbounds.solvers.constants` read)."""
+        """The scalings in use by name (the mapping a report and :mod:`mixbounds.solvers.spectral_estimates` read)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
 
 

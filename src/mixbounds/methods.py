@@ -49,12 +49,13 @@ import traceback
 import weakref
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Callable
+from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.instances.json_file import JSONFileError, loads
+from mixbounds.instances.problem import MixedProblem
 from mixbounds.isolation import (  # noqa: F401  (the method limits, re-exported: the contract's page names them here)
     METHOD_MAX_ITER,
     METHOD_TIMEOUT_MAX_S,
@@ -91,7 +92,7 @@ class ProblemView:
 
     problem_class: str
     n: int
-    d: tuple
+    d: tuple[Any, ...]
     dt: int
     dx: int
     size: int
@@ -116,22 +117,59 @@ class ProblemView:
     mu_tilde_AC: float | None = None
 
     def split(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """u-layout vector → (flat ``x`` of length ``dx``, ``X̃`` of shape ``(n, dt)``)."""
+        """u-layout vector → (flat ``x`` of length ``dx``, ``X̃`` of shape ``(n, dt)``).
+
+        Parameters
+        ----------
+        u : numpy.ndarray
+            A vector in the u-layout, of length ``size``.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(x, X̃)``: the flat ``x`` of length ``dx`` and ``X̃`` of shape ``(n, dt)`` (views of ``u``).
+        """
         u = np.asarray(u, dtype=float).ravel()
         return u[: self.dx], u[self.dx:].reshape(self.n, self.dt)
 
     def join(self, x: np.ndarray, Xt: np.ndarray) -> np.ndarray:
-        """(flat ``x``, ``X̃``) → u-layout vector of length ``size``."""
+        """(flat ``x``, ``X̃``) → u-layout vector of length ``size``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            The flat ``x`` (length ``dx``).
+        Xt : numpy.ndarray
+            ``X̃``, any shape holding ``n·dt`` entries.
+
+        Returns
+        -------
+        numpy.ndarray
+            The u-layout vector of length ``size``.
+        """
         return np.concatenate([np.asarray(x, float).ravel(), np.asarray(Xt, float).ravel()])
 
     @classmethod
-    def of(cls, problem) -> "ProblemView":
-        """The view of a :class:`~mixbounds.instances.problem.MixedProblem` (constants computed, not counted)."""
+    def of(cls, problem: MixedProblem) -> "ProblemView":
+        """The view of a :class:`~mixbounds.instances.problem.MixedProblem` (constants computed, not counted).
+
+        Parameters
+        ----------
+        problem : mixbounds.instances.problem.MixedProblem
+            The instance.
+
+        Returns
+        -------
+        ProblemView
+            Its sizes, constants (``L_f``, ``μ_f``, the spectra of ``W``, ``A``, ``C``, ``C̃``) and right-hand sides,
+            read-only.
+        """
         lay, obj = problem.layout, problem.objective
+        L_f, mu_f = float(cast(float, obj.L)), float(cast(float, obj.mu))
         g = gossip_spectrum(problem.W)
-        kw = dict(problem_class=problem.problem_class, n=problem.n, d=tuple(lay.d), dt=lay.dt, dx=lay.dx,
-                  size=lay.size, m=problem.m if problem.A is not None else 0, L_f=float(obj.L), mu_f=float(obj.mu),
-                  kappa_f=float(obj.L / obj.mu) if obj.mu > 0 else math.inf, lambda_max_W=float(g.lmax),
+        kw: dict[str, Any] = dict(problem_class=problem.problem_class, n=problem.n, d=tuple(lay.d), dt=lay.dt, dx=lay.dx,
+                  size=lay.size, m=problem.m if problem.A is not None else 0, L_f=L_f, mu_f=mu_f,
+                  kappa_f=float(L_f / mu_f) if mu_f > 0 else math.inf, lambda_max_W=float(g.lmax),
                   lambda_min_W=float(g.lmin_pos), kappa_W=float(g.kappa))
         if problem.A is not None:
             S = interaction_extremes(problem.A)
@@ -204,7 +242,13 @@ ORACLE_ROWS = {
 
 def contract_table() -> str:
     """The method contract on one page: Markdown tables of every :class:`ProblemView` field and every
-    :class:`MethodOracles` operator (the method designer's guide shows exactly this text; ``tests/test_byom.py``)."""
+    :class:`MethodOracles` operator (the method designer's guide shows exactly this text; ``tests/test_byom.py``).
+
+    Returns
+    -------
+    str
+        Markdown: one table of the fields, one of the operators.
+    """
     out = ["| `ProblemView` field | type, shape | meaning | paper |", "|---|---|---|---|"]
     out += [f"| `{k}` | {t} | {what} | {paper} |" for k, (t, what, paper) in VIEW_FIELDS.items()]
     out += ["", "| `MethodOracles` operator | input | output | counted as | paper |", "|---|---|---|---|---|"]
@@ -232,35 +276,123 @@ class MethodOracles:
         _COUNTED[self] = counted
 
     def grad(self, u: np.ndarray) -> np.ndarray:
-        """``u`` (size,) → ``(∇f_i(x_i, x̃_i))_i`` in the u-layout (size,); one ``grad``."""
+        """``u`` (size,) → ``(∇f_i(x_i, x̃_i))_i`` in the u-layout (size,); one ``grad``.
+
+        Parameters
+        ----------
+        u : numpy.ndarray
+            The point, in the u-layout (size,).
+
+        Returns
+        -------
+        numpy.ndarray
+            The gradients of the local objectives, in the u-layout (size,).
+        """
         return _COUNTED[self].grad(np.asarray(u, dtype=float).ravel())
 
     def A(self, x: np.ndarray) -> np.ndarray:
-        """``x`` (dx,) → ``(A_i x_i)_i`` of shape (n, m); one ``A``."""
+        """``x`` (dx,) → ``(A_i x_i)_i`` of shape (n, m); one ``A``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            The flat ``x`` (dx,).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(A_i x_i)_i``, shape (n, m).
+        """
         return _COUNTED[self].A(x)
 
     def AT(self, Y: np.ndarray) -> np.ndarray:
-        """``Y`` (n, m) → ``(A_iᵀ y_i)_i`` flat (dx,); one ``A``."""
+        """``Y`` (n, m) → ``(A_iᵀ y_i)_i`` flat (dx,); one ``A``.
+
+        Parameters
+        ----------
+        Y : numpy.ndarray
+            One row per node, shape (n, m).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(A_iᵀ y_i)_i``, flat (dx,).
+        """
         return _COUNTED[self].AT(Y)
 
     def C(self, x: np.ndarray) -> np.ndarray:
-        """``x`` (dx,) → stacked ``(C_i x_i)_i``; one ``C``."""
+        """``x`` (dx,) → stacked ``(C_i x_i)_i``; one ``C``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            The flat ``x`` (dx,).
+
+        Returns
+        -------
+        numpy.ndarray
+            The stacked ``(C_i x_i)_i``.
+        """
         return _COUNTED[self].C(x)
 
     def CT(self, v: np.ndarray) -> np.ndarray:
-        """stacked ``v`` → ``(C_iᵀ v_i)_i`` flat (dx,); one ``C``."""
+        """stacked ``v`` → ``(C_iᵀ v_i)_i`` flat (dx,); one ``C``.
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            Stacked per node, as :meth:`C` returns it.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(C_iᵀ v_i)_i``, flat (dx,).
+        """
         return _COUNTED[self].CT(v)
 
     def Ct(self, Xt: np.ndarray) -> np.ndarray:
-        """``X̃`` (n, dt) → stacked ``(C̃_i x̃_i)_i``; one ``Ct``."""
+        """``X̃`` (n, dt) → stacked ``(C̃_i x̃_i)_i``; one ``Ct``.
+
+        Parameters
+        ----------
+        Xt : numpy.ndarray
+            ``X̃``, shape (n, dt).
+
+        Returns
+        -------
+        numpy.ndarray
+            The stacked ``(C̃_i x̃_i)_i``.
+        """
         return _COUNTED[self].Ct(Xt)
 
     def CtT(self, v: np.ndarray) -> np.ndarray:
-        """stacked ``v`` → ``(C̃_iᵀ v_i)_i`` of shape (n, dt); one ``Ct``."""
+        """stacked ``v`` → ``(C̃_iᵀ v_i)_i`` of shape (n, dt); one ``Ct``.
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            Stacked per node, as :meth:`Ct` returns it.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(C̃_iᵀ v_i)_i``, shape (n, dt).
+        """
         return _COUNTED[self].CtT(v)
 
     def comm(self, Y: np.ndarray) -> np.ndarray:
-        """``Y`` (n,) or (n, k) → ``W Y`` along the node axis, same shape; one ``comm``."""
+        """``Y`` (n,) or (n, k) → ``W Y`` along the node axis, same shape; one ``comm``.
+
+        Parameters
+        ----------
+        Y : numpy.ndarray
+            One row per node, shape (n,) or (n, k).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``W Y``, the same shape.
+        """
         return _COUNTED[self].comm(Y)
 
 
@@ -269,14 +401,14 @@ class MethodError(ValueError):
     """A method specification that cannot be used (one line, naming the specification)."""
 
 
-def _is_generator_function(fn) -> bool:
+def _is_generator_function(fn: object) -> bool:
     if inspect.isgeneratorfunction(fn):
         return True
     call = getattr(fn, "__call__", None)  # noqa: B004 - a callable object whose __call__ is a generator function
     return call is not None and inspect.isgeneratorfunction(call)
 
 
-def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
+def resolve(spec: str, *, add_cwd: bool = True) -> Callable[..., Any]:
     """The method a specification names, checked against the contract.
 
     Parameters
@@ -341,13 +473,33 @@ def resolve(spec: str, *, add_cwd: bool = True) -> Callable:
     return check_method(obj, spec)
 
 
-def probe(spec: str, *, timeout: float | None = None, kwargs: dict | None = None) -> tuple | None:
+def probe(spec: str, *, timeout: float | None = None, kwargs: dict[str, Any] | None = None) -> tuple[str, ...] | None:
     """Resolve ``spec`` in a process of its own (:func:`mixbounds.isolation.call_isolated`) and return the classes
     the method declares (``None``: every class); :class:`MethodError` with one line when it does not resolve —
     including a module that calls ``sys.exit`` at import, crashes, or does not import within ``timeout``
     seconds — or does not accept the keyword arguments ``kwargs`` (:func:`check_kwargs`).  The caller's process
-    never runs the user's code."""
-    def resolve_classes():
+    never runs the user's code.
+
+    Parameters
+    ----------
+    spec : str
+        The method specification (``module:function``, ``path.py:function`` or an entry point name).
+    timeout : float, optional
+        Seconds the resolution may take (default :data:`METHOD_TIMEOUT_S`).
+    kwargs : dict, optional
+        The method arguments the method must accept.
+
+    Returns
+    -------
+    tuple of str or None
+        The classes the method declares; ``None`` when it declares none (every class).
+
+    Raises
+    ------
+    MethodError
+        When the method does not resolve or does not accept ``kwargs``.
+    """
+    def resolve_classes() -> tuple[str, Any]:
         try:
             fn = resolve(spec)
             check_kwargs(fn, kwargs or {}, spec)
@@ -359,13 +511,13 @@ def probe(spec: str, *, timeout: float | None = None, kwargs: dict | None = None
                         limit_name="--method-timeout")
     if not out.ok:
         raise MethodError(f"method {spec!r}: resolving it failed: {out.reason}")
-    kind, value = out.value
+    kind, value = cast("tuple[str, Any]", out.value)
     if kind == "bad":
-        raise MethodError(value)
-    return value
+        raise MethodError(str(value))
+    return cast("tuple[str, ...] | None", value)
 
 
-def check_method(fn, name: str) -> Callable:
+def check_method(fn: Any, name: str) -> Callable[..., Any]:
     """``fn`` itself if it follows the contract: a generator function (or a callable object with one as ``__call__``).
 
     Parameters
@@ -396,14 +548,30 @@ def check_method(fn, name: str) -> Callable:
         bad = [c for c in classes if c not in METHOD_CLASSES]
         if bad:
             raise MethodError(f"method {name!r}: declares unknown classes {bad} (known: {', '.join(METHOD_CLASSES)})")
-    return fn
+    return cast("Callable[..., Any]", fn)
 
 
-def parse_method_args(items) -> dict:
+def parse_method_args(items: Iterable[object] | None) -> dict[str, Any]:
     """``--method-arg KEY=VALUE`` items → ``{KEY: VALUE}``, VALUE read as JSON when it is JSON (``3``, ``0.5``,
     ``true``, ``"text"``), else kept as the string; :class:`MethodError` (one line) for a malformed or repeated
-    item."""
-    out: dict = {}
+    item.
+
+    Parameters
+    ----------
+    items : iterable of str, optional
+        The ``KEY=VALUE`` items, as given on the command line.
+
+    Returns
+    -------
+    dict
+        ``{KEY: VALUE}``.
+
+    Raises
+    ------
+    MethodError
+        For a malformed or repeated item.
+    """
+    out: dict[str, Any] = {}
     for item in items or []:
         key, sep, val = str(item).partition("=")
         key = key.strip()
@@ -419,9 +587,24 @@ def parse_method_args(items) -> dict:
     return out
 
 
-def check_kwargs(fn, kwargs: dict, name: str) -> None:
+def check_kwargs(fn: Any, kwargs: dict[str, Any], name: str) -> None:
     """:class:`MethodError` (one line) unless ``fn(problem, oracles, **kwargs)`` binds — for a :func:`from_loop`
-    method, ``fn.loop(problem, oracles, callback, **kwargs)``."""
+    method, ``fn.loop(problem, oracles, callback, **kwargs)``.
+
+    Parameters
+    ----------
+    fn : callable
+        The method (or a :func:`from_loop` wrapper).
+    kwargs : dict
+        The method arguments.
+    name : str
+        How the user named the method (for the error message).
+
+    Raises
+    ------
+    MethodError
+        When the call would not bind.
+    """
     target, lead = (fn.loop, 3) if callable(getattr(fn, "loop", None)) else (fn, 2)
     try:
         sig = inspect.signature(target)
@@ -434,9 +617,25 @@ def check_kwargs(fn, kwargs: dict, name: str) -> None:
         raise MethodError(f"method {name!r}: does not accept the method arguments ({given}): {exc}") from None
 
 
-def declared_classes(fn) -> tuple | None:
+def declared_classes(fn: object) -> tuple[str, ...] | None:
     """The method's ``classes`` attribute as a tuple of names, or ``None`` (no declaration: every class);
-    :class:`MethodError` when it is neither a name nor a list or tuple of names (``classes = 5``)."""
+    :class:`MethodError` when it is neither a name nor a list or tuple of names (``classes = 5``).
+
+    Parameters
+    ----------
+    fn : object
+        The method.
+
+    Returns
+    -------
+    tuple of str or None
+        The declared class names, duplicates dropped, in order; ``None`` when it declares none.
+
+    Raises
+    ------
+    MethodError
+        When ``classes`` is neither a name nor a list or tuple of names.
+    """
     c = getattr(fn, "classes", None)
     if c is None:
         return None
@@ -449,9 +648,9 @@ def declared_classes(fn) -> tuple | None:
 
 
 # ----------------------------------------------------------------------------- driving a method
-def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: float | None = None, settle: float = 0.0,
+def run_method(method: Callable[..., Any], problem: MixedProblem, x_star: np.ndarray, *, eps: float, settle_eps: float | None = None, settle: float = 0.0,
                max_iter: int = 100_000, max_calls: int | None = None, name: str = "method",
-               method_kwargs: dict | None = None, on_yield: Callable[[], None] | None = None) -> SolveResult:
+               method_kwargs: dict[str, Any] | None = None, on_yield: Callable[[], None] | None = None) -> SolveResult:
     """Drive ``method(ProblemView.of(problem), MethodOracles(...))`` and record it as the suite's solvers are.
 
     Parameters
@@ -520,7 +719,7 @@ def run_method(method: Callable, problem, x_star, *, eps: float, settle_eps: flo
     return run.result({"method": name})
 
 
-def _numeric(u) -> bool:
+def _numeric(u: object) -> bool:
     try:
         a = np.asarray(u)
     except Exception:  # noqa: BLE001

@@ -22,6 +22,7 @@ decides; verdicts worth citing need ``quick`` (>= 4 points over a decade) or ``f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from mixbounds.bench_method import RunOptions, measure_plans, plans
 from mixbounds.checks.bench import ORACLES_OF
@@ -50,25 +51,25 @@ class Measurement:
     oracle: str
     param: str
     slope: float | None
-    ci: tuple | None
+    ci: tuple[Any, ...] | None
     exponent: float
     lower_slope: float | None
     reference: float | None
     tolerance: float
     verdict: str
     detail: str
-    points: tuple
+    points: tuple[Any, ...]
     r2: float | None = None
-    band: tuple | None = None
-    range: dict | None = None
+    band: tuple[Any, ...] | None = None
+    range: dict[str, Any] | None = None
     points_used: int = 0
     decide: str | None = None
-    flags: tuple = ()
+    flags: tuple[Any, ...] = ()
     censored: int = 0
 
 
-def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: Tier | str = TINY,
-            family: str = "worst", max_iter: int = METHOD_MAX_ITER, method_args: dict | None = None) -> Measurement:
+def measure(method: Callable[..., Any], problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: Tier | str = TINY,
+            family: str = "worst", max_iter: int = METHOD_MAX_ITER, method_args: dict[str, Any] | None = None) -> Measurement:
     """Measure one Table 1 sweep of ``method`` in this process, as ``mixbounds bench`` does for one row.
 
     Parameters
@@ -136,7 +137,7 @@ def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "k
                        flags=tuple(r.get("flags") or ()), censored=int(r.get("censored") or 0))
 
 
-def _assert_verdict(want: str, method, problem_class: str, kw: dict) -> Measurement:
+def _assert_verdict(want: str, method: Callable[..., Any], problem_class: str, kw: dict[str, Any]) -> Measurement:
     m = measure(method, problem_class, **kw)
     if m.verdict != want:
         raise AssertionError(f"{problem_class} {m.oracle} in {m.param} ({m.family}, tier {kw.get('tier', TINY)}): "
@@ -144,10 +145,17 @@ def _assert_verdict(want: str, method, problem_class: str, kw: dict) -> Measurem
     return m
 
 
-def assert_optimal(method, problem_class: str, **kw) -> Measurement:
+def assert_optimal(method: Callable[..., Any], problem_class: str, **kw: Any) -> Measurement:
     """:func:`measure`, and fail unless the verdict is ``optimal`` (the whole 95% CI inside the band).
 
-    Parameters are those of :func:`measure` (keywords).
+    Parameters
+    ----------
+    method : callable
+        A generator function following the contract (:mod:`mixbounds.methods`).
+    problem_class : str
+        The class the sweep runs on.
+    **kw
+        The keywords of :func:`measure` (``oracle``, ``param``, ``tier``, ``family``, ``max_iter``, ``method_args``).
 
     Returns
     -------
@@ -162,10 +170,17 @@ def assert_optimal(method, problem_class: str, **kw) -> Measurement:
     return _assert_verdict("optimal", method, problem_class, kw)
 
 
-def assert_suboptimal(method, problem_class: str, **kw) -> Measurement:
+def assert_suboptimal(method: Callable[..., Any], problem_class: str, **kw: Any) -> Measurement:
     """:func:`measure`, and fail unless the verdict is ``suboptimal`` (the whole 95% CI above the band).
 
-    Parameters are those of :func:`measure` (keywords).
+    Parameters
+    ----------
+    method : callable
+        A generator function following the contract (:mod:`mixbounds.methods`).
+    problem_class : str
+        The class the sweep runs on.
+    **kw
+        The keywords of :func:`measure` (``oracle``, ``param``, ``tier``, ``family``, ``max_iter``, ``method_args``).
 
     Returns
     -------

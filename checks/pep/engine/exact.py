@@ -33,6 +33,7 @@ from fractions import Fraction
 from math import lcm
 
 import numpy as np
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.pep.engine.forms import ONE, ZERO, D, q
 from mixbounds.checks.pep.engine.problem import PEP
 
@@ -197,12 +198,12 @@ def _acc(acc: dict, items, a: D) -> None:
 def _rounded(duals: dict):
     lam_f = np.asarray(duals["ineq"], dtype=float)
     top = float(lam_f.max(initial=0.0))
-    lam = [(q(v) if v > ACTIVE_RTOL * max(top, 1e-300) else ZERO) for v in lam_f]
+    lam = [(q(v) if v > ACTIVE_RTOL * max(top, SCALE_FLOOR) else ZERO) for v in lam_f]
     nu = [q(v) for v in duals["eq"]]
     Zs = []
     for Zf in duals["lmi"]:
         w, V = np.linalg.eigh(0.5 * (Zf + Zf.T))
-        keep = w > Z_RTOL * max(float(w.max(initial=0.0)), 1e-300)
+        keep = w > Z_RTOL * max(float(w.max(initial=0.0)), SCALE_FLOOR)
         R = [[q(x) for x in row] for row in (V[:, keep] * np.sqrt(w[keep]))]
         Z = [[sum((a * b for a, b in zip(R[i], R[j])), ZERO) for j in range(len(R))] for i in range(len(R))]
         Zs.append(Z)
@@ -351,6 +352,6 @@ def certify(pep: PEP, duals: dict, value: float, target: float | None) -> ExactR
     for n, t in enumerate(ts, 1):
         ok, why = ident.verify(t)
         if ok:
-            return ExactResult(True, q(t).fraction(), f"verified at t = SDP bound × {t / max(base, 1e-300):.10g}",
+            return ExactResult(True, q(t).fraction(), f"verified at t = SDP bound × {t / max(base, SCALE_FLOOR):.10g}",
                                time.perf_counter() - t0, n)
     return ExactResult(False, None, f"no rounded certificate verified (last: {why})", time.perf_counter() - t0, len(ts))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.pep.engine.forms import Form, Vec, dot, sq
 from mixbounds.checks.pep.engine.problem import PEP
 from mixbounds.solvers.apapc import APAPCParameters
@@ -95,7 +96,7 @@ class ClassTrajectory:
             # the scale is floored: at τ = 1 − 1e-16 (χ = 4κ in floats) a_f ≈ 2e-16 and the unfloored scale left the
             # solver at accuracy 1.4e-2 (a change of variables: the PEP is the same)
             u_f = pep.point().scale(1.0 / math.sqrt(max(self.a_f * 0.5 * math.sqrt(spec.mu * spec.L), 1e-6 * self.a_u)))
-        w = pep.leaf(1).scale(1.0 / math.sqrt(max(p.eta * spec.lo * spec.hi, 1e-300)))
+        w = pep.leaf(1).scale(1.0 / math.sqrt(max(p.eta * spec.lo * spec.hi, SCALE_FLOOR)))
         Pw = P.apply(w)
         self.states = [(u, u_f, w, Pw)]
         self.V, self.dual = [], []

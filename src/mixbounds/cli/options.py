@@ -27,7 +27,7 @@ FAMILY_KW = (
     ("objective", str, "objective of the random families: quadratic or logistic"),
 )
 
-#: APAPC's constants of the reformulated objective (``--constants``, mixbounds.solvers.constants): "auto" (the default:
+#: APAPC's constants of the reformulated objective (``--constants``, mixbounds.solvers.spectral_estimates): "auto" (the default:
 #: the bounds, no set-up, with the cost model's account of what exact constants could have saved, from the measured
 #: iterations), "bounds" (closed-form bounds from the lemma's facts, no set-up call), "spectral" (exact, by Lanczos:
 #: from 82 to tens of thousands of Hessian products, counted in setup_counts; measured on random-coupled at 10⁵

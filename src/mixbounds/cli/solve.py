@@ -49,6 +49,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
+from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.io import load_instance
 from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.instances.reference.kkt import _kkt_solver, _residual, constraint_system, copy_map, reference_solution
@@ -66,8 +67,8 @@ from mixbounds.methods import (
 from mixbounds.outdir import OutputError, atomic_write, atomic_write_text, check_file
 from mixbounds.solvers import solve
 from mixbounds.solvers.baselines import BASELINES
-from mixbounds.solvers.constants import measured_reason
 from mixbounds.solvers.reformulations import METHODS
+from mixbounds.solvers.spectral_estimates import measured_reason
 from mixbounds.solvers.stop_rule import SETTLE
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -171,7 +172,7 @@ def _consistent(G, h) -> tuple[bool, float]:
     nv = G.shape[1]
     v = _kkt_solver(sp.eye(nv, format="csr"), G).solve(np.concatenate([np.zeros(nv), h]))[:nv]
     gmax = abs(G).max() if G.nnz else 1.0
-    rel = float(np.linalg.norm(G @ v - h) / (gmax * np.linalg.norm(v) + np.linalg.norm(h) + 1e-300))
+    rel = float(np.linalg.norm(G @ v - h) / (gmax * np.linalg.norm(v) + np.linalg.norm(h) + SCALE_FLOOR))
     return rel <= FEAS_RTOL, rel
 
 
@@ -220,7 +221,7 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
     lay = P.layout
     E = copy_map(P)
     v = np.concatenate([u[: lay.dx], u[lay.dx:].reshape(lay.n, lay.dt).mean(axis=0)]) if lay.dt else u[: lay.dx]
-    spread = float(np.linalg.norm(E @ v - u) / (np.linalg.norm(u) + 1e-300))
+    spread = float(np.linalg.norm(E @ v - u) / (np.linalg.norm(u) + SCALE_FLOOR))
     if spread > XSTAR_RTOL:
         return spread, f"the nodes' copies of the shared variable x̃ differ (relative spread {spread:.1e})"
     G, h = constraint_system(P)
@@ -228,7 +229,7 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
         # relative to the size of the terms summed (|G||v| and h), not to ‖Gv‖: with h = 0 (every printed worst case)
         # ‖Gv‖ is itself the rounding residual, and ‖Gv − h‖/‖Gv‖ = 1 for any exact solution
         scale = np.linalg.norm(abs(G) @ np.abs(v)) + np.linalg.norm(h)
-        feas = float(np.linalg.norm(G @ v - h) / (scale + 1e-300))
+        feas = float(np.linalg.norm(G @ v - h) / (scale + SCALE_FLOOR))
         if feas > XSTAR_RTOL:
             return feas, f"it violates the constraints (relative residual {feas:.1e})"
     if not P.objective.smooth:

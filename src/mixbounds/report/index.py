@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from mixbounds.bounds.claims import PARAMS, REGISTRY, get
+from mixbounds.bounds.guards import SCALE_FLOOR
 
 #: label prefix → what it names in the paper
 LABEL_KINDS = {"thm": "Theorem", "lem": "Lemma", "rem": "Remark", "table": "Table", "eq": "Equation",
@@ -150,7 +151,7 @@ def _span(vals) -> str | None:
         return None
     lo, hi = min(vals), max(vals)
     f = (lambda v: f"{v:g}") if all(float(v).is_integer() for v in vals) else (lambda v: f"{v:.4g}")
-    return f(lo) if hi - lo <= 1e-3 * max(abs(hi), 1e-300) else f"{f(lo)}–{f(hi)}"
+    return f(lo) if hi - lo <= 1e-3 * max(abs(hi), SCALE_FLOOR) else f"{f(lo)}–{f(hi)}"
 
 
 def instance_text(c: dict) -> str:

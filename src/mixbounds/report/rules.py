@@ -2,7 +2,7 @@
 
 Every number here (tolerances per tier, accuracy windows, settle fraction, allowances) is read
 from the module that decides the verdicts (:mod:`mixbounds.checks.rates`, :mod:`mixbounds.checks.lower.slopes`,
-:mod:`mixbounds.checks.nonsmooth`, :mod:`mixbounds.checks.sweeps`, :mod:`mixbounds.checks.lemmas.base`; the judgements themselves
+:mod:`mixbounds.checks.tables234`, :mod:`mixbounds.checks.sweeps`, :mod:`mixbounds.checks.lemmas.base`; the judgements themselves
 are :mod:`mixbounds.checks.verdict`), never copied, so the text
 cannot drift from the rules.  Certificates (docs/design.md, "Certificates") are rendered when the
 results document carries them (``summary.lower_bound_certificates`` and per-result
@@ -11,7 +11,7 @@ results document carries them (``summary.lower_bound_certificates`` and per-resu
 
 from __future__ import annotations
 
-from mixbounds.checks import nonsmooth, rate_measure, rates, sweeps, table2_factors
+from mixbounds.checks import rate_measure, rates, sweeps, table2_factors
 from mixbounds.checks.expected import EXPECTED
 from mixbounds.checks.lemmas import base as lemmas
 from mixbounds.checks.lower import exact
@@ -19,6 +19,8 @@ from mixbounds.checks.lower import exact_verdict as ev
 from mixbounds.checks.lower import slopes as lower
 from mixbounds.checks.statements import apapc_kappa_B, homotopy
 from mixbounds.checks.statements import sweep as statements
+from mixbounds.checks.tables234 import points as t234_points
+from mixbounds.checks.tables234 import rules as t234_rules
 from mixbounds.checks.tiers import TIERS
 from mixbounds.checks.verdict import DOMINATED, FACTORED, NOT_EXERCISED
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
@@ -75,9 +77,9 @@ def _per_accuracy() -> list:
         f"c₂ − c₁ spans {exact.WINDOW_DECADES:g} decades of the geometric tail (the head that one or two rounds "
         f"remove is not counted). At the solvers' sweep points (consistency, tightness of the rate checks) the engine "
         f"uses c₁ at {lower.EPS1_REL:g}·e₀ and c₂ at {lower.LB_WINDOW:g}·e(c₁), {lower.LB_DECADES:g} decades.",
-        f"**Tables 2–4** (`checks/nonsmooth.py`): the rates are sublinear, so the count until the output is an "
+        f"**Tables 2–4** (`checks/tables234/`): the rates are sublinear, so the count until the output is an "
         f"(ε, δ)-solution is itself the per-accuracy cost; accuracy-sweep points whose hit came within fewer rows "
-        f"than {', '.join(f'{k} (T{t})' for t, k in nonsmooth.MIN_ROWS.items())} are pre-asymptotic and left out "
+        f"than {', '.join(f'{k} (T{t})' for t, k in t234_points.MIN_ROWS.items())} are pre-asymptotic and left out "
         f"of the fit (listed in the result's `extra`).",
         f"**Statements outside the tables** (`checks/statements/`): APAPC on the generic problem, iterations for the "
         f"envelope of the relative squared error to fall from {apapc_kappa_B.EPS_1:g} to {apapc_kappa_B.EPS_2:g}; "
@@ -106,7 +108,7 @@ def _t2_example(doc: dict) -> str:
 def _rule_rows(tier: str, doc: dict) -> list:
     rt = lambda t: t.table1.slope_tol  # noqa: E731
     nt = lambda t: t.tables24.slope_tol  # noqa: E731
-    t2k = lambda t: round(t.tables24.slope_tol + nonsmooth.T2_LOG_ALLOWANCE, 6)  # noqa: E731
+    t2k = lambda t: round(t.tables24.slope_tol + t234_rules.T2_LOG_ALLOWANCE, 6)  # noqa: E731
     return [
         ["Table 1, solver on the worst-case construction (`…tight`)", "|slope − θ_f| ≤ tol",
          *_tiers(rt, tier)],
@@ -130,7 +132,7 @@ def _rule_rows(tier: str, doc: dict) -> list:
         ["Tables 2–4, κ sweeps at fixed accuracy parameter", f"slope ≤ θ_f + tol (CI wholly below θ_f − tol: "
          f"`{NOT_EXERCISED}`); absent: |slope| ≤ tol", *_tiers(nt, tier)],
         ["Table 2, κ sweeps (log of the initial primal-dual distance allowed)",
-         f"slope ≤ θ_f + tol + {nonsmooth.T2_LOG_ALLOWANCE:g}", *_tiers(t2k, tier)],
+         f"slope ≤ θ_f + tol + {t234_rules.T2_LOG_ALLOWANCE:g}", *_tiers(t2k, tier)],
         ["Table 2, accuracy sweep (L_fR²/ε)",
          "slope ≤ θ_log + tol, θ_log = log-log slope of x^θ·ln x along the points (the table omits log(1/ε); "
          f"the result's `theory` is θ_log{_t2_example(doc)}); above it, `{FACTORED}` only when, on at least "
