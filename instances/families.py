@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from types import ModuleType
 from typing import Any, Callable
 
 from mixbounds.instances.instance import Instance
@@ -22,7 +23,7 @@ MODULES = ("mixbounds.instances.worst_case", "mixbounds.instances.random", "mixb
 PACKAGES = ("mixbounds.instances.random",)
 
 
-def _modules() -> list:
+def _modules() -> list[ModuleType]:
     """The modules of :data:`MODULES` that are present, each package of :data:`PACKAGES` as its public modules."""
     out = []
     for name in MODULES:

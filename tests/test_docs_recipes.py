@@ -333,9 +333,8 @@ def test_recipe_claim(tmp_path):
     """Recipe: one ``add(...)`` line in ``_table_1``; the rates sweep every cell of its class."""
     root = tmp_path / "src"
     pkg = installed_copy(root)
-    anchor = "def _table_1(add) -> None:\n"
     text = (pkg / "bounds" / "claims.py").read_text()
-    body_start = text.index(anchor)
+    body_start = text.index("def _table_1(")
     first_add = text.index("    add(1,", body_start)
     text = text[:first_add] + ('    add(1, "mixed_ident", "grad", [M(kappa_f=.5)], "the contributing recipe\'s test", '
                                'tight=False)\n') + text[first_add:]
