@@ -41,6 +41,7 @@ import math
 from dataclasses import replace
 
 from mixbounds.bounds.claims import get
+from mixbounds.bounds.concepts import ORACLES, ProblemClass
 from mixbounds.checks.dominance import dominance
 from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
@@ -259,7 +260,7 @@ def _truncation(tier, cls, param, sw, base_pt, long_pt) -> CheckResult:
             why = p.get("error") or _guarded(p) or p.get("window_error") or f"not converged ({p.get('reason')})"
             return CheckResult(id=rid, status="error", detail=why, **common)
     rows, worst = [], 0.0
-    for o in ("grad", "A", "C", "Ct", "comm"):
+    for o in ORACLES:
         a = base_pt["per_accuracy"][o]
         b = long_pt["per_accuracy"][o]
         if a == 0 and b == 0:
@@ -446,14 +447,14 @@ def _pep_worst_check() -> Check:
 
 def _pep_worst_control() -> Check:
     def sw_of(tier):
-        return next(sw for sw in pep_sweeps(tier) if (sw.cls, sw.param) == ("consensus", "kappa_f"))
+        return next(sw for sw in pep_sweeps(tier) if (sw.cls, sw.param) == (ProblemClass.CONSENSUS, "kappa_f"))
 
     def finalize(tier, points):
         return [_pep_worst_verdict(tier, get("T1.consensus.grad"), sw_of(tier), points, control=True,
                                    theory_shift=PEP_CONTROL_SHIFT, rid=PEP_CONTROL_ID)]
 
     return Check(id="control.rates.exponent.pep_worst", family="controls", result_ids=lambda t: [PEP_CONTROL_ID],
-                 tasks=lambda t: [pep.certificate_task("consensus", "kappa_f", v) for v in sw_of(t).grid],
+                 tasks=lambda t: [pep.certificate_task(ProblemClass.CONSENSUS, "kappa_f", v) for v in sw_of(t).grid],
                  finalize=finalize,
                  description="the PEP worst cases' κ_f slope must fail against an exponent lowered by ½")
 

@@ -35,6 +35,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mixbounds.bounds.concepts import ORACLES
+from mixbounds.bounds.concepts import PROBLEM_CLASSES as PROBLEM_CLASS_NAMES
 from mixbounds.checks.audits.calibration_engine import CASE_OF_ORACLE
 from mixbounds.checks.tolerances import TOLERANCES
 from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
@@ -42,9 +44,8 @@ from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 #: a problem class and an oracle in a result id: ``T1.coupled.comm.kappa_W.tight``, ``bench.mixed.apapc.Ct.…``,
 #: ``control.rates.nocheb.T1.shared_ident.comm.kappa_W``
 _CLASS_IN_ID = re.compile(r"(?:^|\.)(?:T(?P<table>\d)|bench|pep)\.(?P<cls>[a-z_]+)\.(?:(?P<oracle>grad|A|C|Ct|comm)\.)?")
-ORACLES = ("grad", "A", "C", "Ct", "comm")
 #: the audited classes (those with a counter audit, :func:`mixbounds.checks.audits.audit_counters.audit_sample`)
-AUDITED = ("consensus", "coupled", "shared", "coupled_local", "mixed", "shared_ident", "mixed_ident")
+AUDITED = PROBLEM_CLASS_NAMES
 #: the tolerances of each family's verdict rules (``{tier}``: the run's tier)
 FAMILY_TOLERANCES = {
     "rates": ("rates:TOL[{tier}]", "rates:TARGET_RTOL", "rates:TRUNC_RTOL"),

@@ -13,10 +13,11 @@ the preconditioned one (and, with a coupled constraint, with ``L_G = 2L_f κ_W²
 from __future__ import annotations
 
 from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.reformulation.options import SUPPORTED_CLASSES
 from mixbounds.solvers.result import SolveResult
 from mixbounds.solvers.solve import solve
 
-CLASSES = ("consensus", "shared", "coupled", "coupled_local", "mixed")
+CLASSES = SUPPORTED_CLASSES
 CITATION = "Salim, Condat, Kovalev, Richtárik (2022), AISTATS, APAPC on the paper's reformulation, no Chebyshev"
 
 

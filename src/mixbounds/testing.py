@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mixbounds.bench_method import RunOptions, measure_plans, plans
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.checks.bench import ORACLES_OF
 from mixbounds.checks.sweeps import CLASS_FAMILIES
 from mixbounds.checks.tiers import TINY, Tier
@@ -67,7 +68,7 @@ class Measurement:
     censored: int = 0
 
 
-def measure(method, problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: Tier | str = TINY,
+def measure(method, problem_class: str, *, oracle: str = Oracle.COMM, param: str = "kappa_W", tier: Tier | str = TINY,
             family: str = "worst", max_iter: int = METHOD_MAX_ITER, method_args: dict | None = None) -> Measurement:
     """Measure one Table 1 sweep of ``method`` in this process, as ``mixbounds bench`` does for one row.
 
