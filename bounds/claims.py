@@ -29,6 +29,7 @@ from fnmatch import fnmatchcase
 from types import MappingProxyType
 
 from mixbounds.bounds.concepts import Oracle, ProblemClass
+from mixbounds.bounds.result_id import cell_id
 
 #: parameter name → (unicode symbol, LaTeX symbol, meaning)
 PARAMS = MappingProxyType({
@@ -118,7 +119,7 @@ def _build() -> tuple[Cell, ...]:
         label, setting, _ = TABLES[table]
         in_table = ProblemClass(cls).in_table  # the identical-C̃ variants are theorem statements
         cells.append(Cell(
-            id=f"T{table}.{cls}.{oracle}", table=table if in_table else None, setting=setting, problem_class=cls,
+            id=cell_id(table, cls, oracle), table=table if in_table else None, setting=setting, problem_class=cls,
             oracle=oracle, terms=tuple(terms), log_eps=table in (1, 2), tight=tight, source=source,
             lower_source=lower, table_label=label if in_table else None,
             derived_terms=None if derived is None else tuple(derived), discrepancy=discrepancy, note=note,

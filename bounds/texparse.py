@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mixbounds.bounds.claims import TABLES
 from mixbounds.bounds.concepts import Oracle, ProblemClass
+from mixbounds.bounds.result_id import cell_id
 
 PAPER_NAME = "mixed-affine-constraints.tex"
 #: the four tables' LaTeX, package data beside this module
@@ -260,7 +261,7 @@ def parse_tables(path: str | Path | None = None) -> dict[str, tuple]:
             oracle = _oracle(label, cls)
             if oracle is None:
                 continue
-            cid = f"T{t}.{cls}.{oracle}"
+            cid = cell_id(t, cls, oracle)
             if cid in out:
                 raise ValueError(f"duplicate cell {cid} in the paper's tables")
             out[cid] = parse_complexity(formula)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mixbounds.bounds.claims import get
+from mixbounds.bounds.result_id import cell_result_id
 from mixbounds.checks.lower.asymptotic import MODELS, has_model, model_key
 from mixbounds.checks.lower.exact import bound_key, exact_point, formula_text
 from mixbounds.checks.lower.exact_verdict import judge
@@ -191,7 +192,7 @@ def cells(c: Construction) -> list:
 
 
 def result_id(cell, param: str, c: Construction) -> str:
-    return with_variant(f"{cell.id}.{param}.lower", c.suffix)
+    return cell_result_id(cell.id, param, "lower", c.suffix)
 
 
 def judge_construction(tier: Tier, c: Construction, cell, param: str, pts: list, *, rid: str | None = None,

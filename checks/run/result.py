@@ -23,6 +23,7 @@ import numbers
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from mixbounds.bounds.result_id import with_variant  # noqa: F401  (re-exported: the checks build their ids from here)
 
 STATUSES = ("pass", "fail", "finding", "error", "skipped")
 
@@ -72,11 +73,6 @@ class Finding:
 
     def to_json(self) -> dict:
         return _clean(asdict(self))
-
-
-def with_variant(base_id: str, variant: str | None) -> str:
-    """The result id users see: ``base_id`` plus ``@variant`` unless the variant is the printed construction."""
-    return base_id if variant in (None, "printed") else f"{base_id}@{variant}"
 
 
 def reading(key: str, readings: dict) -> dict:
