@@ -69,7 +69,8 @@ def _named(cls: ProblemClass) -> str:
 #: (cost grows with every κ; random-mixed needs κ̂_C̃ >= 18 at κ_W = 139, hence 30)
 CLASSES: dict[ProblemClass, ClassSetup] = {c.cls: c for c in (
     ClassSetup(ProblemClass.CONSENSUS, "random-consensus", {"kappa_f": 30.0, "kappa_W": 30.0},
-               _named(ProblemClass.CONSENSUS), _named(ProblemClass.CONSENSUS), {"kappa_f": 100.0, "kappa_W": 100.0}, sum_trick=False),
+               _named(ProblemClass.CONSENSUS), _named(ProblemClass.CONSENSUS), {"kappa_f": 100.0, "kappa_W": 100.0},
+               sum_trick=False),
     ClassSetup(ProblemClass.COUPLED, "random-coupled", {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
                _named(ProblemClass.COUPLED), _named(ProblemClass.COUPLED), {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0}),
     ClassSetup(ProblemClass.SHARED, "random-shared", {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},

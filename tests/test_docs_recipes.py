@@ -77,8 +77,8 @@ def test_recipe_worst_case_family(tmp_path):
     pkg = installed_copy(root)
     (pkg / "instances" / "worst_case" / "toy_consensus.py").write_text(TOY_FAMILY)
     _edit(pkg, "instances/classes.py",
-          '"consensus", "consensus", {"kappa_f": 100.0, "kappa_W": 100.0}, sum_trick=False),',
-          '"toy-consensus", "toy_consensus", {"kappa_f": 100.0, "kappa_W": 100.0}, sum_trick=False),')
+          '_named(ProblemClass.CONSENSUS), _named(ProblemClass.CONSENSUS), {"kappa_f": 100.0, "kappa_W": 100.0},',
+          '"toy-consensus", "toy_consensus", {"kappa_f": 100.0, "kappa_W": 100.0},')
     probe = ("import json\n"
              "from mixbounds.instances.families import families\n"
              "from mixbounds.checks.registry import all_checks\n"
