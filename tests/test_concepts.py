@@ -44,3 +44,11 @@ def test_the_table_agrees_with_the_claims_registry():
         assert CLASS_LABELS[cls] == cls.label
         assert ORACLES[:1] == (Oracle.GRAD,) and cls.oracles[0] == Oracle.GRAD and cls.oracles[-1] == Oracle.COMM
     assert [ORACLE_LABELS[o] for o in ORACLES] == ["Grad.", "Mat. A", "Mat. C", "Mat. C̃", "Comm."]
+
+
+def test_the_cited_theorem_is_the_source_of_the_communication_cell():
+    """``ProblemClass.theorem`` is the upper bound Table 1 cites for the class: the source its communication cell
+    (the cell every class has) records in the claims registry starts with it."""
+    for cls in ProblemClass:
+        comm = next(c for c in REGISTRY if c.id == f"T1.{cls}.{Oracle.COMM}")
+        assert comm.source.startswith(cls.theorem), (cls, comm.source)
