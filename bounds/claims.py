@@ -29,6 +29,9 @@ from fnmatch import fnmatchcase
 from types import MappingProxyType
 from typing import Any, Callable, Iterable
 
+from mixbounds.bounds.concepts import Oracle, ProblemClass
+from mixbounds.bounds.result_id import cell_id
+
 #: parameter name → (unicode symbol, LaTeX symbol, meaning)
 PARAMS = MappingProxyType({
     "kappa_f": ("κ_f", r"\kappa_f", "L_f/μ_f, condition number of the local objectives"),
@@ -43,19 +46,11 @@ PARAMS = MappingProxyType({
     "M_mu_eps": ("M_f/√(μ_fε)", r"\frac{M_f}{\sqrt{\mu_f\varepsilon}}", "nonsmooth strongly convex accuracy parameter"),
 })
 
-ORACLE_LABELS = MappingProxyType({
-    "grad": "Grad.", "A": "Mat. A", "C": "Mat. C", "Ct": "Mat. C̃", "comm": "Comm.",
-})
+#: oracle → its column title in the paper's tables (declared with the oracle, :class:`~mixbounds.bounds.concepts.Oracle`)
+ORACLE_LABELS = MappingProxyType({o: o.label for o in Oracle})
 
-CLASS_LABELS = MappingProxyType({
-    "consensus": "Consensus constr.",
-    "coupled": "Coupled constr.",
-    "shared": "Shared var. constr.",
-    "coupled_local": "Local var. constr. (C&L)",
-    "mixed": "Mixed constr.",
-    "shared_ident": "Shared var., identical C̃ (Th. LI)",
-    "mixed_ident": "Mixed, identical C̃",
-})
+#: class → its row title (declared with the class, :class:`~mixbounds.bounds.concepts.ProblemClass`)
+CLASS_LABELS = MappingProxyType({c: c.label for c in ProblemClass})
 
 TABLES = MappingProxyType({
     1: ("table:smooth_str_convex_optimization_affine_constraints", "smooth_strongly_convex",
@@ -154,9 +149,9 @@ def _build() -> tuple[Cell, ...]:
     def add(table: int, cls: str, oracle: str, terms: Iterable[Monomial], source: str, *, tight: bool, lower: str | None = None,
             derived: Iterable[Monomial] | None = None, discrepancy: str | None = None, note: str | None = None) -> None:
         label, setting, _ = TABLES[table]
-        in_table = cls not in ("shared_ident", "mixed_ident")  # the identical-C̃ variants are theorem statements
+        in_table = ProblemClass.named(cls).in_table  # the identical-C̃ variants are theorem statements
         cells.append(Cell(
-            id=f"T{table}.{cls}.{oracle}", table=table if in_table else None, setting=setting, problem_class=cls,
+            id=cell_id(table, cls, oracle), table=table if in_table else None, setting=setting, problem_class=cls,
             oracle=oracle, terms=tuple(terms), log_eps=table in (1, 2), tight=tight, source=source,
             lower_source=lower, table_label=label if in_table else None,
             derived_terms=None if derived is None else tuple(derived), discrepancy=discrepancy, note=note,
@@ -173,42 +168,42 @@ def _table_1(add: AddCell) -> None:
     """Table 1 (``tab:smooth_strongly_convex``) and the identical-C̃ statements of its theorems, cell by cell."""
     M = _mono
     lb_cons = "scaman2017optimal (Theorem 2: path graph, Nesterov function split over V1/V3)"
-    add(1, "consensus", "grad", [M(kappa_f=.5)], "scaman2017optimal; sec. Consensus Optimization cites kovalev2020optimal",
+    add(1, ProblemClass.CONSENSUS, Oracle.GRAD, [M(kappa_f=.5)], "scaman2017optimal; sec. Consensus Optimization cites kovalev2020optimal",
         tight=True, lower=lb_cons)
-    add(1, "consensus", "comm", [M(kappa_f=.5, kappa_W=.5)], "scaman2017optimal; kovalev2020optimal", tight=True, lower=lb_cons)
+    add(1, ProblemClass.CONSENSUS, Oracle.COMM, [M(kappa_f=.5, kappa_W=.5)], "scaman2017optimal; kovalev2020optimal", tight=True, lower=lb_cons)
     lb_coup = "thm:coupled_iclr (yarmoshik2024decentralized, Theorem 2)"
-    add(1, "coupled", "grad", [M(kappa_f=.5)], "thm:coupled_iclr", tight=True, lower=lb_coup + "; sum-trick for gradients")
-    add(1, "coupled", "A", [M(kappa_f=.5, kappa_A=.5)], "thm:coupled_iclr", tight=True, lower=lb_coup)
-    add(1, "coupled", "comm", [M(kappa_f=.5, kappa_A=.5, kappa_W=.5)], "thm:coupled_iclr", tight=True, lower=lb_coup)
+    add(1, ProblemClass.COUPLED, Oracle.GRAD, [M(kappa_f=.5)], "thm:coupled_iclr", tight=True, lower=lb_coup + "; sum-trick for gradients")
+    add(1, ProblemClass.COUPLED, Oracle.A, [M(kappa_f=.5, kappa_A=.5)], "thm:coupled_iclr", tight=True, lower=lb_coup)
+    add(1, ProblemClass.COUPLED, Oracle.COMM, [M(kappa_f=.5, kappa_A=.5, kappa_W=.5)], "thm:coupled_iclr", tight=True, lower=lb_coup)
     lb_sh = "thm:LN_upper_bound (app:nonind_local_lower)"
-    add(1, "shared", "grad", [M(kappa_f=.5)], "thm:LN_upper_bound", tight=True, lower=lb_sh + "; sum-trick for gradients")
-    add(1, "shared", "Ct", [M(kappa_f=.5, kappa_Ct=.5)], "thm:LN_upper_bound", tight=True, lower=lb_sh)
-    add(1, "shared", "comm", [M(kappa_f=.5, kappa_Ct=.5, kappa_W=.5)], "thm:LN_upper_bound", tight=True, lower=lb_sh)
+    add(1, ProblemClass.SHARED, Oracle.GRAD, [M(kappa_f=.5)], "thm:LN_upper_bound", tight=True, lower=lb_sh + "; sum-trick for gradients")
+    add(1, ProblemClass.SHARED, Oracle.CT, [M(kappa_f=.5, kappa_Ct=.5)], "thm:LN_upper_bound", tight=True, lower=lb_sh)
+    add(1, ProblemClass.SHARED, Oracle.COMM, [M(kappa_f=.5, kappa_Ct=.5, kappa_W=.5)], "thm:LN_upper_bound", tight=True, lower=lb_sh)
     lb_cl = "thm:mixed_upper_bound (app:mixed_coupled_with_local_lower)"
-    add(1, "coupled_local", "grad", [M(kappa_f=.5)], "thm:mixed_upper_bound", tight=True, lower=lb_cl + "; sum-trick for gradients")
-    add(1, "coupled_local", "A", [M(kappa_f=.5, kappa_AC=.5)], "thm:mixed_upper_bound", tight=True, lower=lb_cl)
-    add(1, "coupled_local", "C", [M(kappa_f=.5, kappa_AC=.5, kappa_C=.5)], "thm:mixed_upper_bound", tight=True, lower=lb_cl)
-    add(1, "coupled_local", "comm", [M(kappa_f=.5, kappa_AC=.5, kappa_W=.5)], "thm:mixed_upper_bound", tight=True, lower=lb_cl)
+    add(1, ProblemClass.COUPLED_LOCAL, Oracle.GRAD, [M(kappa_f=.5)], "thm:mixed_upper_bound", tight=True, lower=lb_cl + "; sum-trick for gradients")
+    add(1, ProblemClass.COUPLED_LOCAL, Oracle.A, [M(kappa_f=.5, kappa_AC=.5)], "thm:mixed_upper_bound", tight=True, lower=lb_cl)
+    add(1, ProblemClass.COUPLED_LOCAL, Oracle.C, [M(kappa_f=.5, kappa_AC=.5, kappa_C=.5)], "thm:mixed_upper_bound", tight=True, lower=lb_cl)
+    add(1, ProblemClass.COUPLED_LOCAL, Oracle.COMM, [M(kappa_f=.5, kappa_AC=.5, kappa_W=.5)], "thm:mixed_upper_bound", tight=True, lower=lb_cl)
     lb_mix = ("as cited: thm:LN_upper_bound + thm:coupled_iclr; the cited combination has C = 0, where κ̃_AC = κ̂_A "
               "(rem:projected_condition_number), so thm:coupled_iclr already carries the κ̃_AC factor")
     lb_mix_C = ("as cited: thm:LN_upper_bound + thm:coupled_iclr, which have no C: the Mat. C cell's κ_C factor needs "
                 "the lower bound of app:mixed_coupled_with_local_lower, which the citation omits")
     mix_src = "thm:upper_bound_coupled_plus_non_ident_local_constraints_prob"
-    add(1, "mixed", "grad", [M(kappa_f=.5)], mix_src, tight=True, lower=lb_mix)
-    add(1, "mixed", "A", [M(kappa_f=.5, kappa_AC=.5)], mix_src, tight=True, lower=lb_mix)
-    add(1, "mixed", "C", [M(kappa_f=.5, kappa_AC=.5, kappa_C=.5)], mix_src, tight=True, lower=lb_mix_C)
-    add(1, "mixed", "Ct", [M(kappa_f=.5, kappa_Ct=.5)], mix_src, tight=True, lower=lb_mix)
-    add(1, "mixed", "comm", [M(kappa_f=.5, kappa_AC=.5, kappa_W=.5), M(kappa_f=.5, kappa_Ct=.5, kappa_W=.5)], mix_src,
+    add(1, ProblemClass.MIXED, Oracle.GRAD, [M(kappa_f=.5)], mix_src, tight=True, lower=lb_mix)
+    add(1, ProblemClass.MIXED, Oracle.A, [M(kappa_f=.5, kappa_AC=.5)], mix_src, tight=True, lower=lb_mix)
+    add(1, ProblemClass.MIXED, Oracle.C, [M(kappa_f=.5, kappa_AC=.5, kappa_C=.5)], mix_src, tight=True, lower=lb_mix_C)
+    add(1, ProblemClass.MIXED, Oracle.CT, [M(kappa_f=.5, kappa_Ct=.5)], mix_src, tight=True, lower=lb_mix)
+    add(1, ProblemClass.MIXED, Oracle.COMM, [M(kappa_f=.5, kappa_AC=.5, kappa_W=.5), M(kappa_f=.5, kappa_Ct=.5, kappa_W=.5)], mix_src,
         tight=True, lower=lb_mix)
     # identical C̃ variants (theorem statements, not table cells)
-    add(1, "mixed_ident", "Ct", [M(kappa_f=.5, kappa_Ct_id=.5)], mix_src + " (identical C̃_i)", tight=True,
+    add(1, ProblemClass.MIXED_IDENT, Oracle.CT, [M(kappa_f=.5, kappa_Ct_id=.5)], mix_src + " (identical C̃_i)", tight=True,
         lower="as cited: thm:LI_upper_bound + thm:coupled_iclr")
-    add(1, "mixed_ident", "comm", [M(kappa_f=.5, kappa_AC=.5, kappa_W=.5)], mix_src + " (identical C̃_i)", tight=True,
+    add(1, ProblemClass.MIXED_IDENT, Oracle.COMM, [M(kappa_f=.5, kappa_AC=.5, kappa_W=.5)], mix_src + " (identical C̃_i)", tight=True,
         lower="as cited: thm:LI_upper_bound + thm:coupled_iclr")
     li = "thm:LI_upper_bound (rogozin2022decentralized_affine)"
-    add(1, "shared_ident", "grad", [M(kappa_f=.5)], li, tight=True, lower=li + " ('optimal due to corresponding lower bounds')")
-    add(1, "shared_ident", "Ct", [M(kappa_f=.5, kappa_Ct_id=.5)], li, tight=True, lower=li)
-    add(1, "shared_ident", "comm", [M(kappa_f=.5, kappa_W=.5)], li, tight=True, lower=li)
+    add(1, ProblemClass.SHARED_IDENT, Oracle.GRAD, [M(kappa_f=.5)], li, tight=True, lower=li + " ('optimal due to corresponding lower bounds')")
+    add(1, ProblemClass.SHARED_IDENT, Oracle.CT, [M(kappa_f=.5, kappa_Ct_id=.5)], li, tight=True, lower=li)
+    add(1, ProblemClass.SHARED_IDENT, Oracle.COMM, [M(kappa_f=.5, kappa_W=.5)], li, tight=True, lower=li)
 
 
 def _tables_2_to_4(add: AddCell) -> None:
@@ -223,32 +218,32 @@ def _tables_2_to_4(add: AddCell) -> None:
         mexp = 0.5 if t == 2 else 1.0
         note = None if t != 2 else "the paper calls these bounds suboptimal because of the log(1/ε) factor"
         a = {p: mexp}
-        add(t, "coupled", "grad", [M(**{p: g_exp})], src, tight=False, note=note)
-        add(t, "coupled", "A", [M(kappa_A=.5, **a)], src, tight=False, note=note)
-        add(t, "coupled", "comm", [M(kappa_W=.5, kappa_A=.5, **a)], src, tight=False, note=note)
-        add(t, "shared", "grad", [M(**{p: g_exp})], src, tight=False, note=note)
-        add(t, "shared", "Ct", [M(kappa_Ct=.5, **a)], src, tight=False, note=note)
-        add(t, "shared", "comm", [M(kappa_Ct=.5, kappa_W=.5, **a)], src, tight=False, note=note)
-        add(t, "coupled_local", "grad", [M(**{p: g_exp})], src, tight=False, note=note)
-        add(t, "coupled_local", "A", [M(kappa_AC=.5, **a)], src, tight=False, note=note)
-        add(t, "coupled_local", "C", [M(kappa_AC=.5, kappa_C=.5, **a)], src, tight=False, note=note)
-        add(t, "coupled_local", "comm", [M(kappa_AC=.5, kappa_W=.5, **a)], src, tight=False, note=note)
-        add(t, "mixed", "grad", [M(**{p: g_exp})], src, tight=False, note=note)
+        add(t, ProblemClass.COUPLED, Oracle.GRAD, [M(**{p: g_exp})], src, tight=False, note=note)
+        add(t, ProblemClass.COUPLED, Oracle.A, [M(kappa_A=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.COUPLED, Oracle.COMM, [M(kappa_W=.5, kappa_A=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.SHARED, Oracle.GRAD, [M(**{p: g_exp})], src, tight=False, note=note)
+        add(t, ProblemClass.SHARED, Oracle.CT, [M(kappa_Ct=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.SHARED, Oracle.COMM, [M(kappa_Ct=.5, kappa_W=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.COUPLED_LOCAL, Oracle.GRAD, [M(**{p: g_exp})], src, tight=False, note=note)
+        add(t, ProblemClass.COUPLED_LOCAL, Oracle.A, [M(kappa_AC=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.COUPLED_LOCAL, Oracle.C, [M(kappa_AC=.5, kappa_C=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.COUPLED_LOCAL, Oracle.COMM, [M(kappa_AC=.5, kappa_W=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.MIXED, Oracle.GRAD, [M(**{p: g_exp})], src, tight=False, note=note)
         if t == 4:
-            add(t, "mixed", "A", [M(kappa_A=.5, **a)], src, tight=False,
+            add(t, ProblemClass.MIXED, Oracle.A, [M(kappa_A=.5, **a)], src, tight=False,
                 derived=[M(kappa_AC=.5, **a)],
                 discrepancy=("Table 4 prints √κ̂_A for the mixed Mat. A cell; its proof "
                              "(app:proof_nonsmooth_strongly_convex_upper_bounds) counts O(√κ̃_AC) multiplications by A "
                              "per application of the preconditioned K, as do Table 4's C&L row and the mixed rows of "
                              "Tables 1-3. The two agree only when C = 0 (Remark rem:projected_condition_number)."))
         else:
-            add(t, "mixed", "A", [M(kappa_AC=.5, **a)], src, tight=False, note=note)
-        add(t, "mixed", "C", [M(kappa_AC=.5, kappa_C=.5, **a)], src, tight=False, note=note)
-        add(t, "mixed", "Ct", [M(kappa_Ct=.5, **a)], src, tight=False, note=note)
-        add(t, "mixed", "comm", [M(kappa_AC=.5, kappa_W=.5, **a), M(kappa_Ct=.5, kappa_W=.5, **a)], src, tight=False, note=note)
+            add(t, ProblemClass.MIXED, Oracle.A, [M(kappa_AC=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.MIXED, Oracle.C, [M(kappa_AC=.5, kappa_C=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.MIXED, Oracle.CT, [M(kappa_Ct=.5, **a)], src, tight=False, note=note)
+        add(t, ProblemClass.MIXED, Oracle.COMM, [M(kappa_AC=.5, kappa_W=.5, **a), M(kappa_Ct=.5, kappa_W=.5, **a)], src, tight=False, note=note)
         if t == 2:
-            add(t, "mixed_ident", "Ct", [M(kappa_Ct_id=.5, **a)], "app:smooth_convex_results (identical C̃_i)", tight=False, note=note)
-            add(t, "mixed_ident", "comm", [M(kappa_AC=.5, kappa_W=.5, **a)], "app:smooth_convex_results (identical C̃_i)",
+            add(t, ProblemClass.MIXED_IDENT, Oracle.CT, [M(kappa_Ct_id=.5, **a)], "app:smooth_convex_results (identical C̃_i)", tight=False, note=note)
+            add(t, ProblemClass.MIXED_IDENT, Oracle.COMM, [M(kappa_AC=.5, kappa_W=.5, **a)], "app:smooth_convex_results (identical C̃_i)",
                 tight=False, note=note)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from mixbounds.bounds.claims import CLASS_LABELS, ORACLE_LABELS, PARAMS, REGISTRY, TABLES, Cell, Monomial
+from mixbounds.bounds.concepts import ORACLES, PROBLEM_CLASSES, ProblemClass
 
 _SUPER = str.maketrans("0123456789-/", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᐟ")
 _COMPOUND = {"LR2_eps", "MR_eps", "M_mu_eps"}
@@ -57,8 +58,8 @@ def format_terms(terms: tuple[Monomial, ...], style: str = "unicode") -> str:
 
 def table_rows(table: int) -> list[Cell]:
     """Cells of one table in the paper's row order (then its theorem-only variants)."""
-    order = ["consensus", "coupled", "shared", "coupled_local", "mixed", "mixed_ident", "shared_ident"]
-    oracles = ["grad", "A", "C", "Ct", "comm"]
+    order = [*(c for c in PROBLEM_CLASSES if c.in_table), ProblemClass.MIXED_IDENT, ProblemClass.SHARED_IDENT]
+    oracles = list(ORACLES)
     rows = [c for c in REGISTRY if c.id.startswith(f"T{table}.")]
     # a class the paper's tables do not have (a user's addition) comes last
     return sorted(rows, key=lambda c: (order.index(c.problem_class) if c.problem_class in order else len(order),

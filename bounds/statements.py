@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 
+from mixbounds.bounds.concepts import Oracle
+
 #: parameter → (unicode symbol, LaTeX symbol, meaning), as :data:`mixbounds.bounds.claims.PARAMS`
 STATEMENT_PARAMS = MappingProxyType({
     "kappa_B": ("κ_B", r"\kappa_B", "σ_max²(B)/σ_min+²(B), condition number of the constraint matrix (eq:kappa_A for B)"),
@@ -79,21 +81,21 @@ def _build() -> tuple[Statement, ...]:
                   "N = O(κ_B √(L/μ) log(1/ε)) iterations of APAPC"),
         Statement("S.sliding.convex.B", gs, "B", (M(MR_eps=1, kappa_B=.5),), False, "lan2020communication (part 1)",
                   "N_B = O(MR/ε · √κ_B) multiplications by B, Bᵀ (μ = 0)"),
-        Statement("S.sliding.convex.grad", gs, "grad", (M(MR_eps=2), M(MR_eps=1, kappa_B=.5)), False,
+        Statement("S.sliding.convex.grad", gs, Oracle.GRAD, (M(MR_eps=2), M(MR_eps=1, kappa_B=.5)), False,
                   "lan2020communication (part 1)", "N_G' = O(M²R²/ε² + N_B) subgradients (μ = 0)"),
         Statement("S.sliding.strong.B", gs, "B", (M(M_mu_eps=1, kappa_B=.5),), False,
                   "lan2020communication (part 2, restarted)",
                   "N_B = O(M/√(με) · √κ_B) multiplications by B, Bᵀ (μ > 0, restarted; no log)",
                   discrepancy="the proof (app:affine_constraint_nonsmooth) substitutes L = 2M²κ_B/ε into "
                               "N_s = O(√(L/μ) log(1/ε)): the bound it proves carries log(1/ε), the statement none"),
-        Statement("S.sliding.strong.grad", gs, "grad", (M(M_mu_eps=2), M(M_mu_eps=1, kappa_B=.5)), False,
+        Statement("S.sliding.strong.grad", gs, Oracle.GRAD, (M(M_mu_eps=2), M(M_mu_eps=1, kappa_B=.5)), False,
                   "lan2020communication (part 2, restarted)", "N_G' = O(M²/(με) + N_B) subgradients (μ > 0)"),
-        Statement("S.consensus.nonsmooth.grad", "sec:affine_constraints_statements", "grad", (M(MR_eps=1),), False,
+        Statement("S.consensus.nonsmooth.grad", "sec:affine_constraints_statements", Oracle.GRAD, (M(MR_eps=1),), False,
                   "scaman2018optimal (Section 3.2, tex line 381)",
                   "O(M_f²R²/ε) subgradient evaluations (nonsmooth convex consensus)", derived_terms=(M(MR_eps=2),),
                   discrepancy="printed O(M_f²R²/ε); scaman2018optimal and Table 3's gradient cells have ε² "
                               "(TEXT_DISCREPANCIES)"),
-        Statement("S.consensus.nonsmooth.comm", "sec:affine_constraints_statements", "comm",
+        Statement("S.consensus.nonsmooth.comm", "sec:affine_constraints_statements", Oracle.COMM,
                   (M(kappa_W=.5, MR_eps=1),), False, "scaman2018optimal (Section 3.2, tex line 381)",
                   "O(√κ_W M_f R/ε) communication rounds (nonsmooth convex consensus)"),
     )

@@ -20,6 +20,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from mixbounds.bounds.claims import TABLES
+from mixbounds.bounds.concepts import Oracle, ProblemClass
+from mixbounds.bounds.result_id import cell_id
 
 PAPER_NAME = "mixed-affine-constraints.tex"
 #: the four tables' LaTeX, package data beside this module
@@ -41,7 +43,7 @@ def find_paper() -> Path:
             return p
         tried.append(str(p))
     for base in [Path.cwd(), *Path.cwd().parents]:
-        for cand in (base / "shared" / "paper" / PAPER_NAME, base / "paper" / PAPER_NAME):
+        for cand in (base / "shared/paper" / PAPER_NAME, base / "paper" / PAPER_NAME):
             if cand.is_file():
                 return cand
             tried.append(str(cand))
@@ -74,8 +76,8 @@ _SYMBOLS = [
     (r"\kappa_f", "kappa_f"),
 ]
 
-_CLASS_WORDS = [("Consensus", "consensus"), ("Coupled", "coupled"), ("Shared", "shared"), ("Local", "coupled_local"),
-                ("Mixed", "mixed")]
+_CLASS_WORDS = [("Consensus", ProblemClass.CONSENSUS), ("Coupled", ProblemClass.COUPLED), ("Shared", ProblemClass.SHARED),
+                ("Local", ProblemClass.COUPLED_LOCAL), ("Mixed", ProblemClass.MIXED)]
 
 
 def _normalise(tex: str) -> str:
@@ -174,17 +176,17 @@ def _oracle(label: str, cls: str) -> str | None:
     if lab.startswith("Paper"):
         return None
     if lab.startswith("Grad"):
-        return "grad"
+        return Oracle.GRAD
     if lab.startswith("Comm"):
-        return "comm"
+        return Oracle.COMM
     if lab.startswith("Mat."):
         rest = lab[4:]
         if "widetilde" in rest:
-            return "Ct"
-        if rest in ("C",):
-            return "C"
-        if rest in ("A", ""):
-            return "A"
+            return Oracle.CT
+        if rest in (Oracle.C,):
+            return Oracle.C
+        if rest in (Oracle.A, ""):
+            return Oracle.A
     raise ValueError(f"unknown oracle label {label!r} in class {cls}")
 
 
@@ -259,7 +261,7 @@ def parse_tables(path: str | Path | None = None) -> dict[str, tuple]:
             oracle = _oracle(label, cls)
             if oracle is None:
                 continue
-            cid = f"T{t}.{cls}.{oracle}"
+            cid = cell_id(t, cls, oracle)
             if cid in out:
                 raise ValueError(f"duplicate cell {cid} in the paper's tables")
             out[cid] = parse_complexity(formula)

@@ -37,11 +37,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mixbounds.bounds.claims import get
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.rates import _task, upper_point, verdict, worst_of
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.sweeps import Sweep, geomspace, random_sweeps, worst_sweeps
 from mixbounds.checks.tiers import QUICK, Tier
 from mixbounds.checks.verdict import NOT_EXERCISED
+from mixbounds.instances.classes import CLASSES, WORST_FAMILY
 
 #: the perturbation of the not-exercised control: the consensus κ_f exponent ½ judged as 1, far above any tier's
 #: tolerance (the slope ~0.43 measured on the quick tier lies 0.57 below it, 0.25 the largest tolerance)
@@ -75,10 +77,10 @@ def _nocheb_sweeps(tier: Tier) -> dict[str, Sweep]:
     lo2, hi2 = tier.table1.nocheb_ident_range
     return {
         "control.rates.nocheb.T1.consensus.grad.kappa_W": Sweep(
-            "consensus", "consensus", "kappa_W", {"kappa_f": 10.0, "kappa_W": 100.0}, tuple(geomspace(lo, hi, tier.table1.points)),
+            ProblemClass.CONSENSUS, WORST_FAMILY[ProblemClass.CONSENSUS], "kappa_W", {"kappa_f": 10.0, "kappa_W": 100.0}, tuple(geomspace(lo, hi, tier.table1.points)),
             eps=1e-8),
         "control.rates.nocheb.T1.shared_ident.comm.kappa_W": Sweep(
-            "shared_ident", "random-shared-ident", "kappa_W", {"kappa_f": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0},
+            ProblemClass.SHARED_IDENT, CLASSES[ProblemClass.SHARED_IDENT].random_family, "kappa_W", {"kappa_f": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0},
             tuple(geomspace(lo2, hi2, tier.table1.points)), eps=1e-8, extra={"seed": 0}),
     }
 
@@ -122,7 +124,7 @@ def checks() -> list[Check]:
     rid_mt = "control.rates.mistuned.T1.consensus.comm.kappa_W"
 
     def mt_sw(tier):
-        return worst_sweeps(tier, "consensus")[1]  # the κ_W sweep
+        return worst_sweeps(tier, ProblemClass.CONSENSUS)[1]  # the κ_W sweep
 
     def mt_tasks(tier):
         sw = mt_sw(tier)
@@ -144,11 +146,11 @@ def checks() -> list[Check]:
         return f"control.rates.exponent+{shift(tier):g}.T1.consensus.comm.kappa_W"
 
     def ex_tasks(tier):
-        sw = worst_sweeps(tier, "consensus")[1]
+        sw = worst_sweeps(tier, ProblemClass.CONSENSUS)[1]
         return [_task(sw, v) for v in sw.grid]
 
     def ex_final(tier, points):
-        sw = worst_sweeps(tier, "consensus")[1]
+        sw = worst_sweeps(tier, ProblemClass.CONSENSUS)[1]
         pts = [(v, points[_task(sw, v).key]) for v in sw.grid]
         return [verdict(tier, get("T1.consensus.comm"), "kappa_W", sw, pts, random=False, control=True,
                         theory_shift=shift(tier), rid=ex_id(tier))]
@@ -160,7 +162,7 @@ def checks() -> list[Check]:
     ne_id = "control.rates.not_exercised.T1.consensus.grad.kappa_f@random-consensus"
 
     def ne_sw(tier):
-        return random_sweeps(tier, "consensus")[0]  # the κ_f sweep
+        return random_sweeps(tier, ProblemClass.CONSENSUS)[0]  # the κ_f sweep
 
     def ne_final(tier, points):
         sw = ne_sw(tier)
@@ -181,7 +183,7 @@ def checks() -> list[Check]:
     dx_id = f"control.rates.dominance.exponent{DOMINANCE_SHIFT:+g}.T1.consensus.grad.kappa_f"
 
     def dom_sw(tier):
-        return worst_of(tier, "consensus", "kappa_f")
+        return worst_of(tier, ProblemClass.CONSENSUS, "kappa_f")
 
     def dom_tasks(tier):
         return [_task(dom_sw(tier), v) for v in dom_sw(tier).grid]

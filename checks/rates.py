@@ -41,6 +41,8 @@ import math
 from dataclasses import replace
 
 from mixbounds.bounds.claims import get
+from mixbounds.bounds.concepts import ORACLES, ProblemClass
+from mixbounds.bounds.result_id import cell_result_id
 from mixbounds.checks.dominance import dominance
 from mixbounds.checks.lower.slopes import LB_DECADES, best_bound
 from mixbounds.checks.lower.slopes import solver_point_task as _lb_task
@@ -48,7 +50,7 @@ from mixbounds.checks.pep import registry as pep
 from mixbounds.checks.pep.points import rate_key
 from mixbounds.checks.rate_measure import MAX_ITER, rate_point
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
-from mixbounds.checks.run.result import CheckResult, with_variant
+from mixbounds.checks.run.result import CheckResult
 from mixbounds.checks.run.sweep_point import SweepPoint
 from mixbounds.checks.sweeps import (
     ABS_LEVELS,
@@ -177,8 +179,8 @@ def verdict(tier: Tier, cell, param: str, sw: Sweep, pts, *, random: bool, theor
     variant = series_name(sw.family, sw.extra.get("objective")) if random else \
         (None if sw.variant in (None, "printed") else sw.variant)
     if rid is None:
-        rid = with_variant(f"{cell.id}.{param}.{kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent')}",
-                           variant)
+        rid = cell_result_id(cell.id, param, kind if not random else ('upper' if cell.exponent(param) > 0 else 'absent'),
+                             variant)
     upper = kind == "upper" or random
 
     def judge(f: Fit, sel: Selection, _unjudged) -> Judgement:
@@ -259,7 +261,7 @@ def _truncation(tier, cls, param, sw, base_pt, long_pt) -> CheckResult:
             why = p.get("error") or _guarded(p) or p.get("window_error") or f"not converged ({p.get('reason')})"
             return CheckResult(id=rid, status="error", detail=why, **common)
     rows, worst = [], 0.0
-    for o in ("grad", "A", "C", "Ct", "comm"):
+    for o in ORACLES:
         a = base_pt["per_accuracy"][o]
         b = long_pt["per_accuracy"][o]
         if a == 0 and b == 0:
@@ -302,7 +304,7 @@ def _worst_check(cls: str) -> Check:
         out = []
         for sw in worst_sweeps(tier, cls):
             for c in cells:
-                out.append(f"{c.id}.{sw.param}.{'tight' if c.exponent(sw.param) > 0 else 'absent'}")
+                out.append(cell_result_id(c.id, sw.param, 'tight' if c.exponent(sw.param) > 0 else 'absent'))
             out.append(f"T1.{cls}.consistency.{sw.param}")
             out.append(f"T1.{cls}.truncation.{sw.param}")
         return out
@@ -349,8 +351,8 @@ def _random_check(cls: str) -> Check:
         return random_sweeps(tier, cls) + random_sweeps(tier, cls, NONQUADRATIC)
 
     def result_ids(tier):
-        return [with_variant(f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}",
-                             series_name(sw.family, sw.extra.get("objective")))
+        return [cell_result_id(c.id, sw.param, 'upper' if c.exponent(sw.param) > 0 else 'absent',
+                               series_name(sw.family, sw.extra.get("objective")))
                 for sw in sweeps(tier) for c in cells]
 
     def tasks(tier):
@@ -413,8 +415,7 @@ def _pep_worst_verdict(tier: Tier, cell, sw: Sweep, points: dict, *, method: str
                        theory_shift: float = 0.0, rid: str | None = None) -> CheckResult:
     raw = _pep_points(sw, points)
     skip = next((p["skipped"] for _, p in raw if "skipped" in p), None)
-    rid = rid or with_variant(f"{cell.id}.{sw.param}.{'upper' if cell.exponent(sw.param) > 0 else 'absent'}",
-                              PEP_FAMILY)
+    rid = rid or cell_result_id(cell.id, sw.param, 'upper' if cell.exponent(sw.param) > 0 else 'absent', PEP_FAMILY)
     if skip:
         return CheckResult(id=rid, kind="upper", status="skipped", detail=skip, label=cell.source, cell=cell.id,
                            param=sw.param, control=control, variant=PEP_FAMILY)
@@ -431,7 +432,7 @@ def _pep_worst_check() -> Check:
     ranges of ``Tier.pep``; the sweep points are the PEP certificates' own tasks (one SDP each)."""
 
     def result_ids(tier):
-        return [with_variant(f"{c.id}.{sw.param}.{'upper' if c.exponent(sw.param) > 0 else 'absent'}", PEP_FAMILY)
+        return [cell_result_id(c.id, sw.param, 'upper' if c.exponent(sw.param) > 0 else 'absent', PEP_FAMILY)
                 for sw in pep_sweeps(tier) for c in cells_of(sw.cls)]
 
     def tasks(tier):
@@ -446,14 +447,14 @@ def _pep_worst_check() -> Check:
 
 def _pep_worst_control() -> Check:
     def sw_of(tier):
-        return next(sw for sw in pep_sweeps(tier) if (sw.cls, sw.param) == ("consensus", "kappa_f"))
+        return next(sw for sw in pep_sweeps(tier) if (sw.cls, sw.param) == (ProblemClass.CONSENSUS, "kappa_f"))
 
     def finalize(tier, points):
         return [_pep_worst_verdict(tier, get("T1.consensus.grad"), sw_of(tier), points, control=True,
                                    theory_shift=PEP_CONTROL_SHIFT, rid=PEP_CONTROL_ID)]
 
     return Check(id="control.rates.exponent.pep_worst", family="controls", result_ids=lambda t: [PEP_CONTROL_ID],
-                 tasks=lambda t: [pep.certificate_task("consensus", "kappa_f", v) for v in sw_of(t).grid],
+                 tasks=lambda t: [pep.certificate_task(ProblemClass.CONSENSUS, "kappa_f", v) for v in sw_of(t).grid],
                  finalize=finalize,
                  description="the PEP worst cases' κ_f slope must fail against an exponent lowered by ½")
 

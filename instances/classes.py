@@ -1,8 +1,8 @@
 """The problem classes of Table ``table:smooth_str_convex_optimization_affine_constraints``, as one table.
 
-Each :class:`ProblemClass` says, once, everything the checks need to know about a class: the
-parameters of its Table 1 row (registry names, :mod:`mixbounds.bounds.claims`), the oracles its methods
-call (Definition ``def:foda``), its worst-case construction (a module of
+Each :class:`ClassSetup` says, once, what the checks build for a class (a
+:class:`~mixbounds.bounds.concepts.ProblemClass`, which carries the parameters of its Table 1 row and the oracles its
+methods call, Definition ``def:foda``): its worst-case construction (a module of
 :mod:`mixbounds.instances.worst_case`, built as printed in its appendix) and its random family
 (:mod:`mixbounds.instances.random`), and the base points the sweeps hold the non-swept parameters at.
 The sweeps and rates (:mod:`mixbounds.checks.sweeps`, :mod:`mixbounds.checks.rates`), the lower-bound engine's
@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mixbounds.bounds.concepts import ProblemClass
+
 
 @dataclass(frozen=True)
-class ProblemClass:
-    """One row of Table 1.
+class ClassSetup:
+    """What the checks build for one row of Table 1.
 
-    ``params``: the row's parameters (registry names; ``kappa_Ct_id`` is κ_C̃ of the identical
-    variant); ``oracles``: the oracle names its methods call; ``worst_family`` / ``worst_module``:
+    ``cls``: the class (its ``params`` and ``oracles`` are read through it); ``worst_family`` / ``worst_module``:
     the CLI family name of the worst-case construction and its module in ``mixbounds.instances.worst_case``
     (``None`` for the classes without one); ``random_family``: the random family's name;
     ``worst_base`` / ``random_base``: the sweeps' base point on each (registry names → value);
@@ -33,9 +34,7 @@ class ProblemClass:
     the construction is itself a gradient lower bound (Scaman et al.'s consensus chain).
     """
 
-    name: str
-    params: tuple[str, ...]
-    oracles: tuple[str, ...]
+    cls: ProblemClass
     random_family: str
     random_base: dict
     worst_family: str | None = None
@@ -44,34 +43,50 @@ class ProblemClass:
     engine_variants: tuple = (None,)
     sum_trick: bool = True
 
+    @property
+    def name(self) -> ProblemClass:
+        """The class (its value is the class's name)."""
+        return self.cls
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """The parameters of the class's Table 1 row."""
+        return self.cls.params
+
+    @property
+    def oracles(self) -> tuple[str, ...]:
+        """The oracles the class's methods call."""
+        return self.cls.oracles
+
+
+def _named(cls: ProblemClass) -> str:
+    """A worst-case family or module named after its class (the name as a plain string, as the CLI spells it)."""
+    return cls.value
+
 
 #: the classes in report order.  Base points keep the swept term dominant; the mixed worst case keeps κ̂_C̃
 #: small so that the κ̃_AC chain dominates its communication count and bound; the random bases sit low
 #: (cost grows with every κ; random-mixed needs κ̂_C̃ >= 18 at κ_W = 139, hence 30)
-CLASSES: dict[str, ProblemClass] = {c.name: c for c in (
-    ProblemClass("consensus", ("kappa_f", "kappa_W"), ("grad", "comm"),
-                 "random-consensus", {"kappa_f": 30.0, "kappa_W": 30.0},
-                 "consensus", "consensus", {"kappa_f": 100.0, "kappa_W": 100.0}, sum_trick=False),
-    ProblemClass("coupled", ("kappa_f", "kappa_A", "kappa_W"), ("grad", "A", "comm"),
-                 "random-coupled", {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
-                 "coupled", "coupled", {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0}),
-    ProblemClass("shared", ("kappa_f", "kappa_Ct", "kappa_W"), ("grad", "Ct", "comm"),
-                 "random-shared", {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-                 "shared", "shared", {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0}),
-    ProblemClass("coupled_local", ("kappa_f", "kappa_AC", "kappa_C", "kappa_W"), ("grad", "A", "C", "comm"),
-                 "random-coupled-local", {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 30.0},
-                 "coupled-local", "coupled_local", {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 10.0},
-                 ("printed", "shared-rows-incidence", "split-rows")),
-    ProblemClass("mixed", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct", "kappa_W"), ("grad", "A", "C", "Ct", "comm"),
-                 "random-mixed", {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
-                 "mixed", "mixed", {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 4.0, "kappa_W": 10.0},
-                 ("printed", "shared-rows-incidence", "cited", "split-rows")),
-    ProblemClass("shared_ident", ("kappa_f", "kappa_Ct_id", "kappa_W"), ("grad", "Ct", "comm"),
-                 "random-shared-ident", {"kappa_f": 30.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0}),
-    ProblemClass("mixed_ident", ("kappa_f", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W"), ("grad", "A", "C", "Ct", "comm"),
-                 "random-mixed-ident", {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct_id": 10.0,
-                                        "kappa_W": 30.0}),
+CLASSES: dict[ProblemClass, ClassSetup] = {c.cls: c for c in (
+    ClassSetup(ProblemClass.CONSENSUS, "random-consensus", {"kappa_f": 30.0, "kappa_W": 30.0},
+               _named(ProblemClass.CONSENSUS), _named(ProblemClass.CONSENSUS), {"kappa_f": 100.0, "kappa_W": 100.0},
+               sum_trick=False),
+    ClassSetup(ProblemClass.COUPLED, "random-coupled", {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0},
+               _named(ProblemClass.COUPLED), _named(ProblemClass.COUPLED), {"kappa_f": 30.0, "kappa_A": 30.0, "kappa_W": 30.0}),
+    ClassSetup(ProblemClass.SHARED, "random-shared", {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
+               _named(ProblemClass.SHARED), _named(ProblemClass.SHARED), {"kappa_f": 30.0, "kappa_Ct": 30.0, "kappa_W": 30.0}),
+    ClassSetup(ProblemClass.COUPLED_LOCAL,
+               "random-coupled-local", {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 30.0},
+               "coupled-local", _named(ProblemClass.COUPLED_LOCAL), {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_W": 10.0},
+               ("printed", "shared-rows-incidence", "split-rows")),
+    ClassSetup(ProblemClass.MIXED,
+               "random-mixed", {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 30.0, "kappa_W": 30.0},
+               _named(ProblemClass.MIXED), _named(ProblemClass.MIXED), {"kappa_f": 10.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct": 4.0, "kappa_W": 10.0},
+               ("printed", "shared-rows-incidence", "cited", "split-rows")),
+    ClassSetup(ProblemClass.SHARED_IDENT, "random-shared-ident", {"kappa_f": 30.0, "kappa_Ct_id": 30.0, "kappa_W": 30.0}),
+    ClassSetup(ProblemClass.MIXED_IDENT, "random-mixed-ident",
+               {"kappa_f": 30.0, "kappa_AC": 30.0, "kappa_C": 10.0, "kappa_Ct_id": 10.0, "kappa_W": 30.0}),
 )}
 
 #: class → worst-case family, for the classes that have one (report order)
-WORST_FAMILY: dict[str, str] = {c.name: c.worst_family for c in CLASSES.values() if c.worst_family}
+WORST_FAMILY: dict[ProblemClass, str] = {c.name: c.worst_family for c in CLASSES.values() if c.worst_family}

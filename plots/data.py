@@ -13,16 +13,15 @@ engine); the result's ``cell``/``param`` fields are used when present.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mixbounds.bounds.result_id import parse
 from mixbounds.checks.run.document import SCHEMA
 from mixbounds.instances.json_file import JSONFileError, read_json
 
 UPPER_KINDS = ("upper", "tight", "absent")
 SWEEP_KINDS = UPPER_KINDS + ("lower",)
-_ID_RE = re.compile(r"^(?P<cell>T\d+\.[^.]+\.[^.@]+)\.(?P<param>[^.@]+)\.(?P<kind>upper|tight|absent|lower)(?:@.+)?$")
 
 
 class ResultsFileError(ValueError):
@@ -231,8 +230,9 @@ def finite(v) -> float | None:
 
 
 def parse_id(rid: str) -> dict | None:
-    m = _ID_RE.match(rid)
-    return None if m is None else m.groupdict()
+    """``cell``, ``param``, ``kind`` of a claim-cell result id (:func:`mixbounds.bounds.result_id.parse`), else ``None``."""
+    p = parse(rid)
+    return None if p.cell is None else {"cell": p.cell, "param": p.param, "kind": p.kind}
 
 
 def variant_of(res: dict) -> str:

@@ -14,12 +14,13 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 from matplotlib.colors import TwoSlopeNorm
+from mixbounds.bounds.concepts import PROBLEM_CLASSES, ProblemClass
 from mixbounds.plots.data import SweepGroup, finite, variant_of
 from mixbounds.plots.scaling import ORACLE_ORDER, PARAM_ORDER
 from mixbounds.plots.style import new_figure, oracle_tex, param_tex, style_context
 
 _MARK = {"pass": "", "finding": "!", "fail": "✗", "error": "E", "skipped": "–"}
-_TABLE_CLASS_ORDER = ("consensus", "coupled", "shared", "coupled_local", "mixed", "mixed_ident", "shared_ident")
+_TABLE_CLASS_ORDER = (*(c for c in PROBLEM_CLASSES if c.in_table), ProblemClass.MIXED_IDENT, ProblemClass.SHARED_IDENT)
 
 
 def _row_key(cell: str):

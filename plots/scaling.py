@@ -22,6 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.mathtext import MathTextParser
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 from mixbounds.bounds.claims import CLASS_LABELS, get
+from mixbounds.bounds.concepts import ORACLES
 from mixbounds.bounds.render import format_terms
 from mixbounds.plots.data import SweepGroup, closed_text, fmt_slope, slope_reading, variant_of, xy
 from mixbounds.plots.style import (
@@ -36,7 +37,7 @@ from mixbounds.plots.style import (
     y_label,
 )
 
-ORACLE_ORDER = ("grad", "A", "C", "Ct", "comm")
+ORACLE_ORDER = ORACLES
 PARAM_ORDER = ("kappa_f", "kappa_A", "kappa_Ct", "kappa_AC", "kappa_C", "kappa_Ct_id", "kappa_W", "LR2_eps", "MR_eps", "M_mu_eps")
 _VERDICT_MARK = {"pass": "pass", "fail": "FAIL", "finding": "finding", "error": "error", "skipped": "skipped"}
 

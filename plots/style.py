@@ -22,15 +22,16 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.mathtext import MathTextParser  # noqa: E402
 from mixbounds.bounds.claims import PARAMS  # noqa: E402
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.bounds.statements import STATEMENT_PARAMS  # noqa: E402
 
 #: mathtext of each registry parameter (the LaTeX symbols of mixbounds.bounds.claims.PARAMS), and of the parameters
 #: only the statements outside the tables have (mixbounds.bounds.statements.STATEMENT_PARAMS: κ_B, L/μ)
 PARAM_TEX = {**{k: v[1] for k, v in STATEMENT_PARAMS.items()}, **{k: v[1] for k, v in PARAMS.items()}}
 #: oracle → mathtext of its count (Definition def:foda: one round at every node)
-ORACLE_TEX = {"grad": r"N_{\nabla f}", "A": r"N_A", "C": r"N_C", "Ct": r"N_{\widetilde C}", "comm": r"N_W"}
-ORACLE_WORD = {"grad": "gradient rounds", "A": "mult. by A", "C": "mult. by C", "Ct": r"mult. by $\widetilde C$",
-               "comm": "communication rounds"}
+ORACLE_TEX = {Oracle.GRAD: r"N_{\nabla f}", Oracle.A: r"N_A", Oracle.C: r"N_C", Oracle.CT: r"N_{\widetilde C}", Oracle.COMM: r"N_W"}
+ORACLE_WORD = {Oracle.GRAD: "gradient rounds", Oracle.A: "mult. by A", Oracle.C: "mult. by C", Oracle.CT: r"mult. by $\widetilde C$",
+               Oracle.COMM: "communication rounds"}
 
 #: paper-size text (a one-column figure is ~3.4 in wide)
 RC = {

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.solvers.apapc import APAPCParameters, apapc
 from mixbounds.solvers.chebyshev import Chebyshev
 from mixbounds.solvers.homotopy_sliding import homotopy_plan
@@ -46,10 +47,10 @@ class AffineOracles:
 
     def __init__(self, problem):
         self.problem = problem
-        self.counts = {"grad": 0, "B": 0}
+        self.counts = {Oracle.GRAD: 0, "B": 0}
 
     def grad(self, u: np.ndarray) -> np.ndarray:
-        self.counts["grad"] += 1
+        self.counts[Oracle.GRAD] += 1
         return self.problem.objective.grad(u)
 
     def B(self, u: np.ndarray) -> np.ndarray:
@@ -67,7 +68,7 @@ class AffineOracles:
     def snapshot(self) -> dict:
         """Cumulative counts in the :data:`ORACLES` layout (B in the ``A`` column)."""
         out = {k: 0 for k in ORACLES}
-        out["grad"], out["A"] = self.counts["grad"], self.counts["B"]
+        out[Oracle.GRAD], out[Oracle.A] = self.counts[Oracle.GRAD], self.counts["B"]
         return out
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import ORACLES, Oracle
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.kron_identity import KronIdentity, kron_identity
 from mixbounds.instances.kron_identity import canonical_csr as _canonical
@@ -31,7 +32,6 @@ from mixbounds.instances.kron_identity import canonical_csr as _canonical
 if TYPE_CHECKING:  # pragma: no cover
     from mixbounds.instances.problem import MixedProblem
 
-ORACLES = ("grad", "A", "C", "Ct", "comm")
 
 try:  # scipy's CSR kernels: `A @ x` spends ~10 µs per call in dispatch and checks, which
     # dominates the millions of small products of nested Chebyshev polynomials
@@ -137,43 +137,43 @@ class CountedOracles:
     # -- oracles -------------------------------------------------------------
     def grad(self, u: np.ndarray) -> np.ndarray:
         """``∇F(u)`` = (∇f_i at every node); one ``grad`` round."""
-        self.counts["grad"] += 1
+        self.counts[Oracle.GRAD] += 1
         return self._obj.grad(u)
 
     def A(self, x: np.ndarray) -> np.ndarray:
         """``(A_i x_i)_i`` as an ``(n, m)`` array; one ``A``."""
         self._need("_bA", "coupled constraint A")
-        self.counts["A"] += 1
+        self.counts[Oracle.A] += 1
         return spmv(self._bA, x).reshape(self.n, self._m)
 
     def AT(self, Y: np.ndarray) -> np.ndarray:
         """``(A_iᵀ y_i)_i`` as flat x; one ``A``."""
         self._need("_bA", "coupled constraint A")
-        self.counts["A"] += 1
+        self.counts[Oracle.A] += 1
         return spmv(self._bAT, np.ravel(Y))
 
     def C(self, x: np.ndarray) -> np.ndarray:
         """``(C_i x_i)_i`` stacked; one ``C``."""
         self._need("_bC", "local constraints C")
-        self.counts["C"] += 1
+        self.counts[Oracle.C] += 1
         return spmv(self._bC, x)
 
     def CT(self, v: np.ndarray) -> np.ndarray:
         """``(C_iᵀ v_i)_i`` as flat x; one ``C``."""
         self._need("_bC", "local constraints C")
-        self.counts["C"] += 1
+        self.counts[Oracle.C] += 1
         return spmv(self._bCT, v)
 
     def Ct(self, Xt: np.ndarray) -> np.ndarray:
         """``(C̃_i x̃_i)_i`` stacked; one ``Ct``."""
         self._need("_bCt", "shared-variable constraints C̃")
-        self.counts["Ct"] += 1
+        self.counts[Oracle.CT] += 1
         return spmv(self._bCt, np.ravel(Xt))
 
     def CtT(self, v: np.ndarray) -> np.ndarray:
         """``(C̃_iᵀ v_i)_i`` as an ``(n, d̃)`` array; one ``Ct``."""
         self._need("_bCt", "shared-variable constraints C̃")
-        self.counts["Ct"] += 1
+        self.counts[Oracle.CT] += 1
         return spmv(self._bCtT, v).reshape(self.n, -1)
 
     def comm(self, Y: np.ndarray) -> np.ndarray:
@@ -181,5 +181,5 @@ class CountedOracles:
         Y = np.asarray(Y)
         if Y.shape[0] != self.n:
             raise ValueError(f"comm: first axis must be the node axis of length {self.n}, got shape {Y.shape}")
-        self.counts["comm"] += 1
+        self.counts[Oracle.COMM] += 1
         return spmv(self._W, Y)

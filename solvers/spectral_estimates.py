@@ -50,6 +50,7 @@ import math
 
 import numpy as np
 import scipy.sparse.linalg as spla
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.solvers.oracles import ORACLES
 
@@ -152,7 +153,7 @@ def hessian_product_counts(R) -> dict:
     """Oracle rounds of one Hessian product of :func:`spectral_constants` (``grad`` only for a quadratic ``F``)."""
     dW = R.degrees().get("W", 1)
     quad = isinstance(R.problem.objective, QuadraticObjective)
-    return {"grad": int(quad), "A": 2, "C": 0, "Ct": 0, "comm": 2 * dW}
+    return {Oracle.GRAD: int(quad), Oracle.A: 2, Oracle.C: 0, Oracle.CT: 0, Oracle.COMM: 2 * dW}
 
 
 def lanczos_products_min(R) -> int:

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.layers import FOLDERS
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 
 ROOT = Path(__file__).resolve().parent.parent
-#: the folders setuptools maps to mixbounds.<folder> (pyproject.toml, package-dir)
-MAPPED_FOLDERS = ("bounds", "instances", "solvers", "checks", "plots")
+#: the folders setuptools maps to mixbounds.<folder> (pyproject.toml, package-dir; declared in mixbounds.bounds.layers)
+MAPPED_FOLDERS = FOLDERS
 
 
 def installed_copy(dst: Path) -> Path:

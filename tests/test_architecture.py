@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from mixbounds.bounds.layers import LAYERS as DECLARED_LAYERS
 
 #: the layers from the bottom; a module's layer is its top-level sub-package (``mixbounds.<layer>``), or
 #: ``mixbounds`` for the modules of the top package and its own sub-packages (cli, report)
-LAYERS = ("bounds", "instances", "solvers", "checks", "plots", "mixbounds")
+LAYERS = DECLARED_LAYERS
 LAZY_MARK = "# lazy:"
 
 

@@ -119,8 +119,8 @@ def test_recipe_worst_case_family(tmp_path):
     pkg = installed_copy(root)
     (pkg / "instances" / "worst_case" / "toy_consensus.py").write_text(TOY_FAMILY)
     _edit(pkg, "instances/classes.py",
-          '"consensus", "consensus", {"kappa_f": 100.0, "kappa_W": 100.0}, sum_trick=False),',
-          '"toy-consensus", "toy_consensus", {"kappa_f": 100.0, "kappa_W": 100.0}, sum_trick=False),')
+          '_named(ProblemClass.CONSENSUS), _named(ProblemClass.CONSENSUS), {"kappa_f": 100.0, "kappa_W": 100.0},',
+          '"toy-consensus", "toy_consensus", {"kappa_f": 100.0, "kappa_W": 100.0},')
     probe = ("import json\n"
              "from mixbounds.instances.families import families\n"
              "from mixbounds.checks.registry import all_checks\n"
@@ -263,7 +263,8 @@ def test_recipe_pep_certificate(tmp_path):
     ``pep.class.<class>.grid`` then runs it (first in the list: every tier) and certifies it; one file."""
     root = tmp_path / "src"
     pkg = installed_copy(root)
-    _edit(pkg, PEP_FILE, '"consensus": ((10.0, 100.0, C), ', '"consensus": (' + PEP_POINT + '(10.0, 100.0, C), ')
+    _edit(pkg, PEP_FILE, 'ProblemClass.CONSENSUS: ((10.0, 100.0, C), ',
+          'ProblemClass.CONSENSUS: (' + PEP_POINT + '(10.0, 100.0, C), ')
     assert_touches(pkg, "PEP certificate (a point of a class-level grid)", [PEP_FILE])
     probe = ("from mixbounds.checks.registry import all_checks\n"
              "from mixbounds.checks.tiers import TINY\n"

@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: the planted defects the self-checks exist for (issue 37: each must also be caught by a subset that uses it)
 COMM_UNDERCOUNT = ("solvers/oracles.py",
-                   [('        self.counts["comm"] += 1\n        return spmv(self._W, Y)',
+                   [('        self.counts[Oracle.COMM] += 1\n        return spmv(self._W, Y)',
                      '        self._mutant_calls = getattr(self, "_mutant_calls", 0) + 1\n'
-                     '        if self._mutant_calls % 2:\n            self.counts["comm"] += 1\n        return spmv(self._W, Y)')])
+                     '        if self._mutant_calls % 2:\n            self.counts[Oracle.COMM] += 1\n        return spmv(self._W, Y)')])
 ENGINE_TWO_HOPS = ("checks/lower/engine.py",
                    [("            def expand(front):\n                return _gather(step.indptr, step.indices, front)\n",
                      "            def expand(front):\n                one = _gather(step.indptr, step.indices, front)\n"

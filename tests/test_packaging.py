@@ -8,11 +8,13 @@ import sys
 import tomllib
 from pathlib import Path
 
+from mixbounds.bounds.layers import FOLDERS, up_to
+from mixbounds.bounds.layers import package_dir as layers_package_dir
 from mixbounds.checks.run.framework import code_version, source_files
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the top-level folders setuptools maps to mixbounds.<folder> (pyproject.toml, package-dir)
-PACKAGE_FOLDERS = ("bounds", "instances", "solvers", "checks", "plots")
+PACKAGE_FOLDERS = FOLDERS
 
 
 def _declared() -> tuple[set, dict]:
@@ -38,6 +40,33 @@ def test_a_missing_subpackage_is_noticed():
     """Negative control: dropping one declared sub-package makes the comparison fail."""
     declared, package_dir = _declared()
     assert _on_disk(package_dir) != declared - {"mixbounds.checks.lemmas"}
+
+
+def _layer_mismatch(package_dir: dict, packages: set) -> list[str]:
+    """How ``pyproject.toml``'s ``package-dir`` and ``packages`` differ from the declared layers
+    (:mod:`mixbounds.bounds.layers`): each mapped folder and the thin package mapped as declared and listed."""
+    wanted = layers_package_dir()
+    problems = [f"package-dir maps {k!r} to {package_dir.get(k)!r}, the layers say {v!r}"
+                for k, v in wanted.items() if package_dir.get(k) != v]
+    problems += [f"package-dir maps {k!r}, which is no layer" for k in package_dir if k not in wanted]
+    problems += [f"packages lacks {k!r}" for k in wanted if k not in packages]
+    return problems
+
+
+def test_pyproject_agrees_with_the_declared_layers():
+    declared, package_dir = _declared()
+    assert _layer_mismatch(package_dir, declared) == []
+
+
+def test_a_layer_missing_from_pyproject_is_noticed():
+    """Negative controls: a folder dropped from package-dir, one dropped from packages, and an extra folder mapped
+    that the layers do not declare each make the comparison fail."""
+    declared, package_dir = _declared()
+    dropped = {k: v for k, v in package_dir.items() if k != "mixbounds.plots"}
+    assert _layer_mismatch(dropped, declared) == ["package-dir maps 'mixbounds.plots' to None, the layers say 'plots'"]
+    assert _layer_mismatch(package_dir, declared - {"mixbounds.solvers"}) == ["packages lacks 'mixbounds.solvers'"]
+    assert _layer_mismatch(dict(package_dir, **{"mixbounds.extra": "extra"}), declared) == [
+        "package-dir maps 'mixbounds.extra', which is no layer"]
 
 
 def _installed_copy(dst: Path) -> Path:
@@ -66,7 +95,7 @@ def test_code_version_is_the_same_installed_and_from_the_checkout(tmp_path):
     version, where = _version_in(tmp_path)
     assert where.startswith(str(tmp_path)) and version == code_version()
     assert {name for name, _ in source_files()} == {
-        str(p.relative_to(pkg)) for folder in ("bounds", "instances", "solvers", "checks")
+        str(p.relative_to(pkg)) for folder in up_to("checks")
         for p in (pkg / folder).rglob("*.py")}
     f = pkg / "checks" / "tolerances.py"
     f.write_text(f.read_text() + "\n")

@@ -37,6 +37,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.sweeps import CLASS_FAMILIES, NONQUADRATIC, PARAM_KW, RANDOM_BASE, nonquadratic_params
@@ -57,9 +58,9 @@ SAMPLES = 24
 #: how far out along the μ-witness direction (sech²(40) ≈ 7e-35)
 WITNESS_FAR = 40.0
 #: the negative controls: id → (table, class, stated L factor, stated μ factor)
-CONTROLS = {"control.constants.T1.consensus.L_too_small": (1, "consensus", 0.9, 1.0),
-            "control.constants.T1.consensus.mu_too_large": (1, "consensus", 1.0, 1.1),
-            "control.constants.T2.coupled.L_too_small": (2, "coupled", 0.9, 1.0)}
+CONTROLS = {"control.constants.T1.consensus.L_too_small": (1, ProblemClass.CONSENSUS, 0.9, 1.0),
+            "control.constants.T1.consensus.mu_too_large": (1, ProblemClass.CONSENSUS, 1.0, 1.1),
+            "control.constants.T2.coupled.L_too_small": (2, ProblemClass.COUPLED, 0.9, 1.0)}
 
 
 def _node_blocks(obj, u: np.ndarray) -> list[np.ndarray]:

@@ -27,13 +27,14 @@ audit of a counter that skips every second ``comm`` round must come out ``fail``
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import ORACLES, Oracle
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.sweeps import CLASS_FAMILIES, random_sweeps
 from mixbounds.checks.tiers import Tier
 from mixbounds.solvers import CountedOracles, solve
 
-AUDIT_ORACLES = ("grad", "A", "C", "Ct", "comm")
+AUDIT_ORACLES = ORACLES
 #: iterations recounted per audit run (the per-iteration counts are constant, the set-up differs)
 AUDIT_ITERATIONS = 2
 #: methods audited (every method the rate checks and their controls run)
@@ -60,12 +61,12 @@ class _CountingGradient:
         self.obj, self.tally = obj, tally
 
     def grad(self, u):
-        self.tally["grad"] += 1
+        self.tally[Oracle.GRAD] += 1
         return self.obj.grad(u)
 
 
 #: the raw data a CountedOracles holds, and which count a product with it is
-_RAW = (("_W", "comm"), ("_bA", "A"), ("_bAT", "A"), ("_bC", "C"), ("_bCT", "C"), ("_bCt", "Ct"), ("_bCtT", "Ct"))
+_RAW = (("_W", Oracle.COMM), ("_bA", Oracle.A), ("_bAT", Oracle.A), ("_bC", Oracle.C), ("_bCT", Oracle.C), ("_bCt", Oracle.CT), ("_bCtT", Oracle.CT))
 
 
 def wrap_raw(orc, problem) -> dict:
@@ -103,16 +104,17 @@ def closed_form_per_iteration(x_block: str | None, t_block: str | None, degrees:
     ``CᵀC`` = ``2 deg_C`` ``C`` counts (likewise ``C̃'``); without Chebyshev ``W' = W``, ``C' = C``.
     """
     dW = degrees.get("W", 1) if cheb else 1
-    cC = 2 * degrees.get("C", 1) if cheb else 1  # C counts of one C' application
-    cT = 2 * degrees.get("Ct", 1) if cheb else 1
+    cC = 2 * degrees.get(Oracle.C, 1) if cheb else 1  # C counts of one C' application
+    cT = 2 * degrees.get(Oracle.CT, 1) if cheb else 1
     c = dict.fromkeys(AUDIT_ORACLES, 0)
-    c["grad"] = 1
+    c[Oracle.GRAD] = 1
     if x_block in ("coupled", "coupled_local"):
-        c["A"] += 2
-        c["comm"] += 2 * dW
-    raw = {"coupled": {"A": 2, "comm": 2 * dW}, "coupled_local": {"A": 2, "comm": 2 * dW, "C": 2 * cC},
-           "local": {"C": 2}, "consensus": {"comm": 1}, "shared": {"Ct": 2, "comm": 2 * dW},
-           "shared_identical": {"Ct": 2 * cT, "comm": 2 * dW}}
+        c[Oracle.A] += 2
+        c[Oracle.COMM] += 2 * dW
+    # keys: the reformulation's block kinds (named like the classes they serve, plus ``local``/``shared_identical``)
+    raw = {"coupled": {Oracle.A: 2, Oracle.COMM: 2 * dW}, "coupled_local": {Oracle.A: 2, Oracle.COMM: 2 * dW, Oracle.C: 2 * cC},
+           "local": {Oracle.C: 2}, "consensus": {Oracle.COMM: 1}, "shared": {Oracle.CT: 2, Oracle.COMM: 2 * dW},
+           "shared_identical": {Oracle.CT: 2 * cT, Oracle.COMM: 2 * dW}}
     for key, kind in (("x", x_block), ("t", t_block)):
         if kind in (None, "free"):
             continue
@@ -178,10 +180,10 @@ def _skipping_class():
 
         def comm(self, Y):
             self._rounds += 1
-            before = self.counts["comm"]
+            before = self.counts[Oracle.COMM]
             out = super().comm(Y)
             if self._rounds % 2 == 0:
-                self.counts["comm"] = before
+                self.counts[Oracle.COMM] = before
             return out
 
     return SkippingOracles

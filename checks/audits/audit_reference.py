@@ -60,6 +60,7 @@ import json
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
 from mixbounds.checks.tables234 import points as ns
@@ -326,8 +327,8 @@ def checks() -> list[Check]:
         plants = [plant for tt, plant in CONTROLS if tt == t]
         ids = [f"control.reference.T{t}.{plant}" for plant in plants]
         return Check(id=f"control.reference.T{t}", family="selfcheck", result_ids=lambda tier: ids,
-                     tasks=lambda tier: [_task(tier, "coupled", plant, t) for plant in plants],
-                     finalize=lambda tier, pts: [judge(rid, pts[_task(tier, "coupled", plant, t).key], control=True,
+                     tasks=lambda tier: [_task(tier, ProblemClass.COUPLED, plant, t) for plant in plants],
+                     finalize=lambda tier, pts: [judge(rid, pts[_task(tier, ProblemClass.COUPLED, plant, t).key], control=True,
                                                        table=t) for rid, plant in zip(ids, plants)],
                      description=f"a Table {t} reference moved along the solution set or off it must fail the audit")
 

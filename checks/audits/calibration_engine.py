@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.run.framework import Check, Task
@@ -55,7 +56,7 @@ def _path_problem(n: int):
     P = MixedProblem(laplacian(path_adjacency(n)), obj, lay, name=f"calibration path n={n}")
     x_star = np.full(n, 1.0 / n)  # Σ_i f_i is minimised at x = 1/n, copied to every node
     closed = [(n - 1 - k) / n for k in range(n)]
-    return P, x_star, closed, "comm", n - 1
+    return P, x_star, closed, Oracle.COMM, n - 1
 
 
 def _chain_problem(kind: str, K: int = CHAIN_LENGTH, mu: float = CHAIN_MU):
@@ -70,7 +71,7 @@ def _chain_problem(kind: str, K: int = CHAIN_LENGTH, mu: float = CHAIN_MU):
         P = MixedProblem(laplacian(path_adjacency(n)), obj, lay, name="calibration Nesterov chain")
         w = x0 ** 2
         closed = [float(w[k:].sum() / w.sum()) for k in range(K + 1)]  # k gradients reveal indices 1 … k
-        oracle = "grad"
+        oracle = Oracle.GRAD
     else:
         # Σ A_i x_i = 0 with A_1 bidiagonal and A_2 = −I: x_2 = A_1 x_1, so x* lives on both nodes
         A0 = sp.diags([np.ones(K), np.full(K - 1, 0.5)], [0, 1], shape=(K, K), format="csr")
@@ -82,7 +83,7 @@ def _chain_problem(kind: str, K: int = CHAIN_LENGTH, mu: float = CHAIN_MU):
         w = x0 ** 2 + x1 ** 2
         # index j of x needs 2j rounds: x_j → y_j (A_1), y_j → x_{j+1} (A_1ᵀ); node 2's copy joins for free
         closed = [float(w[r // 2 + 1:].sum() / w.sum()) for r in range(2 * K)]
-        oracle = "A"
+        oracle = Oracle.A
         return P, np.concatenate([x0, x1]), closed, oracle, None
     x_star = np.concatenate([x0, np.zeros(K)])
     return P, x_star, closed, oracle, None
@@ -163,7 +164,8 @@ def calibration_verdict(rid: str, p: dict, *, control: bool = False) -> CheckRes
 
 #: the calibration problem of each oracle's propagation: communication on the path, gradients on Nesterov's chain,
 #: the block operators (A, and C, C̃, whose supports propagate through a block the same way) on the coupled chain
-CASE_OF_ORACLE = {"comm": "path", "grad": "nesterov", "A": "coupled", "C": "coupled", "Ct": "coupled"}
+#: the calibration case that exercises each oracle (the ``coupled`` case is the coupled-constraint chain)
+CASE_OF_ORACLE = {Oracle.COMM: "path", Oracle.GRAD: "nesterov", Oracle.A: "coupled", Oracle.C: "coupled", Oracle.CT: "coupled"}
 
 
 def _case_check(case: str) -> Check:

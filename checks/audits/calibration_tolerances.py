@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import get
+from mixbounds.bounds.concepts import ORACLES, Oracle, ProblemClass
 from mixbounds.checks.lemmas import base as lemmas
 from mixbounds.checks.lower.slopes import _verdict as lower_verdict
 from mixbounds.checks.rates import _truncation, verdict
@@ -71,13 +72,13 @@ def _synthetic_sweep(tier: Tier, slope_excess: float = 0.0, target_rel: float = 
     """A consensus κ_W sweep whose per-accuracy counts follow the formula slope + ``slope_excess`` exactly."""
     cell = get("T1.consensus.comm")
     grid = tuple(geomspace(30.0, 300.0, tier.table1.points))
-    sw = Sweep("consensus", "consensus", "kappa_W", {"kappa_f": 100.0, "kappa_W": 100.0}, grid, eps=1e-6)
+    sw = Sweep(ProblemClass.CONSENSUS, ProblemClass.CONSENSUS, "kappa_W", {"kappa_f": 100.0, "kappa_W": 100.0}, grid, eps=1e-6)
     theta = cell.exponent("kappa_W")
     pts = []
     for i, v in enumerate(grid):
         real = v * (1 + target_rel) if i == len(grid) - 1 else v
         y = 50.0 * real ** (theta + slope_excess)
-        per = {o: (y if o == "comm" else 0.0) for o in ("grad", "A", "C", "Ct", "comm")}
+        per = {o: (y if o == Oracle.COMM else 0.0) for o in ORACLES}
         cnt = {o: int(round(per[o])) for o in per}
         pts.append((v, {"converged": True, "reason": "tolerance", "iterations": 100, "final_error": 5e-7,
                         "final_error_recomputed": 5e-7, "eps_asked": 1e-6,
@@ -98,9 +99,9 @@ def _accepts_lower(tier: Tier, delta: float) -> bool:
     cell, sw, pts = _synthetic_sweep(tier, slope_excess=delta)
     engine = []
     for v, p in pts:
-        per = int(round(100.0 * p["per_accuracy"]["comm"]))
+        per = int(round(100.0 * p["per_accuracy"][Oracle.COMM]))
         engine.append((v, {"realized": p["realized"], "n": 10, "chain_length": 100, "variables": 10,
-                           "bounds": {"comm": {"e0": 1.0, "count1": 10, "count2": 10 + per, "reason": "reached"}}}))
+                           "bounds": {Oracle.COMM: {"e0": 1.0, "count1": 10, "count2": 10 + per, "reason": "reached"}}}))
     return lower_verdict(tier, cell, "kappa_W", sw, engine).status == "pass"
 
 
@@ -113,7 +114,7 @@ def _accepts_trunc(delta: float) -> bool:
     cell, sw, pts = _synthetic_sweep(QUICK)
     base = pts[0][1]
     long = dict(base, chain_length=200, per_accuracy={k: v * (1 + delta) for k, v in base["per_accuracy"].items()})
-    return _truncation(QUICK, "consensus", "kappa_W", sw, base, long).status == "pass"
+    return _truncation(QUICK, ProblemClass.CONSENSUS, "kappa_W", sw, base, long).status == "pass"
 
 
 def _accepts(t: Tolerance, delta: float) -> bool:

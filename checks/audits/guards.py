@@ -32,19 +32,17 @@ What a check rests on is read from its family and its result ids (:func:`uses`):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from mixbounds.bounds.concepts import ORACLES
+from mixbounds.bounds.concepts import PROBLEM_CLASSES as PROBLEM_CLASS_NAMES
+from mixbounds.bounds.result_id import parse
 from mixbounds.checks.audits.calibration_engine import CASE_OF_ORACLE
 from mixbounds.checks.tolerances import TOLERANCES
 from mixbounds.instances.classes import CLASSES as PROBLEM_CLASSES
 
-#: a problem class and an oracle in a result id: ``T1.coupled.comm.kappa_W.tight``, ``bench.mixed.apapc.Ct.…``,
-#: ``control.rates.nocheb.T1.shared_ident.comm.kappa_W``
-_CLASS_IN_ID = re.compile(r"(?:^|\.)(?:T(?P<table>\d)|bench|pep)\.(?P<cls>[a-z_]+)\.(?:(?P<oracle>grad|A|C|Ct|comm)\.)?")
-ORACLES = ("grad", "A", "C", "Ct", "comm")
 #: the audited classes (those with a counter audit, :func:`mixbounds.checks.audits.audit_counters.audit_sample`)
-AUDITED = ("consensus", "coupled", "shared", "coupled_local", "mixed", "shared_ident", "mixed_ident")
+AUDITED = PROBLEM_CLASS_NAMES
 #: the tolerances of each family's verdict rules (``{tier}``: the run's tier)
 FAMILY_TOLERANCES = {
     "rates": ("rates:TOL[{tier}]", "rates:TARGET_RTOL", "rates:TRUNC_RTOL"),
@@ -80,8 +78,11 @@ def uses(check, tier: str) -> Uses:
     """What ``check`` (a :class:`mixbounds.checks.run.framework.Check`) rests on in ``tier`` (module docstring)."""
     fam = check.family
     ids = check.result_ids(tier)
-    found = [m for m in (_CLASS_IN_ID.search(r) for r in ids) if m]
-    classes = frozenset(m["cls"] for m in found if m["cls"] in AUDITED)
+    # a problem class and an oracle in a result id: ``T1.coupled.comm.kappa_W.tight``, ``bench.mixed.apapc.Ct.…``,
+    # ``control.rates.nocheb.T1.shared_ident.comm.kappa_W`` (:func:`mixbounds.bounds.result_id.parse`)
+    parsed = [parse(r) for r in ids]
+    found = [p for p in parsed if p.cls is not None]
+    classes = frozenset(m.cls for m in found if m.cls in AUDITED)
     if fam == "selfcheck":
         own = {"calibration.engine.": ("calibration_engine:CURVE_RTOL",),
                "audit.constants": ("audit_constants:CONST_RTOL", "audit_constants:FD_RTOL")}
@@ -91,15 +92,14 @@ def uses(check, tier: str) -> Uses:
     if fam == "pep":  # slopes judged with the Table 1 tolerance; the worst case run by the suite's APAPC
         return Uses(classes=classes, tolerances=_tolerances(fam, tier))
     if fam == "lower":
-        oracles = frozenset(m["oracle"] for m in found if m["oracle"]) or frozenset(ORACLES)
+        oracles = frozenset(m.oracle for m in found if m.oracle) or frozenset(ORACLES)
         return Uses(oracles=oracles, tolerances=_tolerances(fam, tier))
     if fam in SOLVER_FAMILIES:
         classes = classes or frozenset(AUDITED)
         oracles = frozenset(o for c in classes for o in PROBLEM_CLASSES[c].oracles) \
             if fam in USES_ENGINE_AND_COUNTS else frozenset()
-        refs = frozenset((int(m["table"]), m["cls"]) for m in found if fam == "nonsmooth" and m["table"] in ("2", "3", "4"))
-        consts = frozenset((int(m["table"]), m["cls"]) for r, m in zip(ids, (_CLASS_IN_ID.search(r) for r in ids))
-                           if m and m["table"] and "+logcosh" in r)
+        refs = frozenset((m.table, m.cls) for m in found if fam == "nonsmooth" and m.table in (2, 3, 4))
+        consts = frozenset((m.table, m.cls) for r, m in zip(ids, parsed) if m.table and "+logcosh" in r)
         return Uses(classes=classes, oracles=oracles, tolerances=_tolerances(fam, tier), converged=True,
                     references=refs, constants=consts)
     return EVERYTHING

@@ -38,28 +38,29 @@ identical-``C̃`` chain follows the shared formulas under ``Ct`` and is free (``
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.instances.instance import Instance
 
 #: (family, variant) pairs of the constructions with an arrival formula, per oracle (``None``: every variant)
 FORMULAS = {
-    "consensus": {"grad", "comm"},
-    "coupled": {"A", "comm"},
-    "shared": {"Ct", "comm"},
-    "coupled-local@shared-rows": {"A", "comm"},
-    "coupled-local@shared-rows-incidence": {"A", "comm"},
-    "coupled-local@split-rows": {"C"},
-    "mixed@cited": {"A", "Ct", "comm"},
-    "mixed@split-rows": {"C"},
-    "shared-ident": {"grad", "Ct", "comm"},
-    "mixed-ident": {"Ct", "comm"},
-    "-grad": {"grad"},
+    "consensus": {Oracle.GRAD, Oracle.COMM},
+    "coupled": {Oracle.A, Oracle.COMM},
+    "shared": {Oracle.CT, Oracle.COMM},
+    "coupled-local@shared-rows": {Oracle.A, Oracle.COMM},
+    "coupled-local@shared-rows-incidence": {Oracle.A, Oracle.COMM},
+    "coupled-local@split-rows": {Oracle.C},
+    "mixed@cited": {Oracle.A, Oracle.CT, Oracle.COMM},
+    "mixed@split-rows": {Oracle.C},
+    "shared-ident": {Oracle.GRAD, Oracle.CT, Oracle.COMM},
+    "mixed-ident": {Oracle.CT, Oracle.COMM},
+    "-grad": {Oracle.GRAD},
 }
 
 
 def has_formula(inst: Instance, oracle: str) -> bool:
     """Whether :func:`arrival` has the lower-bound argument of ``inst``'s construction for ``oracle``."""
     if inst.family.endswith("-grad"):
-        return oracle == "grad" and "gradient_chain" in inst.params
+        return oracle == Oracle.GRAD and "gradient_chain" in inst.params
     for key in (f"{inst.family}@{inst.variant}", inst.family):
         if key in FORMULAS:
             return oracle in FORMULAS[key]
@@ -105,14 +106,14 @@ def _coupled(pr: dict, n: int, oracle: str, copies: int = 1) -> np.ndarray:
     """``(n × 2·copies·K)`` for the coupled construction's ``x_i = (p blocks, t blocks)``."""
     K = pr["chain_length"]
     k = _k(K)
-    if oracle == "A":
+    if oracle == Oracle.A:
         p = np.tile(2 * (k - 1), (n, 1))
         t = np.tile(2 * np.maximum(k - 1, 1), (n, 1))
-    elif oracle == "comm":
+    elif oracle == Oracle.COMM:
         h, _, d3, b1, b3 = _path(pr["groups"], n)
         p = t = coupled_comm(K, h, d3, b1, b3)
     else:
-        return np.full((n, 2 * copies * K), 1 if oracle == "grad" else 0)
+        return np.full((n, 2 * copies * K), 1 if oracle == Oracle.GRAD else 0)
     return np.hstack([np.tile(p, (1, copies)), np.tile(t, (1, copies))])
 
 
@@ -120,17 +121,17 @@ def _shared(pr: dict, n: int, oracle: str) -> np.ndarray:
     """``(n × 2K)`` for the shared construction's (and the identical-``C̃`` chain's) ``x̃ = (p, t)``."""
     K = pr["chain_length"]
     k = _k(K)
-    if oracle == "Ct":
+    if oracle == Oracle.CT:
         p, t = np.maximum(k - 1, 1), k.copy()
         t[0] = 0
         return np.tile(np.concatenate([p, t]), (n, 1))
-    if oracle == "comm" and pr.get("hop_distance") is not None:
+    if oracle == Oracle.COMM and pr.get("hop_distance") is not None:
         h, d1, _, b1, b3 = _path(pr["groups"], n)
         c = consensus_comm(K + 1, h, d1, b1, b3)
         t = c[:, 1:].copy()
         t[:, 0] = 0
         return np.hstack([c[:, :K], t])
-    return np.full((n, 2 * K), 1 if oracle == "grad" else 0)
+    return np.full((n, 2 * K), 1 if oracle == Oracle.GRAD else 0)
 
 
 def gradient_chain(K: int, conjugate: bool) -> np.ndarray:
@@ -142,9 +143,9 @@ def gradient_chain(K: int, conjugate: bool) -> np.ndarray:
 
 def _consensus(pr: dict, n: int, oracle: str, conjugate: bool = False) -> np.ndarray:
     K = pr["chain_length"]
-    if oracle == "grad":
+    if oracle == Oracle.GRAD:
         return np.tile(gradient_chain(K, conjugate), (n, 1))
-    if oracle == "comm":
+    if oracle == Oracle.COMM:
         h, d1, _, b1, b3 = _path(pr["groups"], n)
         return consensus_comm(K, h, d1, b1, b3)
     return np.zeros((n, K), dtype=np.int64)
@@ -153,8 +154,8 @@ def _consensus(pr: dict, n: int, oracle: str, conjugate: bool = False) -> np.nda
 def _split_rows(pr: dict, n: int, oracle: str) -> np.ndarray:
     """``(n × 2lK)``: every node alike; block ``j`` of ``p`` and of ``t`` (module docstring)."""
     K, l = pr["chain_length"], pr["l"]
-    if oracle != "C":
-        return np.full((n, 2 * l * K), 1 if oracle == "grad" else 0)
+    if oracle != Oracle.C:
+        return np.full((n, 2 * l * K), 1 if oracle == Oracle.GRAD else 0)
     hC, dU1, dU3, _, _ = _path(pr["block_groups"], l)
     k = _k(K)
     t = hC * (k - 1)[None, :] + np.where((k % 2 == 1)[None, :], dU1[:, None], dU3[:, None])  # (l × K)
@@ -169,7 +170,7 @@ def _part(family: str, variant: str, pr: dict, n: int, oracle: str, conjugate: b
     if family == "coupled":
         return _coupled(pr, n, oracle)
     if family in ("shared", "ident-chain"):
-        if family == "ident-chain" and oracle == "comm":
+        if family == "ident-chain" and oracle == Oracle.COMM:
             return np.zeros((n, 2 * pr["chain_length"]), dtype=np.int64)
         return _shared(pr, n, oracle)
     if family == "coupled-local":
@@ -199,7 +200,7 @@ def arrival(inst: Instance, oracle: str, *, conjugate: bool = False) -> tuple[np
         Xt = np.hstack(xt) if xt else np.zeros((n, 0), dtype=np.int64)
     elif fam == "mixed":
         X = _part("coupled-local", inst.variant, pr["x_part"], n, oracle)
-        Xt = _shared(dict(pr["xt_part"], hop_distance=None) if oracle != "comm" else pr["xt_part"], n, oracle)
+        Xt = _shared(dict(pr["xt_part"], hop_distance=None) if oracle != Oracle.COMM else pr["xt_part"], n, oracle)
     else:
         a = _part(fam, inst.variant, pr, n, oracle, conjugate)
         local = fam in ("coupled", "coupled-local")
@@ -218,20 +219,20 @@ def arrival(inst: Instance, oracle: str, *, conjugate: bool = False) -> tuple[np
 #: the table of the module docstring, per chain kind (:data:`mixbounds.checks.lower.asymptotic.MODELS`) and oracle
 #: (``+conj``: ``∇f_i*`` allowed), for the records: ``r_v`` of the exact count's formula
 ARRIVAL_TEXT = {
-    ("consensus", "grad"): "r(θ_k) = k",
+    ("consensus", Oracle.GRAD): "r(θ_k) = k",
     ("consensus", "grad+conj"): "r(θ_k) = max(k − 1, 1)",
-    ("consensus", "comm"): "r(θ_k, node i) = d₁(i) for k <= 2, h(k − 2) + (b₁(i) if k even else b₃(i)) for k >= 3",
-    ("coupled", "A"): "r(p_k) = 2(k − 1), r(t_k) = 2·max(k − 1, 1)",
-    ("coupled", "comm"): "r(p_k, t_k, node i) = 0 for k = 1, d₃(i) for k = 2, h(k − 2) + (b₃(i) if k even else b₁(i))",
-    ("shared", "Ct"): "r(p_k) = max(k − 1, 1), r(t_k) = k (r(t_1) = 0)",
-    ("shared", "comm"): "r(p_k) = consensus r(θ_k), r(t_k) = consensus r(θ_{k+1}) (r(t_1) = 0)",
-    ("cl-shared-rows", "A"): "every block j: coupled r(p_k) = 2(k − 1), r(t_k) = 2·max(k − 1, 1)",
-    ("cl-shared-rows", "comm"): "every block j: the coupled formula",
-    ("cl-split-rows", "C"): "block j: r(t_k) = h_C(k − 1) + (d_U1(j) if k odd else d_U3(j)), "
+    ("consensus", Oracle.COMM): "r(θ_k, node i) = d₁(i) for k <= 2, h(k − 2) + (b₁(i) if k even else b₃(i)) for k >= 3",
+    ("coupled", Oracle.A): "r(p_k) = 2(k − 1), r(t_k) = 2·max(k − 1, 1)",
+    ("coupled", Oracle.COMM): "r(p_k, t_k, node i) = 0 for k = 1, d₃(i) for k = 2, h(k − 2) + (b₃(i) if k even else b₁(i))",
+    ("shared", Oracle.CT): "r(p_k) = max(k − 1, 1), r(t_k) = k (r(t_1) = 0)",
+    ("shared", Oracle.COMM): "r(p_k) = consensus r(θ_k), r(t_k) = consensus r(θ_{k+1}) (r(t_1) = 0)",
+    ("cl-shared-rows", Oracle.A): "every block j: coupled r(p_k) = 2(k − 1), r(t_k) = 2·max(k − 1, 1)",
+    ("cl-shared-rows", Oracle.COMM): "every block j: the coupled formula",
+    ("cl-split-rows", Oracle.C): "block j: r(t_k) = h_C(k − 1) + (d_U1(j) if k odd else d_U3(j)), "
                              "r(p_k) = min(r(t_{k−1}), r(t_k)) (r(p_1) = 0)",
-    ("ident", "Ct"): "r(p_k) = max(k − 1, 1), r(t_k) = k (r(t_1) = 0)",
-    ("sum-trick", "grad"): "r(w_k) = k; base solution in round 1",
+    ("ident", Oracle.CT): "r(p_k) = max(k − 1, 1), r(t_k) = k (r(t_1) = 0)",
+    ("sum-trick", Oracle.GRAD): "r(w_k) = k; base solution in round 1",
     ("sum-trick", "grad+conj"): "r(w_k) = 1: ∇(f_i + h)*(0) returns the whole chain",
-    ("split", "grad"): "r(w_k) = k; base solution in round 1",
+    ("split", Oracle.GRAD): "r(w_k) = k; base solution in round 1",
     ("split", "grad+conj"): "r(w_k) = max(k − 1, 1); base solution in round 1",
 }

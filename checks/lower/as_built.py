@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.lower.asymptotic import MODELS, chain_rho, paper_path_nodes, per_decade, rounds_per_index
 from mixbounds.checks.sweeps import fit_slope
 from mixbounds.instances.graphs import KAPPA_W_RTOL
@@ -44,12 +45,12 @@ RHO_RTOL = 1e-9
 INDEX_QUANTUM = 1.0
 #: where the chain a model reads sits in the instance's parameters (model key → chain kind → path of keys)
 CHAIN_AT = {
-    "consensus": {"consensus": ()},
-    "coupled": {"coupled": ()},
-    "shared": {"shared": ()},
-    "shared-ident": {"consensus": ("consensus_part",), "ident": ("ident-chain_part",)},
-    "mixed-ident": {"coupled": ("coupled_part",), "ident": ("ident-chain_part",)},
-    "mixed@cited": {"coupled": ("coupled_part",), "shared": ("shared_part",)},
+    ProblemClass.CONSENSUS: {ProblemClass.CONSENSUS: ()},
+    ProblemClass.COUPLED: {ProblemClass.COUPLED: ()},
+    ProblemClass.SHARED: {ProblemClass.SHARED: ()},
+    "shared-ident": {ProblemClass.CONSENSUS: ("consensus_part",), "ident": ("ident-chain_part",)},
+    "mixed-ident": {ProblemClass.COUPLED: ("coupled_part",), "ident": ("ident-chain_part",)},
+    "mixed@cited": {ProblemClass.COUPLED: ("coupled_part",), ProblemClass.SHARED: ("shared_part",)},
     "coupled-local@shared-rows": {"cl-shared-rows": ()},
     "coupled-local@shared-rows-incidence": {"cl-shared-rows": ()},
     "coupled-local@split-rows": {"cl-split-rows": ()},

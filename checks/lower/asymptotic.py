@@ -38,6 +38,8 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from mixbounds.bounds.concepts import Oracle
+
 #: where the asymptotic exponent is read: the log-slope between these two values of the swept parameter
 ASYMPTOTE = (1e12, 1e13)
 
@@ -85,23 +87,23 @@ def _model(keys, oracle, part, kind, R):
 
 
 _H = lambda t: hop(t["kappa_W"], t.get("path_rule", "tuned"))  # noqa: E731
-_model(("consensus", "shared-ident"), "grad", "all", "consensus", lambda t: 1.0)
-_model(("consensus", "shared-ident"), "comm", "all", "consensus", _H)
-_model(("coupled",), "A", "all", "coupled", lambda t: 2.0)
-_model(("coupled", "mixed-ident"), "comm", "all", "coupled", _H)
-_model(("mixed@cited",), "A", "all", "coupled", lambda t: 2.0)
-_model(("mixed@cited",), "comm", "x", "coupled", _H)
-_model(("shared",), "Ct", "all", "shared", lambda t: 1.0)
-_model(("shared",), "comm", "all", "shared", _H)
-_model(("mixed@cited",), "Ct", "all", "shared", lambda t: 1.0)
-_model(("mixed@cited",), "comm", "xt", "shared", _H)
-_model(("coupled-local@shared-rows", "coupled-local@shared-rows-incidence"), "A", "all", "cl-shared-rows", lambda t: 2.0)
-_model(("coupled-local@shared-rows", "coupled-local@shared-rows-incidence"), "comm", "all", "cl-shared-rows", _H)
-_model(("coupled-local@split-rows", "mixed@split-rows"), "C", "all", "cl-split-rows",
+_model(("consensus", "shared-ident"), Oracle.GRAD, "all", "consensus", lambda t: 1.0)
+_model(("consensus", "shared-ident"), Oracle.COMM, "all", "consensus", _H)
+_model(("coupled",), Oracle.A, "all", "coupled", lambda t: 2.0)
+_model(("coupled", "mixed-ident"), Oracle.COMM, "all", "coupled", _H)
+_model(("mixed@cited",), Oracle.A, "all", "coupled", lambda t: 2.0)
+_model(("mixed@cited",), Oracle.COMM, "x", "coupled", _H)
+_model(("shared",), Oracle.CT, "all", "shared", lambda t: 1.0)
+_model(("shared",), Oracle.COMM, "all", "shared", _H)
+_model(("mixed@cited",), Oracle.CT, "all", "shared", lambda t: 1.0)
+_model(("mixed@cited",), Oracle.COMM, "xt", "shared", _H)
+_model(("coupled-local@shared-rows", "coupled-local@shared-rows-incidence"), Oracle.A, "all", "cl-shared-rows", lambda t: 2.0)
+_model(("coupled-local@shared-rows", "coupled-local@shared-rows-incidence"), Oracle.COMM, "all", "cl-shared-rows", _H)
+_model(("coupled-local@split-rows", "mixed@split-rows"), Oracle.C, "all", "cl-split-rows",
        lambda t: hop(t["kappa_C"], t.get("path_rule", "tuned")))
-_model(("shared-ident", "mixed-ident"), "Ct", "all", "ident", lambda t: 1.0)
-_model(("sum-trick",), "grad", "all", "sum-trick", lambda t: 1.0)
-_model(("split",), "grad", "all", "split", lambda t: 1.0)
+_model(("shared-ident", "mixed-ident"), Oracle.CT, "all", "ident", lambda t: 1.0)
+_model(("sum-trick",), Oracle.GRAD, "all", "sum-trick", lambda t: 1.0)
+_model(("split",), Oracle.GRAD, "all", "split", lambda t: 1.0)
 
 
 def model_key(family: str, variant: str | None, gradient: str | None = None) -> str:

@@ -30,6 +30,7 @@ APAPC on the certifying construction itself (printed or variant), or, for the pr
 from __future__ import annotations
 
 from mixbounds.bounds.claims import REGISTRY
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.sweeps import CLASS_FAMILIES
 from mixbounds.checks.tiers import Tier, as_tier
 
@@ -41,7 +42,7 @@ CLASSES = ("primal-gradient", "def:foda")
 
 def statements() -> list:
     """The 22 optimality statements: tight Table 1 cells and the identical-C̃ theorem statements."""
-    return [c for c in REGISTRY if c.tight and (c.table == 1 or c.problem_class in ("shared_ident", "mixed_ident"))]
+    return [c for c in REGISTRY if c.tight and (c.table == 1 or c.problem_class in (ProblemClass.SHARED_IDENT, ProblemClass.MIXED_IDENT))]
 
 
 def _params(cell) -> list[str]:

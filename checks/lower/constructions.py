@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mixbounds.bounds.claims import get
+from mixbounds.bounds.concepts import Oracle, ProblemClass
+from mixbounds.bounds.result_id import cell_result_id
 from mixbounds.checks.lower.asymptotic import MODELS, has_model, model_key
 from mixbounds.checks.lower.exact import bound_key, exact_point, formula_text
 from mixbounds.checks.lower.exact_verdict import judge
@@ -83,10 +85,10 @@ class Construction:
 
     def method_class(self, oracle: str) -> str:
         """``def:foda`` unless the bound is a gradient bound that ``∇f_i*`` collapses (the sum-trick)."""
-        return "primal-gradient" if oracle == "grad" and self.keywords.get("gradient") == "sum-trick" else "def:foda"
+        return "primal-gradient" if oracle == Oracle.GRAD and self.keywords.get("gradient") == "sum-trick" else "def:foda"
 
     def key(self, oracle: str, param: str) -> str:
-        conj = oracle == "grad" and self.method_class(oracle) == "def:foda"
+        conj = oracle == Oracle.GRAD and self.method_class(oracle) == "def:foda"
         return bound_key(oracle, conj, self.parts.get((oracle, param), "all"))
 
     def model(self, oracle: str, param: str) -> tuple | None:
@@ -100,38 +102,38 @@ _SUM, _SPLIT = {"gradient": "sum-trick"}, {"gradient": "split"}
 #: cited combination coupled ⊕ shared (the suite's C&L ⊕ shared adds nothing to the printed coupled + local
 #: construction's refutation and is not run)
 CONSTRUCTIONS: tuple[Construction, ...] = (
-    Construction("consensus", "consensus", "printed", None, ("grad", "comm")),
-    Construction("coupled", "coupled", "printed", None, ("A", "comm")),
-    Construction("coupled", "coupled-grad", "printed", None, ("grad",), dict(_SUM), params=("kappa_f",)),
-    Construction("coupled", "coupled-grad", "variant:split-gradient", "split-gradient", ("grad",), dict(_SPLIT),
+    Construction(ProblemClass.CONSENSUS, "consensus", "printed", None, (Oracle.GRAD, Oracle.COMM)),
+    Construction(ProblemClass.COUPLED, "coupled", "printed", None, (Oracle.A, Oracle.COMM)),
+    Construction(ProblemClass.COUPLED, "coupled-grad", "printed", None, (Oracle.GRAD,), dict(_SUM), params=("kappa_f",)),
+    Construction(ProblemClass.COUPLED, "coupled-grad", "variant:split-gradient", "split-gradient", (Oracle.GRAD,), dict(_SPLIT),
                  params=("kappa_f",), full={"kappa_f": (100.0, 3.5)}),
-    Construction("shared", "shared", "printed", None, ("Ct", "comm")),
-    Construction("shared", "shared-grad", "printed", None, ("grad",), dict(_SUM), params=("kappa_f",)),
-    Construction("shared", "shared-grad", "variant:split-gradient", "split-gradient", ("grad",), dict(_SPLIT),
+    Construction(ProblemClass.SHARED, "shared", "printed", None, (Oracle.CT, Oracle.COMM)),
+    Construction(ProblemClass.SHARED, "shared-grad", "printed", None, (Oracle.GRAD,), dict(_SUM), params=("kappa_f",)),
+    Construction(ProblemClass.SHARED, "shared-grad", "variant:split-gradient", "split-gradient", (Oracle.GRAD,), dict(_SPLIT),
                  params=("kappa_f",)),
-    Construction("coupled_local", "coupled-local", "printed", None, ("A", "C", "comm"), {"variant": "printed"},
+    Construction(ProblemClass.COUPLED_LOCAL, "coupled-local", "printed", None, (Oracle.A, Oracle.C, Oracle.COMM), {"variant": "printed"},
                  quick=("kappa_AC",), certifies=(), full={"kappa_C": (30.0, 3.0), "kappa_f": (100.0, 3.0)}),
-    Construction("coupled_local", "coupled-local", "variant:shared-rows-incidence", "shared-rows-incidence",
-                 ("A", "C", "comm"), {"variant": "shared-rows-incidence"}, certifies=("A", "comm")),
-    Construction("coupled_local", "coupled-local", "variant:split-rows", "split-rows", ("C",),
+    Construction(ProblemClass.COUPLED_LOCAL, "coupled-local", "variant:shared-rows-incidence", "shared-rows-incidence",
+                 (Oracle.A, Oracle.C, Oracle.COMM), {"variant": "shared-rows-incidence"}, certifies=(Oracle.A, Oracle.COMM)),
+    Construction(ProblemClass.COUPLED_LOCAL, "coupled-local", "variant:split-rows", "split-rows", (Oracle.C,),
                  {"variant": "split-rows"}, params=("kappa_f", "kappa_AC", "kappa_C"),
                  full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
-    Construction("coupled_local", "coupled-local-grad", "printed", None, ("grad",), dict(_SUM, variant="printed"),
+    Construction(ProblemClass.COUPLED_LOCAL, "coupled-local-grad", "printed", None, (Oracle.GRAD,), dict(_SUM, variant="printed"),
                  params=("kappa_f",), full={"kappa_f": (100.0, 3.0)}),
-    Construction("coupled_local", "coupled-local-grad", "variant:split-gradient", "split-gradient", ("grad",),
+    Construction(ProblemClass.COUPLED_LOCAL, "coupled-local-grad", "variant:split-gradient", "split-gradient", (Oracle.GRAD,),
                  dict(_SPLIT, variant="shared-rows-incidence"), params=("kappa_f",), full={"kappa_f": (100.0, 3.0)}),
-    Construction("mixed", "mixed", _CITED, "cited", ("A", "Ct", "comm"), {"variant": "cited"},
-                 parts={("comm", "kappa_f"): "x", ("comm", "kappa_AC"): "x", ("comm", "kappa_Ct"): "xt",
-                        ("comm", "kappa_W"): "x"},
+    Construction(ProblemClass.MIXED, "mixed", _CITED, "cited", (Oracle.A, Oracle.CT, Oracle.COMM), {"variant": "cited"},
+                 parts={(Oracle.COMM, "kappa_f"): "x", (Oracle.COMM, "kappa_AC"): "x", (Oracle.COMM, "kappa_Ct"): "xt",
+                        (Oracle.COMM, "kappa_W"): "x"},
                  params=("kappa_f", "kappa_AC", "kappa_Ct", "kappa_W")),
-    Construction("mixed", "mixed-grad", _CITED, "cited", ("grad",), dict(_SUM, variant="cited"), params=("kappa_f",)),
-    Construction("mixed", "mixed-grad", "variant:split-gradient", "split-gradient", ("grad",),
+    Construction(ProblemClass.MIXED, "mixed-grad", _CITED, "cited", (Oracle.GRAD,), dict(_SUM, variant="cited"), params=("kappa_f",)),
+    Construction(ProblemClass.MIXED, "mixed-grad", "variant:split-gradient", "split-gradient", (Oracle.GRAD,),
                  dict(_SPLIT, variant="cited"), params=("kappa_f",)),
-    Construction("mixed", "mixed", "variant:split-rows", "split-rows", ("C",), {"variant": "split-rows"},
+    Construction(ProblemClass.MIXED, "mixed", "variant:split-rows", "split-rows", (Oracle.C,), {"variant": "split-rows"},
                  params=("kappa_f", "kappa_AC", "kappa_C"), full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
-    Construction("shared_ident", "shared-ident", "variant:natural", "natural", ("grad", "Ct", "comm"),
+    Construction(ProblemClass.SHARED_IDENT, "shared-ident", "variant:natural", "natural", (Oracle.GRAD, Oracle.CT, Oracle.COMM),
                  params=("kappa_f", "kappa_Ct_id", "kappa_W")),
-    Construction("mixed_ident", "mixed-ident", "variant:natural", "natural", ("Ct", "comm"),
+    Construction(ProblemClass.MIXED_IDENT, "mixed-ident", "variant:natural", "natural", (Oracle.CT, Oracle.COMM),
                  params=("kappa_f", "kappa_AC", "kappa_Ct_id", "kappa_W")),
 )
 
@@ -191,7 +193,7 @@ def cells(c: Construction) -> list:
 
 
 def result_id(cell, param: str, c: Construction) -> str:
-    return with_variant(f"{cell.id}.{param}.lower", c.suffix)
+    return cell_result_id(cell.id, param, "lower", c.suffix)
 
 
 def judge_construction(tier: Tier, c: Construction, cell, param: str, pts: list, *, rid: str | None = None,
@@ -213,7 +215,7 @@ def foda_result(tier: Tier, c: Construction, cell, pts: list) -> CheckResult:
     rid = f"{cell.id}.kappa_f.lower.def_foda"
     rows = []
     for v, p in pts:
-        b, cj = (p.get("bounds") or {}).get("grad"), (p.get("bounds") or {}).get("grad+conj")
+        b, cj = (p.get("bounds") or {}).get(Oracle.GRAD), (p.get("bounds") or {}).get("grad+conj")
         if b is None or cj is None:
             return CheckResult(id=rid, kind="lower-class", status="error", cell=cell.id, param="kappa_f", label="def:foda",
                                detail=f"kappa_f={v:g}: {p.get('error', 'no gradient bound')}")

@@ -42,10 +42,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import ORACLES, Oracle
 from mixbounds.instances.problem import MixedProblem
 from scipy.sparse.csgraph import connected_components
-
-ORACLES = ("grad", "A", "C", "Ct", "comm")
 
 
 def tail_curve(rounds: np.ndarray, masses: np.ndarray, total: float) -> np.ndarray:
@@ -154,7 +153,7 @@ class Engine:
                 rows.append(zmap[Pq.row])
                 cols.append(zmap[Pq.col])
                 seed[zmap[obj.q_blocks[i] != 0]] = True
-        self._add("grad", rows, cols, seed)
+        self._add(Oracle.GRAD, rows, cols, seed)
         if P.A is not None:
             rows, cols, seed = [], [], np.zeros(N, bool)
             for A, idx in _distinct(list(P.A)):
@@ -163,8 +162,8 @@ class Engine:
                     rows.append(yi(i, Pa.row))
                     cols.append(xi(i, Pa.col))
                     seed[yi(i, np.flatnonzero(P.b[i] != 0))] = True
-            self._add("A", rows, cols, seed)
-        for name, blocks, rhs, space in (("C", P.C, P.c, xi), ("Ct", P.Ct, P.ct, ti)):
+            self._add(Oracle.A, rows, cols, seed)
+        for name, blocks, rhs, space in ((Oracle.C, P.C, P.c, xi), (Oracle.CT, P.Ct, P.ct, ti)):
             if blocks is None:
                 continue
             rows, cols, seed = [], [], np.zeros(N, bool)
@@ -186,7 +185,7 @@ class Engine:
                 rows.append(ti(E[0], k)); cols.append(ti(E[1], k))  # noqa: E702
             for k in range(m):
                 rows.append(yi(E[0], k)); cols.append(yi(E[1], k))  # noqa: E702
-            self._add("comm", rows, cols, np.zeros(N, bool))
+            self._add(Oracle.COMM, rows, cols, np.zeros(N, bool))
 
     def _add(self, name, rows, cols, seed):
         r = np.concatenate(rows) if rows else np.zeros(0, np.int64)
@@ -233,7 +232,7 @@ class Engine:
         """
         if oracle not in self.adj:
             raise ValueError(f"lower-bound engine: the problem has no {oracle!r} oracle (has {self.available()})")
-        if conjugate and oracle != "grad":
+        if conjugate and oracle != Oracle.GRAD:
             raise ValueError(f"lower-bound engine: conjugate=True applies to 'grad' only, not {oracle!r}")
         if free is None:
             free = tuple(o for o in self.available() if o != oracle)

@@ -27,6 +27,7 @@ the sum-trick on them) are run by the engine alone: the slope rule decides them 
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lower.arrival import ARRIVAL_TEXT, arrival, has_formula
 from mixbounds.checks.lower.as_built import built_sizes
@@ -169,7 +170,7 @@ def exact_point(family: str, params: dict, oracles: list, parts: dict | None = N
         if o not in eng.available():
             continue
         for part, conj in [(pt, cj) for pt in (parts or {}).get(o, ["all"])
-                           for cj in ((False, True) if o == "grad" else (False,))]:
+                           for cj in ((False, True) if o == Oracle.GRAD else (False,))]:
             mask = None if part == "all" else eng.part(part)
             reach = eng.reach(o, conjugate=conj)
             ecurve = eng.error_curve(reach, mask)

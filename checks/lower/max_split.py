@@ -42,6 +42,7 @@ import math
 
 import numpy as np
 from mixbounds.bounds.claims import REGISTRY
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.checks.lower.arrival import _path, consensus_comm
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.lower.exact_verdict import ASYMPTOTIC_TOL
@@ -57,20 +58,20 @@ ACC = {3: "MR_eps", 4: "M_mu_eps"}
 X0 = 30.0
 #: (class, oracle) → (family, builder keywords): the split chain that carries the cell (module docstring)
 SOURCES = {
-    ("coupled", "comm"): ("network-split", {"where": "coupled"}),
-    ("coupled_local", "comm"): ("network-split", {"where": "coupled"}),
-    ("shared", "comm"): ("network-split", {"where": "shared"}),
-    ("mixed", "comm"): ("network-split", {"where": "shared"}),
-    ("coupled", "A"): ("block-split", {"where": "coupled"}),
-    ("coupled_local", "A"): ("block-split", {"where": "coupled"}),
-    ("mixed", "A"): ("block-split", {"where": "coupled"}),
-    ("coupled_local", "C"): ("block-split", {"where": "local"}),
-    ("mixed", "C"): ("block-split", {"where": "local"}),
-    ("shared", "Ct"): ("block-split", {"where": "shared"}),
-    ("mixed", "Ct"): ("block-split", {"where": "shared"}),
+    (ProblemClass.COUPLED, Oracle.COMM): ("network-split", {"where": ProblemClass.COUPLED}),
+    (ProblemClass.COUPLED_LOCAL, Oracle.COMM): ("network-split", {"where": ProblemClass.COUPLED}),
+    (ProblemClass.SHARED, Oracle.COMM): ("network-split", {"where": ProblemClass.SHARED}),
+    (ProblemClass.MIXED, Oracle.COMM): ("network-split", {"where": ProblemClass.SHARED}),
+    (ProblemClass.COUPLED, Oracle.A): ("block-split", {"where": ProblemClass.COUPLED}),
+    (ProblemClass.COUPLED_LOCAL, Oracle.A): ("block-split", {"where": ProblemClass.COUPLED}),
+    (ProblemClass.MIXED, Oracle.A): ("block-split", {"where": ProblemClass.COUPLED}),
+    (ProblemClass.COUPLED_LOCAL, Oracle.C): ("block-split", {"where": "local"}),
+    (ProblemClass.MIXED, Oracle.C): ("block-split", {"where": "local"}),
+    (ProblemClass.SHARED, Oracle.CT): ("block-split", {"where": ProblemClass.SHARED}),
+    (ProblemClass.MIXED, Oracle.CT): ("block-split", {"where": ProblemClass.SHARED}),
 }
 #: rounds of the counted oracle per hop of the joining path (the engine's A step is x → y, then y → x)
-ROUNDS = {"A": 2, "C": 1, "Ct": 1, "comm": 1}
+ROUNDS = {Oracle.A: 2, Oracle.C: 1, Oracle.CT: 1, Oracle.COMM: 1}
 #: where the asymptotic exponent of N(x) is read (as for Table 1's closed forms)
 ASYMPTOTE = (1e12, 1e13)
 
@@ -257,7 +258,7 @@ def checks() -> list[Check]:
 def controls() -> list[Check]:
     """The chain cut below ``T(x_max)`` (must fail: the count is not read) and the block split planted with both
     halves in the ``U3`` blocks (must fail: every index is local, the closed form does not describe it)."""
-    src = SOURCES[("coupled_local", "C")]
+    src = SOURCES[(ProblemClass.COUPLED_LOCAL, Oracle.C)]
     cell = next(c for c in cells(3) if c.id == "T3.coupled_local.C")
     specs = (("control.lower.max-split.truncated", lambda tier: task(tier, src, chain=max(
                  indices_needed(3, x) for x in grid(tier)) // 2),

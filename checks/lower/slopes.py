@@ -15,6 +15,7 @@ engine's counts on its own sweep (``θ_f − tol <= slope <= max(θ_f, θ) + tol
 
 from __future__ import annotations
 
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.run.framework import Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, Finding, with_variant
@@ -72,7 +73,7 @@ def lower_point(family: str, params: dict, oracles: list, chain: int | None = No
             c1 = head.count
             e1 = head.errors[c1] if c1 is not None else e0 * EPS1_REL
             lb = eng.lower_bound(o, min(e1 * LB_WINDOW, min(ABS_LEVELS)), part=part)
-            if o == "grad":
+            if o == Oracle.GRAD:
                 # Definition def:foda as written: ∇f_i* allowed in every counted round (engine.lower_bound)
                 cj = eng.lower_bound(o, e1 * LB_WINDOW, part=part, conjugate=True)
                 out["bounds"]["grad+conj" if part == "all" else f"grad+conj@{part}"] = {
@@ -86,7 +87,7 @@ def lower_point(family: str, params: dict, oracles: list, chain: int | None = No
 
 
 #: classes whose constructions are direct sums of an x part and an x̃ part (bounds are also run per part)
-_SUM_CLASSES = ("mixed", "mixed_ident")
+_SUM_CLASSES = (ProblemClass.MIXED, ProblemClass.MIXED_IDENT)
 
 
 def best_bound(bounds: dict, oracle: str) -> tuple[str | None, dict | None, int | None]:
@@ -113,7 +114,7 @@ def best_bound(bounds: dict, oracle: str) -> tuple[str | None, dict | None, int 
 def solver_point_task(sw: Sweep, value: float) -> Task:
     """The engine's task at a solver sweep point (same instance; the tight non-gradient oracles of the class's
     Table 1 cells): the rates and the benchmarks compare their counts with it."""
-    oracles = sorted({c.oracle for c in cells_of(sw.cls) if c.tight and c.oracle != "grad"})
+    oracles = sorted({c.oracle for c in cells_of(sw.cls) if c.tight and c.oracle != Oracle.GRAD})
     return _task(sw, value, oracles)
 
 
@@ -134,7 +135,7 @@ def class_bounded(oracle: str) -> str:
     sum-trick families hold for def:foda without ∇f_i* (one call ∇(f_i + h_i)*(0) fills the chain,
     :func:`mixbounds.checks.lower.constructions.foda_result`); the matrix and communication bounds leave ∇f_i and
     ∇f_i* free, i.e. hold for def:foda as written."""
-    if oracle == "grad":
+    if oracle == Oracle.GRAD:
         return "def:foda without ∇f_i* (primal gradients; ∇f_i* collapses the sum-trick chain)"
     return "def:foda (∇f_i and ∇f_i* free)"
 

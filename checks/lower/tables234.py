@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import REGISTRY, get
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.checks.lower.as_built import conformance
 from mixbounds.checks.lower.asymptotic import asymptotic_exponent
 from mixbounds.checks.lower.exact import LEVELS, WINDOW, WINDOW_DECADES
@@ -63,17 +64,17 @@ ACC_OF_KAPPA = {t: (lambda k, f=f: f(k, DELTA)) for t, f in ACC_OF.items()}
 MAX_CHAIN_DIVISOR = {3: 32.0, 4: 8.0}
 MAX_CHAIN_X0 = 10.0
 #: the Table 1 construction each (class, oracle) bound is read from (family, result suffix, gradient chain)
-SOURCE = {("coupled", "A"): ("coupled", None, None), ("coupled", "comm"): ("coupled", None, None),
-          ("shared", "Ct"): ("shared", None, None), ("shared", "comm"): ("shared", None, None),
-          ("coupled_local", "A"): ("coupled-local", "shared-rows-incidence", None),
-          ("coupled_local", "comm"): ("coupled-local", "shared-rows-incidence", None),
-          ("coupled_local", "C"): ("coupled-local", "split-rows", None),
-          ("mixed", "A"): ("mixed", "cited", None), ("mixed", "Ct"): ("mixed", "cited", None),
-          ("mixed", "comm"): ("mixed", "cited", None), ("mixed", "C"): ("mixed", "split-rows", None),
-          ("mixed_ident", "Ct"): ("mixed-ident", "natural", None), ("mixed_ident", "comm"): ("mixed-ident", "natural", None)}
-for _cls, _fam in (("coupled", "coupled-grad"), ("shared", "shared-grad"), ("coupled_local", "coupled-local-grad"),
-                   ("mixed", "mixed-grad")):
-    SOURCE[(_cls, "grad")] = (_fam, "split-gradient", "split")  # T2: def:foda chain; T3/T4: its primal rounds
+SOURCE = {(ProblemClass.COUPLED, Oracle.A): (ProblemClass.COUPLED, None, None), (ProblemClass.COUPLED, Oracle.COMM): (ProblemClass.COUPLED, None, None),
+          (ProblemClass.SHARED, Oracle.CT): (ProblemClass.SHARED, None, None), (ProblemClass.SHARED, Oracle.COMM): (ProblemClass.SHARED, None, None),
+          (ProblemClass.COUPLED_LOCAL, Oracle.A): ("coupled-local", "shared-rows-incidence", None),
+          (ProblemClass.COUPLED_LOCAL, Oracle.COMM): ("coupled-local", "shared-rows-incidence", None),
+          (ProblemClass.COUPLED_LOCAL, Oracle.C): ("coupled-local", "split-rows", None),
+          (ProblemClass.MIXED, Oracle.A): (ProblemClass.MIXED, "cited", None), (ProblemClass.MIXED, Oracle.CT): (ProblemClass.MIXED, "cited", None),
+          (ProblemClass.MIXED, Oracle.COMM): (ProblemClass.MIXED, "cited", None), (ProblemClass.MIXED, Oracle.C): (ProblemClass.MIXED, "split-rows", None),
+          (ProblemClass.MIXED_IDENT, Oracle.CT): ("mixed-ident", "natural", None), (ProblemClass.MIXED_IDENT, Oracle.COMM): ("mixed-ident", "natural", None)}
+for _cls, _fam in ((ProblemClass.COUPLED, "coupled-grad"), (ProblemClass.SHARED, "shared-grad"), (ProblemClass.COUPLED_LOCAL, "coupled-local-grad"),
+                   (ProblemClass.MIXED, "mixed-grad")):
+    SOURCE[(_cls, Oracle.GRAD)] = (_fam, "split-gradient", "split")  # T2: def:foda chain; T3/T4: its primal rounds
 
 
 #: ``|fit − closed-form exponent|`` within which a full-tier sweep (4 decades from κ = 100) counts as carrying the closed
@@ -207,7 +208,7 @@ def judge_max_chain(tier: Tier, table: int, cell, pts: list, grid: list, *, rid:
     """The subgradient bound: the engine's one index per round (the split chain under primal rounds, exact) times
     ``⌈x²/c⌉``."""
     upper = cell.exponent(ACC[table])
-    per_index = [(p.get("bounds") or {}).get("grad") for _, p in pts]
+    per_index = [(p.get("bounds") or {}).get(Oracle.GRAD) for _, p in pts]
     ok = all(b and b.get("exact") and b["exact"]["matched"] == b["exact"]["points"] and not b.get("vertex_mismatch")
              for b in per_index)
     counts = [math.ceil(x * x / MAX_CHAIN_DIVISOR[table]) for x in grid]
@@ -255,8 +256,8 @@ def _class_check(table, cls, cs, find, task, grid, base) -> Check:
         rows = []
         for cell in cs:
             for p in cell.parameters():
-                if cell.oracle == "grad" and table in (3, 4):
-                    rows.append((cell, p, find(*SOURCE[(cls, "grad")]), "kappa_f", f"{cell.id}.{p}.lower", True))
+                if cell.oracle == Oracle.GRAD and table in (3, 4):
+                    rows.append((cell, p, find(*SOURCE[(cls, Oracle.GRAD)]), "kappa_f", f"{cell.id}.{p}.lower", True))
                     continue
                 src = "kappa_f" if p == ACC[table] else p
                 c = find(*SOURCE[(cls, cell.oracle)])

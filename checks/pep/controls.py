@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.pep.model import LinearModel
 from mixbounds.solvers.apapc import APAPCParameters
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree
@@ -35,7 +36,7 @@ def theta_doubled(model: LinearModel) -> APAPCParameters:
 
 def wide_chebyshev(model: LinearModel, widen: float = WIDEN) -> LinearModel:
     """``model`` (consensus) with ``P = P_wide(W)``: degree and APAPC parameters of the correct interval."""
-    if model.data.cls != "consensus":
+    if model.data.cls != ProblemClass.CONSENSUS:
         raise ValueError(f"wide_chebyshev: the interval control is built for the consensus class, got {model.data.cls!r}")
     W = model.data.network.W
     lam, U = np.linalg.eigh(W)

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as sla
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.checks.pep.networks import Network
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
@@ -57,7 +58,7 @@ from mixbounds.solvers.apapc import APAPCParameters
 from mixbounds.solvers.reformulations import Reformulation
 
 #: classes a PEP is formulated for (module docstring of :mod:`mixbounds.checks.pep`: what is not, and why)
-PEP_CLASSES = ("consensus", "coupled", "shared")
+PEP_CLASSES = (ProblemClass.CONSENSUS, ProblemClass.COUPLED, ProblemClass.SHARED)
 #: singular values below this fraction of the largest count as zero (subspace bases)
 RANK_RTOL = 1e-10
 
@@ -78,15 +79,15 @@ class ClassData:
         d = {"class": self.cls, "L_f": self.L_f, "mu_f": self.mu_f, "network": self.network.describe(),
              "method": self.method}
         if self.blocks:
-            d["A_i" if self.cls == "coupled" else "C~_i"] = list(self.blocks)
+            d["A_i" if self.cls == ProblemClass.COUPLED else "C~_i"] = list(self.blocks)
         return d
 
 
 def default_blocks(cls: str, n: int) -> tuple[float, ...]:
     """Fixed scalar blocks: ``a_i = 1 + i/n`` (coupled), ``c̃_i = 1`` at node 0 else 0.5 (shared)."""
-    if cls == "coupled":
+    if cls == ProblemClass.COUPLED:
         return tuple(1.0 + i / n for i in range(n))
-    if cls == "shared":
+    if cls == ProblemClass.SHARED:
         return tuple(1.0 if i == 0 else 0.5 for i in range(n))
     return ()
 
@@ -99,14 +100,14 @@ def class_problem(data: ClassData, scale: float | None = None) -> MixedProblem:
     """
     n = data.network.n
     c = data.L_f if scale is None else scale
-    lay = Layout(d=(1,) * n if data.cls == "coupled" else (0,) * n, dt=0 if data.cls == "coupled" else 1)
+    lay = Layout(d=(1,) * n if data.cls == ProblemClass.COUPLED else (0,) * n, dt=0 if data.cls == ProblemClass.COUPLED else 1)
     obj = QuadraticObjective([np.array([[c]])] * n, [np.zeros(1)] * n, lay, L=data.L_f, mu=data.mu_f)
     kw: dict = {}
-    if data.cls == "coupled":
-        kw = {"A": [np.array([[a]]) for a in data.blocks], "b": [np.zeros(1)] * n}
-    elif data.cls == "shared":
-        kw = {"Ct": [np.array([[a]]) for a in data.blocks], "ct": [np.zeros(1)] * n}
-    elif data.cls != "consensus":
+    if data.cls == ProblemClass.COUPLED:
+        kw = {Oracle.A: [np.array([[a]]) for a in data.blocks], "b": [np.zeros(1)] * n}
+    elif data.cls == ProblemClass.SHARED:
+        kw = {Oracle.CT: [np.array([[a]]) for a in data.blocks], "ct": [np.zeros(1)] * n}
+    elif data.cls != ProblemClass.CONSENSUS:
         raise ValueError(f"PEP: no PEP model for class {data.cls!r} (formulated: {PEP_CLASSES})")
     return MixedProblem(W=data.network.W, objective=obj, layout=lay, name=f"pep-{data.cls}", **kw)
 
@@ -196,4 +197,4 @@ def model_of_problem(data: ClassData, problem: MixedProblem, node_slot: tuple | 
 
 def _degree(ref: Reformulation) -> int:
     """Communication rounds of one application of the normal operator (the Chebyshev degree on W)."""
-    return int(ref.per_iteration_counts()["comm"])
+    return int(ref.per_iteration_counts()[Oracle.COMM])

@@ -34,8 +34,10 @@ from __future__ import annotations
 import math
 
 from mixbounds.bounds.claims import get
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.checks.pep.availability import missing_reason
 from mixbounds.checks.pep.kinds import results as kinds_results
+from mixbounds.checks.pep.model import PEP_CLASSES
 from mixbounds.checks.pep.points import certificate_point, control_point, extraction_point
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, reading
@@ -47,7 +49,7 @@ LABEL = "thm:apapc"
 CERTIFIED = "certified (network)"
 #: same value as mixbounds.checks.pep.performance.PEP_ACCURACY (not imported: that module needs the optional extra)
 PEP_ACCURACY = 1e-6
-CLASSES = ("consensus", "coupled", "shared")
+CLASSES = PEP_CLASSES
 # classes, swept ranges and points per tier: Tier.pep (mixbounds.checks.tiers)
 #: κ_W of the κ_f sweep and κ_f of the κ_W sweep
 FIXED_F, FIXED_W = 10.0, 100.0
@@ -167,7 +169,7 @@ def slope_verdict(tier: Tier, rid: str, cls: str, oracle: str, param: str, pts: 
         return CheckResult(id=rid, kind="pep", status="error", label=LABEL, cell=cell.id, param=param, control=control,
                            detail=f"{len(bad)} PEP(s) not solved to accuracy", points=rows)
     xs = [p[param] for p in rows]
-    ys = [p["iterations"] * (p["comm_per_iteration"] if oracle == "comm" else 1) for p in rows]
+    ys = [p["iterations"] * (p["comm_per_iteration"] if oracle == Oracle.COMM else 1) for p in rows]
     fit = fit_counts(xs, ys)
     why = fit_integrity(fit, len(rows))
     tol = tier.table1.slope_tol
@@ -175,7 +177,7 @@ def slope_verdict(tier: Tier, rid: str, cls: str, oracle: str, param: str, pts: 
         return CheckResult(id=rid, kind="pep", status="error", label=LABEL, cell=cell.id, param=param, control=control,
                            detail=why, points=rows)
     ok = band_ok(fit["slope"], target, tol)
-    what = "PEP iterations −1/log ρ_PEP" + (" × communications per iteration" if oracle == "comm" else "")
+    what = "PEP iterations −1/log ρ_PEP" + (" × communications per iteration" if oracle == Oracle.COMM else "")
     return CheckResult(id=rid, kind="pep", status="pass" if ok else "fail", theory=target, measured=fit["slope"],
                        ci=tuple(fit["ci"]), tolerance=tol, r2=fit["r2"], label=LABEL, cell=cell.id, param=param,
                        control=control, points=[{"x": x, "y": y, **p} for x, y, p in zip(xs, ys, rows)],
@@ -207,9 +209,9 @@ def _control_result(rid: str, p: dict) -> CheckResult:
 
 CONTROLS = {  # id: (control, class, network kind, n, κ_f, κ_W); the controls at the boundary (interval 2×, θ just
     # above its threshold, V without its dual terms, a wrong identical-C̃ fact) are mixbounds.checks.pep.kinds.results'
-    "control.pep.theta_doubled.consensus": ("theta_doubled", "consensus", "path", 3, 10.0, 100.0),
-    "control.pep.theta_doubled.coupled": ("theta_doubled", "coupled", "path", 3, 10.0, 100.0),
-    "control.pep.wide_chebyshev.consensus": ("wide_chebyshev", "consensus", "path", 3, 10.0, 1000.0),
+    "control.pep.theta_doubled.consensus": ("theta_doubled", ProblemClass.CONSENSUS, "path", 3, 10.0, 100.0),
+    "control.pep.theta_doubled.coupled": ("theta_doubled", ProblemClass.COUPLED, "path", 3, 10.0, 100.0),
+    "control.pep.wide_chebyshev.consensus": ("wide_chebyshev", ProblemClass.CONSENSUS, "path", 3, 10.0, 1000.0),
 }
 
 
@@ -263,7 +265,7 @@ def checks() -> list[Check]:
 
     def cert_ids(tier):
         ids = [f"pep.{cls}.contraction.{param}" for cls, param in sweeps(tier)]
-        ids += [f"pep.{cls}.{o}.{param}" for cls, param in sweeps(tier) for o in ("iterations", "comm")]
+        ids += [f"pep.{cls}.{o}.{param}" for cls, param in sweeps(tier) for o in ("iterations", Oracle.COMM)]
         if tier.pep.networks:
             ids += [f"pep.{cls}.contraction.networks" for cls in CLASSES]
         return ids + ["pep.lyapunov.derived"]
@@ -276,8 +278,8 @@ def checks() -> list[Check]:
             rows = [p for _, p in pts]
             every += rows
             res.append(certificate_verdict(f"pep.{cls}.contraction.{param}", rows))
-            res.append(slope_verdict(tier, f"pep.{cls}.iterations.{param}", cls, "grad", param, pts))
-            res.append(slope_verdict(tier, f"pep.{cls}.comm.{param}", cls, "comm", param, pts))
+            res.append(slope_verdict(tier, f"pep.{cls}.iterations.{param}", cls, Oracle.GRAD, param, pts))
+            res.append(slope_verdict(tier, f"pep.{cls}.comm.{param}", cls, Oracle.COMM, param, pts))
         if tier.pep.networks:
             for cls in CLASSES:
                 rows = [points[_net_task(cls, pt).key] for pt in NETWORK_POINTS]

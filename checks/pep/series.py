@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.pep.extract import cross_check, quadratic_fit
 from mixbounds.checks.pep.model import LinearModel
@@ -78,21 +79,21 @@ def worst_case_instance(model: LinearModel, outcome: PEPOutcome, Hs: list) -> tu
     xu, zu = u0[slots], z0[slots]  # node parts of the worst-case start (n × D)
     eye = np.eye(D)
     kw: dict = {}
-    if data.cls == "coupled":
+    if data.cls == ProblemClass.COUPLED:
         lay = Layout(d=(D,) * n, dt=0)
         a = np.asarray(data.blocks, dtype=float)
         xs = -xu
         lam = -(a @ zu) / float(a @ a)
         g = -a[:, None] * lam[None, :]
-        kw = {"A": [ai * eye for ai in a], "b": [ai * x for ai, x in zip(a, xs)]}
+        kw = {Oracle.A: [ai * eye for ai in a], "b": [ai * x for ai, x in zip(a, xs)]}
         u_star = xs.ravel()
     else:
         lay = Layout(d=(0,) * n, dt=D)
         xbar = -xu.mean(axis=0)
         xs = np.tile(xbar, (n, 1))
-        g = zu - zu.mean(axis=0) if data.cls == "consensus" else zu
-        if data.cls == "shared":
-            kw = {"Ct": [ci * eye for ci in data.blocks], "ct": [ci * xbar for ci in data.blocks]}
+        g = zu - zu.mean(axis=0) if data.cls == ProblemClass.CONSENSUS else zu
+        if data.cls == ProblemClass.SHARED:
+            kw = {Oracle.CT: [ci * eye for ci in data.blocks], "ct": [ci * xbar for ci in data.blocks]}
         u_star = np.tile(xbar, n)
     qs = [H @ x - gi for H, x, gi in zip(Hs, xs, g)]
     obj = QuadraticObjective(list(Hs), qs, lay)

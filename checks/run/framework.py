@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, cast
 
 from joblib import Parallel, delayed, parallel_config
+from mixbounds.bounds.layers import up_to
 from mixbounds.checks.run.cache_key import CacheKeyError, load_key, sign
 from mixbounds.checks.run.parent_watch import watch_parent
 from mixbounds.checks.run.result import CheckResult, _clean
@@ -41,7 +42,8 @@ from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.instances.reference.kkt import Reference, reference_solution
 from threadpoolctl import threadpool_limits
 
-_PACKAGES = ("bounds", "instances", "solvers", "checks")
+#: the folders whose sources sign a result (the layers a check can import)
+_PACKAGES = up_to("checks")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from mixbounds.bounds.result_id import with_variant  # noqa: F401  (re-exported: the checks build their ids from here)
 
 STATUSES = ("pass", "fail", "finding", "error", "skipped")
 
@@ -81,24 +82,6 @@ class Finding:
         """
         out: dict[str, Any] = _clean(asdict(self))
         return out
-
-
-def with_variant(base_id: str, variant: str | None) -> str:
-    """The result id users see: ``base_id`` plus ``@variant`` unless the variant is the printed construction.
-
-    Parameters
-    ----------
-    base_id : str
-        The id of the result on the printed construction.
-    variant : str or None
-        The construction's variant (``None`` or ``"printed"``: none).
-
-    Returns
-    -------
-    str
-        ``base_id`` or ``base_id@variant``.
-    """
-    return base_id if variant in (None, "printed") else f"{base_id}@{variant}"
 
 
 def reading(key: str, readings: dict[str, Any]) -> dict[str, Any]:

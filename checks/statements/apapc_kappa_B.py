@@ -25,6 +25,7 @@ which fails both.  Grids and tolerance: ``Tier.statements`` (:mod:`mixbounds.che
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.bounds.statements import statement
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.statements.sweep import Rule, judge_statement
@@ -58,7 +59,7 @@ def apapc_point(kappa_B: float, kappa_G: float, chebyshev: bool = False) -> dict
     env = np.maximum.accumulate(res.history_error[::-1])[::-1]
     i1, i2 = int(np.argmax(env <= EPS_1)), int(np.argmax(env <= EPS_2))
     per = {k: int(v) for k, v in zip(ORACLES, res.history_counts[i2] - res.history_counts[i1])}
-    out["per_accuracy"] = {"iterations": i2 - i1, "grad": per["grad"], "B": per["A"]}
+    out["per_accuracy"] = {"iterations": i2 - i1, Oracle.GRAD: per[Oracle.GRAD], "B": per[Oracle.A]}
     out["hit_row"] = i2
     return out
 

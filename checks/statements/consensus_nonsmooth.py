@@ -25,6 +25,7 @@ tier) — unlike the coupled class, whose κ_B grows like κ_W² (``control.T3.c
 
 from __future__ import annotations
 
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.bounds.statements import statement
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.statements.sweep import Rule, judge_statement, with_exponent
@@ -40,10 +41,10 @@ CONTROL_DECADES = 0.5
 #: (oracle, param) → (rule, control): ``"subgradient"`` (the projected subgradient method), or the wrong claim
 #: ``(exponent, rule kind)`` the same points are judged against
 RESULTS = {
-    ("grad", "MR_eps"): (Rule("upper", finding="derived"), (0.0, "absent")),
-    ("grad", "kappa_W"): (Rule("absent"), (0.5, "tight")),
-    ("comm", "MR_eps"): (Rule("upper"), "subgradient"),
-    ("comm", "kappa_W"): (Rule("upper"), (0.0, "absent")),
+    (Oracle.GRAD, "MR_eps"): (Rule("upper", finding="derived"), (0.0, "absent")),
+    (Oracle.GRAD, "kappa_W"): (Rule("absent"), (0.5, "tight")),
+    (Oracle.COMM, "MR_eps"): (Rule("upper"), "subgradient"),
+    (Oracle.COMM, "kappa_W"): (Rule("upper"), (0.0, "absent")),
 }
 
 

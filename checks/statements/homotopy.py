@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult, Finding, reading
 from mixbounds.checks.statements.sliding_generic import _task as generic_task
@@ -52,7 +53,7 @@ from mixbounds.checks.tiers import FULL, Tier
 from mixbounds.checks.verdict import upper_ok
 
 TABLE, PARAM = 4, "M_mu_eps"
-MATRIX_ORACLES = ("A", "C", "Ct", "comm")
+MATRIX_ORACLES = (Oracle.A, Oracle.C, Oracle.CT, Oracle.COMM)
 #: a point tests the homotopy once its run took at least this many phases (the penalty raised at least twice)
 REGIME_PHASES = 3
 #: points in that regime a cell needs to be measured

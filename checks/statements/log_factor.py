@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.checks.lower import max_split
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult, reading
@@ -168,7 +169,7 @@ def _check(cls: str) -> Check:
 
 def _control(kind: str) -> Check:
     """Planted series on the coupled class's grid (module docstring)."""
-    cls, oracle = "coupled", "A"
+    cls, oracle = ProblemClass.COUPLED, Oracle.A
     rid = f"control.T4.log_factor.{kind}"
 
     def finalize(tier, points):
@@ -186,5 +187,5 @@ def _control(kind: str) -> Check:
 
 
 def checks() -> list[Check]:
-    return [_check(cls) for cls in ("coupled", "shared", "coupled_local", "mixed")] + \
+    return [_check(cls) for cls in (ProblemClass.COUPLED, ProblemClass.SHARED, ProblemClass.COUPLED_LOCAL, ProblemClass.MIXED)] + \
         [_control("planted-removed"), _control("planted-necessary")]

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.bounds.statements import statement
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.statements.sweep import Rule, judge_statement, with_exponent
@@ -69,7 +70,7 @@ def sliding_point(kappa_B: float, mu: float, x: float, method: str, max_inner: i
            "phases": len(res.params.get("phases", [])), "hit_row": int(res.iterations), "method": method,
            "mu_R2_over_eps": mu * R * R / eps}
     if res.converged:
-        out["per_accuracy"] = {"grad": res.counts["grad"], "B": res.counts["A"]}
+        out["per_accuracy"] = {Oracle.GRAD: res.counts[Oracle.GRAD], "B": res.counts[Oracle.A]}
     return out
 
 
@@ -104,7 +105,7 @@ def _rule(part: str, oracle: str, param: str) -> Rule:
 def _control(oracle: str, param: str):
     """The control of a result: ``"subgradient"``, or ``(exponent, rule kind)`` of the wrong claim the gradient
     accuracy results are judged against (the count does not depend on the accuracy)."""
-    return (0.0, "absent") if oracle == "grad" and param != "kappa_B" else "subgradient"
+    return (0.0, "absent") if oracle == Oracle.GRAD and param != "kappa_B" else "subgradient"
 
 
 def _result_check(part: str, oracle: str, param: str, control: bool) -> Check:
@@ -135,4 +136,4 @@ def _result_check(part: str, oracle: str, param: str, control: bool) -> Check:
 
 def checks() -> list[Check]:
     return [_result_check(part, oracle, param, control) for part, (_, acc, _) in PARTS.items()
-            for oracle in ("B", "grad") for param in ("kappa_B", acc) for control in (False, True)]
+            for oracle in ("B", Oracle.GRAD) for param in ("kappa_B", acc) for control in (False, True)]

@@ -17,9 +17,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from mixbounds.bounds.layers import package_dir
+
 #: the installed package's top and the five folders it maps (``mixbounds/`` alone does not contain them)
-ROOTS = ("mixbounds", "mixbounds.bounds", "mixbounds.instances", "mixbounds.solvers", "mixbounds.checks",
-         "mixbounds.plots")
+ROOTS = tuple(package_dir())
 
 
 def submodules(name: str) -> list[str]:

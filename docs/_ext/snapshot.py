@@ -25,10 +25,12 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+from mixbounds.bounds.layers import FOLDERS, TOP_SOURCE
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "data"
 #: the folders whose uncommitted changes make a run's code differ from its commit (the package's source)
-SOURCE = ("src/mixbounds", "bounds", "instances", "solvers", "checks", "plots")
+SOURCE = (TOP_SOURCE, *FOLDERS)
 #: snapshot name → the ``mixbounds`` arguments that produce it (the names results_pages.SNAPSHOTS reads)
 COMMANDS = {
     "quick": ["verify", "--tier", "quick", "--no-plots"],

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.reformulation.options import SUPPORTED_CLASSES
 from mixbounds.solvers.result import SolveResult
 from mixbounds.solvers.solve import solve
 
-CLASSES = ("consensus", "shared", "coupled", "coupled_local", "mixed")
+CLASSES = SUPPORTED_CLASSES
 CITATION = "Salim, Condat, Kovalev, Richtárik (2022), AISTATS, APAPC on the paper's reformulation, no Chebyshev"
 
 

@@ -31,12 +31,13 @@ The method's parameters:
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import Run, gossip_facts, reference_u, require
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
-CLASSES = ("consensus",)
+CLASSES = (ProblemClass.CONSENSUS,)
 CITATION = "Nedić, Olshevsky, Shi (2017), SIAM J. Optim. 27(4):2597-2633, DIGing"
 
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import (
     INNER_REL,
@@ -61,7 +62,7 @@ from mixbounds.solvers.baselines.tracking_admm import balanced_penalty
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
-CLASSES = ("coupled",)
+CLASSES = (ProblemClass.COUPLED,)
 CITATION = "Gong & Zhang (2023), Decentralized proximal method of multipliers for convex optimization with coupled constraints"
 
 

@@ -48,6 +48,7 @@ one ``Ct`` round per iteration), constants ``(μ_f, L_f)``, warm start at the pr
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.bounds.condition import group_L
 from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.solvers.baselines import Baseline
@@ -63,7 +64,7 @@ from mixbounds.solvers.baselines._common import (
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
-CLASSES = ("coupled", "coupled_local", "mixed")
+CLASSES = (ProblemClass.COUPLED, ProblemClass.COUPLED_LOCAL, ProblemClass.MIXED)
 CITATION = ("Necoara & Nedelcu (2014), IEEE TAC 59(5):1232-1243; (2015), Automatica 55:209-216, "
             "distributed dual gradient method")
 #: eigenvalues of W closer than this (relative to λ_max) are one distinct eigenvalue

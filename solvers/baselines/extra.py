@@ -27,12 +27,13 @@ The method's parameters:
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import Run, gossip_facts, mixing_matrix_apply, reference_u, require
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
-CLASSES = ("consensus",)
+CLASSES = (ProblemClass.CONSENSUS,)
 CITATION = "Shi, Ling, Wu, Yin (2015), SIAM J. Optim. 25(2):944-966, EXTRA"
 
 

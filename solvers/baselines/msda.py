@@ -34,13 +34,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import INNER_REL, InnerSolver, Run, gossip_facts, reference_u, require
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_interval
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
-CLASSES = ("consensus",)
+CLASSES = (ProblemClass.CONSENSUS,)
 CITATION = "Scaman, Bach, Bubeck, Lee, Massoulié (2017), ICML, MSDA (Algorithm 2)"
 
 

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.solvers.baselines import Baseline
 from mixbounds.solvers.baselines._common import (
     INNER_REL,
@@ -58,7 +59,7 @@ from mixbounds.solvers.baselines._common import (
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
-CLASSES = ("coupled",)
+CLASSES = (ProblemClass.COUPLED,)
 CITATION = "Falsone, Notarnicola, Notarstefano, Prandini (2020), Automatica 117:108962, Tracking-ADMM"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.solvers.reformulation.scalings import Scalings
 from mixbounds.solvers.reformulation.variables import Variables
 
@@ -65,5 +66,5 @@ class PenalizedObjective:
     def rounds(has_A: bool, degrees: dict) -> dict[str, int]:
         """Oracle rounds of one :meth:`grad` (``degrees``: the inner polynomials')."""
         if not has_A:
-            return {"grad": 1}
-        return {"grad": 1, "A": 2, "comm": 2 * degrees.get("W", 1)}
+            return {Oracle.GRAD: 1}
+        return {Oracle.GRAD: 1, Oracle.A: 2, Oracle.COMM: 2 * degrees.get("W", 1)}

@@ -9,6 +9,8 @@ the problem with a placeholder objective.
 
 from __future__ import annotations
 
+from mixbounds.bounds.concepts import ProblemClass
+
 #: ``"apapc"``: the paper's method (Chebyshev-accelerated); ``"apapc-nocheb"``: the negative control without
 #: polynomials (``W' = W``, ``C' = C``, ``C̃' = C̃``, no outer polynomial)
 METHODS = ("apapc", "apapc-nocheb")
@@ -17,7 +19,8 @@ SPECTRA = ("lemma", "exact")
 #: where ``μ_G``, ``L_G`` come from (:mod:`mixbounds.solvers.reformulation.constants_modes`)
 CONSTANTS = ("lemma", "exact", "spectral", "bounds", "auto")
 #: problem classes with a method (``local`` and ``separable`` have none in the paper)
-SUPPORTED_CLASSES = ("consensus", "shared", "coupled", "coupled_local", "mixed")
+SUPPORTED_CLASSES = (ProblemClass.CONSENSUS, ProblemClass.SHARED, ProblemClass.COUPLED, ProblemClass.COUPLED_LOCAL,
+                     ProblemClass.MIXED)
 
 
 def check(problem, method: str, spectra: str, constants: str) -> None:

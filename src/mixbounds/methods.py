@@ -53,6 +53,7 @@ from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 
+from mixbounds.bounds.concepts import METHOD_CLASSES, Oracle
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.instances.json_file import JSONFileError, loads
 from mixbounds.instances.problem import MixedProblem
@@ -70,7 +71,6 @@ from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
 
 #: the problem classes a user's method can be measured on (those with a worst-case construction, Table 1)
-METHOD_CLASSES = ("consensus", "coupled", "shared", "coupled_local", "mixed")
 #: entry-point group under which installed packages register methods by name
 ENTRY_POINT_GROUP = "mixbounds.methods"
 
@@ -228,14 +228,14 @@ VIEW_FIELDS = {
 }
 #: the operators, one row each of :func:`contract_table`: name → (input, output, counted as, the paper's notation)
 ORACLE_ROWS = {
-    "grad": ("u (size,)", "(size,) u-layout", "1 grad", "(∇f_i(x_i, x̃_i))_i"),
-    "A": ("x (dx,)", "(n, m)", "1 A", "(A_i x_i)_i"),
+    Oracle.GRAD: ("u (size,)", "(size,) u-layout", "1 grad", "(∇f_i(x_i, x̃_i))_i"),
+    Oracle.A: ("x (dx,)", "(n, m)", "1 A", "(A_i x_i)_i"),
     "AT": ("Y (n, m)", "(dx,)", "1 A (a product by Aᵀ is one A)", "(A_iᵀ y_i)_i"),
-    "C": ("x (dx,)", "(Σ p_i,) stacked", "1 C", "(C_i x_i)_i"),
+    Oracle.C: ("x (dx,)", "(Σ p_i,) stacked", "1 C", "(C_i x_i)_i"),
     "CT": ("v (Σ p_i,)", "(dx,)", "1 C", "(C_iᵀ v_i)_i"),
-    "Ct": ("X̃ (n, dt)", "(Σ p̃_i,) stacked", "1 Ct", "(C̃_i x̃_i)_i"),
+    Oracle.CT: ("X̃ (n, dt)", "(Σ p̃_i,) stacked", "1 Ct", "(C̃_i x̃_i)_i"),
     "CtT": ("v (Σ p̃_i,)", "(n, dt)", "1 Ct", "(C̃_iᵀ v_i)_i"),
-    "comm": ("Y (n,) or (n, k)", "same shape", "1 comm (any k: one round carries k columns)",
+    Oracle.COMM: ("Y (n,) or (n, k)", "same shape", "1 comm (any k: one round carries k columns)",
              "W Y along the node axis"),
 }
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from mixbounds.bench_method import RunOptions, measure_plans, plans
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.checks.bench import ORACLES_OF
 from mixbounds.checks.sweeps import CLASS_FAMILIES
 from mixbounds.checks.tiers import TINY, Tier
@@ -68,7 +69,7 @@ class Measurement:
     censored: int = 0
 
 
-def measure(method: Callable[..., Any], problem_class: str, *, oracle: str = "comm", param: str = "kappa_W", tier: Tier | str = TINY,
+def measure(method: Callable[..., Any], problem_class: str, *, oracle: str = Oracle.COMM, param: str = "kappa_W", tier: Tier | str = TINY,
             family: str = "worst", max_iter: int = METHOD_MAX_ITER, method_args: dict[str, Any] | None = None) -> Measurement:
     """Measure one Table 1 sweep of ``method`` in this process, as ``mixbounds bench`` does for one row.
 
@@ -107,6 +108,7 @@ def measure(method: Callable[..., Any], problem_class: str, *, oracle: str = "co
     """
     if problem_class not in METHOD_CLASSES:
         raise ValueError(f"measure: unknown class {problem_class!r} (choose from {', '.join(METHOD_CLASSES)})")
+    problem_class = ProblemClass.named(problem_class)
     if oracle not in ORACLES_OF[problem_class]:
         raise ValueError(f"measure: class {problem_class} has no oracle {oracle!r} ({ORACLES_OF[problem_class]})")
     if param not in CLASS_FAMILIES[problem_class][2]:

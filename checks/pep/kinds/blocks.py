@@ -21,6 +21,7 @@ instances give the class constants of ``coupled_local`` and ``mixed`` for the cl
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.pep.model import ClassData, LinearModel, model_of_problem
 from mixbounds.checks.pep.networks import network
 from mixbounds.instances.layout import Layout
@@ -29,7 +30,7 @@ from mixbounds.instances.problem import MixedProblem
 from mixbounds.solvers.reformulation.variables import Variables
 
 #: classes with a non-scalar-block model
-BLOCK_CLASSES = ("coupled", "coupled_local", "mixed")
+BLOCK_CLASSES = (ProblemClass.COUPLED, ProblemClass.COUPLED_LOCAL, ProblemClass.MIXED)
 
 
 def _A(i: int, n: int) -> np.ndarray:
@@ -57,12 +58,12 @@ def block_problem(cls: str, data: ClassData, kappa_A: float | None = None) -> tu
     coupled blocks ``A_i ∈ R^{2×2}`` of :func:`_A_spread` instead of ``R^{1×2}`` (``R`` for mixed)."""
     n, L = data.network.n, data.L_f
     A = [_A(i, n) for i in range(n)] if kappa_A is None else [_A_spread(kappa_A)] * n
-    if cls in ("coupled", "coupled_local"):
+    if cls in (ProblemClass.COUPLED, ProblemClass.COUPLED_LOCAL):
         lay = Layout(d=(2,) * n, dt=0)
         kw = {"A": A, "b": [np.zeros(A[0].shape[0])] * n}
-        if cls == "coupled_local":
+        if cls == ProblemClass.COUPLED_LOCAL:
             kw.update(C=[_C(i, n) for i in range(n)], c=[np.zeros(1)] * n)
-    elif cls == "mixed":
+    elif cls == ProblemClass.MIXED:
         dx = 1 if kappa_A is None else 2
         lay = Layout(d=(dx,) * n, dt=1)
         if kappa_A is None:

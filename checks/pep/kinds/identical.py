@@ -27,6 +27,7 @@ two sizes need not coincide.
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.checks.pep.kinds.blocks import _A, _C
 from mixbounds.checks.pep.model import ClassData, LinearModel, model_of_problem
 from mixbounds.checks.pep.networks import network
@@ -38,7 +39,7 @@ from mixbounds.solvers.reformulation.variables import Variables
 
 #: the identical-C̃ classes (bounds.claims: "shared_ident" is thm:LI_upper_bound, "mixed_ident" the identical case
 #: of thm:upper_bound_coupled_plus_non_ident_local_constraints_prob)
-IDENT_CLASSES = ("shared_ident", "mixed_ident")
+IDENT_CLASSES = (ProblemClass.SHARED_IDENT, ProblemClass.MIXED_IDENT)
 #: x̃'s dimension: the constants' instances and the fixed-network ones (module docstring)
 DT_CONSTANTS, DT_NETWORK = 3, 2
 #: a fixed rotation of R³ (orthonormal rows), so that ker C̃ is not a coordinate axis
@@ -66,8 +67,8 @@ def ident_problem(cls: str, data: ClassData, dt: int, kappa_Ct: float = 1.0) -> 
         raise ValueError(f"PEP identical C̃: unknown class {cls!r} (formulated: {IDENT_CLASSES})")
     n, L = data.network.n, data.L_f
     Ct = ident_Ct(dt, kappa_Ct)
-    kw: dict = {"Ct": [Ct] * n, "ct": [np.zeros(Ct.shape[0])] * n}
-    if cls == "shared_ident":
+    kw: dict = {Oracle.CT: [Ct] * n, "ct": [np.zeros(Ct.shape[0])] * n}
+    if cls == ProblemClass.SHARED_IDENT:
         dx = 0
     elif dt == DT_CONSTANTS:
         dx = 2

@@ -14,6 +14,7 @@ import dataclasses
 import math
 
 import numpy as np
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.pep.availability import available, missing_reason
 from mixbounds.checks.pep.factor import iterations, rho_theorem
 from mixbounds.checks.pep.kinds.identical import DT_NETWORK, IDENT_CLASSES, ident_model
@@ -23,7 +24,7 @@ from mixbounds.checks.pep.networks import network
 
 #: classes whose constants come from the several-slot instances (:mod:`mixbounds.checks.pep.kinds.blocks`): with
 #: one scalar slot a local constraint fixes the variable
-FROM_BLOCKS = ("coupled_local", "mixed")
+FROM_BLOCKS = (ProblemClass.COUPLED_LOCAL, ProblemClass.MIXED)
 #: the network of the class points' constants and of the binding case
 NETWORK = ("path", 3)
 #: κ_C̃ of an identical-C̃ class point that does not name one
@@ -155,7 +156,7 @@ def ident_fact_point(cls: str, kappa_f: float, kappa_W: float, fact: str, factor
 
 
 #: the binding case: APAPC without Chebyshev on the path of 3, κ_f = 10, κ_W = 1000 (χ = 1000 >= 4κ: τ = 1)
-BINDING = ("consensus", 10.0, 1000.0, "apapc-nocheb")
+BINDING = (ProblemClass.CONSENSUS, 10.0, 1000.0, "apapc-nocheb")
 
 
 def binding_point(scope: str, K: int, start: str, kappa_W: float | None = None, kappa_f: float | None = None) -> dict:
@@ -182,7 +183,7 @@ def interval_point(widen: float, kappa_f: float, kappa_W: float) -> dict:
         return {"skipped": missing_reason()}
     from mixbounds.checks.pep import controls  # lazy: the optional [pep] extra
 
-    model = scalar_or_block_model("consensus", kappa_f, kappa_W)
+    model = scalar_or_block_model(ProblemClass.CONSENSUS, kappa_f, kappa_W)
     wide = controls.wide_chebyshev(model, widen)
     return {**network_point(wide), "control": f"interval widened {widen:g}x"}
 
@@ -195,11 +196,11 @@ def theta_point(factor: float | None = None, bisect: bool = False) -> dict:
     from mixbounds.checks.pep.kinds import boundary  # lazy: the optional [pep] extra
     from mixbounds.checks.pep.kinds.classlevel import ClassSpec  # lazy: the optional [pep] extra
 
-    model = scalar_or_block_model("consensus", 10.0, 100.0)
+    model = scalar_or_block_model(ProblemClass.CONSENSUS, 10.0, 100.0)
     p = model.params
     spec = ClassSpec(p.mu, p.L, p.lam_min, p.lam_max)
     rt = rho_theorem(p)
-    base = {"scope": "class", "class": "consensus", "kappa_f": 10.0, "kappa_W": 100.0, **_spec_record(spec, p),
+    base = {"scope": "class", "class": ProblemClass.CONSENSUS, "kappa_f": 10.0, "kappa_W": 100.0, **_spec_record(spec, p),
             "recorded_threshold": boundary.THETA_THRESHOLD}
     if bisect:
         f, evals = boundary.theta_threshold(spec, rt)

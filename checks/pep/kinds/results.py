@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 
+from mixbounds.bounds.concepts import ProblemClass
 from mixbounds.checks.pep.kinds import points as kp
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, reading
@@ -53,22 +54,22 @@ _COMMON = ((10.0, 100.0, C), (10.0, 3.0, N), (1000.0, 100.0, C), (10.0, 1000.0, 
            (100.0, 3.0, N))
 _SPREAD = ((3.0, 3.0, N, {"kappa_A": 30.0}), (1.1, 3.0, N, {"kappa_A": 100.0}))
 CLASS_GRID = {
-    "consensus": ((10.0, 100.0, C), (10.0, 1000.0, N), (1000.0, 100.0, C), (10.0, 1e4, C), (1.5, 100.0, C),
+    ProblemClass.CONSENSUS: ((10.0, 100.0, C), (10.0, 1000.0, N), (1000.0, 100.0, C), (10.0, 1e4, C), (1.5, 100.0, C),
                   (100.0, 10.0, N), (10.0, 10.5, N), (10.0, 22.5, N), (10.0, 60.0, N),
                   # χ = 4κ: τ = 1 − 1e-16 in floats, the D(u_f) weight 2e-16; solved, but its rounded certificate
                   # fails to verify (certified (float), said so)
                   (10.0, 40.0, N)),
-    "coupled": _COMMON + _SPREAD, "mixed": _COMMON + _SPREAD,
-    "shared": _COMMON + ((1.5, 3.0, N), (1.1, 3.0, N)),
-    "coupled_local": _COMMON + ((1.5, 3.0, N), (1.1, 3.0, N, {"kappa_A": 30.0})),
+    ProblemClass.COUPLED: _COMMON + _SPREAD, ProblemClass.MIXED: _COMMON + _SPREAD,
+    ProblemClass.SHARED: _COMMON + ((1.5, 3.0, N), (1.1, 3.0, N)),
+    ProblemClass.COUPLED_LOCAL: _COMMON + ((1.5, 3.0, N), (1.1, 3.0, N, {"kappa_A": 30.0})),
     # identical C̃ (kinds.identical), κ_C̃ given: the Chebyshev points have χ ≈ 5 (lem:local_spectrum without an
     # outer polynomial), κ_f = 1.5 and 1.1 put them in κ < χ < 4κ and τ = 1; without Chebyshev χ = 100
     # (shared_ident) or 368 (mixed_ident) at κ_W = 3
-    "shared_ident": tuple(p[:3] + ({"kappa_Ct": p[3]},) for p in (
+    ProblemClass.SHARED_IDENT: tuple(p[:3] + ({"kappa_Ct": p[3]},) for p in (
         (10.0, 100.0, C, 10.0), (10.0, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
         (1.5, 100.0, C, 10.0), (1.1, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (30.0, 3.0, N, 10.0),
         (100.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0))),
-    "mixed_ident": tuple(p[:3] + ({"kappa_Ct": p[3]},) for p in (
+    ProblemClass.MIXED_IDENT: tuple(p[:3] + ({"kappa_Ct": p[3]},) for p in (
         (10.0, 100.0, C, 10.0), (1.1, 3.0, N, 10.0), (1000.0, 100.0, C, 10.0), (10.0, 1e4, C, 100.0),
         (1.5, 100.0, C, 10.0), (100.0, 10.0, C, 1000.0), (10.0, 3.0, N, 10.0), (10.0, 10.0, N, 10.0),
         (1.5, 3.0, N, 1.5), (3.0, 3.0, N, 10.0))),
@@ -77,9 +78,9 @@ CLASS_GRID = {
 BLOCK_POINT = (10.0, 100.0)
 #: the classes with a several-slot fixed-network result ``pep.blocks.<class>`` (the identical-C̃ ones with the
 #: network instances of kinds.identical)
-BLOCK_RESULTS = ("coupled", "coupled_local", "mixed", "shared_ident", "mixed_ident")
+BLOCK_RESULTS = (ProblemClass.COUPLED, ProblemClass.COUPLED_LOCAL, ProblemClass.MIXED, ProblemClass.SHARED_IDENT, ProblemClass.MIXED_IDENT)
 #: the identical-C̃ control: class, κ_f, κ_W (the dual state binds at κ_f = 1.5), the fact and its factor
-IDENT_FACT = ("shared_ident", 1.5, 100.0, "lambda_min_W", 2.0)
+IDENT_FACT = (ProblemClass.SHARED_IDENT, 1.5, 100.0, "lambda_min_W", 2.0)
 #: the binding certificates: id suffix → (scope, κ_W, K, start, κ_f); the two-mode ones sit at χ = κ = 100, where the
 #: consensus direction and the network's λ_min+ contract at nearly one rate and the worst case couples them
 BINDING_POINTS = {"network": ("network", 10.5, 1, "any", 10.0), "kstep": ("class", 1000.0, 5, "algorithm", 10.0),
