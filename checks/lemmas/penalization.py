@@ -18,12 +18,12 @@ must break ``‖Bû − b‖ <= 2ε/R_dual`` (the 1-D linear case reaches ``4ε/
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
 from mixbounds.checks.lemmas.cases import _rng
 from mixbounds.checks.lemmas.max_affine import (
+    BoxCases,
     box_instance,
     constrained,
     penalized,
@@ -81,20 +81,10 @@ def point_penalization(case: dict, _cost: float = 0.0) -> dict:
             if case["kind"] == "box" else None}
 
 
-@dataclass(frozen=True)
-class PenalizationCases:
-    """The cases of one tier: ``cases`` seeded cases on U = R^d, ``seeds`` per box instance and the box half-widths
-    ``box_t`` of the instances with a bound active at the optimum."""
-
-    cases: int
-    seeds: int
-    box_t: tuple
-
-
 #: the cases per tier
-SETTINGS = per_tier(tiny=PenalizationCases(cases=2, seeds=1, box_t=(3.0,)),
-                    quick=PenalizationCases(cases=5, seeds=2, box_t=(1.0, 3.0)),
-                    full=PenalizationCases(cases=50, seeds=2, box_t=(0.5, 1.0, 1.5, 2.0, 3.0, 10.0)))
+SETTINGS = per_tier(tiny=BoxCases(cases=2, seeds=1, box_t=(3.0,)),
+                    quick=BoxCases(cases=5, seeds=2, box_t=(1.0, 3.0)),
+                    full=BoxCases(cases=50, seeds=2, box_t=(0.5, 1.0, 1.5, 2.0, 3.0, 10.0)))
 
 
 def _cases(tier: Tier) -> list[Point]:

@@ -19,13 +19,13 @@ Verdict: ``finding`` when the bound holds on every ``U = R^d`` case and fails on
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
 from mixbounds.checks.lemmas.cases import _rng
 from mixbounds.checks.lemmas.max_affine import (
     KKT_TOL,
+    BoxCases,
     box_instance,
     constrained,
     dual_range_1d,
@@ -62,20 +62,10 @@ def point_dual_bound(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
-@dataclass(frozen=True)
-class DualBoundCases:
-    """The cases of one tier: ``cases`` seeded cases on U = R^d, ``seeds`` per box instance and the box half-widths
-    ``box_t`` of the instances with a bound active at the optimum."""
-
-    cases: int
-    seeds: int
-    box_t: tuple
-
-
 #: the cases per tier
-SETTINGS = per_tier(tiny=DualBoundCases(cases=3, seeds=1, box_t=(3.0,)),
-                    quick=DualBoundCases(cases=8, seeds=2, box_t=(0.5, 3.0, 30.0)),
-                    full=DualBoundCases(cases=80, seeds=2, box_t=(0.1, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0)))
+SETTINGS = per_tier(tiny=BoxCases(cases=3, seeds=1, box_t=(3.0,)),
+                    quick=BoxCases(cases=8, seeds=2, box_t=(0.5, 3.0, 30.0)),
+                    full=BoxCases(cases=80, seeds=2, box_t=(0.1, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0)))
 
 
 def _cases(tier: Tier) -> list[Point]:
