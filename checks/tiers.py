@@ -1,9 +1,13 @@
 """The tiers of a run: ``tiny``, ``quick`` and ``full``, each one typed object holding every number it sets.
 
-A tier decides how much is measured: the grids of the sweeps, the budgets of the runs, the slope tolerances
-that go with those grids, and how many seeded cases each lemma check draws.  They are grouped by what they
-configure (:class:`Table1Sweeps`, :class:`Tables24Sweeps`, :class:`BenchSweeps`, :class:`LemmaCases`); a check
-receives the :class:`Tier` and reads its own group.  ``results.json`` records the tier's :attr:`Tier.name`.
+A tier decides how much is measured: the grids of the sweeps, the budgets of the runs and the slope tolerances
+that go with those grids.  They are grouped by what they configure (:class:`Table1Sweeps`, :class:`Tables24Sweeps`,
+:class:`BenchSweeps`, …); a check receives the :class:`Tier` and reads its own group.  ``results.json`` records the
+tier's :attr:`Tier.name`.
+
+A check whose settings are its own (how many seeded cases a lemma check draws, which extra cases a tier adds)
+declares them next to its code, as a small frozen dataclass per tier name (:func:`per_tier`), and reads
+``SETTINGS[tier.name]``: adding such a check does not edit this module, and no check branches on a tier.
 
 * ``tiny``: seconds; the command-line tests (3 points per sweep, not a verdict anyone should cite);
 * ``quick``: the default, the whole registry in minutes (>= 4 points over >= 1 decade);
@@ -18,8 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, TypeVar
-
-import numpy as np
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -145,50 +147,6 @@ class BenchSweeps:
 
 
 @dataclass(frozen=True)
-class LemmaCases:
-    """How many seeded random cases (and which grids) each lemma check of :mod:`mixbounds.checks.lemmas` draws."""
-
-    coupled_spectrum: int
-    local_spectrum: int
-    mixed_coupled_with_local_spectrum: int
-    identical_mixed_spectrum: int
-    conv_smooth_c_and_l: int
-    strong_conv_G_penal: int
-    projected_condition_number: int
-    regularized_convergence: int
-    #: samples per case of the regularised-convergence lemma
-    regularized_samples: int
-    #: κ_W sweep of the order statement of ``lem:mixed_coupled_with_local_spectrum`` (κ̃_AC = κ_C = 10 fixed, ring
-    #: with n = 8; empty: the statement is not checked in the tier) and its seeds
-    mixed_order_kappa_W: tuple[Any, ...]
-    mixed_order_seeds: int
-    #: κ grid of the Chebyshev interval check and the κ's of its dense P(M) check
-    chebyshev_kappas: tuple[Any, ...]
-    chebyshev_dense_kappas: tuple[Any, ...]
-    #: path sizes n and κ_W values of the closed forms of the path graph
-    path_sizes: tuple[Any, ...]
-    path_kappa_W: tuple[Any, ...]
-    #: seeded cases of lem:boundness_of_penal_prob_dual and lem:penalization on U = R^d, their seeds per box
-    #: instance and the box half-widths t of the instances with a bound active at the optimum
-    penal_dual_bound: int
-    penalization: int
-    penal_seeds: int
-    penal_dual_box_t: tuple[Any, ...]
-    penalization_box_t: tuple[Any, ...]
-    #: seeded cases of the kernel equivalence of sub:shared_variable_constraints
-    kernel_equivalence: int
-    #: network sizes n of the Appendix B reformulations
-    formulation_sizes: tuple[Any, ...]
-    #: the remarks after def:mixed_condition_number: sizes n of the B_i = e_i example, random cases
-    remark_units: tuple[Any, ...]
-    remark_cases: int
-    #: adversarial search per lemma statement: (random starts, local restarts, evaluations per restart), and the
-    #: scheduling cost estimate of one search task
-    adversarial_budget: tuple[Any, ...]
-    adversarial_cost: float
-
-
-@dataclass(frozen=True)
 class PEPSweeps:
     """The performance-estimation certificates (:mod:`mixbounds.checks.pep.registry`): which classes, which κ ranges.
 
@@ -252,7 +210,6 @@ class Tier:
     tables24: Tables24Sweeps
     #: ``None``: the tier does not run the benchmarks
     bench: BenchSweeps | None
-    lemmas: LemmaCases
     lower: LowerBounds
     pep: PEPSweeps
     statements: StatementSweeps
@@ -280,15 +237,6 @@ TINY = Tier(
     bench=BenchSweeps(
         points=2, range=(4.0, 10.0), base=4.0, eps=(1e-2, 1e-5), stop=1e-8, budget=3000, calls=None,
         range_override=_frozen({"kappa_AC": (12.0, 30.0)}), random_base_override=_frozen({})),
-    lemmas=LemmaCases(
-        coupled_spectrum=3, local_spectrum=3, mixed_coupled_with_local_spectrum=3, identical_mixed_spectrum=2,
-        conv_smooth_c_and_l=3, strong_conv_G_penal=2, projected_condition_number=3, regularized_convergence=2,
-        regularized_samples=400, mixed_order_kappa_W=(), mixed_order_seeds=0,
-        chebyshev_kappas=(1.0, 2.0, 10.0, 100.0, 1e4, 1e6), chebyshev_dense_kappas=(4.0, 100.0),
-        path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3),
-        penal_dual_bound=3, penalization=2, penal_seeds=1, penal_dual_box_t=(3.0,), penalization_box_t=(3.0,),
-        kernel_equivalence=3, formulation_sizes=(3,), remark_units=(2, 3), remark_cases=2,
-        adversarial_budget=(8, 1, 20), adversarial_cost=0.5),
     pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 31.6), kappa_W_range=(100.0, 316.0),
                   points=3, networks=False, class_points=1),
     statements=StatementSweeps(
@@ -332,18 +280,6 @@ QUICK = Tier(
     # method to their budgets on the printed mixed construction); the registry's quick verdicts do not need them.
     # ``mixbounds bench --tier tiny|full`` (or ``mixbounds verify --tier tiny|full --claims 'bench.*'``)
     bench=None,
-    lemmas=LemmaCases(
-        coupled_spectrum=18, local_spectrum=16, mixed_coupled_with_local_spectrum=18, identical_mixed_spectrum=14,
-        conv_smooth_c_and_l=14, strong_conv_G_penal=12, projected_condition_number=16, regularized_convergence=12,
-        regularized_samples=400, mixed_order_kappa_W=(30.0, 100.0, 300.0), mixed_order_seeds=1,
-        chebyshev_kappas=tuple(sorted({*np.logspace(0, 6, 61).tolist(),
-                                       *[float(j * j) for j in (2, 3, 10, 31, 100, 316, 1000)], 1.0 + 1e-9, 1.5,
-                                       3.99})),
-        chebyshev_dense_kappas=(1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6),
-        path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist()),
-        penal_dual_bound=8, penalization=5, penal_seeds=2, penal_dual_box_t=(0.5, 3.0, 30.0),
-        penalization_box_t=(1.0, 3.0), kernel_equivalence=8, formulation_sizes=(3, 5), remark_units=(2, 3, 5, 8, 13),
-        remark_cases=6, adversarial_budget=(24, 2, 40), adversarial_cost=1.0),
     pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 100.0), kappa_W_range=(100.0, 1000.0),
                   points=4, networks=False),
     statements=StatementSweeps(
@@ -384,17 +320,6 @@ FULL = Tier(
     bench=BenchSweeps(
         points=5, range=(10.0, 1000.0), base=10.0, eps=(1e-3, 1e-8), stop=1e-10, budget=100000, calls=300000,
         range_override=_frozen({"kappa_AC": (12.0, 1200.0)}), random_base_override=_frozen({"kappa_Ct": 30.0})),
-    lemmas=LemmaCases(
-        coupled_spectrum=90, local_spectrum=80, mixed_coupled_with_local_spectrum=90, identical_mixed_spectrum=70,
-        conv_smooth_c_and_l=60, strong_conv_G_penal=60, projected_condition_number=80, regularized_convergence=60,
-        regularized_samples=2000, mixed_order_kappa_W=(10.0, 30.0, 100.0, 300.0, 1000.0), mixed_order_seeds=3,
-        chebyshev_kappas=tuple(sorted({*np.logspace(0, 6, 1201).tolist(), *[float(j * j) for j in range(1, 1001)],
-                                       1.0 + 1e-12})),
-        chebyshev_dense_kappas=(1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6),
-        path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist()),
-        penal_dual_bound=80, penalization=50, penal_seeds=2, penal_dual_box_t=(0.1, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0),
-        penalization_box_t=(0.5, 1.0, 1.5, 2.0, 3.0, 10.0), kernel_equivalence=60, formulation_sizes=(3, 4, 6, 9, 12),
-        remark_units=tuple(range(2, 41)), remark_cases=40, adversarial_budget=(300, 8, 2400), adversarial_cost=60.0),
     pep=PEPSweeps(classes=("consensus", "coupled", "shared"), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
                   points=7, networks=True, class_points=10, full_extras=True),
     statements=StatementSweeps(
@@ -420,6 +345,32 @@ FULL = Tier(
 TIERS: tuple[Tier, ...] = (TINY, QUICK, FULL)
 #: their names, in the same order (the ``--tier`` choices)
 TIER_NAMES: tuple[str, ...] = tuple(t.name for t in TIERS)
+
+
+def per_tier(**settings: V) -> Mapping[str, V]:
+    """A check's own settings keyed by tier name: one value for each of :data:`TIER_NAMES`.
+
+    Parameters
+    ----------
+    **settings
+        ``tiny=…, quick=…, full=…`` (each usually a small frozen dataclass of the check's module).
+
+    Returns
+    -------
+    Mapping
+        A read-only mapping from tier name to the settings, read as ``SETTINGS[tier.name]``.
+
+    Raises
+    ------
+    ValueError
+        When a tier name is missing or unknown (the check would have no settings in that tier).
+    """
+    missing = [t for t in TIER_NAMES if t not in settings]
+    unknown = [t for t in settings if t not in TIER_NAMES]
+    if missing or unknown:
+        raise ValueError(f"per_tier: settings needed for exactly the tiers {', '.join(TIER_NAMES)}; "
+                         f"missing {missing}, unknown {unknown}")
+    return _frozen({t: settings[t] for t in TIER_NAMES})
 
 
 def tier_by_name(name: str) -> Tier:

@@ -12,7 +12,9 @@ A sweep verdict goes through the same stages everywhere (docs/design.md, "Measur
 4. **select** the points the fit uses (Tables 2–4 leave pre-asymptotic points out, and say so);
 5. **fit** the log-log slope of the per-accuracy counts against the realized parameter, then the **fit
    integrity** (the fit used the whole sweep and has a finite interval);
-6. **judge**: compare the slope with the table's rule (:mod:`mixbounds.checks.verdict`) and name its findings.
+6. **judge**: compare the slope with the table's rule (:mod:`mixbounds.checks.verdict`) and name its findings;
+   a judge made of several named rules tried in order (the first that decides wins) is a tuple of :class:`Rule`
+   passed to :func:`decide` (the exact lower bounds, :mod:`mixbounds.checks.lower.exact_verdict`).
 
 What differs between the tables is passed in as small named functions (:class:`SweepRules`): the
 screen and the point record, the fit, the rule of the last stage with its special cases (Table 2's log
@@ -80,6 +82,7 @@ class Judgement:
     findings: tuple = ()
     theory: object = None  # replaces the result's theory when set (Tables 2–4 report the target slope)
     label: str | None = None  # the result's verdict_label (an upper bound that holds but is not exercised)
+    measured: float | None = None  # replaces the fit's slope as the result's measured value when set (a closed form's exponent)
 
 
 @dataclass(frozen=True)
@@ -158,10 +161,42 @@ def judge_sweep(rid: str, pts, rules: SweepRules, *, control: bool = False, extr
     j = rules.judge(f, sel, unjudged)
     if j.theory is not None:
         common = dict(common, theory=j.theory)
-    return CheckResult(id=rid, control=control, status=j.status, measured=f.slope, ci=f.ci, r2=f.r2,
+    return CheckResult(id=rid, control=control, status=j.status, measured=f.slope if j.measured is None else j.measured,
+                       ci=f.ci, r2=f.r2,
                        points=[r.to_dict() for r in sel.rows], detail=j.detail, extra={**base, **j.extra},
                        findings=j.findings, verdict_label=j.label,
                        **common)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named rule of the judge stage: ``test(case) -> Judgement | None`` (``None``: the rule does not decide
+    ``case``, the next one is tried)."""
+
+    name: str
+    test: Callable
+
+
+def decide(rules: tuple[Rule, ...], case) -> Judgement:
+    """The judgement of the first rule of ``rules`` that decides ``case``.
+
+    Parameters
+    ----------
+    rules : tuple of Rule
+        The rules in the order the verdict states them; the last one must decide every case that reaches it.
+    case : object
+        What the rules read (a frozen dataclass of the sweep's measurements).
+
+    Returns
+    -------
+    Judgement
+        The deciding rule's judgement.
+    """
+    for r in rules:
+        j = r.test(case)
+        if j is not None:
+            return j
+    raise ValueError(f"no rule of {[r.name for r in rules]} decided the case")
 
 
 def replace_points(s: Stop, rows: list) -> Stop:

@@ -6,6 +6,8 @@ are linear and fixed during a run, so they may be applied as one matrix product 
 recurrence application made (measured once on a scratch oracle).  Whether that is *faster*
 depends on the sizes: a dense ``n × n`` ``P_W(W)`` costs ``n²`` multiply-adds per column, the
 recurrence ``degree · (nnz(W) + vector passes)`` plus a fixed Python cost per step.
+:func:`operator_matrix` is the one operator-to-dense step (the operator on the unit vectors), also used by the
+dense spectra (:mod:`mixbounds.solvers.reformulation.exact`) and the PEP models (:mod:`mixbounds.checks.pep.model`).
 :func:`nodes_dense_is_cheaper` decides by that cost model (no timing, so the choice and hence the
 rounding of every run is reproducible); ``Reformulation`` materialises ``W'`` only when it says so.
 The counts are identical either way (``tests/test_reformulations.py``).
@@ -91,6 +93,33 @@ def clear_memo() -> None:
         _DENSE_MEMO.clear()
 
 
+def operator_matrix(op: Callable, shape: tuple | int) -> np.ndarray:
+    """The dense matrix of the linear operator ``op``: column ``j`` is ``op`` applied to the ``j``-th unit vector.
+
+    Parameters
+    ----------
+    op : callable
+        A linear operator on arrays of ``shape`` (returning an array of as many entries); each call gets a fresh unit
+        vector, so an operator that writes into its argument changes no other column.
+    shape : tuple or int
+        The shape of the arrays ``op`` acts on (an int: flat vectors of that length).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``(size, size)`` matrix, ``size`` the number of entries of ``shape``, in the row-major order of
+        ``ravel``.
+    """
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    size = int(np.prod(shape))
+    M = np.empty((size, size))
+    for j in range(size):
+        e = np.zeros(size)
+        e[j] = 1.0
+        M[:, j] = np.asarray(op(e.reshape(shape)), dtype=float).ravel()
+    return M
+
+
 def _reproduces(stored: tuple, op_scratch: Callable, scratch: CountedOracles, shape: tuple) -> bool:
     """Does the recurrence give, on the first and last unit vectors, the stored columns bit for bit and the stored
     counts?  A guard against a key that misses something the operator depends on (cost: 2 of ``size`` columns)."""
@@ -125,24 +154,23 @@ class MaterializedDense:
 
     def __init__(self, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple, *,
                  key: tuple | None = None):
-        size = int(np.prod(shape))
         self.shape, self.main = shape, main
         memo = _memo_key(key, shape)
         stored = _dense_memo_get(memo)
         if stored is not None and _reproduces(stored, op_scratch, scratch, shape):
             self.M, self.per_apply = stored[0], dict(stored[1])
             return
-        before = scratch.snapshot()
-        probe = np.zeros(size)
-        probe[0] = 1.0
-        col0 = np.asarray(op_scratch(probe.reshape(shape))).ravel()
-        after = scratch.snapshot()
-        self.per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
-        M = np.empty((size, size))
-        M[:, 0] = col0
-        for j in range(1, size):
-            probe[j - 1], probe[j] = 0.0, 1.0
-            M[:, j] = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        before, first = scratch.snapshot(), []
+
+        def counted_once(v: np.ndarray) -> np.ndarray:  # the counts of one application, read on the first column
+            out = op_scratch(v)
+            if not first:
+                after = scratch.snapshot()
+                first.append({k: after[k] - before[k] for k in after if after[k] != before[k]})
+            return out
+
+        M = operator_matrix(counted_once, shape)
+        self.per_apply = first[0]
         M.flags.writeable = False  # shared through the memo: nobody may change it
         self.M = M
         _dense_memo_put(memo, (M, dict(self.per_apply)))

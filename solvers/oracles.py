@@ -16,11 +16,15 @@ comm   one multiplication by ``W`` along the node axis (any number of columns)
 
 Node states are arrays whose first axis is the node axis; ``W`` is applied as
 the sparse product ``W @ Y`` (``Y`` of shape ``(n, k)``), never as ``kron(W, I)``.
+
+:class:`OracleSurface` is the counted-oracle surface a method sees, declared once: :class:`CountedOracles` (the
+problem's own counters), :class:`~mixbounds.solvers.regularized.DelegatingOracles` (a view's, counted on the
+original's) and :class:`mixbounds.methods.MethodOracles` (a user's method's) all satisfy it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
@@ -95,6 +99,48 @@ def spmv(M, x: np.ndarray) -> np.ndarray:
     y = np.zeros((r, x.shape[1]))
     _csr_matvecs(r, c, x.shape[1], M.indptr, M.indices, M.data, x.ravel(), y.ravel())
     return y
+
+
+@runtime_checkable
+class OracleSurface(Protocol):
+    """The counted operators a method may call, each call one round at every node (Definition ``def:foda``).
+
+    Shapes: ``u`` a u-layout vector; ``x`` flat of length ``Σ d_i``; ``Y`` of shape ``(n, m)`` (``comm``: ``(n,)``
+    or ``(n, k)``); ``X̃`` of shape ``(n, d̃)``; ``v`` the stacked ``C_i x_i`` (or ``C̃_i x̃_i``).  The counters
+    themselves are not part of the surface: a user's method sees the operators only.
+    """
+
+    def grad(self, u: np.ndarray) -> np.ndarray:
+        """``(∇f_i)_i`` at ``u``; one ``grad``."""
+        ...
+
+    def A(self, x: np.ndarray) -> np.ndarray:
+        """``(A_i x_i)_i`` as ``(n, m)``; one ``A``."""
+        ...
+
+    def AT(self, Y: np.ndarray) -> np.ndarray:
+        """``(A_iᵀ y_i)_i`` as flat x; one ``A``."""
+        ...
+
+    def C(self, x: np.ndarray) -> np.ndarray:
+        """``(C_i x_i)_i`` stacked; one ``C``."""
+        ...
+
+    def CT(self, v: np.ndarray) -> np.ndarray:
+        """``(C_iᵀ v_i)_i`` as flat x; one ``C``."""
+        ...
+
+    def Ct(self, Xt: np.ndarray) -> np.ndarray:
+        """``(C̃_i x̃_i)_i`` stacked; one ``Ct``."""
+        ...
+
+    def CtT(self, v: np.ndarray) -> np.ndarray:
+        """``(C̃_iᵀ v_i)_i`` as ``(n, d̃)``; one ``Ct``."""
+        ...
+
+    def comm(self, Y: np.ndarray) -> np.ndarray:
+        """``W @ Y`` along the node axis; one ``comm``."""
+        ...
 
 
 class CountedOracles:

@@ -6,11 +6,11 @@ import pytest
 from mixbounds.checks.lemmas import adversarial_chebyshev_interval as cheb
 from mixbounds.checks.lemmas import adversarial_coupled_spectrum as coupled
 from mixbounds.checks.lemmas import adversarial_local_spectrum as local
-from mixbounds.checks.lemmas.adversarial import Search, Statement, adversarial_check, search_point
+from mixbounds.checks.lemmas.adversarial import SETTINGS, Search, Statement, adversarial_check, search_point
 from mixbounds.checks.lemmas.base import INEQ_RTOL, SALIM_HI
 from mixbounds.checks.tiers import TINY
 
-BUDGET = TINY.lemmas.adversarial_budget
+BUDGET = SETTINGS["tiny"].budget
 
 #: a ratio recomputed from a saved counterexample agrees with the search's to rounding
 RELOAD_RTOL = 1e-9

@@ -117,3 +117,14 @@ def test_grid_band_contains_the_models_own_fit_and_its_width_is_one_index_per_po
     hi = b["slope"] + w[2] * math.log1p(R[2] / m[2]) + w[0] * math.log1p(-R[0] / m[0])
     assert b["hi"] == pytest.approx(hi, rel=FIT_RTOL)
     assert not grid_band(xs, [2.0, 30.0, 90.0], R, 0.5)["judged"]
+
+
+def test_without_the_fit_band_rule_the_planted_path_passes(sweeps):
+    """Negative control of the rules as the engine's: the fit-band rule taken out of the judge stage, the planted
+    sizing defect (as-built rule not judged) is no longer caught."""
+    from mixbounds.checks.lower.exact_verdict import CLOSED_RULES
+
+    c, pts = sweeps["planted"]
+    without = tuple(rule for rule in CLOSED_RULES if rule.name != "fit band")
+    r = judge_construction(QUICK, c, _comm_cell(c), "kappa_W", pts, judge_as_built=False, closed_rules=without)
+    assert r.status == "pass", r.detail

@@ -64,3 +64,22 @@ def test_memo_is_bounded(monkeypatch):
     P = build("random-coupled-local", kappa_f=10.0, **PARAMS).problem
     Reformulation(P, eps=1e-6)
     assert len(materialize._DENSE_MEMO) == 0  # a matrix above the budget is not kept
+
+
+def test_operator_matrix_is_the_operator_on_the_unit_vectors():
+    """The one operator-to-dense helper: on node arrays ``(n, k)`` the operator ``Y ↦ W Y`` is ``kron(W, I_k)`` in
+    ``ravel`` order (small integer entries: every product is exact); each column gets a fresh unit vector, so an
+    operator writing into its argument leaves the other columns alone."""
+    W = np.array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]])
+    assert np.array_equal(materialize.operator_matrix(lambda Y: W @ Y, (3, 2)), np.kron(W, np.eye(2)))
+    assert np.array_equal(materialize.operator_matrix(lambda v: W @ v, 3), W)
+
+    def doubles_in_place(v):
+        v *= 2.0
+        return v
+
+    assert np.array_equal(materialize.operator_matrix(doubles_in_place, 4), 2.0 * np.eye(4))
+    # negative control: a matrix whose entry is changed is told apart
+    W2 = W.copy()
+    W2[0, 2] = 1.0
+    assert not np.array_equal(materialize.operator_matrix(lambda v: W2 @ v, 3), W)

@@ -24,7 +24,7 @@ the search must find a violation; the control result is then ``fail``, i.e. caug
 ``lemma.<name>.adversarial.control``
     the search on the false variant; caught (``fail``) when it finds a violation.
 
-Budgets (:attr:`mixbounds.checks.tiers.LemmaCases.adversarial_budget`): a few hundred evaluations per statement in the quick tier, ~20 000 in the full tier.
+Budgets (:data:`SETTINGS`): a few hundred evaluations per statement in the quick tier, ~20 000 in the full tier.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import numpy as np
 from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
 from mixbounds.checks.lemmas.cases import _rng
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.tiers import TIERS, Tier, tier_by_name
+from mixbounds.checks.tiers import TIERS, Tier, per_tier, tier_by_name
 from scipy.optimize import minimize
 
 #: log-ratio given to a point outside the hypotheses (unclear split, infinite ratio): far above any real point
@@ -51,6 +51,20 @@ NM_TOL = 1e-10
 #: ~1e-16·κ; a search drives straight to that edge (local_spectrum's corrected formula reached 1 − 4e-8 at κ ≈ 1e8),
 #: so it stays an order of magnitude inside
 COND_MAX = 1e7
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The search budget of one tier per lemma statement: ``(random starts, local restarts, evaluations per restart)``
+    and ``cost``, the scheduling cost estimate of one search task."""
+
+    budget: tuple
+    cost: float
+
+
+#: the budgets per tier
+SETTINGS = per_tier(tiny=Budget(budget=(8, 1, 20), cost=0.5), quick=Budget(budget=(24, 2, 40), cost=1.0),
+                    full=Budget(budget=(300, 8, 2400), cost=60.0))
 
 
 @dataclass(frozen=True)
@@ -97,7 +111,7 @@ def search_point(case: dict, _cost: float = 0.0) -> dict:
     ``case["tier"]`` (module docstring)."""
     spec: Search = import_module(case["module"]).SEARCH
     key, tier = case["key"], tier_by_name(case["tier"])
-    starts, restarts, maxfev = tier.lemmas.adversarial_budget
+    starts, restarts, maxfev = SETTINGS[tier.name].budget
     rng = _rng(spec.seed, f"adversarial-{spec.name}-{key}")
     best = {"ratio": math.inf, "theta": None, "shape": None}
     evals = [0]
@@ -152,7 +166,7 @@ def _finalize(spec: Search, tier: Tier, pts: list[dict], ids: tuple) -> list[Che
     n_lemma = len(spec.lemma.cases(tier))
     sampled = _sampled_worst(spec, pts[:n_lemma])
     found = {p["key"]: p for p in pts[n_lemma:]}
-    starts, restarts, maxfev = tier.lemmas.adversarial_budget
+    starts, restarts, maxfev = SETTINGS[tier.name].budget
     rd, bad, known, missed = {}, [], [], []
     for st in spec.statements:
         p = found[st.key]
@@ -230,7 +244,7 @@ def adversarial_check(spec: Search) -> LemmaCheck:
     def cases(tier: Tier) -> list:
         own = [c if isinstance(c, Point) else Point(spec.lemma.point, c) for c in spec.lemma.cases(tier)]
         return own + [Point(search_point, {"module": spec.module, "key": st.key, "tier": tier.name},
-                            f"adversarial {spec.name}: {st.key}", cost=tier.lemmas.adversarial_cost)
+                            f"adversarial {spec.name}: {st.key}", cost=SETTINGS[tier.name].cost)
                       for st in spec.statements]
 
     return LemmaCheck(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from mixbounds.bounds.guards import SCALE_FLOOR
@@ -20,7 +21,7 @@ from mixbounds.checks.lemmas.cases import (
     _rng,
 )
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.tiers import Tier
+from mixbounds.checks.tiers import Tier, per_tier
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, inverse_chebyshev_T
 
 LABEL = "subsec:chebyshev_acc"
@@ -109,10 +110,30 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class ChebyshevGrids:
+    """The grids of one tier: the κ grid of the interval check and the κ's of its dense P(M) check."""
+
+    kappas: tuple
+    dense_kappas: tuple
+
+
+#: the grids per tier
+SETTINGS = per_tier(
+    tiny=ChebyshevGrids(kappas=(1.0, 2.0, 10.0, 100.0, 1e4, 1e6), dense_kappas=(4.0, 100.0)),
+    quick=ChebyshevGrids(kappas=tuple(sorted({*np.logspace(0, 6, 61).tolist(),
+                                              *[float(j * j) for j in (2, 3, 10, 31, 100, 316, 1000)], 1.0 + 1e-9, 1.5,
+                                              3.99})),
+                         dense_kappas=(1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e6)),
+    full=ChebyshevGrids(kappas=tuple(sorted({*np.logspace(0, 6, 1201).tolist(), *[float(j * j) for j in range(1, 1001)],
+                                             1.0 + 1e-12})),
+                        dense_kappas=(1.0, 1.5, 2.0, 4.0, 10.0, 99.0, 100.0, 1e3, 1e4, 1e5, 1e6)))
+
+
 def _cases_cheb(tier: Tier) -> list[Point]:
-    return [Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_kappas)}, "chebyshev interval grid"),
-            Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_dense_kappas), "dense": True, "seed": 0}, "chebyshev dense P(M)"),
-            Point(point_chebyshev, {"kappas": list(tier.lemmas.chebyshev_kappas), "degree": "quarter"}, "chebyshev control: degree κ^(1/4)")]
+    return [Point(point_chebyshev, {"kappas": list(SETTINGS[tier.name].kappas)}, "chebyshev interval grid"),
+            Point(point_chebyshev, {"kappas": list(SETTINGS[tier.name].dense_kappas), "dense": True, "seed": 0}, "chebyshev dense P(M)"),
+            Point(point_chebyshev, {"kappas": list(SETTINGS[tier.name].kappas), "degree": "quarter"}, "chebyshev control: degree κ^(1/4)")]
 
 
 def _finalize_cheb(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from mixbounds.checks.lemmas.base import (
@@ -12,7 +13,7 @@ from mixbounds.checks.lemmas.base import (
     Result,
 )
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.tiers import FULL, Tier
+from mixbounds.checks.tiers import Tier, per_tier
 from mixbounds.instances.graphs import beta, laplacian, path_adjacency, path_size_for, tuned_path
 from scipy.linalg import eigvalsh_tridiagonal
 
@@ -51,9 +52,28 @@ def point_n_chi(case: dict, _cost: float = 0.0) -> dict:
     return {"rows": rows, "one_minus_cos": cos_ok, "tuned_ok": all(abs(t / k - 1) < 1e-8 for t, k in zip(tuned, case["kappas"][:5]))}
 
 
+@dataclass(frozen=True)
+class PathCases:
+    """The grids of one tier: path sizes ``n`` of the eigenvalue closed form, κ_W values of the n–χ relation, and
+    the decade ``kappa_W_decade`` the detail names as the top of that range."""
+
+    path_sizes: tuple
+    path_kappa_W: tuple
+    kappa_W_decade: int
+
+
+#: the grids per tier
+SETTINGS = per_tier(
+    tiny=PathCases(path_sizes=tuple(range(2, 40)), path_kappa_W=(3.0, 10.0, 100.0, 1e3), kappa_W_decade=5),
+    quick=PathCases(path_sizes=tuple(range(2, 301)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 5, 60).tolist()),
+                    kappa_W_decade=5),
+    full=PathCases(path_sizes=tuple(range(2, 1201)), path_kappa_W=tuple(np.logspace(np.log10(3.0), 6, 400).tolist()),
+                   kappa_W_decade=6))
+
+
 def _cases_closed_graph(tier: Tier) -> list[Point]:
-    ns = list(tier.lemmas.path_sizes)
-    ks = list(tier.lemmas.path_kappa_W)
+    ns = list(SETTINGS[tier.name].path_sizes)
+    ks = list(SETTINGS[tier.name].path_kappa_W)
     return [Point(point_path_eigenvalues, {"ns": ns}, "path eigenvalues"), Point(point_n_chi, {"kappas": ks}, "n_chi relation")]
 
 
@@ -85,7 +105,7 @@ def _finalize_closed_graph(tier: Tier, pts: list[dict], ids: tuple) -> list[Chec
             "max √κ_W/n": max(r["sqrt_kappa_over_n"] for r in nc["rows"]), "4√2": 4 * math.sqrt(2)}),
         tolerance=1e-12, instance={"kappas": len(nc["rows"])},
         points=[{k: r[k] for k in ("kappa_W", "n", "sqrt_kappa_over_n")} for r in nc["rows"][:: max(1, len(nc["rows"]) // 30)]],
-        detail=(f"every link of the chain on {len(nc['rows'])} values of κ_W ∈ [3, 1e{5 if tier is not FULL else 6}], with n from "
+        detail=(f"every link of the chain on {len(nc['rows'])} values of κ_W ∈ [3, 1e{SETTINGS[tier.name].kappa_W_decade}], with n from "
                 f"app:example_graph; 1 − cos x >= x²/4 on [0, π/3]: {nc['one_minus_cos']}; tuned paths reach κ_W: {nc['tuned_ok']}. "
                 "(Asymptotically √κ_W ≈ 2n/π, so 4√2 is loose by a factor ~9, as an O(n) statement needs.)"
                 + ("" if not bad else f" FAILS at κ_W = {bad[:5]}"))))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as _sp
 from mixbounds.bounds.spectral import sym_extremes
@@ -11,7 +13,7 @@ from mixbounds.checks.lemmas.base import (
     Result,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, _clean, reading
-from mixbounds.checks.tiers import FULL, QUICK, Tier
+from mixbounds.checks.tiers import FULL, QUICK, Tier, per_tier
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 from mixbounds.instances.families import build
 from mixbounds.instances.reference.kkt import reference_solution
@@ -80,12 +82,26 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class WorstCases:
+    """The cases of one tier: the chain length ``chain`` (the suite's truncation K) and ``larger``, the three
+    constructions at larger κ's and accuracy below (the check runs in the quick and full tiers)."""
+
+    chain: int
+    larger: bool
+
+
+#: the cases per tier
+SETTINGS = per_tier(tiny=WorstCases(chain=120, larger=False), quick=WorstCases(chain=120, larger=False),
+                    full=WorstCases(chain=300, larger=True))
+
+
 def _worst_cases(tier: Tier) -> list[dict]:
     """Worst-case constructions for the closed forms.  ``chain`` (the suite's truncation K, not a paper
     parameter) is fixed well above the 2·k_eps components the checks read (k_eps <= 20 here), where the
     truncated solution differs from the infinite one by ρ^{2(K−k)} < 1e-20 relative; the realized
     κ's carry the truncation's O(κ/K²) (their records use rtol 1e-3)."""
-    K = 120 if tier is not FULL else 300
+    K = SETTINGS[tier.name].chain
     Kc = K  # coupled-local: the realized μ̃/κ̃ records (rtol 1e-3 vs the infinite chain) need K >~ 100
     sets = [
         {"family": "shared", "kw": {"kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_f": 10.0, "eps": 1e-5, "chain": K}, "solve": True},
@@ -97,7 +113,7 @@ def _worst_cases(tier: Tier) -> list[dict]:
         {"family": "consensus", "kw": {"kappa_W": 20.0, "kappa_f": 20.0, "eps": 1e-5}, "solve": True},
         {"family": "coupled", "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "eps": 1e-5}, "solve": True},
     ]
-    if tier is FULL:
+    if SETTINGS[tier.name].larger:
         sets += [
             {"family": "shared", "kw": {"kappa_W": 30.0, "kappa_Ct": 40.0, "kappa_f": 30.0, "eps": 1e-6, "chain": 2 * K}, "solve": True},
             {"family": "coupled-local", "kw": {"kappa_W": 20.0, "kappa_C": 20.0, "kappa_AC": 40.0, "kappa_f": 20.0, "eps": 1e-6,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,7 +31,7 @@ from mixbounds.checks.lemmas.cases import (
     ones_complement,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.tiers import FULL, TINY, Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "lem:conv_smooth_c_and_l"
 
@@ -79,9 +80,25 @@ def point_conv_smooth(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(g["clear"])}
 
 
+@dataclass(frozen=True)
+class ConvCases:
+    """The cases of one tier: ``raw`` seeded random matrices, ``named`` the two family points and the worst-case
+    point below, and ``ring_sweep`` random coupled + local rings over decades of κ̃_AC, κ_W and κ_f."""
+
+    raw: int
+    named: bool
+    ring_sweep: int
+
+
+#: the cases per tier
+SETTINGS = per_tier(tiny=ConvCases(raw=3, named=False, ring_sweep=0), quick=ConvCases(raw=14, named=True, ring_sweep=0),
+                    full=ConvCases(raw=60, named=True, ring_sweep=6))
+
+
 def _cases_conv(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete"]
-    k = tier.lemmas.conv_smooth_c_and_l
+    cases = SETTINGS[tier.name]
+    k = cases.raw
     scales = [(1.0, 1.0, 1.0), (1e-3, 1.0, 1e3), (1e3, 1e-3, 1.0), (1.0, 1e3, 1e-3)]
     out = []
     for s in range(k):
@@ -97,14 +114,13 @@ def _cases_conv(tier: Tier) -> list[dict]:
         if s % 5 == 3:
             spec["rank_A"] = 1
         out.append(spec)
-    if tier is not TINY:
+    if cases.named:
         out += [{"source": "family", "family": "random-coupled", "seed": 0, "kw": {}},
                 {"source": "family", "family": "random-coupled-local", "seed": 1, "kw": {"kappa_AC": 30.0, "kappa_W": 20.0, "graph": "ring"}}]
         out.append({"source": "worst", "family": "coupled", "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": 16}})
-    if tier is FULL:
-        out += [{"source": "family", "family": "random-coupled-local", "seed": 10 + s,
-                 "kw": {"kappa_AC": 10.0 ** (1 + s % 3), "kappa_W": 10.0 ** (1 + s % 2), "kappa_f": 10.0 ** (1 + s % 2), "graph": "ring"}}
-                for s in range(6)]
+    out += [{"source": "family", "family": "random-coupled-local", "seed": 10 + s,
+             "kw": {"kappa_AC": 10.0 ** (1 + s % 3), "kappa_W": 10.0 ** (1 + s % 2), "kappa_f": 10.0 ** (1 + s % 2), "graph": "ring"}}
+            for s in range(cases.ring_sweep)]
     return out
 
 

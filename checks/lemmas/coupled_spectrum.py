@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import scipy.sparse as sp
 from mixbounds.checks.lemmas.base import (
@@ -25,7 +26,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.tiers import FULL, QUICK, TINY, Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "lem:coupled_spectrum"
 
@@ -57,11 +58,30 @@ def point_coupled_spectrum(case: dict, _cost: float = 0.0) -> dict:
             "smin2_over_lamS": _ratio(s["lmin_pos"], lamS), "clear": bool(s["clear"] and g["clear"])}
 
 
+@dataclass(frozen=True)
+class CoupledCases:
+    """The cases of one tier: ``raw`` seeded random matrices, the first ``families`` of the random-coupled family
+    points below, the chain length of the worst-case construction's point (``None``: none) and ``ring_sweep``
+    random-coupled rings over decades of κ_A and κ_W."""
+
+    raw: int
+    families: int
+    worst_chain: int | None
+    ring_sweep: int
+
+
+#: the cases per tier
+SETTINGS = per_tier(tiny=CoupledCases(raw=3, families=0, worst_chain=None, ring_sweep=0),
+                    quick=CoupledCases(raw=18, families=2, worst_chain=24, ring_sweep=0),
+                    full=CoupledCases(raw=90, families=3, worst_chain=60, ring_sweep=8))
+
+
 def _cases_coupled(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete", "grid"]
     weights = ["random", "unit", "metropolis"]
     scales = [(1.0, 1.0), (1e-3, 1.0), (1e3, 1.0), (1.0, 1e3), (1.0, 1e-3), (1e3, 1e-3)]
-    k = tier.lemmas.coupled_spectrum
+    cases = SETTINGS[tier.name]
+    k = cases.raw
     out = []
     for s in range(k):
         sa, sw = scales[s % len(scales)]
@@ -79,16 +99,15 @@ def _cases_coupled(tier: Tier) -> list[dict]:
         if spec["graph"] == "grid" and n < 4:
             spec["graph"] = "ring"
         out.append(spec)
-    if tier is not TINY:
-        out += [{"source": "family", "family": "random-coupled", "seed": s, "kw": kw}
-                for s, kw in enumerate([{}, {"kappa_A": 50.0, "kappa_W": 30.0, "graph": "ring"},
-                                        {"kappa_A": 300.0, "graph": "er"}][: 2 if tier is QUICK else 3])]
+    out += [{"source": "family", "family": "random-coupled", "seed": s, "kw": kw}
+            for s, kw in enumerate([{}, {"kappa_A": 50.0, "kappa_W": 30.0, "graph": "ring"},
+                                    {"kappa_A": 300.0, "graph": "er"}][: cases.families])]
+    if cases.worst_chain is not None:
         out.append({"source": "worst", "family": "coupled",
-                    "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": 24 if tier is QUICK else 60}})
-    if tier is FULL:
-        out += [{"source": "family", "family": "random-coupled", "seed": 10 + s,
-                 "kw": {"kappa_A": 10.0 ** (1 + s % 3), "kappa_W": 10.0 ** (1.5 + 0.5 * (s % 2)), "graph": "ring", "n": 6 + s}}
-                for s in range(8)]
+                    "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": cases.worst_chain}})
+    out += [{"source": "family", "family": "random-coupled", "seed": 10 + s,
+             "kw": {"kappa_A": 10.0 ** (1 + s % 3), "kappa_W": 10.0 ** (1.5 + 0.5 * (s % 2)), "graph": "ring", "n": 6 + s}}
+            for s in range(cases.ring_sweep)]
     return out
 
 

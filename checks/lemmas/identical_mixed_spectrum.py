@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import scipy.sparse as sp
 from mixbounds.checks.lemmas.base import (
@@ -25,7 +26,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.tiers import QUICK, TINY, Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "app:upper_bound_coupled_plus_non_ident_local_constraints_prob"
 
@@ -66,10 +67,24 @@ def point_identical_mixed(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(s["clear"] and g["clear"])}
 
 
+@dataclass(frozen=True)
+class IdenticalCases:
+    """The cases of one tier: ``raw`` seeded random matrices and ``families`` random-mixed-ident family points."""
+
+    raw: int
+    families: int
+
+
+#: the cases per tier
+SETTINGS = per_tier(tiny=IdenticalCases(raw=2, families=0), quick=IdenticalCases(raw=14, families=2),
+                    full=IdenticalCases(raw=70, families=6))
+
+
 def _cases_identical(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete"]
     scales = [(1.0, 1.0, 1.0), (1e-3, 1.0, 1.0), (1.0, 1e3, 1.0), (1.0, 1.0, 1e3), (1e3, 1e-3, 1e-3)]
-    k = tier.lemmas.identical_mixed_spectrum
+    cases = SETTINGS[tier.name]
+    k = cases.raw
     out = []
     for s in range(k):
         n = 3 + (s * 2) % 7
@@ -83,10 +98,9 @@ def _cases_identical(tier: Tier) -> list[dict]:
         if s % 5 == 2:
             spec["zero_A"] = 1
         out.append(spec)
-    if tier is not TINY:
-        for s in range(2 if tier is QUICK else 6):
-            out.append({"source": "family", "family": "random-mixed-ident", "seed": s,
-                        "kw": {"kappa_W": 10.0 * (1 + s), "graph": "ring", **({"kappa_Ct": 30.0} if s % 2 else {})}})
+    for s in range(cases.families):
+        out.append({"source": "family", "family": "random-mixed-ident", "seed": s,
+                    "kw": {"kappa_W": 10.0 * (1 + s), "graph": "ring", **({"kappa_Ct": 30.0} if s % 2 else {})}})
     return out
 
 

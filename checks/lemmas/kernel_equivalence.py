@@ -30,7 +30,7 @@ from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.checks.lemmas.base import SUBSPACE_TOL, LemmaCheck, Result
 from mixbounds.checks.lemmas.cases import _rng, gossip_matrix, random_block, subspace_equal
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.tiers import Tier
+from mixbounds.checks.tiers import Tier, per_tier
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree
 
 LABEL = "sub:shared_variable_constraints"
@@ -141,8 +141,12 @@ def point_kernel(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(min(gap1, gap2) >= CLEAR_GAP), "gap": float(min(gap1, gap2))}
 
 
+#: the seeded cases per tier
+SETTINGS = per_tier(tiny=3, quick=8, full=60)
+
+
 def _cases(tier: Tier) -> list[dict]:
-    k = tier.lemmas.kernel_equivalence
+    k = SETTINGS[tier.name]
     graphs = ["ring", "path", "star", "complete", "er"]
     out = []
     for s in range(k):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,7 +24,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.tiers import QUICK, TINY, Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "lem:local_spectrum"
 
@@ -62,9 +63,23 @@ def point_local_spectrum(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(s["clear"] and sC["clear"] and g["clear"])}
 
 
+@dataclass(frozen=True)
+class LocalCases:
+    """The cases of one tier: ``raw`` seeded random matrices and ``families`` random-shared-ident family points."""
+
+    raw: int
+    families: int
+
+
+#: the cases per tier
+SETTINGS = per_tier(tiny=LocalCases(raw=3, families=0), quick=LocalCases(raw=16, families=2),
+                    full=LocalCases(raw=80, families=6))
+
+
 def _cases_local(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "star", "complete", "er"]
-    k = tier.lemmas.local_spectrum
+    cases = SETTINGS[tier.name]
+    k = cases.raw
     factors = [0.1, 1.0, 10.0, 0.01, 3.0]  # case 0: ker C = 0 with γ²σ_min+²(W) < σ_min+²(C) (the printed formula's gap)
     scales = [1.0, 1e-3, 1e3]
     out = []
@@ -78,10 +93,9 @@ def _cases_local(tier: Tier) -> list[dict]:
         if s % 6 == 4:
             spec["rank_Ct"] = max(1, dt - 1)  # rank-deficient even with p >= d̃
         out.append(spec)
-    if tier is not TINY:
-        for s in range(2 if tier is QUICK else 6):
-            out.append({"source": "family", "family": "random-shared-ident", "seed": s, "gamma_factor": factors[s % 5],
-                        "kw": {"pt": 2 + s % 4, "dt": 6, **({"kappa_Ct": 20.0} if s % 2 else {})}})
+    for s in range(cases.families):
+        out.append({"source": "family", "family": "random-shared-ident", "seed": s, "gamma_factor": factors[s % 5],
+                    "kw": {"pt": 2 + s % 4, "dt": 6, **({"kappa_Ct": 20.0} if s % 2 else {})}})
     return out
 
 

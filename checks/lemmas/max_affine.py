@@ -26,6 +26,17 @@ from scipy.optimize import linprog
 KKT_TOL = 1e-9
 
 
+@dataclass(frozen=True)
+class BoxCases:
+    """The per-tier cases of a penalization lemma (:func:`mixbounds.checks.tiers.per_tier`): ``cases`` seeded cases
+    on U = R^d, ``seeds`` per box instance and the box half-widths ``box_t`` of the instances with a bound active at
+    the optimum."""
+
+    cases: int
+    seeds: int
+    box_t: tuple
+
+
 @dataclass
 class MaxAffine:
     """``G(u) = max_k g_kᵀu + h_k`` on ``U`` (``lo <= u <= hi`` where finite), constraint ``Bu = b``."""

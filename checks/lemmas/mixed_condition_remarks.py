@@ -12,13 +12,15 @@ shows.  Negative control: the first remark with ``n`` and ``1`` swapped (``κ̂_
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.condition import mixed_kappa
 from mixbounds.checks.lemmas.base import SUITE_RTOL, LemmaCheck, Point, Result, _eq
 from mixbounds.checks.lemmas.cases import _rng, group_extremes, interaction_min_pos, random_block, sv2
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.tiers import Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "def:mixed_condition_number"
 #: closed forms of the remarks hold to rounding of a dense eigendecomposition of size <= 40
@@ -61,9 +63,22 @@ def point_remark(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class RemarkCases:
+    """The cases of one tier: the sizes n of the B_i = e_i example and the random cases."""
+
+    units: tuple
+    cases: int
+
+
+#: the cases per tier
+SETTINGS = per_tier(tiny=RemarkCases(units=(2, 3), cases=2), quick=RemarkCases(units=(2, 3, 5, 8, 13), cases=6),
+                    full=RemarkCases(units=tuple(range(2, 41)), cases=40))
+
+
 def _cases(tier: Tier) -> list[Point]:
-    units = tier.lemmas.remark_units
-    k = tier.lemmas.remark_cases
+    units = SETTINGS[tier.name].units
+    k = SETTINGS[tier.name].cases
     out = [Point(point_remark, {"unit": n}, f"B_i = e_i, n = {n}") for n in units]
     for s in range(k):
         spec = {"n": 2 + s % 5, "rows": 1 + s % 4, "cols": 1 + (s * 3) % 5, "scale": [1.0, 1e-3, 1e3][s % 3]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +34,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.tiers import FULL, QUICK, TIERS, TINY, Tier
+from mixbounds.checks.tiers import TIERS, Tier, per_tier
 
 LABEL = "lem:mixed_coupled_with_local_spectrum"
 
@@ -80,10 +81,35 @@ def point_mixed_cl_spectrum(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class MixedCLCases:
+    """The cases of one tier: ``raw`` seeded random matrices, the first ``families`` of the random coupled + local
+    family points below, ``worst`` the construction's point (shared rows), ``full_extras`` its printed variant and a
+    ring sweep over decades of κ̃_AC and κ_C; the order statement's κ_W sweep (``order_kappa_W``, empty: not checked
+    in the tier) with ``order_seeds`` seeds (κ̃_AC = κ_C = 10 fixed, ring with n = 8)."""
+
+    raw: int
+    families: int
+    worst: bool
+    full_extras: bool
+    order_kappa_W: tuple
+    order_seeds: int
+
+
+#: the cases per tier
+SETTINGS = per_tier(
+    tiny=MixedCLCases(raw=3, families=0, worst=False, full_extras=False, order_kappa_W=(), order_seeds=0),
+    quick=MixedCLCases(raw=18, families=2, worst=True, full_extras=False, order_kappa_W=(30.0, 100.0, 300.0),
+                       order_seeds=1),
+    full=MixedCLCases(raw=90, families=4, worst=True, full_extras=True,
+                      order_kappa_W=(10.0, 30.0, 100.0, 300.0, 1000.0), order_seeds=3))
+
+
 def _cases_mixed_cl(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete"]
     scales = [(1.0, 1.0, 1.0), (1e-3, 1.0, 1.0), (1.0, 1e3, 1.0), (1.0, 1.0, 1e-3), (1e3, 1e-3, 1.0), (1e-3, 1e3, 1e3)]
-    k = tier.lemmas.mixed_coupled_with_local_spectrum
+    cases = SETTINGS[tier.name]
+    k = cases.raw
     out = []
     for s in range(k):
         n = 3 + (s * 3) % 7
@@ -100,14 +126,14 @@ def _cases_mixed_cl(tier: Tier) -> list[dict]:
         if s % 6 == 5:
             spec["zero_A"] = 1
         out.append(spec)
-    if tier is not TINY:
-        fam = [{}, {"kappa_AC": 50.0, "kappa_C": 20.0, "kappa_W": 20.0, "graph": "ring"}, {"kappa_AC": 200.0, "graph": "er"},
-               {"kappa_C": 100.0, "m": 2, "p": 3}]
-        for s, kw in enumerate(fam[: 2 if tier is QUICK else 4]):
-            out.append({"source": "family", "family": "random-coupled-local", "seed": s, "kw": kw})
+    fam = [{}, {"kappa_AC": 50.0, "kappa_C": 20.0, "kappa_W": 20.0, "graph": "ring"}, {"kappa_AC": 200.0, "graph": "er"},
+           {"kappa_C": 100.0, "m": 2, "p": 3}]
+    for s, kw in enumerate(fam[: cases.families]):
+        out.append({"source": "family", "family": "random-coupled-local", "seed": s, "kw": kw})
+    if cases.worst:
         out.append({"source": "worst", "family": "coupled-local",
                     "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "chain": 12, "variant": "shared-rows"}})
-    if tier is FULL:
+    if cases.full_extras:
         out.append({"source": "worst", "family": "coupled-local",
                     "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "chain": 12, "variant": "printed"}})
         out += [{"source": "family", "family": "random-coupled-local", "seed": 10 + s,
@@ -120,7 +146,7 @@ def _cases_mixed_cl(tier: Tier) -> list[dict]:
 
 def _cases_mixed_cl_order(tier: Tier) -> list[dict]:
     # κ_W sweep of the order statement (κ̃_AC = κ_C = 10 fixed, ring with n = 8)
-    seeds, kappas = tier.lemmas.mixed_order_seeds, tier.lemmas.mixed_order_kappa_W
+    seeds, kappas = SETTINGS[tier.name].order_seeds, SETTINGS[tier.name].order_kappa_W
     pos = [{"source": "family", "family": "random-coupled-local", "seed": s, "sweep": f"mu>0 seed{s}",
             "kw": {"kappa_AC": 10.0, "kappa_C": 10.0, "kappa_W": kw, "graph": "ring", "n": 8}}
            for s in range(seeds) for kw in kappas]
@@ -175,7 +201,7 @@ def _finalize_mixed_cl(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckRes
         tolerance=INEQ_RTOL, instance={"cases": len(pts)},
         detail="explicit κ_B bound at the end of app:mixed_coupled_with_local_spectrum, both cases"
                + ("" if not badk else f"; VIOLATED on {[p['case'] for p in badk[:3]]}") + "."))
-    if tier.lemmas.mixed_order_kappa_W:
+    if SETTINGS[tier.name].order_kappa_W:
         sw = [p for p in pts if p.get("sweep")]
         slopes, grow_p, spread_s = [], [], []
         keys_sorted = sorted({p["sweep"] for p in sw})
@@ -227,7 +253,7 @@ LEMMA = LemmaCheck(
     id=ID, label=LABEL,
     description="Lemma lem:mixed_coupled_with_local_spectrum: σ_min+² bound, explicit κ_B bound, order in κ_W",
     results=(Result(ID), Result(f"{ID}.kappa_bound"),
-             Result(f"{ID}.order", tiers=tuple(t for t in TIERS if t.lemmas.mixed_order_kappa_W),
+             Result(f"{ID}.order", tiers=tuple(t for t in TIERS if SETTINGS[t.name].order_kappa_W),
                     finding="the proof's κ_W is L_W/μ_W = (λ_max/λ_min+)²: κ_B = O(κ̃κ_W² + κ̃κ_C) in the tables' κ_W"),
              Result(f"{ID}.control", control=True)),
     cases=_all_cases, point=point_mixed_cl_spectrum, finalize=_finalize_mixed_cl)

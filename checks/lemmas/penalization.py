@@ -23,6 +23,7 @@ import numpy as np
 from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
 from mixbounds.checks.lemmas.cases import _rng
 from mixbounds.checks.lemmas.max_affine import (
+    BoxCases,
     box_instance,
     constrained,
     penalized,
@@ -31,7 +32,7 @@ from mixbounds.checks.lemmas.max_affine import (
     tight_instance,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.tiers import Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "lem:penalization"
 #: the ε-sublevel extreme is found by bisection to this relative accuracy of H − H* (60 halvings: rounding)
@@ -80,8 +81,14 @@ def point_penalization(case: dict, _cost: float = 0.0) -> dict:
             if case["kind"] == "box" else None}
 
 
+#: the cases per tier
+SETTINGS = per_tier(tiny=BoxCases(cases=2, seeds=1, box_t=(3.0,)),
+                    quick=BoxCases(cases=5, seeds=2, box_t=(1.0, 3.0)),
+                    full=BoxCases(cases=50, seeds=2, box_t=(0.5, 1.0, 1.5, 2.0, 3.0, 10.0)))
+
+
 def _cases(tier: Tier) -> list[Point]:
-    k = tier.lemmas.penalization
+    k = SETTINGS[tier.name].cases
     out = []
     for s in range(k):
         d = 2 + s % 3
@@ -89,11 +96,11 @@ def _cases(tier: Tier) -> list[Point]:
         out.append(Point(point_penalization, spec, f"random #{s}"))
         if s < 2:
             out.append(Point(point_penalization, {**spec, "factor": 0.25}, f"control r/4 random #{s}"))
-    for s in range(tier.lemmas.penal_seeds):
+    for s in range(SETTINGS[tier.name].seeds):
         spec = {"kind": "tight", "seed": 1300 + s, "d": 2 + s, "s": 1 + s, "eps": 1e-2}
         out.append(Point(point_penalization, spec, f"tight #{s}"))
         out.append(Point(point_penalization, {**spec, "factor": 0.25}, f"control r/4 tight #{s}"))
-    ts = tier.lemmas.penalization_box_t
+    ts = SETTINGS[tier.name].box_t
     out += [Point(point_penalization, {"kind": "box", "t": t, "eps": 1e-2}, f"box t = {t:g}") for t in ts]
     return out
 

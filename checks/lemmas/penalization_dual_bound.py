@@ -25,6 +25,7 @@ from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
 from mixbounds.checks.lemmas.cases import _rng
 from mixbounds.checks.lemmas.max_affine import (
     KKT_TOL,
+    BoxCases,
     box_instance,
     constrained,
     dual_range_1d,
@@ -32,7 +33,7 @@ from mixbounds.checks.lemmas.max_affine import (
     tight_instance,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.tiers import Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "lem:boundness_of_penal_prob_dual"
 
@@ -61,8 +62,14 @@ def point_dual_bound(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
+#: the cases per tier
+SETTINGS = per_tier(tiny=BoxCases(cases=3, seeds=1, box_t=(3.0,)),
+                    quick=BoxCases(cases=8, seeds=2, box_t=(0.5, 3.0, 30.0)),
+                    full=BoxCases(cases=80, seeds=2, box_t=(0.1, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0)))
+
+
 def _cases(tier: Tier) -> list[Point]:
-    k = tier.lemmas.penal_dual_bound
+    k = SETTINGS[tier.name].cases
     out = []
     for s in range(k):
         d = 2 + s % 4
@@ -71,8 +78,8 @@ def _cases(tier: Tier) -> list[Point]:
             spec["rank"] = max(1, spec["s"] - 1)
         out.append(Point(point_dual_bound, spec, f"random #{s}"))
     out += [Point(point_dual_bound, {"kind": "tight", "seed": 1100 + s, "d": 3 + s, "s": 2 + s}, f"tight #{s}")
-            for s in range(tier.lemmas.penal_seeds)]
-    ts = tier.lemmas.penal_dual_box_t
+            for s in range(SETTINGS[tier.name].seeds)]
+    ts = SETTINGS[tier.name].box_t
     out += [Point(point_dual_bound, {"kind": "box", "t": t}, f"box t = {t:g}") for t in ts]
     return out
 

@@ -34,7 +34,7 @@ from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lemmas.base import SUITE_RTOL, LemmaCheck, Point, Result
 from mixbounds.checks.lemmas.cases import _rng, gossip_matrix, group_extremes, interaction_min_pos, random_spd
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.tiers import Tier
+from mixbounds.checks.tiers import Tier, per_tier
 from mixbounds.instances.families import build
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
@@ -209,8 +209,12 @@ def point_formulation(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
+#: the network sizes n of the Appendix B reformulations per tier
+SETTINGS = per_tier(tiny=(3,), quick=(3, 5), full=(3, 4, 6, 9, 12))
+
+
 def _cases(tier: Tier) -> list[Point]:
-    ns = tier.lemmas.formulation_sizes
+    ns = SETTINGS[tier.name]
     out = []
     for f in FORMS:
         for s, n in enumerate(ns):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.condition import mixed_kappa, projected_kappa
@@ -30,7 +32,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.tiers import QUICK, TINY, Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "rem:projected_condition_number"
 
@@ -90,11 +92,32 @@ def point_projected_remark(case: dict, _cost: float = 0.0) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class RemarkCases:
+    """The cases of one tier: ``raw`` seeded random matrices, the box half-widths ``example_t`` and rank drops
+    ``example_drop`` of the remark's examples, ``family_pairs`` (random coupled + local, random mixed) family pairs
+    and ``worst`` the coupled + local construction's point."""
+
+    raw: int
+    example_t: tuple
+    example_drop: tuple
+    family_pairs: int
+    worst: bool
+
+
+#: the cases per tier
+SETTINGS = per_tier(
+    tiny=RemarkCases(raw=3, example_t=(1.0, 3.0), example_drop=(0.1,), family_pairs=0, worst=False),
+    quick=RemarkCases(raw=16, example_t=(0.5, 1.0, 3.0, 10.0), example_drop=(0.1, 0.01), family_pairs=1, worst=True),
+    full=RemarkCases(raw=80, example_t=(0.5, 1.0, 3.0, 10.0), example_drop=(0.1, 0.01), family_pairs=4, worst=True))
+
+
 def _cases_remark(tier: Tier) -> list[dict]:
-    k = tier.lemmas.projected_condition_number
-    out = [{"example_t": t} for t in ((1.0, 3.0) if tier is TINY else (0.5, 1.0, 3.0, 10.0))]
+    cases = SETTINGS[tier.name]
+    k = cases.raw
+    out = [{"example_t": t} for t in cases.example_t]
     out.append({"unit_columns": 4})
-    out += [{"example_drop": e} for e in ((0.1,) if tier is TINY else (0.1, 0.01))]
+    out += [{"example_drop": e} for e in cases.example_drop]
     for s in range(k):
         n = 2 + s % 6
         m = 1 + s % 4
@@ -108,9 +131,9 @@ def _cases_remark(tier: Tier) -> list[dict]:
         if s % 5 == 1:
             spec["rank_A"] = 1
         out.append(spec)
-    if tier is not TINY:
-        out += [{"source": "family", "family": f, "seed": s, "kw": {}} for s, f in
-                enumerate(["random-coupled-local", "random-mixed"] * (1 if tier is QUICK else 4))]
+    out += [{"source": "family", "family": f, "seed": s, "kw": {}} for s, f in
+            enumerate(["random-coupled-local", "random-mixed"] * cases.family_pairs)]
+    if cases.worst:
         out.append({"source": "worst", "family": "coupled-local",
                     "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "chain": 10, "variant": "shared-rows"}})
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from mixbounds.bounds.guards import SCALE_FLOOR
@@ -24,7 +25,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.tiers import Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "lem:regularized_convergence"
 
@@ -150,8 +151,21 @@ def point_regularized(case: dict, _cost: float = 0.0) -> dict:
             "u_nu_feasible": float(np.linalg.norm(B @ u_nu - b) / max(np.linalg.norm(b), SCALE_FLOOR))}
 
 
+@dataclass(frozen=True)
+class RegularizedCases:
+    """The cases of one tier: ``cases`` seeded cases and ``samples`` per case."""
+
+    cases: int
+    samples: int
+
+
+#: the cases per tier
+SETTINGS = per_tier(tiny=RegularizedCases(cases=2, samples=400), quick=RegularizedCases(cases=12, samples=400),
+                    full=RegularizedCases(cases=60, samples=2000))
+
+
 def _cases_reg(tier: Tier) -> list[dict]:
-    k = tier.lemmas.regularized_convergence
+    k = SETTINGS[tier.name].cases
     out = []
     for s in range(k):
         N = [12, 20, 30][s % 3]
@@ -161,7 +175,7 @@ def _cases_reg(tier: Tier) -> list[dict]:
         out.append({"seed": 800 + s, "N": N, "rank_Q": rq, "p": rb + 1, "rank_B": rb,
                     "eps_rel": [1e-1, 1e-2, 1e-4, 1e-6][s % 4], "R_factor": [1.0, 4.0][s % 2],
                     "scale_Q": [1.0, 1e-3, 1e3][s % 3], "scale_B": [1.0, 1e3, 1e-3][(s // 3) % 3],
-                    "samples": tier.lemmas.regularized_samples})
+                    "samples": SETTINGS[tier.name].samples})
     return out
 
 

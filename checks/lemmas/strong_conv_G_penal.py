@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,7 +29,7 @@ from mixbounds.checks.lemmas.cases import (
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, reading
-from mixbounds.checks.tiers import FULL, TINY, Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 LABEL = "lem:strong_conv_G_penal"
 
@@ -115,9 +116,27 @@ def point_strong_conv_penal(case: dict, _cost: float = 0.0) -> dict:
             "proof_margin_over_mu_f": min(marg_paper, marg_weak) / mu_f, "clear": bool(g["clear"])}
 
 
+@dataclass(frozen=True)
+class PenalCases:
+    """The cases of one tier: ``raw`` seeded random matrices, ``named`` the two family points below, ``sweep``
+    random-mixed points over decades of κ̃_AC and κ_f, and ``worst`` the mixed construction's point."""
+
+    raw: int
+    named: bool
+    sweep: int
+    worst: bool
+
+
+#: the cases per tier
+SETTINGS = per_tier(tiny=PenalCases(raw=2, named=False, sweep=0, worst=False),
+                    quick=PenalCases(raw=12, named=True, sweep=0, worst=False),
+                    full=PenalCases(raw=60, named=True, sweep=4, worst=True))
+
+
 def _cases_penal(tier: Tier) -> list[dict]:
     graphs = ["ring", "path", "er", "star", "complete"]
-    k = tier.lemmas.strong_conv_G_penal
+    cases = SETTINGS[tier.name]
+    k = cases.raw
     scales = [(1.0, 1.0, 1.0), (1e-3, 1.0, 1e3), (1e3, 1e-3, 1.0), (1.0, 1e3, 1e-3)]
     out = []
     for s in range(k):
@@ -134,12 +153,12 @@ def _cases_penal(tier: Tier) -> list[dict]:
         if s % 5 == 3:
             spec["rank_A"] = 1
         out.append(spec)
-    if tier is not TINY:
+    if cases.named:
         out += [{"source": "family", "family": "random-mixed", "seed": 0, "kw": {"n": 5}},
                 {"source": "family", "family": "random-mixed-ident", "seed": 1, "kw": {"n": 4, "kappa_AC": 30.0}}]
-    if tier is FULL:
-        out += [{"source": "family", "family": "random-mixed", "seed": 10 + s, "kw": {"kappa_AC": 10.0 ** (1 + s % 2), "kappa_f": 10.0 ** (1 + s % 2)}}
-                for s in range(4)]
+    out += [{"source": "family", "family": "random-mixed", "seed": 10 + s, "kw": {"kappa_AC": 10.0 ** (1 + s % 2), "kappa_f": 10.0 ** (1 + s % 2)}}
+            for s in range(cases.sweep)]
+    if cases.worst:
         out.append({"source": "worst", "family": "mixed",
                     "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_Ct": 10.0, "kappa_f": 10.0, "chain": 8,
                            "variant": "shared-rows"}})

@@ -197,8 +197,10 @@ def result_id(cell, param: str, c: Construction) -> str:
 
 
 def judge_construction(tier: Tier, c: Construction, cell, param: str, pts: list, *, rid: str | None = None,
-                       control: bool = False, judge_as_built: bool = True) -> CheckResult:
-    """The verdict of ``cell``'s bound on one sweep of ``c`` (:func:`~mixbounds.checks.lower.exact_verdict.judge`)."""
+                       control: bool = False, judge_as_built: bool = True,
+                       closed_rules: tuple | None = None) -> CheckResult:
+    """The verdict of ``cell``'s bound on one sweep of ``c`` (:func:`~mixbounds.checks.lower.exact_verdict.judge`;
+    ``closed_rules``: its closed-form rules, default :data:`~mixbounds.checks.lower.exact_verdict.CLOSED_RULES`)."""
     key, model = c.key(cell.oracle, param), c.model(cell.oracle, param)
     kind = MODELS[model][0] if model is not None else None
     inst = {"family": c.family, "variant": c.keywords.get("variant", "printed"), "gradient": c.keywords.get("gradient"),
@@ -206,7 +208,7 @@ def judge_construction(tier: Tier, c: Construction, cell, param: str, pts: list,
             "formula": formula_text(kind, key) if kind is not None else None}
     return judge(tier, cell, param, key, pts, rid=rid or result_id(cell, param, c), construction=c.name,
                  method_class=c.method_class(cell.oracle), model=model, base=base(tier, c), instance=inst, control=control,
-                 variant=c.suffix, judge_as_built=judge_as_built)
+                 variant=c.suffix, judge_as_built=judge_as_built, closed_rules=closed_rules)
 
 
 def foda_result(tier: Tier, c: Construction, cell, pts: list) -> CheckResult:

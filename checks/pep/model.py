@@ -55,6 +55,7 @@ from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.solvers.apapc import APAPCParameters
+from mixbounds.solvers.materialize import operator_matrix
 from mixbounds.solvers.reformulations import Reformulation
 
 #: classes a PEP is formulated for (module docstring of :mod:`mixbounds.checks.pep`: what is not, and why)
@@ -110,15 +111,6 @@ def class_problem(data: ClassData, scale: float | None = None) -> MixedProblem:
     elif data.cls != ProblemClass.CONSENSUS:
         raise ValueError(f"PEP: no PEP model for class {data.cls!r} (formulated: {PEP_CLASSES})")
     return MixedProblem(W=data.network.W, objective=obj, layout=lay, name=f"pep-{data.cls}", **kw)
-
-
-def _columns(op, size: int) -> np.ndarray:
-    M = np.empty((size, size))
-    for j in range(size):
-        e = np.zeros(size)
-        e[j] = 1.0
-        M[:, j] = np.asarray(op(e), dtype=float).ravel()
-    return M
 
 
 def _orth(M: np.ndarray) -> np.ndarray:
@@ -177,7 +169,7 @@ def model_of_problem(data: ClassData, problem: MixedProblem, node_slot: tuple | 
     ref = Reformulation(problem, method=data.method, spectra="lemma", constants="lemma", materialize=False,
                         facts=facts)
     size = ref.size
-    P = _columns(ref.apply_normal, size)
+    P = operator_matrix(ref.apply_normal, size)
     P = 0.5 * (P + P.T)
     if node_slot is None:
         node_slot = tuple(ref.st.start + i for i in range(data.network.n))
@@ -185,7 +177,7 @@ def model_of_problem(data: ClassData, problem: MixedProblem, node_slot: tuple | 
     # G − F: grad_G minus the placeholder's gradient L_f·s on the node slots
     Fh = np.zeros((size, size))
     Fh[flat, flat] = data.L_f
-    H = _columns(ref.grad_G, size) - Fh
+    H = operator_matrix(ref.grad_G, size) - Fh
     H = 0.5 * (H + H.T)
     S = _orth(np.hstack([np.eye(size)[:, flat], P, H]))
     R = _orth(P)

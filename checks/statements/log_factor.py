@@ -33,12 +33,14 @@ from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.statements.homotopy import MATRIX_ORACLES, accuracy_points
 from mixbounds.checks.sweeps import fit_slope
 from mixbounds.checks.tables234.points import cells, sweep_task, sweeps
-from mixbounds.checks.tiers import FULL, Tier
+from mixbounds.checks.tiers import Tier, per_tier
 
 TABLE, PARAM = 4, "M_mu_eps"
 #: the lower bound carries the log when ``d log(N/x) / d log log x`` at the asymptote reaches this (x·ln x: 1, x: 0)
 LOG_POWER = 0.5
 VERDICTS = ("necessary", "removed", "open")
+#: per tier: whether the homotopy's runs (on its own accuracy points) join the fixed penalty's on the upper side
+HOMOTOPY = per_tier(tiny=False, quick=False, full=True)
 
 
 def lower_log_power(count) -> float:
@@ -127,7 +129,7 @@ def _accuracy_sweep(tier: Tier, cls: str) -> list:
 
 def _tasks(tier: Tier, cls: str) -> list:
     out = [sweep_task(TABLE, cls, q, x, tier=tier) for q, x in _accuracy_sweep(tier, cls)]
-    if tier.name == FULL.name:
+    if HOMOTOPY[tier.name]:
         out += [sweep_task(TABLE, cls, q, x, solver="homotopy", tier=tier) for q, x in accuracy_points(tier, cls)]
     return out + [max_split.task(tier, max_split.SOURCES[(cls, o)]) for o in _oracles(cls)]
 
@@ -139,7 +141,7 @@ def _readings(tier: Tier, cls: str, points: dict, oracle: str):
     if "error" in pt or pt.get("matched") != pt.get("total"):
         errors.append(f"max-split source of {cls}.{oracle}: {pt.get('error') or 'engine and closed form disagree'}")
     runs = {"fixed penalty": [(x, points[sweep_task(TABLE, cls, q, x, tier=tier).key]) for q, x in _accuracy_sweep(tier, cls)]}
-    if tier.name == FULL.name:
+    if HOMOTOPY[tier.name]:
         runs["homotopy"] = [(x, points[sweep_task(TABLE, cls, q, x, solver="homotopy", tier=tier).key])
                             for q, x in accuracy_points(tier, cls)]
     uppers = {}

@@ -36,7 +36,7 @@ from typing import Callable
 import numpy as np
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes
 from mixbounds.instances.reference.kkt import reference_solution
-from mixbounds.solvers.oracles import ORACLES, CountedOracles
+from mixbounds.solvers.oracles import ORACLES, CountedOracles, OracleSurface
 from mixbounds.solvers.result import SolveResult
 from mixbounds.solvers.stop_rule import StopRule
 
@@ -133,7 +133,7 @@ def coupled_facts(problem) -> dict:
     return {"L_A": float(L_A), "L_S": float(S.lmax), "lambda_min_S_A": float(S.lmin_pos)}
 
 
-def mixing_matrix_apply(orc: CountedOracles, lam_max: float) -> Callable[[np.ndarray], np.ndarray]:
+def mixing_matrix_apply(orc: OracleSurface, lam_max: float) -> Callable[[np.ndarray], np.ndarray]:
     """``M Y = Y − W Y / λ_max(W)``: the symmetric doubly stochastic mixing matrix ``M = I − W/λ_max(W)``.
 
     One application is one ``comm``.  ``M1 = 1``, the eigenvalues of ``M`` lie in ``[0, 1]`` with

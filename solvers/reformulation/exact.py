@@ -10,6 +10,7 @@ from typing import Callable
 
 import numpy as np
 from mixbounds.bounds.spectral import DENSE_LIMIT, ZERO_RTOL, sym_extremes
+from mixbounds.solvers.materialize import operator_matrix
 
 #: largest number of unknowns for the dense ``"exact"`` spectra and constants
 EXACT_LIMIT = 3000
@@ -40,12 +41,7 @@ def dense_operator(op: Callable, shape: tuple, size: int) -> np.ndarray:
     if size > EXACT_LIMIT:
         raise ValueError(f"exact spectra: operator of size {size} exceeds EXACT_LIMIT={EXACT_LIMIT}; "
                          "use spectra='lemma'")
-    M = np.empty((size, size))
-    e = np.zeros(size)
-    for j in range(size):
-        e[j] = 1.0
-        M[:, j] = np.asarray(op(e.reshape(shape).copy())).ravel()
-        e[j] = 0.0
+    M = operator_matrix(op, shape)
     return 0.5 * (M + M.T)
 
 

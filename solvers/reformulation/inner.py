@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval
-from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.oracles import OracleSurface
 from mixbounds.solvers.reformulation.exact import gossip_eigenvalues, normal_eigenvalues
 
 
@@ -139,7 +139,7 @@ class InnerOperators:
     Every product is counted on ``orc``.
     """
 
-    orc: CountedOracles
+    orc: OracleSurface
     Wp: Callable | None = None
     Cp: Callable | None = None
     CpT: Callable | None = None
@@ -150,14 +150,14 @@ class InnerOperators:
     Ct_rhs: Callable | None = None
 
 
-def bind(inner: dict[str, InnerPolynomial], orc: CountedOracles, problem, cheb: bool) -> InnerOperators:
+def bind(inner: dict[str, InnerPolynomial], orc: OracleSurface, problem, cheb: bool) -> InnerOperators:
     """The inner operators of ``inner`` as recurrences counted on ``orc`` (or the raw operators without Chebyshev).
 
     Parameters
     ----------
     inner : dict of str to InnerPolynomial
         The polynomials of :func:`inner_polynomials`.
-    orc : CountedOracles
+    orc : OracleSurface
         The oracle object every product is counted on (the solve's, the set-up's or a scratch one).
     problem : MixedProblem
         The problem (its right-hand sides ``c``, ``c̃``).

@@ -14,7 +14,7 @@ estimate after every iteration::
   singular values of the ``A``, ``C``, ``C̃`` blocks, Definitions ``def:mixed_condition_number`` and
   ``def:projected_condition_number``) — never a matrix, so every product goes through a counter.
 * ``oracles`` is a :class:`MethodOracles`: the counted operators of the suite's own solvers
-  (:class:`mixbounds.solvers.oracles.CountedOracles`, Definition ``def:foda``: one call = one round at
+  (:class:`mixbounds.solvers.oracles.OracleSurface`, Definition ``def:foda``: one call = one round at
   every node): ``grad``, ``A``/``AT``, ``C``/``CT``, ``Ct``/``CtT``, ``comm``.
 * A method may declare the problem classes it supports with an attribute ``classes`` (a tuple of
   class names: ``consensus``, ``coupled``, ``shared``, ``coupled_local``, ``mixed``); without it, it is
@@ -67,7 +67,7 @@ from mixbounds.isolation import (  # noqa: F401  (the method limits, re-exported
 )
 from mixbounds.loop_method import StopLoop, from_loop
 from mixbounds.solvers.baselines._common import Run
-from mixbounds.solvers.oracles import CountedOracles
+from mixbounds.solvers.oracles import CountedOracles, OracleSurface
 from mixbounds.solvers.result import SolveResult
 
 #: the problem classes a user's method can be measured on (those with a worst-case construction, Table 1)
@@ -257,7 +257,7 @@ def contract_table() -> str:
 
 
 #: the counted oracles behind each MethodOracles (not an attribute of it: a method sees only the operators)
-_COUNTED: "weakref.WeakKeyDictionary[MethodOracles, CountedOracles]" = weakref.WeakKeyDictionary()
+_COUNTED: "weakref.WeakKeyDictionary[MethodOracles, OracleSurface]" = weakref.WeakKeyDictionary()
 
 
 class MethodOracles:
@@ -272,7 +272,7 @@ class MethodOracles:
 
     __slots__ = ("__weakref__",)
 
-    def __init__(self, counted: CountedOracles):
+    def __init__(self, counted: OracleSurface):
         _COUNTED[self] = counted
 
     def grad(self, u: np.ndarray) -> np.ndarray:
