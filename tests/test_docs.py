@@ -305,6 +305,9 @@ def test_recording_durations_puts_them_after_the_test_command(tmp_path):
     data = {"verify_seconds": [70, 85], "pytest_seconds": [540, 720], "calibration_seconds": 1.02,
             "machine": "2-core test machine", "commit": "abc1234"}
     readme = (ROOT / "README.md").read_text()
+    recorded = readme_durations.block_of(readme)
+    if recorded is not None:  # the README holds its recorded block: the first insertion is tested on it without
+        readme = readme.replace(recorded, "")
     once = readme_durations.put(readme, readme_durations.render(data))
     assert once.index(readme_durations.START) > once.index("<!-- setup:test -->")
     assert "the main job 70 s – 85 s, the tests 9 min – 12 min" in once and "calibration 1.02 s" in once
