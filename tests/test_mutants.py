@@ -83,8 +83,10 @@ MUTANTS = {
     "lower-tol-loosened@lower-subset": (*LOWER_TOL_LOOSENED, "T1.consensus.comm.kappa_W.lower",
                                         ["control.tolerance.lower.TOL.quick.detects"]),
     "convex-reference-other-minimiser": (
-        "instances/convex.py",
-        [("    else:\n        v = v0\n", "    else:\n        v = v0\n    if N.shape[1]:\n        v = v + 2.0 * N[:, 0]\n")],
+        "instances/reference/min_norm.py",
+        [("    v = v0 + N @ np.linalg.solve(N.T @ EtE @ N, -(N.T @ EtE @ v0)) if N.shape[1] else v0\n",
+          "    v = v0 + N @ np.linalg.solve(N.T @ EtE @ N, -(N.T @ EtE @ v0)) if N.shape[1] else v0\n"
+          "    if N.shape[1]:\n        v = v + 2.0 * N[:, 0]\n")],
         "audit.reference.*", ["audit.reference.T2.coupled"]),
     "t4-reference-loose": (
         "instances/nonsmooth.py", [("QP_TOL = 1e-13", "QP_TOL = 1e-11")],
