@@ -16,11 +16,10 @@ import math
 import time
 
 import numpy as np
-from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.pep.availability import solver_name
 from mixbounds.checks.pep.lyapunov import WITH_DUAL, LyapunovWeights, lyapunov
 from mixbounds.checks.pep.model import LinearModel
-from mixbounds.checks.pep.performance import MEASURED, SOLVER_OPTIONS, PEPOutcome
+from mixbounds.checks.pep.performance import MEASURED, SOLVER_OPTIONS, PEPOutcome, whitened_bases
 from mixbounds.checks.pep.step import apapc_step, apply
 from mixbounds.solvers.apapc import APAPCParameters
 from PEPit import PEP, Point
@@ -47,7 +46,7 @@ class _Trajectory:
         self.fs = [pep.declare_function(fclass, mu=data.mu_f, L=data.L_f) for _ in range(n)]
         for f in self.fs:  # u* = 0, z* = 0: every f_i is minimised at 0 with f_i(0) = 0 (mixbounds.checks.pep.model)
             f.add_point((null_point, null_point, null_expression))
-        Su, Sf, Rz = _whitened_bases(model, weights)
+        Su, Sf, Rz = whitened_bases(model, weights)
         u = apply(Su, [Point() for _ in range(Su.shape[1])], null_point)
         if weights.a_f != 0.0:
             u_f = apply(Sf, [Point() for _ in range(Sf.shape[1])], null_point)
@@ -76,22 +75,6 @@ class _Trajectory:
                 breg = breg + f.value(u_f[s])
         return lyapunov(weights, u, u_f, z, breg, self.model.H)
 
-
-def _whitened_bases(model: LinearModel, weights: LyapunovWeights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Bases of ``u``, ``u_f`` (``S``) and ``z`` (``range P``) scaled so that each term of ``V⁰`` is about a sum of
-    squares of the new coordinates: the same PEP (a change of variables), Gram entries of order 1.
-
-    Without it Clarabel stalled with errors up to 1e-3 at κ = 10³ (entries from ``η`` to ``1/η``).
-    """
-    Su = model.S / math.sqrt(weights.a_u)
-    p = model.params
-    Sf = model.S / math.sqrt(max(weights.a_f, SCALE_FLOOR) * 0.5 * math.sqrt(p.mu * p.L))
-    R = model.R
-    Mz = R.T @ weights.M_z @ R
-    lam, Q = np.linalg.eigh(0.5 * (Mz + Mz.T))
-    if lam.size and lam[0] > 0:
-        R = R @ Q / np.sqrt(lam)
-    return Su, Sf, R
 
 
 def solve_pep(model: LinearModel, K: int = 1, with_dual: bool = WITH_DUAL, solver: str | None = None,

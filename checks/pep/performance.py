@@ -121,7 +121,7 @@ class _Trajectory:
         self.fs = [pep.function(data.mu_f, data.L_f, function_class, slots=len(s)) for s in self.slots]
         for f, s in zip(self.fs, self.slots):  # u* = 0, z* = 0: every f_i minimised at 0 with f_i(0) = 0 (model)
             f.add_point(tuple(Vec() for _ in s), tuple(Vec() for _ in s), Form())
-        Su, Sf, Rz = _whitened_bases(model, weights)
+        Su, Sf, Rz = whitened_bases(model, weights)
         zero = Vec()
         u = apply(Su, [pep.point() for _ in range(Su.shape[1])], zero)
         if start not in ("any", "algorithm"):
@@ -160,7 +160,7 @@ class _Trajectory:
         return lyapunov(weights, u, u_f, z, breg, self.model.H) + Form()
 
 
-def _whitened_bases(model: LinearModel, weights: LyapunovWeights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def whitened_bases(model: LinearModel, weights: LyapunovWeights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bases of ``u``, ``u_f`` (``S``) and ``z`` (``range P``) scaled so that each term of ``V⁰`` is about a sum of
     squares of the new coordinates: the same PEP (a change of variables), Gram entries of order 1.
 
