@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.concepts import ORACLES, Oracle
 from mixbounds.instances.problem import MixedProblem
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import connected_components, dijkstra
 
 
 def tail_curve(rounds: np.ndarray, masses: np.ndarray, total: float) -> np.ndarray:
@@ -60,14 +60,38 @@ def tail_curve(rounds: np.ndarray, masses: np.ndarray, total: float) -> np.ndarr
     return tail / total
 
 
-def _gather(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The column indices of ``rows`` of a CSR pattern, concatenated (vectorised row gather)."""
-    if rows.size == 0:
-        return rows
-    start, lens = indptr[rows], indptr[rows + 1] - indptr[rows]
-    tot = int(lens.sum())
-    offs = np.repeat(start - np.cumsum(lens) + lens, lens) + np.arange(tot)
-    return indices[offs]
+def bfs_rounds(step: sp.csr_matrix, sources: np.ndarray, first: np.ndarray, *, bipartite: bool = False) -> np.ndarray:
+    """The round at which each node is first reached (``-1``: never) by the breadth-first search of
+    :meth:`Engine.reach`: ``sources`` at round 0, then each round adds the ``step`` neighbours of the last round's
+    new nodes, and round 1 also adds ``first`` (the counted oracle's seeds).
+
+    ``bipartite=False``: ``step`` is ``nodes × nodes`` (row → column edges).  ``bipartite=True``: ``step`` is the
+    ``nodes × groups`` incidence, and a round goes node → its groups → every node of those groups (``first`` then
+    names groups).  One shortest-path search in C on the graph with two virtual roots — ``z`` (edges to
+    ``sources``; ``z`` → ``z'``) and ``z'`` (edges to ``first``) — gives every round at once: a node at distance
+    ``d`` from ``z`` is reached in round ``d − 1`` (``(d − 1)/2`` when bipartite, where a round is two edges).  The
+    distances of an unweighted graph are the rounds of the round-by-round closure exactly (both are breadth-first
+    levels; ``tests/test_engine.py`` compares them with the literal closure).
+    """
+    n = step.shape[0]
+    k = step.shape[1] if bipartite else 0  # group nodes n … n+k−1 when bipartite
+    z, zp = n + k, n + k + 1
+    coo = step.tocoo()
+    rows, cols = [coo.row, ], [coo.col + n if bipartite else coo.col]
+    if bipartite:  # group → node
+        rows.append(coo.col + n)
+        cols.append(coo.row)
+    sources, first = np.asarray(sources, dtype=np.int64), np.asarray(first, dtype=np.int64)
+    rows += [np.full(sources.size, z), [z], np.full(first.size, zp)]
+    cols += [sources, [zp], first + n if bipartite else first]
+    r, c = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
+    G = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(zp + 1, zp + 1))
+    d = dijkstra(G, directed=True, indices=z, unweighted=True)[:n]
+    reached = np.isfinite(d)
+    out = np.full(n, -1, dtype=np.int64)
+    hops = d[reached].astype(np.int64) - 1
+    out[reached] = hops // 2 if bipartite else hops
+    return out
 
 
 def _pattern(M) -> sp.coo_matrix:
@@ -243,42 +267,15 @@ class Engine:
         else:
             ncomp, labels, seed_free = self.N, np.arange(self.N), np.zeros(self.N, bool)
         seed_step = self.seeds[oracle]
+        sources = np.unique(labels[seed_free])
         if conjugate:  # a round: free component → its vertices' Q-graph components → every free component in those
             gcomp, glab = connected_components(self.adj[oracle], directed=False)
             inc = sp.csr_matrix((np.ones(self.N), (labels, glab)), shape=(ncomp, gcomp))
-            out = inc.T.tocsr()
-            expanded = np.zeros(gcomp, bool)  # a Q-graph component, once reached, has handed out all its members
-
-            def expand(front):
-                g = np.unique(_gather(inc.indptr, inc.indices, front))
-                g = g[~expanded[g]]
-                expanded[g] = True
-                return _gather(out.indptr, out.indices, g)
-
-            first = _gather(out.indptr, out.indices, np.unique(glab[seed_step]))
+            dist = bfs_rounds(inc, sources, np.unique(glab[seed_step]), bipartite=True)
         else:  # a round: the counted oracle's edges between free components
             A = self.adj[oracle].tocoo()
             step = sp.csr_matrix((np.ones(A.nnz), (labels[A.row], labels[A.col])), shape=(ncomp, ncomp))
-
-            def expand(front):
-                return _gather(step.indptr, step.indices, front)
-
-            first = labels[seed_step]
-        dist = np.full(ncomp, -1, dtype=np.int64)
-        front = np.unique(labels[seed_free])
-        dist[front] = 0
-        level = 0
-        while True:
-            level += 1
-            nxt = expand(front)
-            if level == 1:
-                nxt = np.concatenate([nxt, first])
-            nxt = np.unique(nxt)
-            nxt = nxt[dist[nxt] < 0]
-            if nxt.size == 0:
-                break
-            dist[nxt] = level
-            front = nxt
+            dist = bfs_rounds(step, sources, labels[seed_step])
         return dist[labels]
 
     def error_curve(self, reach: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
