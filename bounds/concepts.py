@@ -103,3 +103,40 @@ PROBLEM_CLASSES: tuple[ProblemClass, ...] = tuple(ProblemClass)
 #: the classes the paper's method (APAPC on the reformulation, Algorithm ``alg:apapc``) is built for here
 METHOD_CLASSES: tuple[ProblemClass, ...] = (ProblemClass.CONSENSUS, ProblemClass.COUPLED, ProblemClass.SHARED,
                                             ProblemClass.COUPLED_LOCAL, ProblemClass.MIXED)
+
+
+class Structure(StrEnum):
+    """Which constraints a problem instance has (:attr:`mixbounds.instances.problem.MixedProblem.problem_class`): the
+    five rows of Table 1 (named like the classes) and the two structures of no row — ``LOCAL`` (``x`` with local
+    constraints only: decoupled nodes) and ``SEPARABLE`` (``x`` with no constraint)."""
+
+    CONSENSUS = ProblemClass.CONSENSUS.value
+    SHARED = ProblemClass.SHARED.value
+    COUPLED = ProblemClass.COUPLED.value
+    COUPLED_LOCAL = ProblemClass.COUPLED_LOCAL.value
+    LOCAL = "local"
+    MIXED = ProblemClass.MIXED.value
+    SEPARABLE = "separable"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class BlockKind(StrEnum):
+    """A diagonal block of the reformulation's constraint operator ``K`` (the paper's ``B`` per part of the
+    variables; ``K`` is block-diagonal, Appendix
+    ``app:upper_bound_coupled_plus_non_ident_local_constraints_prob``): on ``x``, ``COUPLED`` (``B = (A  αW')``,
+    ``app:coupled_cons``), ``COUPLED_LOCAL`` (``B = [[A, αW'], [βC', 0]]``, ``sec:mixed_upper``), ``LOCAL``
+    (``C'`` alone) or ``FREE`` (no constraint on ``x``: no block); on ``X̃``, ``CONSENSUS`` (``W'``), ``SHARED``
+    (different ``C̃_i``, ``app:nonind_upper``) or ``SHARED_IDENTICAL`` (identical ``C̃_i``)."""
+
+    COUPLED = ProblemClass.COUPLED.value
+    COUPLED_LOCAL = ProblemClass.COUPLED_LOCAL.value
+    LOCAL = Structure.LOCAL.value
+    FREE = "free"
+    CONSENSUS = ProblemClass.CONSENSUS.value
+    SHARED = ProblemClass.SHARED.value
+    SHARED_IDENTICAL = "shared_identical"
+
+    def __repr__(self) -> str:
+        return repr(self.value)

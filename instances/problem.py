@@ -23,6 +23,7 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 from mixbounds.bounds import spectral
+from mixbounds.bounds.concepts import Structure
 from mixbounds.bounds.spectral import DENSE_LIMIT, LMAX_TOL, ZERO_RTOL
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import Objective
@@ -35,7 +36,7 @@ W_LANCZOS_TOL = 1e-10
 #: relative residual allowed in the range conditions (Σb_i ∈ range(A'), c_i ∈ range(C_i), …).
 RANGE_RTOL = 1e-7
 
-PROBLEM_CLASSES = ("consensus", "shared", "coupled", "coupled_local", "local", "mixed", "separable")
+PROBLEM_CLASSES: tuple[Structure, ...] = tuple(Structure)
 
 
 def _as_matrix(M, where: str) -> sp.csr_matrix:
@@ -305,7 +306,7 @@ class MixedProblem:
         return 0 if self.A is None else self.A[0].shape[0]
 
     @property
-    def problem_class(self) -> str:
+    def problem_class(self) -> Structure:
         """One of :data:`PROBLEM_CLASSES`.
 
         ``consensus``: only x̃, no C̃ (``prob:consensus_cons``); ``shared``: x̃ with C̃
@@ -317,12 +318,12 @@ class MixedProblem:
         has_x = self.layout.dx > 0
         has_t = self.layout.dt > 0
         if has_x and has_t:
-            return "mixed"
+            return Structure.MIXED
         if has_t:
-            return "shared" if self.Ct is not None else "consensus"
+            return Structure.SHARED if self.Ct is not None else Structure.CONSENSUS
         if self.A is not None:
-            return "coupled_local" if self.C is not None else "coupled"
-        return "local" if self.C is not None else "separable"
+            return Structure.COUPLED_LOCAL if self.C is not None else Structure.COUPLED
+        return Structure.LOCAL if self.C is not None else Structure.SEPARABLE
 
     @cached_property
     def identical_shared(self) -> bool:

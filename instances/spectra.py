@@ -25,6 +25,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from mixbounds.bounds.concepts import BlockKind
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.bounds.spectral import sv_extremes
 
@@ -37,14 +38,14 @@ DEPENDS = {"lambda_max_W": ("W",), "lambda_min_W": ("W",), "kappa_W": ("W",), "L
            "L_Ct": ("Ct",), "lambda_min_S_Ct": ("Ct",), "mu_Ct": ("Ct",)}
 
 
-def shared_kind(problem) -> str | None:
-    """How the shared variable is constrained: ``None`` (no x̃), ``"consensus"``, ``"shared"`` or
-    ``"shared_identical"`` (the t-block of :class:`mixbounds.solvers.reformulations.Reformulation`)."""
+def shared_kind(problem) -> BlockKind | None:
+    """How the shared variable is constrained: ``None`` (no x̃), ``CONSENSUS``, ``SHARED`` or ``SHARED_IDENTICAL``
+    (the t-block of :class:`mixbounds.solvers.reformulations.Reformulation`)."""
     if problem.layout.dt == 0:
         return None
     if problem.Ct is None:
-        return "consensus"
-    return "shared_identical" if problem.identical_shared else "shared"
+        return BlockKind.CONSENSUS
+    return BlockKind.SHARED_IDENTICAL if problem.identical_shared else BlockKind.SHARED
 
 
 def solver_facts(problem) -> tuple[dict, dict]:
@@ -77,13 +78,13 @@ def solver_facts(problem) -> tuple[dict, dict]:
         f["mu_tilde_AC"], f["kappa_tilde_AC"] = pk.mu, pk.kappa
         how["mu_tilde_AC"] = how["kappa_tilde_AC"] = "mixbounds.bounds.condition.projected_kappa"
     kind = shared_kind(P)
-    if kind == "shared":
+    if kind == BlockKind.SHARED:
         f["L_Ct"] = group_spectrum(P.Ct, name="C̃").L
         e = interaction_extremes(P.Ct, transpose=True)
         f["lambda_min_S_Ct"] = e.lmin_pos
         how["L_Ct"] = "mixbounds.bounds.condition.group_spectrum (per distinct block)"
         how["lambda_min_S_Ct"] = f"mixbounds.bounds.condition.interaction_extremes ({e.method})"
-    elif kind == "shared_identical":
+    elif kind == BlockKind.SHARED_IDENTICAL:
         e = sv_extremes(P.Ct[0], name="C̃")
         f["L_Ct"], f["mu_Ct"] = e.lmax, e.lmin_pos
         how["L_Ct"] = how["mu_Ct"] = f"mixbounds.bounds.spectral.sv_extremes of C̃_0 ({e.method})"
@@ -100,9 +101,9 @@ def fact_keys(problem) -> set[str]:
     if problem.A is not None and problem.C is not None:
         keys |= {"mu_tilde_AC", "kappa_tilde_AC"}
     kind = shared_kind(problem)
-    if kind == "shared":
+    if kind == BlockKind.SHARED:
         keys |= {"L_Ct", "lambda_min_S_Ct"}
-    elif kind == "shared_identical":
+    elif kind == BlockKind.SHARED_IDENTICAL:
         keys |= {"L_Ct", "mu_Ct"}
     return keys
 

@@ -10,6 +10,7 @@ where cheaper.  The blocks and their paper labels: :mod:`mixbounds.solvers.refor
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import BlockKind
 from mixbounds.instances.spectra import shared_kind
 from mixbounds.solvers.oracles import ORACLES, CountedOracles
 from mixbounds.solvers.reformulation import options
@@ -91,9 +92,9 @@ class Reformulation:
     def _set_up_polynomials(self) -> None:
         """Inner polynomials, scalings, blocks and their outer polynomials (lemma's or exact intervals)."""
         P, f, exact, t_kind = self.problem, self.facts, self.spectra == "exact", self.t_kind
-        self.inner = inner_polynomials(P, f, uses_W_prime=self.has_A or t_kind in ("shared", "shared_identical"),
-                                       uses_C_prime=self.x_kind == "coupled_local",
-                                       uses_Ct_prime=t_kind == "shared_identical", cheb=self.cheb, exact=exact)
+        self.inner = inner_polynomials(P, f, uses_W_prime=self.has_A or t_kind in (BlockKind.SHARED, BlockKind.SHARED_IDENTICAL),
+                                       uses_C_prime=self.x_kind == BlockKind.COUPLED_LOCAL,
+                                       uses_Ct_prime=t_kind == BlockKind.SHARED_IDENTICAL, cheb=self.cheb, exact=exact)
         self.info["inner"] = {k: p.as_dict() for k, p in self.inner.items()}
         self.scalings = scalings(P, f, self.inner, self.x_kind, t_kind)
         self.scal = self.scalings.as_dict()
@@ -125,7 +126,7 @@ class Reformulation:
             return M
 
         self.main_operators = ops
-        zero = [self.sx] if self.x_kind == "free" else []
+        zero = [self.sx] if self.x_kind == BlockKind.FREE else []
         self.normal_operator, self.normal_rhs = assemble(self.blocks, ops, self.size, zero, materialized)
         self.info["materialized"] = materialized_record(ops, outer)
         self.objective = PenalizedObjective(self.variables, self.problem, self.orc, self.scalings, ops.Wp)

@@ -27,7 +27,7 @@ audit of a counter that skips every second ``comm`` round must come out ``fail``
 from __future__ import annotations
 
 import numpy as np
-from mixbounds.bounds.concepts import ORACLES, Oracle
+from mixbounds.bounds.concepts import ORACLES, BlockKind, Oracle
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.sweeps import CLASS_FAMILIES, random_sweeps
@@ -108,13 +108,14 @@ def closed_form_per_iteration(x_block: str | None, t_block: str | None, degrees:
     cT = 2 * degrees.get(Oracle.CT, 1) if cheb else 1
     c = dict.fromkeys(AUDIT_ORACLES, 0)
     c[Oracle.GRAD] = 1
-    if x_block in ("coupled", "coupled_local"):
+    if x_block in (BlockKind.COUPLED, BlockKind.COUPLED_LOCAL):
         c[Oracle.A] += 2
         c[Oracle.COMM] += 2 * dW
-    # keys: the reformulation's block kinds (named like the classes they serve, plus ``local``/``shared_identical``)
-    raw = {"coupled": {Oracle.A: 2, Oracle.COMM: 2 * dW}, "coupled_local": {Oracle.A: 2, Oracle.COMM: 2 * dW, Oracle.C: 2 * cC},
-           "local": {Oracle.C: 2}, "consensus": {Oracle.COMM: 1}, "shared": {Oracle.CT: 2, Oracle.COMM: 2 * dW},
-           "shared_identical": {Oracle.CT: 2 * cT, Oracle.COMM: 2 * dW}}
+    raw = {BlockKind.COUPLED: {Oracle.A: 2, Oracle.COMM: 2 * dW},
+           BlockKind.COUPLED_LOCAL: {Oracle.A: 2, Oracle.COMM: 2 * dW, Oracle.C: 2 * cC},
+           BlockKind.LOCAL: {Oracle.C: 2}, BlockKind.CONSENSUS: {Oracle.COMM: 1},
+           BlockKind.SHARED: {Oracle.CT: 2, Oracle.COMM: 2 * dW},
+           BlockKind.SHARED_IDENTICAL: {Oracle.CT: 2 * cT, Oracle.COMM: 2 * dW}}
     for key, kind in (("x", x_block), ("t", t_block)):
         if kind in (None, "free"):
             continue

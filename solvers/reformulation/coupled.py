@@ -14,6 +14,7 @@ One application of ``BᵀB`` costs two ``A`` rounds and two ``W'`` (``2 deg P_W`
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import BlockKind, Oracle
 from mixbounds.solvers.reformulation.block import Block
 from mixbounds.solvers.reformulation.inner import InnerOperators
 from mixbounds.solvers.reformulation.variables import Variables
@@ -22,9 +23,9 @@ from mixbounds.solvers.reformulation.variables import Variables
 class CoupledBlock(Block):
     """``B = (A  αW')`` on ``(x, Y)`` (module docstring)."""
 
-    kind = "coupled"
+    kind = BlockKind.COUPLED
     side = "x"
-    operands = ("x", "W'", "A", "alpha")
+    operands = ("x", "W'", Oracle.A, "alpha")
 
     @staticmethod
     def place(var: Variables) -> tuple[slice, tuple]:
@@ -58,14 +59,14 @@ class CoupledBlock(Block):
         """Add the local rows' part ``β² C'ᵀ(…)`` to ``out_x`` (none here)."""
 
     def rounds(self, K: int, degrees: dict, cheb: bool) -> dict[str, int]:
-        return {"A": 2 * K, "comm": 2 * degrees.get("W", 1) * K}
+        return {Oracle.A: 2 * K, Oracle.COMM: 2 * degrees.get("W", 1) * K}
 
 
 class CoupledLocalBlock(CoupledBlock):
     """``B = [[A, αW'], [βC', 0]]`` on ``(x, Y)`` (module docstring)."""
 
-    kind = "coupled_local"
-    operands = ("x", "W'", "A", "C", "alpha", "beta")
+    kind = BlockKind.COUPLED_LOCAL
+    operands = ("x", "W'", Oracle.A, Oracle.C, "alpha", "beta")
 
     def raw_interval_lemma(self) -> tuple[float, float]:
         # lem:mixed_coupled_with_local_spectrum
@@ -80,5 +81,5 @@ class CoupledLocalBlock(CoupledBlock):
 
     def rounds(self, K: int, degrees: dict, cheb: bool) -> dict[str, int]:
         out = super().rounds(K, degrees, cheb)
-        out["C"] = (4 * degrees["C"] if cheb else 2) * K
+        out[Oracle.C] = (4 * degrees[Oracle.C] if cheb else 2) * K
         return out

@@ -9,6 +9,7 @@ it.
 
 from __future__ import annotations
 
+from mixbounds.bounds.concepts import BlockKind
 from mixbounds.instances.spectra import fact_keys, solver_facts
 
 
@@ -47,8 +48,8 @@ def reformulation_facts(problem, facts: dict | None, t_kind: str | None) -> tupl
         raise ValueError("Reformulation: S_A = (1/n)Σ A_i A_iᵀ is zero; the coupled constraint is void")
     if problem.C is not None and f["mu_C"] <= 0:
         raise ValueError("Reformulation: all C_i are zero (no local constraint to precondition)")
-    if t_kind == "shared" and f["lambda_min_S_Ct"] <= 0:
+    if t_kind == BlockKind.SHARED and f["lambda_min_S_Ct"] <= 0:
         raise ValueError("Reformulation: S_{C̃ᵀ} = (1/n)Σ C̃_iᵀC̃_i is zero")
-    if t_kind == "shared_identical" and f["mu_Ct"] <= 0:
+    if t_kind == BlockKind.SHARED_IDENTICAL and f["mu_Ct"] <= 0:
         raise ValueError("Reformulation: identical C̃_i are zero")
     return f, source

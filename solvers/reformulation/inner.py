@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree, chebyshev_interval
 from mixbounds.solvers.oracles import OracleSurface
 from mixbounds.solvers.reformulation.exact import gossip_eigenvalues, normal_eigenvalues
@@ -120,10 +121,10 @@ def inner_polynomials(problem, facts: dict, *, uses_W_prime: bool, uses_C_prime:
                               raw_sigma=(f["lambda_min_W"], f["lambda_max_W"]),
                               eigenvalues=(lambda: gossip_eigenvalues(problem.W)) if exact else None)
     if uses_C_prime:
-        out["C"] = polynomial(f["L_C"], f["mu_C"], cheb=cheb, raw_sigma=(np.sqrt(f["mu_C"]), np.sqrt(f["L_C"])),
+        out[Oracle.C] = polynomial(f["L_C"], f["mu_C"], cheb=cheb, raw_sigma=(np.sqrt(f["mu_C"]), np.sqrt(f["L_C"])),
                               eigenvalues=(lambda: normal_eigenvalues(problem.C, f["L_C"])) if exact else None)
     if uses_Ct_prime:
-        out["Ct"] = polynomial(f["L_Ct"], f["mu_Ct"], cheb=cheb, raw_sigma=(np.sqrt(f["mu_Ct"]), np.sqrt(f["L_Ct"])),
+        out[Oracle.CT] = polynomial(f["L_Ct"], f["mu_Ct"], cheb=cheb, raw_sigma=(np.sqrt(f["mu_Ct"]), np.sqrt(f["L_Ct"])),
                                eigenvalues=(lambda: normal_eigenvalues(problem.Ct[:1], f["L_Ct"])) if exact else None)
     return out
 
@@ -171,16 +172,16 @@ def bind(inner: dict[str, InnerPolynomial], orc: OracleSurface, problem, cheb: b
     ops: dict = {"orc": orc}
     if "W" in inner:
         ops["Wp"] = inner["W"].chebyshev(orc.comm, "W").apply_P if cheb else orc.comm
-    if "C" in inner:
+    if Oracle.C in inner:
         if cheb:
-            chC = inner["C"].chebyshev(lambda x: orc.CT(orc.C(x)), "CᵀC")
+            chC = inner[Oracle.C].chebyshev(lambda x: orc.CT(orc.C(x)), "CᵀC")
             ops.update(Cp=chC.apply_P, CpT=chC.apply_P, chC=chC,
                        c_prime=lambda: chC.rhs(orc.CT(problem.c_stacked)))  # c' = P(CᵀC)(CᵀC)⁺Cᵀc
         else:
             ops.update(Cp=orc.C, CpT=orc.CT, c_prime=lambda: problem.c_stacked)
-    if "Ct" in inner:
+    if Oracle.CT in inner:
         if cheb:
-            chT = inner["Ct"].chebyshev(lambda X: orc.CtT(orc.Ct(X)), "C̃ᵀC̃")
+            chT = inner[Oracle.CT].chebyshev(lambda X: orc.CtT(orc.Ct(X)), "C̃ᵀC̃")
             # B̃ᵀ(1⊗c̃'; 0) = 1⊗C̃'c̃',  c̃' = P(C̃ᵀC̃)(C̃ᵀC̃)⁺C̃ᵀc̃ (at every node)
             ops.update(Ctp=chT.apply_P, chT=chT, Ct_rhs=lambda: chT.apply_P(chT.rhs(orc.CtT(problem.ct_stacked))))
         else:

@@ -8,6 +8,7 @@ two ``C`` rounds.
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import BlockKind, Oracle
 from mixbounds.solvers.reformulation.block import Block
 from mixbounds.solvers.reformulation.inner import InnerOperators
 from mixbounds.solvers.reformulation.variables import Variables
@@ -16,9 +17,9 @@ from mixbounds.solvers.reformulation.variables import Variables
 class LocalBlock(Block):
     """``B = C`` on ``x`` (module docstring)."""
 
-    kind = "local"
+    kind = BlockKind.LOCAL
     side = "x"
-    operands = ("x", "C")
+    operands = ("x", Oracle.C)
 
     @staticmethod
     def place(var: Variables) -> tuple[slice, tuple]:
@@ -34,4 +35,4 @@ class LocalBlock(Block):
         return ops.orc.CT(self.problem.c_stacked)
 
     def rounds(self, K: int, degrees: dict, cheb: bool) -> dict[str, int]:
-        return {"C": 2 * K}
+        return {Oracle.C: 2 * K}

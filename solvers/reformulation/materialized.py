@@ -21,6 +21,7 @@ import dataclasses
 from typing import Callable
 
 import numpy as np
+from mixbounds.bounds.concepts import BlockKind, Oracle
 from mixbounds.instances.kron_identity import normal_matrix
 from mixbounds.solvers.chebyshev import Chebyshev
 from mixbounds.solvers.materialize import (
@@ -68,11 +69,11 @@ class Materializer:
         sc, orc, var = self.bind(self.scratch), ops.orc, self.var
         if ops.Wp is not None and self._W_prime_dense_is_cheaper(t_kind):
             ops = dataclasses.replace(ops, Wp=MaterializedNodes(sc.Wp, self.scratch, orc, var.n))
-        if "C" in self.inner:
+        if Oracle.C in self.inner:
             C = self._polynomial(sc.Cp, sc.chC, self.problem.bC, (var.dx,), "C'", orc)
             if C is not None:
                 ops = dataclasses.replace(ops, Cp=C, CpT=C)
-        if "Ct" in self.inner and sc.Ctp is not None:
+        if Oracle.CT in self.inner and sc.Ctp is not None:
             Ct = self._polynomial(sc.Ctp, sc.chT, self.problem.bCt, (var.n, var.dt), "C̃'", orc)
             if Ct is not None:
                 ops = dataclasses.replace(ops, Ctp=Ct)
@@ -89,7 +90,7 @@ class Materializer:
         states it multiplies (``Y``: m columns; ``X̃``: d̃ columns; the wider one decides)."""
         var = self.var
         cols = max(var.m if self.problem.A is not None else 0,
-                   var.dt if t_kind in ("shared", "shared_identical") else 0)
+                   var.dt if t_kind in (BlockKind.SHARED, BlockKind.SHARED_IDENTICAL) else 0)
         return var.n <= MATERIALIZE_NODES and nodes_dense_is_cheaper(var.n, self.problem.W.nnz,
                                                                      self.inner["W"].degree, cols)
 
@@ -120,12 +121,12 @@ class Materializer:
 
         cheb = True  # nothing is materialised without Chebyshev
         parts = {"x": (cheb, var.dx, var.n, var.m), "t": (cheb, var.n, var.dt), "W'": ("W'", poly("W"), sc._W),
-                 "W": ("W", sc._W), "A": ("A", getattr(sc, "_bA", None), getattr(sc, "_bAT", None)),
-                 "C": ("C", poly("C"), getattr(sc, "_bC", None), getattr(sc, "_bCT", None)),
-                 "C̃": ("C̃", poly("Ct"), getattr(sc, "_bCt", None), getattr(sc, "_bCtT", None)),
+                 "W": ("W", sc._W), Oracle.A: (Oracle.A, getattr(sc, "_bA", None), getattr(sc, "_bAT", None)),
+                 Oracle.C: (Oracle.C, poly(Oracle.C), getattr(sc, "_bC", None), getattr(sc, "_bCT", None)),
+                 "C̃": ("C̃", poly(Oracle.CT), getattr(sc, "_bCt", None), getattr(sc, "_bCtT", None)),
                  "alpha": s.alpha, "beta": s.beta, "gamma": s.gamma}
         if role == "C'":
-            return (role, parts["x"], parts["C"])
+            return (role, parts["x"], parts[Oracle.C])
         if role == "C̃'":
             return (role, parts["t"], parts["C̃"])
         p = block.polynomial

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 import numpy as np
+from mixbounds.bounds.concepts import BlockKind
 from mixbounds.solvers.chebyshev import Chebyshev
 from mixbounds.solvers.reformulation.block import Block
 from mixbounds.solvers.reformulation.coupled import CoupledBlock, CoupledLocalBlock
@@ -26,19 +27,18 @@ BLOCKS: dict[str, type[Block]] = {cls.kind: cls for cls in (CoupledBlock, Couple
                                                             SharedBlock, SharedIdenticalBlock)}
 
 
-def x_block(dx: int, has_A: bool, has_C: bool) -> str | None:
-    """The kind of the block on ``x``: ``None`` (no ``x``), ``"coupled"``, ``"coupled_local"``, ``"local"`` or
-    ``"free"``."""
+def x_block(dx: int, has_A: bool, has_C: bool) -> BlockKind | None:
+    """The kind of the block on ``x``: ``None`` (no ``x``), ``COUPLED``, ``COUPLED_LOCAL``, ``LOCAL`` or ``FREE``."""
     if dx == 0:
         return None
     if has_A:
-        return "coupled_local" if has_C else "coupled"
-    return "local" if has_C else "free"
+        return BlockKind.COUPLED_LOCAL if has_C else BlockKind.COUPLED
+    return BlockKind.LOCAL if has_C else BlockKind.FREE
 
 
 def blocks(var: Variables, x_kind: str | None, t_kind: str | None, problem, facts: dict, scal) -> dict[str, Block]:
     """The blocks of ``K`` by their side, ``"x"`` then ``"t"`` (``"free"`` and absent parts have none)."""
-    classes = [BLOCKS[kind] for kind in (x_kind, t_kind) if kind not in (None, "free")]
+    classes = [BLOCKS[kind] for kind in (x_kind, t_kind) if kind not in (None, BlockKind.FREE)]
     return {cls.side: cls(var, problem, facts, scal) for cls in classes}
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
+from mixbounds.bounds.concepts import BlockKind, Oracle
 from mixbounds.solvers.reformulation.inner import InnerPolynomial
 
 
@@ -87,16 +88,16 @@ def scalings(problem, facts: dict, inner: dict[str, InnerPolynomial], x_kind: st
     if "W" in inner:
         mu_W, L_W = _squares(inner["W"])  # σ_min+²(W'), σ_max²(W')
         s.update(mu_W=mu_W, L_W=L_W, kappa_W_prime=inner["W"].sigma[1] / inner["W"].sigma[0])
-    if x_kind == "coupled":
+    if x_kind == BlockKind.COUPLED:
         s["alpha"] = float(np.sqrt((f["lambda_min_S_A"] + f["L_A"]) / s["mu_W"]))
-    elif x_kind == "coupled_local":
-        s["mu_C_prime"], s["L_C_prime"] = _squares(inner["C"])
+    elif x_kind == BlockKind.COUPLED_LOCAL:
+        s["mu_C_prime"], s["L_C_prime"] = _squares(inner[Oracle.C])
         s.update(block_scaling(f, s["mu_W"], s["mu_C_prime"]))
     if problem.A is not None:
         s["r"] = problem.objective.mu / (2 * f["L_A"])
-    if t_kind == "shared":
+    if t_kind == BlockKind.SHARED:
         s["gamma"] = float(np.sqrt((f["lambda_min_S_Ct"] + f["L_Ct"]) / s["mu_W"]))
-    elif t_kind == "shared_identical":
+    elif t_kind == BlockKind.SHARED_IDENTICAL:
         s["gamma"] = 1.0
-        s["mu_Ct_prime"], s["L_Ct_prime"] = _squares(inner["Ct"])
+        s["mu_Ct_prime"], s["L_Ct_prime"] = _squares(inner[Oracle.CT])
     return Scalings(**s)

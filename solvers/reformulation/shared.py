@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import BlockKind, Oracle
 from mixbounds.solvers.reformulation.block import Block
 from mixbounds.solvers.reformulation.inner import InnerOperators
 from mixbounds.solvers.reformulation.variables import Variables
@@ -32,7 +33,7 @@ class _SharedSide(Block):
 class ConsensusBlock(_SharedSide):
     """``B = √W`` on ``X̃`` (module docstring)."""
 
-    kind = "consensus"
+    kind = BlockKind.CONSENSUS
     operands = ("t", "W")
 
     def raw_interval_lemma(self) -> tuple[float, float]:
@@ -45,13 +46,13 @@ class ConsensusBlock(_SharedSide):
         return np.zeros((self.var.n, self.var.dt))
 
     def rounds(self, K: int, degrees: dict, cheb: bool) -> dict[str, int]:
-        return {"comm": K}
+        return {Oracle.COMM: K}
 
 
 class SharedBlock(_SharedSide):
     """``B̃ = (C̃; γW')`` on ``X̃`` (module docstring)."""
 
-    kind = "shared"
+    kind = BlockKind.SHARED
     operands = ("t", "W'", "C̃", "gamma")
 
     def raw_interval_lemma(self) -> tuple[float, float]:
@@ -67,13 +68,13 @@ class SharedBlock(_SharedSide):
         return ops.orc.CtT(self.problem.ct_stacked)
 
     def rounds(self, K: int, degrees: dict, cheb: bool) -> dict[str, int]:
-        return {"Ct": 2 * K, "comm": 2 * degrees.get("W", 1) * K}
+        return {Oracle.CT: 2 * K, Oracle.COMM: 2 * degrees.get("W", 1) * K}
 
 
 class SharedIdenticalBlock(_SharedSide):
     """``B̃ = (I⊗C̃'; W')`` on ``X̃`` (module docstring)."""
 
-    kind = "shared_identical"
+    kind = BlockKind.SHARED_IDENTICAL
     preconditioned = False
     operands = ("t", "W'", "C̃")
 
@@ -90,4 +91,4 @@ class SharedIdenticalBlock(_SharedSide):
         return ops.Ct_rhs()
 
     def rounds(self, K: int, degrees: dict, cheb: bool) -> dict[str, int]:
-        return {"Ct": 4 * degrees["Ct"] if cheb else 2, "comm": 2 * degrees.get("W", 1)}
+        return {Oracle.CT: 4 * degrees[Oracle.CT] if cheb else 2, Oracle.COMM: 2 * degrees.get("W", 1)}
