@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, TypeVar
 
+from mixbounds.bounds.concepts import ProblemClass as PC
+
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -229,22 +231,22 @@ TINY = Tier(
                              "kappa_AC": (30, 100), "kappa_C": (10, 30)}),
         worst_range_class=_frozen({}),
         random_range=(30, 100), slope_tol=0.25, lower_slope_tol=0.25, ratio_tol=0.25,
-        nocheb_range=(60, 200), nocheb_ident_range=(10, 60), nonquadratic=_frozen({"consensus": ("kappa_f",)})),
+        nocheb_range=(60, 200), nocheb_ident_range=(10, 60), nonquadratic=_frozen({PC.CONSENSUS: ("kappa_f",)})),
     tables24=Tables24Sweeps(
         slope_tol=0.35, points=3, acc_range=_frozen({2: (30, 100), 3: (15, 40), 4: (8, 20)}),
         acc_base=_frozen({2: 50, 3: 20, 4: 10}), kappa_range=(10, 30), quadratic_decades=0.5, max_inner=2_000_000,
-        seeds_t4a=(0, 1, 2), nonquadratic=_frozen({"coupled": ("LR2_eps",)})),
+        seeds_t4a=(0, 1, 2), nonquadratic=_frozen({PC.COUPLED: ("LR2_eps",)})),
     bench=BenchSweeps(
         points=2, range=(4.0, 10.0), base=4.0, eps=(1e-2, 1e-5), stop=1e-8, budget=3000, calls=None,
         range_override=_frozen({"kappa_AC": (12.0, 30.0)}), random_base_override=_frozen({})),
-    pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 31.6), kappa_W_range=(100.0, 316.0),
+    pep=PEPSweeps(classes=(PC.CONSENSUS, PC.COUPLED), kappa_f_range=(10.0, 31.6), kappa_W_range=(100.0, 316.0),
                   points=3, networks=False, class_points=1),
     statements=StatementSweeps(
         points=3, slope_tol=0.25, apapc_chi=(2.0, (200.0, 600.0)), apapc_sqrt=(300.0, (3.0, 9.0)),
         sliding_kappa_B=(10.0, 30.0), sliding_x_convex=(20.0, 60.0), sliding_x_strong=(5.0, 15.0),
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
         consensus_x=(12.0, 36.0), consensus_kappa_W=(10.0, 30.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
-        homotopy_classes=("coupled",), homotopy_x_max=20.0, homotopy_generic_x=(100.0, 300.0)),
+        homotopy_classes=(PC.COUPLED,), homotopy_x_max=20.0, homotopy_generic_x=(100.0, 300.0)),
     lower=LowerBounds(
         points=3, lo=_frozen({"kappa_AC": 10.0, "kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_Ct_id": 10.0, "default": 4.0}),
         decades=_frozen({"default": 1.0}), base=None, min_decades=0.9, slope_band=0.25, short=True,
@@ -263,31 +265,31 @@ QUICK = Tier(
                              "kappa_Ct": (300, 3000), "kappa_AC": (30, 300), "kappa_C": (10, 100)}),
         # the coupled + local and mixed κ_f sweeps start at their base κ_f = 10 (their κ_f = 300 points are the
         # tier's most expensive, and the tier has to finish in 5 minutes)
-        worst_range_class=_frozen({("coupled_local", "kappa_f"): (10, 100), ("mixed", "kappa_f"): (10, 100)}),
+        worst_range_class=_frozen({(PC.COUPLED_LOCAL, "kappa_f"): (10, 100), (PC.MIXED, "kappa_f"): (10, 100)}),
         random_range=(30, 300), slope_tol=0.12, lower_slope_tol=0.12, ratio_tol=0.12,
         nocheb_range=(100, 1000), nocheb_ident_range=(10, 100),
         # the κ_f sweeps of three classes (measured under load: 0.2–1.4 s per sweep; all 25 sweeps of the 7 classes
         # are the full tier's)
-        nonquadratic=_frozen({"consensus": ("kappa_f",), "coupled": ("kappa_f",), "shared": ("kappa_f",)})),
+        nonquadratic=_frozen({PC.CONSENSUS: ("kappa_f",), PC.COUPLED: ("kappa_f",), PC.SHARED: ("kappa_f",)})),
     tables24=Tables24Sweeps(
         slope_tol=0.2, points=4, acc_range=_frozen({2: (20, 200), 3: (12, 120), 4: (5, 50)}),
         acc_base=_frozen({2: 50, 3: 20, 4: 10}), kappa_range=(10, 100), quadratic_decades=0.5, max_inner=5_000_000,
         # the accuracy sweeps of every class (measured under load: 0.3–0.6 s each; with the κ sweeps 14 s)
-        seeds_t4a=(0, 1, 2, 3), nonquadratic=_frozen({c: ("LR2_eps",) for c in ("coupled", "shared", "coupled_local",
-                                                                               "mixed", "mixed_ident")})),
+        seeds_t4a=(0, 1, 2, 3), nonquadratic=_frozen({c: ("LR2_eps",) for c in (PC.COUPLED, PC.SHARED, PC.COUPLED_LOCAL,
+                                                                               PC.MIXED, PC.MIXED_IDENT)})),
     # not the default quick tier: measured there (2 jobs) the 1088-point quick run had done every non-bench point
     # but one and was still running the mixed-class benchmarks after 22 min (apapc-nocheb and the dual gradient
     # method to their budgets on the printed mixed construction); the registry's quick verdicts do not need them.
     # ``mixbounds bench --tier tiny|full`` (or ``mixbounds verify --tier tiny|full --claims 'bench.*'``)
     bench=None,
-    pep=PEPSweeps(classes=("consensus", "coupled"), kappa_f_range=(10.0, 100.0), kappa_W_range=(100.0, 1000.0),
+    pep=PEPSweeps(classes=(PC.CONSENSUS, PC.COUPLED), kappa_f_range=(10.0, 100.0), kappa_W_range=(100.0, 1000.0),
                   points=4, networks=False),
     statements=StatementSweeps(
         points=4, slope_tol=0.2, apapc_chi=(2.0, (200.0, 2000.0)), apapc_sqrt=(300.0, (3.0, 30.0)),
         sliding_kappa_B=(10.0, 100.0), sliding_x_convex=(10.0, 100.0), sliding_x_strong=(5.0, 50.0),
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 20.0, "M_mu_eps": 10.0}),
         consensus_x=(12.0, 120.0), consensus_kappa_W=(10.0, 100.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 20.0}),
-        homotopy_classes=("coupled", "shared"), homotopy_x_max=50.0, homotopy_generic_x=(100.0, 1000.0)),
+        homotopy_classes=(PC.COUPLED, PC.SHARED), homotopy_x_max=50.0, homotopy_generic_x=(100.0, 1000.0)),
     # two decades from the base point (κ = 4; κ̃_AC = 10: the printed coupled + local map needs κ̃_AC > 9; κ_W, κ̂_C̃,
     # κ_C̃ = 10, past the first steps of the path's n = 3m staircase and of the shift 6/((κ̂_C̃ − 3)κ_f)); the fit is
     # judged against the closed form's band on this grid (at κ = 4 the local slope of 1/arccosh(1 + s/2) is still ~5%
@@ -320,14 +322,14 @@ FULL = Tier(
     bench=BenchSweeps(
         points=5, range=(10.0, 1000.0), base=10.0, eps=(1e-3, 1e-8), stop=1e-10, budget=100000, calls=300000,
         range_override=_frozen({"kappa_AC": (12.0, 1200.0)}), random_base_override=_frozen({"kappa_Ct": 30.0})),
-    pep=PEPSweeps(classes=("consensus", "coupled", "shared"), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
+    pep=PEPSweeps(classes=(PC.CONSENSUS, PC.COUPLED, PC.SHARED), kappa_f_range=(10.0, 1e4), kappa_W_range=(10.0, 1e4),
                   points=7, networks=True, class_points=10, full_extras=True),
     statements=StatementSweeps(
         points=7, slope_tol=0.12, apapc_chi=(10.0, (1000.0, 100000.0)), apapc_sqrt=(10000.0, (10.0, 1000.0)),
         sliding_kappa_B=(10.0, 1000.0), sliding_x_convex=(10.0, 1000.0), sliding_x_strong=(5.0, 500.0),
         sliding_base=_frozen({"kappa_B": 30.0, "MR_eps": 40.0, "M_mu_eps": 20.0}),
         consensus_x=(15.0, 1500.0), consensus_kappa_W=(10.0, 1000.0), consensus_base=_frozen({"kappa_W": 10.0, "MR_eps": 60.0}),
-        homotopy_classes=("coupled", "shared", "coupled_local", "mixed"), homotopy_x_max=400.0,
+        homotopy_classes=(PC.COUPLED, PC.SHARED, PC.COUPLED_LOCAL, PC.MIXED), homotopy_x_max=400.0,
         homotopy_generic_x=(100.0, 1000.0)),
     # from κ = 100 (the asymptotic regime of the slope rule's CI) over four decades, three for κ_C (a split-rows
     # point at κ_C = 10⁵ has l = 498 blocks: 56 s, 2.3 GB); the others at 10 (docs/records/lower-bounds.md: reach and cost);

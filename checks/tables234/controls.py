@@ -11,6 +11,8 @@ instead of 1).  The controls of Table 2's factor reading are in
 
 from __future__ import annotations
 
+from mixbounds.bounds.concepts import Oracle
+from mixbounds.bounds.concepts import ProblemClass as PC
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.sweeps import (
     geomspace,
@@ -23,10 +25,10 @@ def method_controls() -> list[Check]:
     out = []
     specs = [
         # (id, table, cls, oracle, param, solver, method)
-        ("control.T2.coupled.comm.kappa_W.nocheb", 2, "coupled", "comm", "kappa_W", "regularized", "apapc-nocheb"),
-        ("control.T3.coupled.comm.kappa_W.nocheb", 3, "coupled", "comm", "kappa_W", "sliding", "apapc-nocheb"),
-        ("control.T3.coupled.A.MR_eps.subgradient", 3, "coupled", "A", "MR_eps", "subgradient", "apapc"),
-        ("control.T4.coupled.A.M_mu_eps.subgradient", 4, "coupled", "A", "M_mu_eps", "subgradient", "apapc"),
+        ("control.T2.coupled.comm.kappa_W.nocheb", 2, PC.COUPLED, Oracle.COMM, "kappa_W", "regularized", "apapc-nocheb"),
+        ("control.T3.coupled.comm.kappa_W.nocheb", 3, PC.COUPLED, Oracle.COMM, "kappa_W", "sliding", "apapc-nocheb"),
+        ("control.T3.coupled.A.MR_eps.subgradient", 3, PC.COUPLED, Oracle.A, "MR_eps", "subgradient", "apapc"),
+        ("control.T4.coupled.A.M_mu_eps.subgradient", 4, PC.COUPLED, Oracle.A, "M_mu_eps", "subgradient", "apapc"),
     ]
     for rid, table, cls, oracle, param, solver, method in specs:
         cell = next(c for c in cells(table, cls) if c.oracle == oracle)

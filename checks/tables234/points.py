@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 from mixbounds.bounds.claims import REGISTRY
+from mixbounds.bounds.concepts import ProblemClass as PC
 from mixbounds.checks.run.framework import Task
 from mixbounds.checks.sweeps import (
     CLASS_FAMILIES,
@@ -53,16 +54,15 @@ ACC = {2: "LR2_eps", 3: "MR_eps", 4: "M_mu_eps"}
 # the tier's grids, budgets and slope tolerance: Tier.tables24 (mixbounds.checks.tiers)
 #: accuracy grids shifted up for classes whose runs are pre-asymptotic on the default grid: the T2 shared
 #: instances reach (ε, δ) within < 20 APAPC iterations below x ≈ 200 (the shared block is easy at these sizes)
-ACC_SHIFT = {(2, "shared"): 10.0}
+ACC_SHIFT = {(2, PC.SHARED): 10.0}
 #: points of an accuracy sweep whose (ε, δ)-hit came within fewer rows than this (APAPC iterations for T2,
 #: outer iterations for T3/T4) are pre-asymptotic (the start nearly qualifies) and are left out of the fit
 MIN_ROWS = {2: 20, 3: 8, 4: 8}
 KAPPA_BASE = {"kappa_W": 10.0, "kappa_A": 10.0, "kappa_AC": 10.0, "kappa_C": 10.0, "kappa_Ct": 8.0, "kappa_Ct_id": 8.0}
-CLASSES = {2: ("coupled", "shared", "coupled_local", "mixed", "mixed_ident"),
-           3: ("coupled", "shared", "coupled_local", "mixed"),
-           4: ("coupled", "shared", "coupled_local", "mixed")}
-STRUCT = {"coupled": "coupled", "shared": "shared", "coupled_local": "coupled-local", "mixed": "mixed",
-          "mixed_ident": "mixed-ident"}
+CLASSES = {2: (PC.COUPLED, PC.SHARED, PC.COUPLED_LOCAL, PC.MIXED, PC.MIXED_IDENT),
+           3: (PC.COUPLED, PC.SHARED, PC.COUPLED_LOCAL, PC.MIXED),
+           4: (PC.COUPLED, PC.SHARED, PC.COUPLED_LOCAL, PC.MIXED)}
+STRUCT = {c: c.value.replace("_", "-") for c in CLASSES[2]}
 SOLVER = {2: "regularized", 3: "sliding", 4: "restarted"}
 #: every run starts at a random corner u⁰ = ρ·s (s random signs, equal copies of x̃) of the box [−ρ, ρ]
 #: (nonsmooth families: the objective's box; T2: ρ = 2 max|u*|), so that the start is far from satisfying the

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from mixbounds.bounds.concepts import Oracle
+from mixbounds.bounds.concepts import ProblemClass as PC
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult
 from mixbounds.checks.sweeps import (
@@ -91,9 +93,9 @@ FACTOR_CONTROLS = {
 
 def factor_control_verdict(tier, got: list, rid: str, *, control: bool = True) -> CheckResult:
     """The Table 2 grad verdict of the shared log-cosh series at :data:`FACTOR_CONTROL_X` on the points ``got``."""
-    cell = next(c for c in cells(2, "shared") if c.oracle == "grad")
+    cell = next(c for c in cells(2, PC.SHARED) if c.oracle == Oracle.GRAD)
     return verdict(tier, 2, cell, ACC[2], list(FACTOR_CONTROL_X), got, control=control, rid=rid,
-                   variant=series_name(family_of(2, "shared")[0], NONQUADRATIC))
+                   variant=series_name(family_of(2, PC.SHARED)[0], NONQUADRATIC))
 
 
 def factor_controls() -> list[Check]:
@@ -101,18 +103,18 @@ def factor_controls() -> list[Check]:
     grows like x (an unaccelerated method), e-folds that grow like N³, and a count whose factors hold but whose runs do
     not end in linear convergence; each makes the count slope fail, so the reading is consulted, and it must not
     pass."""
-    base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params("shared")}
+    base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(PC.SHARED)}
     pts = [(dict(base, variant=NONQUADRATIC), x) for x in FACTOR_CONTROL_X]
 
     def tasks(tier):
-        return [sweep_task(2, "shared", q, x, tier=tier) for q, x in pts]
+        return [sweep_task(2, PC.SHARED, q, x, tier=tier) for q, x in pts]
 
     out = []
     for suffix, (what, transform) in FACTOR_CONTROLS.items():
         rid = f"control.T2.shared.grad.LR2_eps.factors.{suffix}"
 
         def finalize(tier, points, rid=rid, what=what, transform=transform):
-            got = transform([points[sweep_task(2, "shared", q, x, tier=tier).key] for q, x in pts])
+            got = transform([points[sweep_task(2, PC.SHARED, q, x, tier=tier).key] for q, x in pts])
             r = factor_control_verdict(tier, got, rid)
             return [dataclasses.replace(r, detail=f"measured runs with {what}: {r.detail}")]
 

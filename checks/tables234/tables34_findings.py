@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from mixbounds.bounds.concepts import Oracle
+from mixbounds.bounds.concepts import ProblemClass as PC
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult, Finding, reading
 from mixbounds.checks.sweeps import (
@@ -34,7 +36,7 @@ def sliding_readings(family: str = "nonsmooth-coupled", params: dict | None = No
     M = float(P.objective.M_total)
     eps = M * R / x
     lan = gradient_sliding(P, eps=eps, x_star=inst.x_star, R=R, reading="lan")
-    budget = 4 * lan.counts["grad"] + 1000
+    budget = 4 * lan.counts[Oracle.GRAD] + 1000
     out = {"eps": eps, "x": x, "budget_grad": budget,
            "lan": {"converged": lan.converged, "counts": lan.counts, "outer": lan.iterations,
                    "final_ratio": float(lan.history_error[-1])}}
@@ -57,12 +59,12 @@ def _sliding_detail(p: dict) -> str:
     def run(name: str, key: str) -> str:
         r = p[key]
         if r["converged"]:
-            return f"{name}: reaches it after {r['counts']['grad']} subgradient rounds ({r['outer']} outer)"
+            return f"{name}: reaches it after {r['counts'][Oracle.GRAD]} subgradient rounds ({r['outer']} outer)"
         return (f"{name}: does not reach it within {p['budget_grad']} subgradient rounds (best accuracy ratio "
                 f"{r['best_ratio']:.3g}, final {r['final_ratio']:.3g}; <= 1 needed)")
 
-    return (f"Lan's reading reaches (eps, delta) at x = M R/eps = {p['x']:g} after {lan['counts']['grad']} subgradient "
-            f"rounds and {lan['counts']['A']} A-multiplications ({lan['outer']} outer iterations). "
+    return (f"Lan's reading reaches (eps, delta) at x = M R/eps = {p['x']:g} after {lan['counts'][Oracle.GRAD]} subgradient "
+            f"rounds and {lan['counts'][Oracle.A]} A-multiplications ({lan['outer']} outer iterations). "
             + "; ".join([run("lines 6 and 12 as printed", "printed"),
                          run("line 6 alone as printed (u_0 := ũ^(k-1), ũ_0 := u^(k-1); line 12 as Lan)", "line6"),
                          run("line 12 alone as printed (ū^k = γ_k ũ^k + (1-γ_k) ũ^(k-1); line 6 as Lan)", "line12")])
@@ -93,7 +95,7 @@ def finding_sliding() -> Check:
                     source=rid)
         rd = {"line 12 alone: best accuracy ratio": l12["best_ratio"],
               "line 12 alone: converged": l12["converged"], "line 6 alone: converged": l6["converged"],
-              "line 6 alone: subgradient rounds": l6["counts"]["grad"], "Lan: subgradient rounds": lan["counts"]["grad"],
+              "line 6 alone: subgradient rounds": l6["counts"][Oracle.GRAD], "Lan: subgradient rounds": lan["counts"][Oracle.GRAD],
               "both printed: best accuracy ratio": pr["best_ratio"], "budget (subgradient rounds)": p["budget_grad"],
               "x = M R/eps": p["x"]}
         return [CheckResult(id=rid, kind="finding", status="finding" if named_right else "fail", theory="Lan's GS",
@@ -108,7 +110,7 @@ def finding_sliding() -> Check:
 def finding_t4_mixed_A() -> Check:
     """Same κ̃_AC, different seeds: κ̂_A varies; do the A-counts follow it?  Plus the κ̃_AC sweep."""
     rid = "finding.T4.mixed.A.kappa"
-    table, cls = 4, "mixed"
+    table, cls = 4, PC.MIXED
 
     def seed_pts(tier):
         base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(cls)}
@@ -129,13 +131,13 @@ def finding_t4_mixed_A() -> Check:
         sd, sw = good(seed_pts(tier)), good(sweep_pts(tier))
         if len(sd) < 2 or len(sw) < 3:
             return [CheckResult(id=rid, kind="finding", status="error", detail="too few converged points")]
-        yA = np.array([p["per_accuracy"]["A"] for p in sd], float)
-        per = np.array([p["per_accuracy"]["A"] / max(p["iterations"], 1) for p in sd], float)
+        yA = np.array([p["per_accuracy"][Oracle.A] for p in sd], float)
+        per = np.array([p["per_accuracy"][Oracle.A] / max(p["iterations"], 1) for p in sd], float)
         kA = np.array([p["realized"]["kappa_A"] for p in sd], float)
         kAC = np.array([p["realized"]["kappa_AC"] for p in sd], float)
         spread_sqrt_kA = float(np.sqrt(kA.max() / kA.min()))
         spread_per = float(per.max() / per.min())
-        fs = fit_slope([p["realized"]["kappa_AC"] for p in sw], [p["per_accuracy"]["A"] for p in sw])
+        fs = fit_slope([p["realized"]["kappa_AC"] for p in sw], [p["per_accuracy"][Oracle.A] for p in sw])
         detail = (f"same kappa_AC = {kAC.round(3).tolist()} (C ≠ 0), seeds {tier.tables24.seeds_t4a}: realized kappa_A "
                   f"{kA.round(3).tolist()} (sqrt spread ×{spread_sqrt_kA:.2f}); A-multiplications per outer iteration "
                   f"{per.round(2).tolist()} (spread ×{spread_per:.2f}), A-counts to eps {yA.astype(int).tolist()}; "
