@@ -58,7 +58,7 @@ def test_the_command_line_starts_without_the_checks_machinery(tmp_path):
 #: what ``mixbounds --help`` and ``mixbounds <cmd> --help`` may load: the standard library, numpy (the tiers' grids) and
 #: these modules of the suite (the parsers and the light modules whose constants they show); nothing that runs a
 #: command (scipy, matplotlib, the instance builders, the solvers, the checks' machinery)
-HELP_MODULES = frozenset({"mixbounds", "mixbounds.checks", "mixbounds.checks.run", "mixbounds.checks.run.parent_watch",
+HELP_MODULES = frozenset({"mixbounds", "mixbounds.bounds", "mixbounds.bounds.concepts", "mixbounds.checks", "mixbounds.checks.run", "mixbounds.checks.run.parent_watch",
                           "mixbounds.checks.run.globs", "mixbounds.checks.tiers", "mixbounds.cli",
                           "mixbounds.cli.command", "mixbounds.cli.option_names", "mixbounds.cli.options",
                           "mixbounds.cli.parsing", "mixbounds.cli.streams", "mixbounds.instances",
