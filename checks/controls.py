@@ -38,7 +38,7 @@ from dataclasses import replace
 
 from mixbounds.bounds.claims import get
 from mixbounds.bounds.concepts import ProblemClass
-from mixbounds.checks.rates import _task, upper_point, verdict, worst_of
+from mixbounds.checks.rates import rate_task, upper_point, verdict, worst_of
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.sweeps import Sweep, geomspace, random_sweeps, worst_sweeps
 from mixbounds.checks.tiers import QUICK, Tier
@@ -107,12 +107,12 @@ def checks() -> list[Check]:
     ids_nc = list(_nocheb_sweeps(QUICK))  # the ids do not depend on the tier
 
     def nc_tasks(tier):
-        return [_task(sw, v, method="apapc-nocheb") for sw in _nocheb_sweeps(tier).values() for v in sw.grid]
+        return [rate_task(sw, v, method="apapc-nocheb") for sw in _nocheb_sweeps(tier).values() for v in sw.grid]
 
     def nc_final(tier, points):
         res = []
         for rid, sw in _nocheb_sweeps(tier).items():
-            pts = [(v, points[_task(sw, v, method="apapc-nocheb").key]) for v in sw.grid]
+            pts = [(v, points[rate_task(sw, v, method="apapc-nocheb").key]) for v in sw.grid]
             cell = get(".".join(rid.split(".")[3:6]))
             res.append(verdict(tier, cell, "kappa_W", sw, pts, random=sw.family.startswith("random"), control=True, rid=rid))
         return res
@@ -147,11 +147,11 @@ def checks() -> list[Check]:
 
     def ex_tasks(tier):
         sw = worst_sweeps(tier, ProblemClass.CONSENSUS)[1]
-        return [_task(sw, v) for v in sw.grid]
+        return [rate_task(sw, v) for v in sw.grid]
 
     def ex_final(tier, points):
         sw = worst_sweeps(tier, ProblemClass.CONSENSUS)[1]
-        pts = [(v, points[_task(sw, v).key]) for v in sw.grid]
+        pts = [(v, points[rate_task(sw, v).key]) for v in sw.grid]
         return [verdict(tier, get("T1.consensus.comm"), "kappa_W", sw, pts, random=False, control=True,
                         theory_shift=shift(tier), rid=ex_id(tier))]
 
@@ -166,7 +166,7 @@ def checks() -> list[Check]:
 
     def ne_final(tier, points):
         sw = ne_sw(tier)
-        pts = [(v, points[_task(sw, v).key]) for v in sw.grid]
+        pts = [(v, points[rate_task(sw, v).key]) for v in sw.grid]
         r = verdict(tier, get("T1.consensus.grad"), "kappa_f", sw, pts, random=True, theory_shift=NOT_EXERCISED_SHIFT,
                     rid=ne_id)
         caught = r.verdict_label == NOT_EXERCISED
@@ -176,7 +176,7 @@ def checks() -> list[Check]:
                                 + ("" if caught else f"; NOT labelled {NOT_EXERCISED!r}")))]
 
     out.append(Check(id="control.rates.not_exercised", family="controls", result_ids=lambda t: [ne_id],
-                     tasks=lambda t: [_task(ne_sw(t), v) for v in ne_sw(t).grid], finalize=ne_final,
+                     tasks=lambda t: [rate_task(ne_sw(t), v) for v in ne_sw(t).grid], finalize=ne_final,
                      description="an upper bound far above the measured slope must be labelled not exercised"))
 
     # 5) the dominance rule of the random families must not rescue a wrong exponent, nor a family above the construction
@@ -186,10 +186,10 @@ def checks() -> list[Check]:
         return worst_of(tier, ProblemClass.CONSENSUS, "kappa_f")
 
     def dom_tasks(tier):
-        return [_task(dom_sw(tier), v) for v in dom_sw(tier).grid]
+        return [rate_task(dom_sw(tier), v) for v in dom_sw(tier).grid]
 
     def dom_points(tier, points):
-        return [(v, points[_task(dom_sw(tier), v).key]) for v in dom_sw(tier).grid]
+        return [(v, points[rate_task(dom_sw(tier), v).key]) for v in dom_sw(tier).grid]
 
     def dx_final(tier, points):
         w, wpts = dom_sw(tier), dom_points(tier, points)

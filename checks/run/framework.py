@@ -34,7 +34,7 @@ from joblib import Parallel, delayed, parallel_config
 from mixbounds.bounds.layers import up_to
 from mixbounds.checks.run.cache_key import CacheKeyError, load_key, sign
 from mixbounds.checks.run.parent_watch import watch_parent
-from mixbounds.checks.run.result import CheckResult, _clean
+from mixbounds.checks.run.result import CheckResult, json_clean
 from mixbounds.checks.tiers import TIERS, Tier, as_tier
 from mixbounds.instances.families import build
 from mixbounds.instances.instance import Instance
@@ -61,7 +61,7 @@ class Task:
 
     @property
     def key(self) -> str:
-        blob = json.dumps({"f": self.name, "k": _clean(self.kwargs)}, sort_keys=True)
+        blob = json.dumps({"f": self.name, "k": json_clean(self.kwargs)}, sort_keys=True)
         return hashlib.blake2b(blob.encode(), digest_size=12).hexdigest()
 
 
@@ -138,7 +138,7 @@ def call_task(func: Callable[..., dict[str, Any]], kwargs: dict[str, Any]) -> di
     t0 = time.perf_counter()
     try:
         out = func(**kwargs)
-        out = _clean(dict(out))
+        out = json_clean(dict(out))
     except Exception as exc:  # noqa: BLE001 - a failed point is reported, not raised
         out = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
     out["seconds"] = time.perf_counter() - t0
@@ -153,7 +153,7 @@ _GROUP = threading.local()
 def instance_and_reference(family: str, params: dict[str, Any]) -> tuple[Instance, Reference]:
     """``(mixbounds.instances.families.build(family, **params), reference_solution(its problem))``.
 
-    Inside a task group (:func:`_run_group`: the tasks of one sweep point — upper bound,
+    Inside a task group (:func:`run_group`: the tasks of one sweep point — upper bound,
     lower bound, benchmarks — run one after the other in one process) the pair is built
     once and shared; both are deterministic functions of ``(family, params)`` and no task
     modifies them, so a point's counts do not depend on the sharing.
@@ -170,7 +170,7 @@ def instance_and_reference(family: str, params: dict[str, Any]) -> tuple[Instanc
     tuple
         ``(instance, reference)``.
     """
-    key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
+    key = json.dumps({"family": family, "params": json_clean(params)}, sort_keys=True)
     shared = getattr(_GROUP, "instances", None)
     if shared is not None and key in shared:
         return cast("tuple[Instance, Reference]", shared[key])
@@ -187,17 +187,28 @@ def _group_key(t: Task) -> str:
     if fam is None or params is None:
         return t.key
     p = {k: v for k, v in params.items() if k != "eps"}
-    return json.dumps({"family": fam, "params": _clean(p)}, sort_keys=True)
+    return json.dumps({"family": fam, "params": json_clean(p)}, sort_keys=True)
 
 
 def _run_group_in_worker(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]], parent: int) -> list[tuple[str, dict[str, Any]]]:
-    """:func:`_run_group` in a joblib worker, which ends with ``parent`` (:mod:`mixbounds.checks.run.parent_watch`)."""
+    """:func:`run_group` in a joblib worker, which ends with ``parent`` (:mod:`mixbounds.checks.run.parent_watch`)."""
     watch_parent(parent)
-    return _run_group(calls)
+    return run_group(calls)
 
 
-def _run_group(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
-    """Run the tasks of one group in this process, sharing their instances; ``[(key, point)]``."""
+def run_group(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """Run the tasks of one group in this process, sharing their instances (the same call on every executor).
+
+    Parameters
+    ----------
+    calls : list of (str, callable, dict)
+        ``(task key, task function, its keyword arguments)`` for each task of the group.
+
+    Returns
+    -------
+    list of (str, dict)
+        ``(task key, point)`` in the order of ``calls``.
+    """
     _GROUP.instances = {}
     try:
         return [(key, call_task(func, kwargs)) for key, func, kwargs in calls]
@@ -302,7 +313,7 @@ def _atomic_write_json(path: Path, obj: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(_clean(obj), f)
+            json.dump(json_clean(obj), f)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -404,7 +415,7 @@ def run_checks(
         if cache_ok and cdir is not None and "error" not in out and (cacheable is None or cacheable(t)):
             try:
                 _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
-                                                            "digest": point_digest(_clean(out), t.key), "point": out})
+                                                            "digest": point_digest(json_clean(out), t.key), "point": out})
             except OSError as exc:  # a full disk or a cache made unwritable mid-run: the run goes on uncached
                 cache_ok = False
                 print(f"mixbounds: point cache {cdir}: cannot write ({exc.strerror}); the run goes on without "
@@ -545,7 +556,7 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict[str, A
             record_all(par(delayed(_run_group_in_worker)(p, os.getpid()) for p in payloads))
     else:
         with threadpool_limits(limits=1):
-            record_all(_run_group(p) for p in payloads)
+            record_all(run_group(p) for p in payloads)
 
 
 def _finalize(c: Check, tier: Tier, pts: dict[str, dict[str, Any]]) -> tuple[list[CheckResult], bool]:
