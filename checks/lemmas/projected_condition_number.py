@@ -140,6 +140,33 @@ def _cases_remark(tier: Tier) -> list[dict]:
 
 
 
+def _identity_result(withD: list[dict], ids: tuple) -> CheckResult:
+    """The printed identity ``ker^⊥(M P_L) = ker^⊥M ∩ L`` on the cases with ``D ≠ 0`` (a finding when the printed
+    side fails and the corrected ``P_L(ker^⊥M)`` holds)."""
+    label = LABEL
+    id_bad_p = [p for p in withD if not p["identity_printed"]]
+    id_bad_c = [p for p in withD if not p["identity_corrected"]]
+    subset_ok = all(p["printed_subset_sin"] <= SUBSPACE_TOL for p in withD)
+    if id_bad_p and not id_bad_c:
+        st, fnd = "finding", (Finding(
+            id=ids[2], label=label, statement="ker^⊥(M P_L) = ker^⊥M ∩ L",
+            printed="ker^⊥(M P_L) = ker^⊥M ∩ L",
+            measured=f"fails on {len(id_bad_p)} of {len(withD)} cases (e.g. B = (1, t), D = (0, 1): left span(e1), right {{0}})",
+            detail=(f"Corrected (checked on all {len(withD)} cases, principal angles <= 1e-8; left side as the orthogonal complement "
+                    "of the SVD kernel of M P_L, right side as the projection of a basis of ker^⊥M): ker^⊥(M P_L) = P_L(ker^⊥M) = "
+                    f"range(P_L Mᵀ), which contains ker^⊥M ∩ L (checked: {subset_ok}) but is in general larger."),
+            source=ids[2]),)
+    else:
+        st, fnd = ("pass" if not id_bad_p else "fail"), ()
+    return CheckResult(
+        id=ids[2], kind="lemma", status=st, label=label, theory="ker^⊥(M P_L) = ker^⊥M ∩ L", findings=fnd,
+        **reading("printed fails on", {
+            "printed fails on": len(id_bad_p), "corrected fails on": len(id_bad_c), "cases": len(withD)}),
+        tolerance=SUBSPACE_TOL, instance={"cases": len(withD)},
+        points=[compact_point(p, ("dim_row_MP", "dim_printed", "dim_corrected", "sin_printed", "sin_corrected")) for p in withD],
+        detail="subspaces compared by principal angles (max sine <= 1e-8).")
+
+
 def _finalize_remark(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     withD = [p for p in pts if "identity_printed" in p]
@@ -186,27 +213,7 @@ def _finalize_remark(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResul
             "max |κ̃_B0/κ̂_B − 1|": max(abs(p["kappa_tilde_D0_suite"] / p["kappa_hat_suite"] - 1) for p in pts)}),
         tolerance=SAME_RTOL, instance={"cases": len(pts)},
         detail=f"projected_kappa(B, None) vs mixed_kappa(B) (and the dense κ̂) on {len(pts)} cases."))
-    id_bad_p = [p for p in withD if not p["identity_printed"]]
-    id_bad_c = [p for p in withD if not p["identity_corrected"]]
-    subset_ok = all(p["printed_subset_sin"] <= SUBSPACE_TOL for p in withD)
-    if id_bad_p and not id_bad_c:
-        st, fnd = "finding", (Finding(
-            id=ids[2], label=label, statement="ker^⊥(M P_L) = ker^⊥M ∩ L",
-            printed="ker^⊥(M P_L) = ker^⊥M ∩ L",
-            measured=f"fails on {len(id_bad_p)} of {len(withD)} cases (e.g. B = (1, t), D = (0, 1): left span(e1), right {{0}})",
-            detail=(f"Corrected (checked on all {len(withD)} cases, principal angles <= 1e-8; left side as the orthogonal complement "
-                    "of the SVD kernel of M P_L, right side as the projection of a basis of ker^⊥M): ker^⊥(M P_L) = P_L(ker^⊥M) = "
-                    f"range(P_L Mᵀ), which contains ker^⊥M ∩ L (checked: {subset_ok}) but is in general larger."),
-            source=ids[2]),)
-    else:
-        st, fnd = ("pass" if not id_bad_p else "fail"), ()
-    res.append(CheckResult(
-        id=ids[2], kind="lemma", status=st, label=label, theory="ker^⊥(M P_L) = ker^⊥M ∩ L", findings=fnd,
-        **reading("printed fails on", {
-            "printed fails on": len(id_bad_p), "corrected fails on": len(id_bad_c), "cases": len(withD)}),
-        tolerance=SUBSPACE_TOL, instance={"cases": len(withD)},
-        points=[compact_point(p, ("dim_row_MP", "dim_printed", "dim_corrected", "sin_printed", "sin_corrected")) for p in withD],
-        detail="subspaces compared by principal angles (max sine <= 1e-8)."))
+    res.append(_identity_result(withD, ids))
     res.append(CheckResult(
         id=ids[3], kind="lemma", status="pass" if not corr_bad else "fail", label=label,
         theory="κ̃_BD >= κ̂_B whenever rank(B'P_kerD) = rank(B') (derived here)",

@@ -394,6 +394,29 @@ def run_checks(
     checks = [c for c in checks if tier in c.tiers]
     tasks, per_check = _collect_tasks(checks, tier)
     version = code_version()
+    cdir = _open_cache(cache_dir, version)
+    points, todo, damaged = _read_cached(tasks, cdir, cacheable)
+    cached_keys = sorted(points)
+    t0 = time.perf_counter()
+    record = _PointSink(points, cdir, cacheable, progress, total=len(tasks))
+    _execute(todo, version, record, jobs=jobs, executor=executor)
+    t1 = time.perf_counter()
+    results, recomputed = _finalize_checks(checks, tier, tasks, per_check, record, version, jobs=jobs,
+                                           executor=executor)
+    damaged += len(recomputed)
+    cached_keys = [k for k in cached_keys if k not in {t.key for t in recomputed}]
+    out = [r for c in checks for r in results[c.id] if fnmatchcase(r.id, pattern)]
+    t2 = time.perf_counter()
+    n_computed = len(todo) + len(recomputed)
+    stats = {"tasks": len(tasks), "computed": n_computed, "cached": len(tasks) - n_computed, "damaged": damaged,
+             "seconds": t2 - t0, "points_seconds": t1 - t0, "finalize_seconds": t2 - t1, "code_version": version}
+    stats.update(task_timing(tasks, points, cached_keys))
+    return out, stats
+
+
+def _open_cache(cache_dir: Path | None, version: str) -> Path | None:
+    """The point cache of code version ``version`` below ``cache_dir``, or ``None``: no cache given, or a cache whose
+    key cannot be read (said on stderr; the run goes on without it)."""
     cdir = None if cache_dir is None else Path(cache_dir) / version
     if cdir is not None:
         try:
@@ -401,35 +424,48 @@ def run_checks(
         except CacheKeyError as exc:  # a cache that cannot tell its own entries from anyone else's is not read
             print(f"mixbounds: point cache {cdir}: {exc.strerror}; the run goes on without the cache", file=sys.stderr)
             cdir = None
-    points, todo, damaged = _read_cached(tasks, cdir, cacheable)
-    cached_keys = sorted(points)
-    total, done = len(tasks), len(points)
-    t0 = time.perf_counter()
+    return cdir
 
-    cache_ok = cdir is not None
 
-    def record(t: Task, out: dict[str, Any]) -> None:
-        nonlocal done, cache_ok
-        points[t.key] = out
-        cached.discard(t.key)
-        if cache_ok and cdir is not None and "error" not in out and (cacheable is None or cacheable(t)):
+class _PointSink:
+    """Where :func:`run_checks`' computed points go: kept in ``points`` (no longer ``cached``), written to the cache
+    when they may be (until a write fails), and counted for ``progress``."""
+
+    def __init__(self, points: dict[str, dict[str, Any]], cdir: Path | None, cacheable: Callable[[Task], bool] | None,
+                 progress: Callable[..., None] | None, total: int) -> None:
+        self.points, self.cdir, self.cacheable, self.progress = points, cdir, cacheable, progress
+        self.cached = set(points)  # the keys whose point was read from the cache (and not computed since)
+        self.cache_ok = cdir is not None
+        self.done, self.total = len(points), total
+
+    def __call__(self, t: Task, out: dict[str, Any]) -> None:
+        self.points[t.key] = out
+        self.cached.discard(t.key)
+        if (self.cache_ok and self.cdir is not None and "error" not in out
+                and (self.cacheable is None or self.cacheable(t))):
             try:
-                _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
-                                                            "digest": point_digest(json_clean(out), t.key), "point": out})
+                _atomic_write_json(self.cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
+                                                                 "digest": point_digest(json_clean(out), t.key),
+                                                                 "point": out})
             except OSError as exc:  # a full disk or a cache made unwritable mid-run: the run goes on uncached
-                cache_ok = False
-                print(f"mixbounds: point cache {cdir}: cannot write ({exc.strerror}); the run goes on without "
+                self.cache_ok = False
+                print(f"mixbounds: point cache {self.cdir}: cannot write ({exc.strerror}); the run goes on without "
                       f"caching", file=sys.stderr)
-        done += 1
-        if progress:
-            if getattr(progress, "takes_seconds", False):  # e.g. the remaining-time estimate (checks.run.eta)
-                progress(done, total, t, seconds=out.get("seconds"))
+        self.done += 1
+        if self.progress:
+            if getattr(self.progress, "takes_seconds", False):  # e.g. the remaining-time estimate (checks.run.eta)
+                self.progress(self.done, self.total, t, seconds=out.get("seconds"))
             else:
-                progress(done, total, t)
+                self.progress(self.done, self.total, t)
 
-    cached = set(points)
-    _execute(todo, version, record, jobs=jobs, executor=executor)
-    t1 = time.perf_counter()
+
+def _finalize_checks(checks: list[Check], tier: Tier, tasks: dict[str, Task], per_check: dict[str, list[str]],
+                     record: _PointSink, version: str, *, jobs: int,
+                     executor: Callable[[str, list[Any]], Iterable[list[Any]]] | None,
+                     ) -> tuple[dict[str, list[CheckResult]], list[Task]]:
+    """Each check's results from its points; a check whose finalize could not read a cached point has those points
+    recomputed and is finalized again.  Returns the results by check id and the recomputed tasks."""
+    points, cached = record.points, record.cached
     results: dict[str, list[CheckResult]] = {}
     unreadable: list[Check] = []
     for c in checks:
@@ -439,20 +475,11 @@ def run_checks(
         results[c.id] = res
     recomputed = [tasks[k] for k in dict.fromkeys(k for c in unreadable for k in per_check[c.id] if k in cached)]
     if recomputed:
-        damaged += len(recomputed)
-        total += len(recomputed)
+        record.total += len(recomputed)
         _execute(recomputed, version, record, jobs=jobs, executor=executor)
         for c in unreadable:
             results[c.id] = _finalize(c, tier, {k: points[k] for k in per_check[c.id]})[0]
-        cached_keys = [k for k in cached_keys if k not in {t.key for t in recomputed}]
-    out = [r for c in checks for r in results[c.id] if fnmatchcase(r.id, pattern)]
-    t2 = time.perf_counter()
-    n_computed = len(todo) + len(recomputed)
-    stats = {"tasks": len(tasks), "computed": n_computed, "cached": len(tasks) - n_computed, "damaged": damaged,
-             "seconds": t2 - t0, "points_seconds": t1 - t0, "finalize_seconds": t2 - t1, "code_version": version}
-    stats.update(task_timing(tasks, points, cached_keys))
-    return out, stats
-
+    return results, recomputed
 
 def task_timing(tasks: dict[str, Task], points: dict[str, dict[str, Any]], cached_keys: list[str]) -> dict[str, Any]:
     """The run's measured task durations, for :mod:`mixbounds.checks.run.schedule` (a simulated cluster).

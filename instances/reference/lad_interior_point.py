@@ -440,6 +440,44 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
     return {"u": layout_copy_map(lay) @ v, "v": v, "info": info}
 
 
+def _not_converged(trace: list, hist: dict, max_iter: int, tol: float) -> NotConverged:
+    """The error of a run that spent ``max_iter`` iterations: its last relative residuals against ``tol``."""
+    return NotConverged(trace,
+        f"sparse LAD interior point did not converge in {max_iter} iterations: relative residuals primal "
+        f"{hist['primal_residual_data']:.1e} (data) / {hist['primal_residual_constraints']:.1e} (constraints), "
+        f"dual {hist['dual_residual']:.1e}, duality gap {hist['duality_gap']:.1e}, complementarity "
+        f"{hist['complementarity']:.1e} (tolerance {tol:g})")
+
+
+def _predictor(nodes: _Nodes, theta: np.ndarray, mu: float, levels: tuple, lvl: int, system: tuple, st: tuple,
+               res: dict) -> tuple:
+    """Factor the KKT system of this iteration and take the predictor (affine-scaling) direction, raising the primal
+    regularisation ``levels[lvl]`` while a factorisation is refused or (Schur path) too inaccurate even for GMRES.
+    ``system``: ``(G, border, local rows, node-block cache, kkt_choice)`` of :class:`_Scaled`.  Returns
+    ``(kkt, solve, solve residuals, direction, lvl)``: ``solve`` records each solve's residual for the corrector."""
+    p, q, s_p, s_q = st
+    solve_res: list = []
+    while True:
+        try:
+            kkt = _Scaled(*nodes.hessian(theta, mu, levels[lvl]), *system)
+        except ValueError:  # a node block or the Schur complement not numerically positive definite
+            if lvl + 1 == len(levels):
+                raise
+            lvl += 1
+            continue
+
+        def solve(rhs, kkt=kkt):
+            sol, rr = kkt.solve(rhs)
+            solve_res.append(rr)
+            return sol
+
+        # predictor (affine scaling): complementarity targets 0
+        d = _direction(nodes, solve, theta, st, res, -p * s_p, -q * s_q)
+        if kkt.direct or solve_res[-1] <= SOLVE_RTOL or lvl + 1 == len(levels):
+            return kkt, solve, solve_res, d, lvl
+        lvl += 1  # Schur path: the factorisation went through but is too inaccurate even for GMRES
+
+
 def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, tol: float, max_iter: int,
            kkt_choice: str = "auto") -> dict:
     """The interior point of the module docstring on the layout ``lay`` and the constraints ``G v = h``."""
@@ -485,33 +523,11 @@ def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, t
         if max(hist.values()) <= tol:
             break
         if it == max_iter:
-            raise NotConverged(trace,
-                f"sparse LAD interior point did not converge in {max_iter} iterations: relative residuals primal "
-                f"{hist['primal_residual_data']:.1e} (data) / {hist['primal_residual_constraints']:.1e} (constraints), "
-                f"dual {hist['dual_residual']:.1e}, duality gap {hist['duality_gap']:.1e}, complementarity "
-                f"{hist['complementarity']:.1e} (tolerance {tol:g})")
+            raise _not_converged(trace, hist, max_iter, tol)
         st = (p, q, s_p, s_q)
         theta = 1.0 / (p / s_p + q / s_q)
-        solve_res = []
-        while True:
-            try:
-                kkt = _Scaled(*nodes.hessian(theta, mu, levels[lvl]), G, lay.dt, local, cache, kkt_choice)
-            except ValueError:  # a node block or the Schur complement not numerically positive definite
-                if lvl + 1 == len(levels):
-                    raise
-                lvl += 1
-                continue
-
-            def solve(rhs, kkt=kkt):
-                sol, rr = kkt.solve(rhs)
-                solve_res.append(rr)
-                return sol
-
-            # predictor (affine scaling): complementarity targets 0
-            d = _direction(nodes, solve, theta, st, res, -p * s_p, -q * s_q)
-            if kkt.direct or solve_res[-1] <= SOLVE_RTOL or lvl + 1 == len(levels):
-                break
-            lvl += 1  # Schur path: the factorisation went through but is too inaccurate even for GMRES
+        kkt, solve, solve_res, d, lvl = _predictor(nodes, theta, mu, levels, lvl, (G, lay.dt, local, cache, kkt_choice),
+                                                   st, res)
         factor = kkt.name + (f", regularised {levels[lvl]:g}" if lvl else "")
         ap, ad = _steps(st, d, mu)
         mean = comp / (2 * nr)
