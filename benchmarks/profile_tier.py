@@ -46,7 +46,7 @@ def main(argv: list[str]) -> int:
     rows = []
     with threadpool_limits(limits=1):
         for g in groups.values():
-            framework._GROUP.instances = {}  # as framework._run_group: the group's tasks share their instance
+            framework._GROUP.instances = {}  # as framework.run_group: the group's tasks share their instance
             try:
                 for t in g:
                     c = time.process_time()

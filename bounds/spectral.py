@@ -116,7 +116,7 @@ def _dense_extremes(M, rtol: float) -> Extremes:
     return Extremes(lmax, float(pos.min()), "dense")
 
 
-def _banded_form(M) -> tuple[np.ndarray, int] | None:
+def banded_form(M) -> tuple[np.ndarray, int] | None:
     """Lower banded storage of ``M`` after RCM reordering, or ``None`` if the band is too wide."""
     Ms = sp.csr_matrix(M)
     perm = reverse_cuthill_mckee(Ms, symmetric_mode=True)
@@ -221,7 +221,7 @@ def _tridiagonal_smallest(Ms: sp.csr_matrix) -> float | None:
     """``λ_min`` of a sparse symmetric matrix of bandwidth <= 1 after RCM, exactly; ``None`` if wider."""
     if Ms.nnz == 0:
         return 0.0
-    band = _banded_form(Ms)
+    band = banded_form(Ms)
     if band is None or band[1] > 1:
         return None
     ab, bw = band
@@ -296,7 +296,7 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
         raise ValueError(f"{name}: non-finite entries")
     use_dense = method == "dense" or (method == "auto" and n <= DENSE_LIMIT)
     if method == "auto" and use_dense and sp.issparse(M) and n > BANDED_MIN and kernel is None:
-        band = _banded_form(M)
+        band = banded_form(M)
         eb = _banded_extremes(band[0], rtol) if band is not None else None
         if eb is not None:
             return eb
@@ -311,7 +311,7 @@ def sym_extremes(M, *, kernel=None, rtol: float = ZERO_RTOL, method: str = "auto
 
 def _banded_only(M, kernel, rtol: float, name: str) -> Extremes:
     """``method="banded"``: the banded eigen-solver after RCM, or a ``ValueError`` saying why it does not apply."""
-    band = _banded_form(M)
+    band = banded_form(M)
     if band is None:
         raise ValueError(f"{name}: bandwidth after RCM exceeds {BANDED_LIMIT}; use another method")
     if kernel is not None:
@@ -329,7 +329,7 @@ def _extremes_with_kernel(M, K, use_dense: bool, method: str, rtol: float, name:
         raise ValueError(f"{name}: kernel basis has {K.shape[0]} rows, matrix has {n}")
     if use_dense and sp.issparse(M) and n > BANDED_MIN and method == "auto":
         Ms = sp.csr_matrix(M)
-        band = _banded_form(Ms)
+        band = banded_form(Ms)
         eb = _banded_extremes(band[0], rtol) if band is not None else None
         if eb is not None:
             _check_kernel(Ms, K, eb.lmax, name)
@@ -345,7 +345,7 @@ def _extremes_with_kernel(M, K, use_dense: bool, method: str, rtol: float, name:
         return _operator_deflated_extremes(sp.csr_matrix(M), K, lmax, rtol, method)
     Ks = sp.csr_matrix(K)
     Md = sp.csr_matrix(M) + lmax * (Ks @ Ks.T)
-    band = _banded_form(Md) if method == "auto" else None
+    band = banded_form(Md) if method == "auto" else None
     eb = _banded_extremes(band[0], rtol) if band is not None else None
     if eb is not None:
         return Extremes(lmax, eb.lmin_pos, "banded+kernel")
@@ -363,7 +363,7 @@ def _sparse_extremes(Ms, method: str, rtol: float) -> Extremes:
         if rows.size <= DENSE_LIMIT and method == "auto":
             return _dense_extremes(Ms, rtol)
     if method == "auto":
-        band = _banded_form(Ms)
+        band = banded_form(Ms)
         eb = _banded_extremes(band[0], rtol) if band is not None else None
         if eb is not None:
             return eb
@@ -394,7 +394,7 @@ def _operator_deflated_extremes(M: sp.csr_matrix, K, lmax: float, rtol: float, m
     not factor in minutes).
     """
     if method == "auto":
-        band = _banded_form(M)
+        band = banded_form(M)
         eb = _banded_extremes(band[0], rtol) if band is not None else None
         if eb is not None:
             return Extremes(lmax, eb.lmin_pos, "banded")

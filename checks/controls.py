@@ -38,7 +38,7 @@ from dataclasses import replace
 
 from mixbounds.bounds.claims import get
 from mixbounds.bounds.concepts import ProblemClass
-from mixbounds.checks.rates import _task, upper_point, verdict, worst_of
+from mixbounds.checks.rates import rate_task, upper_point, verdict, worst_of
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.sweeps import Sweep, geomspace, random_sweeps, worst_sweeps
 from mixbounds.checks.tiers import QUICK, Tier
@@ -100,27 +100,27 @@ def _mistuned_task(sw: Sweep, v: float) -> Task:
                 label=f"control mistuned κ_W={v:g}")
 
 
-def checks() -> list[Check]:
-    out = []
-
-    # 1) no Chebyshev
+def _nocheb_control() -> Check:
+    """1) APAPC without Chebyshev acceleration on the κ_W sweeps of :func:`_nocheb_sweeps`."""
     ids_nc = list(_nocheb_sweeps(QUICK))  # the ids do not depend on the tier
 
     def nc_tasks(tier):
-        return [_task(sw, v, method="apapc-nocheb") for sw in _nocheb_sweeps(tier).values() for v in sw.grid]
+        return [rate_task(sw, v, method="apapc-nocheb") for sw in _nocheb_sweeps(tier).values() for v in sw.grid]
 
     def nc_final(tier, points):
         res = []
         for rid, sw in _nocheb_sweeps(tier).items():
-            pts = [(v, points[_task(sw, v, method="apapc-nocheb").key]) for v in sw.grid]
+            pts = [(v, points[rate_task(sw, v, method="apapc-nocheb").key]) for v in sw.grid]
             cell = get(".".join(rid.split(".")[3:6]))
             res.append(verdict(tier, cell, "kappa_W", sw, pts, random=sw.family.startswith("random"), control=True, rid=rid))
         return res
 
-    out.append(Check(id="control.rates.nocheb", family="controls", result_ids=lambda t: ids_nc, tasks=nc_tasks, finalize=nc_final,
-                     description="APAPC without Chebyshev acceleration must miss the κ_W exponents"))
+    return Check(id="control.rates.nocheb", family="controls", result_ids=lambda t: ids_nc, tasks=nc_tasks, finalize=nc_final,
+                 description="APAPC without Chebyshev acceleration must miss the κ_W exponents")
 
-    # 2) mis-tuned instance
+
+def _mistuned_control() -> Check:
+    """2) The consensus κ_W sweep on instances tuned to 1.5 κ_W (:func:`mistuned_point`)."""
     rid_mt = "control.rates.mistuned.T1.consensus.comm.kappa_W"
 
     def mt_sw(tier):
@@ -135,10 +135,12 @@ def checks() -> list[Check]:
         pts = [(v, points[_mistuned_task(sw, v).key]) for v in sw.grid]
         return [verdict(tier, get("T1.consensus.comm"), "kappa_W", sw, pts, random=False, control=True, rid=rid_mt)]
 
-    out.append(Check(id="control.rates.mistuned", family="controls", result_ids=lambda t: [rid_mt], tasks=mt_tasks,
-                     finalize=mt_final, description="an instance tuned to 1.5 κ_W must be caught by the realized-vs-target check"))
+    return Check(id="control.rates.mistuned", family="controls", result_ids=lambda t: [rid_mt], tasks=mt_tasks,
+                 finalize=mt_final, description="an instance tuned to 1.5 κ_W must be caught by the realized-vs-target check")
 
-    # 3) perturbed registry exponent (reuses the real sweep's points)
+
+def _exponent_control() -> Check:
+    """3) The real consensus κ_W sweep against its registry exponent perturbed upwards (reuses the sweep's points)."""
     def shift(tier):
         return 0.5 if tier.table1.slope_tol >= 0.25 else 0.25
 
@@ -147,18 +149,20 @@ def checks() -> list[Check]:
 
     def ex_tasks(tier):
         sw = worst_sweeps(tier, ProblemClass.CONSENSUS)[1]
-        return [_task(sw, v) for v in sw.grid]
+        return [rate_task(sw, v) for v in sw.grid]
 
     def ex_final(tier, points):
         sw = worst_sweeps(tier, ProblemClass.CONSENSUS)[1]
-        pts = [(v, points[_task(sw, v).key]) for v in sw.grid]
+        pts = [(v, points[rate_task(sw, v).key]) for v in sw.grid]
         return [verdict(tier, get("T1.consensus.comm"), "kappa_W", sw, pts, random=False, control=True,
                         theory_shift=shift(tier), rid=ex_id(tier))]
 
-    out.append(Check(id="control.rates.exponent", family="controls", result_ids=lambda t: [ex_id(t)], tasks=ex_tasks,
-                     finalize=ex_final, description="the consensus κ_W sweep must fail against an exponent perturbed upwards"))
+    return Check(id="control.rates.exponent", family="controls", result_ids=lambda t: [ex_id(t)], tasks=ex_tasks,
+                 finalize=ex_final, description="the consensus κ_W sweep must fail against an exponent perturbed upwards")
 
-    # 4) an upper bound far above the measured slope must be labelled "not exercised"
+
+def _not_exercised_control() -> Check:
+    """4) An upper bound far above the measured slope must be labelled "not exercised"."""
     ne_id = "control.rates.not_exercised.T1.consensus.grad.kappa_f@random-consensus"
 
     def ne_sw(tier):
@@ -166,7 +170,7 @@ def checks() -> list[Check]:
 
     def ne_final(tier, points):
         sw = ne_sw(tier)
-        pts = [(v, points[_task(sw, v).key]) for v in sw.grid]
+        pts = [(v, points[rate_task(sw, v).key]) for v in sw.grid]
         r = verdict(tier, get("T1.consensus.grad"), "kappa_f", sw, pts, random=True, theory_shift=NOT_EXERCISED_SHIFT,
                     rid=ne_id)
         caught = r.verdict_label == NOT_EXERCISED
@@ -175,21 +179,24 @@ def checks() -> list[Check]:
                         detail=(f"against exponent ½ + {NOT_EXERCISED_SHIFT:g}: " + r.detail
                                 + ("" if caught else f"; NOT labelled {NOT_EXERCISED!r}")))]
 
-    out.append(Check(id="control.rates.not_exercised", family="controls", result_ids=lambda t: [ne_id],
-                     tasks=lambda t: [_task(ne_sw(t), v) for v in ne_sw(t).grid], finalize=ne_final,
-                     description="an upper bound far above the measured slope must be labelled not exercised"))
+    return Check(id="control.rates.not_exercised", family="controls", result_ids=lambda t: [ne_id],
+                 tasks=lambda t: [rate_task(ne_sw(t), v) for v in ne_sw(t).grid], finalize=ne_final,
+                 description="an upper bound far above the measured slope must be labelled not exercised")
 
-    # 5) the dominance rule of the random families must not rescue a wrong exponent, nor a family above the construction
+
+def _dominance_controls() -> list[Check]:
+    """5) The dominance rule of the random families must not rescue a wrong exponent, nor a family above the
+    construction (both on the construction's κ_f points)."""
     dx_id = f"control.rates.dominance.exponent{DOMINANCE_SHIFT:+g}.T1.consensus.grad.kappa_f"
 
     def dom_sw(tier):
         return worst_of(tier, ProblemClass.CONSENSUS, "kappa_f")
 
     def dom_tasks(tier):
-        return [_task(dom_sw(tier), v) for v in dom_sw(tier).grid]
+        return [rate_task(dom_sw(tier), v) for v in dom_sw(tier).grid]
 
     def dom_points(tier, points):
-        return [(v, points[_task(dom_sw(tier), v).key]) for v in dom_sw(tier).grid]
+        return [(v, points[rate_task(dom_sw(tier), v).key]) for v in dom_sw(tier).grid]
 
     def dx_final(tier, points):
         w, wpts = dom_sw(tier), dom_points(tier, points)
@@ -198,10 +205,6 @@ def checks() -> list[Check]:
         return [replace(r, expected="fail", detail=(f"the construction's counts × {DOMINANCE_BELOW_FACTOR:g} against "
                                                     f"exponent ½ {DOMINANCE_SHIFT:+g}, the construction for comparison: "
                                                     + r.detail))]
-
-    out.append(Check(id="control.rates.dominance.exponent", family="controls", result_ids=lambda t: [dx_id],
-                     tasks=dom_tasks, finalize=dx_final,
-                     description="dominance by the worst-case construction must not rescue a wrong exponent"))
 
     da_id = "control.rates.dominance.above.T1.consensus.grad.kappa_f"
 
@@ -212,7 +215,16 @@ def checks() -> list[Check]:
         return [replace(r, expected="fail", detail=(f"the construction's counts × (κ_f/κ_f,0)^{DOMINANCE_ABOVE_POWER:g} "
                                                     "judged as a random family: " + r.detail))]
 
-    out.append(Check(id="control.rates.dominance.above", family="controls", result_ids=lambda t: [da_id],
-                     tasks=dom_tasks, finalize=da_final,
-                     description="a family above the worst-case construction must not pass by dominance"))
-    return out
+    return [Check(id="control.rates.dominance.exponent", family="controls", result_ids=lambda t: [dx_id],
+                  tasks=dom_tasks, finalize=dx_final,
+                  description="dominance by the worst-case construction must not rescue a wrong exponent"),
+            Check(id="control.rates.dominance.above", family="controls", result_ids=lambda t: [da_id],
+                  tasks=dom_tasks, finalize=da_final,
+                  description="a family above the worst-case construction must not pass by dominance")]
+
+
+def checks() -> list[Check]:
+    """The negative controls of the module docstring, in this order: no Chebyshev, mis-tuned instance, perturbed
+    exponent, not exercised, dominance (two)."""
+    return [_nocheb_control(), _mistuned_control(), _exponent_control(), _not_exercised_control(),
+            *_dominance_controls()]

@@ -107,7 +107,8 @@ def upper_point(family: str, params: dict, method: str = "apapc", eps1: float = 
     return out
 
 
-def _task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER, chain_scale: float = 1.0) -> Task:
+def rate_task(sw: Sweep, value: float, method: str = "apapc", budget: int = MAX_ITER, chain_scale: float = 1.0) -> Task:
+    """The upper-bound task of sweep ``sw`` at parameter value ``value``: ``method`` run with ``budget`` iterations on a chain scaled by ``chain_scale``."""
     params = sw.point_params(value)
     if chain_scale != 1.0:
         params["chain_scale"] = chain_scale
@@ -251,7 +252,7 @@ def tightness_extra(cell, rows: list[SweepPoint], lb_pts) -> dict:
     return {"tightness": ratios, "tightness_slope": f["slope"], "tightness_ci": f["ci"]}
 
 
-def _truncation(tier, cls, param, sw, base_pt, long_pt) -> CheckResult:
+def truncation_check(tier, cls, param, sw, base_pt, long_pt) -> CheckResult:
     """Doubling the chain must not change the per-accuracy counts (common.py's chain rule)."""
     rid = f"T1.{cls}.truncation.{param}"
     common = dict(kind="truncation", theory=f"|Δ| <= {TRUNC_RTOL:g}", tolerance=TRUNC_RTOL, label="docs/design.md: chain dimensions",
@@ -313,19 +314,19 @@ def _worst_check(cls: str) -> Check:
         out = []
         for sw in worst_sweeps(tier, cls):
             for v in sw.grid:
-                out += [_task(sw, v), _lb_task(sw, v)]
-            out.append(_task(sw, sw.grid[0], chain_scale=2.0))
+                out += [rate_task(sw, v), _lb_task(sw, v)]
+            out.append(rate_task(sw, sw.grid[0], chain_scale=2.0))
         return out
 
     def finalize(tier, points):
         out = []
         for sw in worst_sweeps(tier, cls):
-            ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
+            ub = [(v, points[rate_task(sw, v).key]) for v in sw.grid]
             lb = [(v, points[_lb_task(sw, v).key]) for v in sw.grid]
             for c in cells:
                 out.append(verdict(tier, c, sw.param, sw, ub, random=False, lb_pts=lb))
             out.append(_consistency(tier, cls, sw.param, sw, ub, lb))
-            out.append(_truncation(tier, cls, sw.param, sw, ub[0][1], points[_task(sw, sw.grid[0], chain_scale=2.0).key]))
+            out.append(truncation_check(tier, cls, sw.param, sw, ub[0][1], points[rate_task(sw, sw.grid[0], chain_scale=2.0).key]))
         return out
 
     return Check(id=f"rates.{cls}.worst", family="rates", result_ids=result_ids, tasks=tasks, finalize=finalize,
@@ -356,16 +357,16 @@ def _random_check(cls: str) -> Check:
                 for sw in sweeps(tier) for c in cells]
 
     def tasks(tier):
-        own = [_task(sw, v) for sw in sweeps(tier) for v in sw.grid]
+        own = [rate_task(sw, v) for sw in sweeps(tier) for v in sw.grid]
         worst = {w.param: w for sw in sweeps(tier) if (w := worst_of(tier, cls, sw.param)) is not None}
-        return own + [_task(w, v) for w in worst.values() for v in w.grid]
+        return own + [rate_task(w, v) for w in worst.values() for v in w.grid]
 
     def finalize(tier, points):
         out = []
         for sw in sweeps(tier):
-            ub = [(v, points[_task(sw, v).key]) for v in sw.grid]
+            ub = [(v, points[rate_task(sw, v).key]) for v in sw.grid]
             w = worst_of(tier, cls, sw.param)
-            worst = None if w is None else (w, [(v, points[_task(w, v).key]) for v in w.grid])
+            worst = None if w is None else (w, [(v, points[rate_task(w, v).key]) for v in w.grid])
             for c in cells:
                 out.append(verdict(tier, c, sw.param, sw, ub, random=True, worst=worst))
         return out

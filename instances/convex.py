@@ -51,15 +51,15 @@ from mixbounds.instances.objectives import LogCoshObjective, LogisticObjective, 
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random.common import (
     COMMON_KW,
-    _check_int,
-    _check_seed,
-    _check_variant,
-    _kappa_A_alias,
-    _orthogonal,
-    _reject_unknown,
-    _rng,
+    check_int,
+    check_seed,
+    check_variant,
+    haar_orthogonal,
+    kappa_A_alias,
+    reject_unknown,
+    seeded_rng,
 )
-from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.random.finish import finish_instance
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.instances.reference.min_norm import min_norm_quadratic_solution
 
@@ -76,7 +76,7 @@ def _rank_deficient_spectra(layout: Layout, rng: np.random.Generator, u_feas: np
         ev[:r] = np.exp(rng.uniform(np.log(0.1), 0.0, r))
         if i == 0:
             ev[0] = 1.0
-        U = _orthogonal(k, rng)
+        U = haar_orthogonal(k, rng)
         z0 = u_feas[layout.node_u_indices(i)] + rng.standard_normal(k)
         out.append((ev, U, z0))
     return out
@@ -113,37 +113,37 @@ def logcosh_convex(layout: Layout, rng: np.random.Generator, u_feas: np.ndarray,
 def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_AC=None, kappa_C=None, kappa_Ct=None,
            eps=None, variant="default", graph=None, **kw) -> Instance:
     family = f"convex-{structure}"
-    seed = _check_seed(seed)
-    _check_variant(family, variant, ("default", "logistic", "logcosh"))
+    seed = check_seed(seed)
+    check_variant(family, variant, ("default", "logistic", "logcosh"))
     st = STRUCTURES[structure]
     allowed = list(COMMON_KW) + [k for k in SIZE_KW if k in st["defaults"]] + ["rank", "samples", "noise"]
     if st["A"] and not st["C"]:
         allowed.append("kappa_A")
-    _reject_unknown(family, kw, allowed)
-    kappa_AC = _kappa_A_alias(family, kw, kappa_AC)
+    reject_unknown(family, kw, allowed)
+    kappa_AC = kappa_A_alias(family, kw, kappa_AC)
     if kappa_f is not None:
         raise ValueError(f"{family}: cannot target kappa_f = {kappa_f}: μ_f = 0 in Table 2 (κ_f is infinite); "
                          "the accuracy parameter is L_f R²/ε")
     con = build_constraints(family, structure, seed=seed, n=n, kappa_W=kappa_W, kappa_AC=kappa_AC, kappa_C=kappa_C,
                             kappa_Ct=kappa_Ct, graph=graph, kw=kw)
     lay, gs, blocks = con["layout"], con["gossip"], con["blocks"]
-    rng = _rng(seed, "convex-objective")
+    rng = seeded_rng(seed, "convex-objective")
     if variant == "default":
         rank = kw.get("rank")
         if rank is not None:
-            rank = _check_int("rank", rank, 1)
+            rank = check_int("rank", rank, 1)
         obj = rank_deficient_quadratic(lay, rng, con["feasible_u"], rank)
         oinfo = {"type": "quadratic (rank-deficient)", "rank": rank, "eigenvalues": "log-uniform in [0.1, 1], L_f = 1 at node 0"}
     elif variant == "logcosh":
         rank = kw.get("rank")
         if rank is not None:
-            rank = _check_int("rank", rank, 1)
+            rank = check_int("rank", rank, 1)
         obj = logcosh_convex(lay, rng, con["feasible_u"], rank)
         oinfo = {"type": "logcosh (quadratic of rank ~k/2 plus log-cosh terms)", "rank": rank,
                  "constants": "exact: L_f = 1 attained at node 0, mu_f = 0 (infimum)"}
     else:
         Fs, ys = [], []
-        samples = _check_int("samples", kw.get("samples", 0) or 0, 0)
+        samples = check_int("samples", kw.get("samples", 0) or 0, 0)
         noise = float(kw.get("noise", 1.0))
         for i in range(lay.n):
             k = lay.d[i] + lay.dt
@@ -172,7 +172,7 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
     params = dict(con["params"], eps=eps, objective=oinfo, L_f=float(obj.L), mu_f=0.0, R_u=float(np.linalg.norm(u_star)),
                   F_star=float(obj.value(u_star)), D=D, grad_norm_star=float(np.linalg.norm(obj.grad(u_star))), reference=rinfo)
     notes = [f"{family}: smooth convex objective with μ_f = 0 (instances/convex.py); u0 = 0 is the start (R_u = |u*|)."]
-    inst = _finish(family, variant, problem, con["targets"], seed=seed, params=params, notes=notes,
+    inst = finish_instance(family, variant, problem, con["targets"], seed=seed, params=params, notes=notes,
                    closed_forms=dict(gs.closed_forms))
     return inst.with_reference(u_star)
 

@@ -31,7 +31,7 @@ Reference optimum (independent of the solvers under test):
   predictor–corrector; checked against HiGHS on LPs in the tests);
 * both, once the dense lifted equality matrix would have more than :data:`DENSE_LIFTED_MAX`
   entries: the sparse Mehrotra method of :mod:`mixbounds.instances.reference.lad_interior_point` (per-node
-  feature blocks, the reduced KKT system factored by :func:`mixbounds.instances.reference.kkt._kkt_solver`;
+  feature blocks, the reduced KKT system factored by :func:`mixbounds.instances.reference.kkt.kkt_solver`;
   checked against the dense path on small instances of every family in the tests).
 
 The box is chosen **after** the reference solve, ``ρ = max(2 max|u*|, 2 max|u⁰_feas|, 1)``,
@@ -57,17 +57,17 @@ from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random import local_blocks, make_gossip
 from mixbounds.instances.random.common import (
     COMMON_KW,
-    _check_int,
-    _check_kappa,
-    _check_seed,
-    _check_variant,
-    _kappa_A_alias,
-    _reject_targets,
-    _reject_unknown,
-    _rng,
+    check_int,
+    check_kappa,
+    check_seed,
+    check_variant,
+    kappa_A_alias,
+    reject_targets,
+    reject_unknown,
+    seeded_rng,
 )
 from mixbounds.instances.random.constraint_groups import coupled_group, shared_group
-from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.random.finish import finish_instance
 from mixbounds.instances.reference.kkt import constraint_system, copy_map
 from mixbounds.instances.reference.lad_interior_point import lad_interior_point, max_step
 from scipy.optimize import linprog
@@ -117,24 +117,24 @@ def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kap
     (entries ``feasible_scale · N(0, 1)``).
     """
     st = STRUCTURES[structure]
-    kappa_W = _check_kappa("kappa_W", kappa_W)
-    kappa_AC = _check_kappa("kappa_AC", kappa_AC)
-    kappa_C = _check_kappa("kappa_C", kappa_C)
-    kappa_Ct = _check_kappa("kappa_Ct", kappa_Ct)
-    _reject_targets(family, {
+    kappa_W = check_kappa("kappa_W", kappa_W)
+    kappa_AC = check_kappa("kappa_AC", kappa_AC)
+    kappa_C = check_kappa("kappa_C", kappa_C)
+    kappa_Ct = check_kappa("kappa_Ct", kappa_Ct)
+    reject_targets(family, {
         "kappa_AC": (kappa_AC, "the problem has no coupled constraint Σ A_i x_i = Σ b_i") if not st["A"] else (None, ""),
         "kappa_C": (kappa_C, "the problem has no local constraints C_i x_i = c_i") if not st["C"] else (None, ""),
         "kappa_Ct": (kappa_Ct, "the problem has no shared-variable constraints C̃_i x̃ = c̃_i") if not st["Ct"] else (None, ""),
     })
-    gs = make_gossip(graph or "ring", None if n is None else _check_int("n", n, 2), default_n=st["defaults"]["n"],
+    gs = make_gossip(graph or "ring", None if n is None else check_int("n", n, 2), default_n=st["defaults"]["n"],
                      kappa_W=kappa_W, gossip=kw.get("gossip", "laplacian"), seed=seed, er_p=kw.get("er_p"))
     n = gs.n
     dflt = st["defaults"]
-    d = _check_int("d", kw.get("d", dflt.get("d", 0)), 1) if st["x"] else 0
-    dt = _check_int("dt", kw.get("dt", dflt.get("dt", 0)), 1) if st["t"] else 0
-    m = _check_int("m", kw.get("m", dflt.get("m")), 2) if st["A"] else 0
-    p = _check_int("p", kw.get("p", dflt.get("p")), 1, d - 1) if st["C"] else 0
-    pt = _check_int("pt", kw.get("pt", dflt.get("pt")), 1, dt - 1) if st["Ct"] else 0
+    d = check_int("d", kw.get("d", dflt.get("d", 0)), 1) if st["x"] else 0
+    dt = check_int("dt", kw.get("dt", dflt.get("dt", 0)), 1) if st["t"] else 0
+    m = check_int("m", kw.get("m", dflt.get("m")), 2) if st["A"] else 0
+    p = check_int("p", kw.get("p", dflt.get("p")), 1, d - 1) if st["C"] else 0
+    pt = check_int("pt", kw.get("pt", dflt.get("pt")), 1, dt - 1) if st["Ct"] else 0
     if st["Ct"] and not st["ident"] and n * pt >= dt:
         raise ValueError(f"{family}: n·pt = {n}·{pt} = {n * pt} rows of C̃_i >= dt = {dt} would fix x̃ (no free shared "
                          f"direction left for the objective); take dt > n·pt, e.g. dt = {n * pt + 1}")
@@ -145,13 +145,13 @@ def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kap
     if kappa_W is not None:
         targets["kappa_W"] = kappa_W
     params: dict = {"n": n, "d": d, "dt": dt, "m": m, "p": p, "pt": pt, "graph": gs.info, "tuning": {}}
-    rng_x = _rng(seed, "feasible-point")
+    rng_x = seeded_rng(seed, "feasible-point")
     x0 = [feasible_scale * rng_x.standard_normal(d) for _ in range(n)] if st["x"] else []
     xt0 = feasible_scale * rng_x.standard_normal(dt) if st["t"] else None
     blocks: dict = {}
     kernels = None
     if st["C"]:
-        C, kernels = local_blocks([d] * n, [p] * n, kappa_C, _rng(seed, "local-C"))
+        C, kernels = local_blocks([d] * n, [p] * n, kappa_C, seeded_rng(seed, "local-C"))
         blocks.update(C=C, c=[C[i] @ x0[i] for i in range(n)], C_kernels=kernels)
         if kappa_C is not None:
             targets["kappa_C"] = kappa_C
@@ -354,14 +354,14 @@ def _features(lay: Layout, samples: int | None, rng: np.random.Generator, u_feas
 def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_AC=None, kappa_C=None, kappa_Ct=None,
            eps=None, variant="default", graph=None, **kw) -> Instance:
     family = f"nonsmooth-{structure}"
-    seed = _check_seed(seed)
-    _check_variant(family, variant, ("default", "strongly-convex"))
+    seed = check_seed(seed)
+    check_variant(family, variant, ("default", "strongly-convex"))
     st = STRUCTURES[structure]
     allowed = list(COMMON_KW) + [k for k in SIZE_KW if k in st["defaults"]] + ["samples", "mu", "noise"]
     if st["A"] and not st["C"]:
         allowed.append("kappa_A")
-    _reject_unknown(family, kw, allowed)
-    kappa_AC = _kappa_A_alias(family, kw, kappa_AC)
+    reject_unknown(family, kw, allowed)
+    kappa_AC = kappa_A_alias(family, kw, kappa_AC)
     if kappa_f is not None:
         raise ValueError(f"{family}: cannot target kappa_f = {kappa_f}: a nonsmooth objective has no smoothness constant "
                          "(Tables 3-4 are parametrised by M_f, mu_f and R)")
@@ -370,12 +370,12 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
         raise ValueError(f"{family}: variant 'strongly-convex' needs mu > 0, got {kw.get('mu')}")
     if variant == "default" and "mu" in kw:
         raise ValueError(f"{family}: 'mu' is only accepted with variant 'strongly-convex'")
-    samples = None if kw.get("samples") is None else _check_int("samples", kw["samples"], 1)
+    samples = None if kw.get("samples") is None else check_int("samples", kw["samples"], 1)
     noise = float(kw.get("noise", 0.3))
     con = build_constraints(family, structure, seed=seed, n=n, kappa_W=kappa_W, kappa_AC=kappa_AC, kappa_C=kappa_C,
                             kappa_Ct=kappa_Ct, graph=graph, kw=kw)
     lay, gs, blocks = con["layout"], con["gossip"], con["blocks"]
-    feats, ys = _features(lay, samples, _rng(seed, "nonsmooth-objective"), con["feasible_u"], noise)
+    feats, ys = _features(lay, samples, seeded_rng(seed, "nonsmooth-objective"), con["feasible_u"], noise)
     sk = skeleton_problem(lay, gs, blocks)
     ref = reference_nonsmooth(sk, feats, ys, mu)
     u_star = ref["u"]
@@ -393,7 +393,7 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
     closed["box inactive at u* (lem:boundness_of_penal_prob_dual needs no normal cone)"] = {
         "printed": "max|u*| < rho", "computed": float(np.abs(u_star).max()), "holds": bool(np.abs(u_star).max() < rho),
         "label": "lem:boundness_of_penal_prob_dual"}
-    inst = _finish(family, variant, problem, con["targets"], seed=seed, params=params, notes=notes, closed_forms=closed)
+    inst = finish_instance(family, variant, problem, con["targets"], seed=seed, params=params, notes=notes, closed_forms=closed)
     return inst.with_reference(u_star)
 
 

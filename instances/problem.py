@@ -87,7 +87,7 @@ def _extremes_large(W: sp.csr_matrix) -> tuple[float, float, float]:
     smallest are then ``min(0, μ)`` and ``max(0, μ)``.
     """
     n = W.shape[0]
-    band = spectral._banded_form(W)  # None when wider than spectral.BANDED_LIMIT (or too many entries)
+    band = spectral.banded_form(W)  # None when wider than spectral.BANDED_LIMIT (or too many entries)
     if band is not None:
         ab = band[0]
         ev = sla.eigvals_banded(ab, lower=True, select="i", select_range=(0, 1), check_finite=False)

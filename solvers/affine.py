@@ -36,7 +36,15 @@ from mixbounds.solvers.chebyshev import Chebyshev
 from mixbounds.solvers.homotopy_sliding import homotopy_plan
 from mixbounds.solvers.oracles import ORACLES
 from mixbounds.solvers.result import SolveResult
-from mixbounds.solvers.sliding import MAX_INNER, RESTART_C, _Recorder, _result, restart_plan, run_phases, run_sliding
+from mixbounds.solvers.sliding import (
+    MAX_INNER,
+    RESTART_C,
+    SlidingRecorder,
+    restart_plan,
+    run_phases,
+    run_sliding,
+    sliding_result,
+)
 from mixbounds.solvers.subgradient import run_subgradient
 
 SLIDING_METHODS = ("gs", "restarted", "homotopy", "subgradient")
@@ -194,7 +202,7 @@ def affine_sliding(problem, *, eps: float, R: float, method: str = "gs", mu: flo
     acc = AffineAccuracy(problem, eps, eps / pen.M if delta is None else delta)
     w0 = np.zeros(pen.size) if x0 is None else np.asarray(x0, dtype=float).copy()
     pen.project(w0)
-    rec = _Recorder(orc, acc, pen)
+    rec = SlidingRecorder(orc, acc, pen)
     extra = {"R": float(R), "method": method}
     if method == "gs":
         w, hit = run_sliding(pen, rec, w0, R=R, max_inner=max_inner)
@@ -215,7 +223,7 @@ def affine_sliding(problem, *, eps: float, R: float, method: str = "gs", mu: flo
         w, hit, phases = run_phases(pen, rec, w0, plan, max_phases=max_phases, max_inner=max_inner)
         pen.set_accuracy(eps)
         extra.update(mu_H=mu_H, phases=phases)
-    return _result(rec, pen, w, hit, "tolerance" if hit else "budget", f"sliding-affine[{method}]", eps, extra)
+    return sliding_result(rec, pen, w, hit, "tolerance" if hit else "budget", f"sliding-affine[{method}]", eps, extra)
 
 
 __all__ = ["AffineAccuracy", "AffineOracles", "AffinePenalty", "SLIDING_METHODS", "affine_apapc", "affine_sliding"]

@@ -79,7 +79,14 @@ import math
 
 from mixbounds.solvers.oracles import CountedOracles
 from mixbounds.solvers.result import SolveResult
-from mixbounds.solvers.sliding import MAX_INNER, _Recorder, _result, _setup, run_phases, strong_convexity
+from mixbounds.solvers.sliding import (
+    MAX_INNER,
+    SlidingRecorder,
+    run_phases,
+    sliding_result,
+    sliding_setup,
+    strong_convexity,
+)
 
 #: ``C_H`` of ``N_s = ⌈√(C_H L_s/μ_H)⌉``: ``8 · 97/6`` contracts a phase to ``‖ū − w_s*‖² <= R_s²/4`` (step (i))
 HOMOTOPY_C = 8.0 * 97.0 / 6.0
@@ -130,14 +137,14 @@ def homotopy_gradient_sliding(problem, *, eps: float, x_star, R: float, mu: floa
         (``reason="budget"`` otherwise); ``params["phases"]`` as in the module docstring.
     """
     mu_f = strong_convexity(problem, mu, R, "homotopy_gradient_sliding", " (Table 4)")
-    orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
+    orc, pen, acc, w0 = sliding_setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
     mu_H = mu_f / 2.0
-    rec = _Recorder(orc, acc, pen)
+    rec = SlidingRecorder(orc, acc, pen)
     w, hit, phases = run_phases(pen, rec, w0, homotopy_plan(eps, R, mu_H), max_phases=max_phases,
                                 max_inner=max_inner)
     pen.set_accuracy(eps)  # describe() reports the final penalty r = 2R_dual²/ε
     reason = "tolerance" if hit else "budget"
-    return _result(rec, pen, w, hit, reason, f"homotopy-gradient-sliding[{method}]", eps,
+    return sliding_result(rec, pen, w, hit, reason, f"homotopy-gradient-sliding[{method}]", eps,
                    {"rule": "book", "mu_f": mu_f, "mu_H": mu_H, "phases": phases, "R": float(R),
                     "homotopy_constant": HOMOTOPY_C, "shift_constant": SHIFT_C})
 

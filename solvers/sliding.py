@@ -223,7 +223,7 @@ def _gs_params(rule: str, k: int, L: float, M: float, D2: float, N: int | None):
     return gamma, beta, T
 
 
-class _Recorder:
+class SlidingRecorder:
     """History rows (counts, ratio, gap, dist) after set-up and after every outer iteration."""
 
     def __init__(self, orc, acc: Accuracy, pen: PenalizedProblem):
@@ -241,7 +241,7 @@ class _Recorder:
         return bool(r <= 1.0)
 
 
-def _gs_phase(pen: PenalizedProblem, w_init: np.ndarray, D2: float, rec: _Recorder, *, rule: str, reading: str,
+def _gs_phase(pen: PenalizedProblem, w_init: np.ndarray, D2: float, rec: SlidingRecorder, *, rule: str, reading: str,
               N: int | None, outer_limit: int, inner_budget: list) -> tuple[np.ndarray, bool, int]:
     """One run of GS from ``w_init``; returns (ū, hit, outer iterations done)."""
     L, M = pen.L, pen.M
@@ -283,7 +283,8 @@ def _gs_phase(pen: PenalizedProblem, w_init: np.ndarray, D2: float, rec: _Record
     return wbar, False, k
 
 
-def _result(rec: _Recorder, pen: PenalizedProblem, wbar, hit: bool, reason: str, method: str, eps: float, extra: dict) -> SolveResult:
+def sliding_result(rec: SlidingRecorder, pen: PenalizedProblem, wbar, hit: bool, reason: str, method: str, eps: float, extra: dict) -> SolveResult:
+    """The :class:`SolveResult` of a sliding run from its recorder ``rec`` and last averaged point ``wbar``."""
     hc = np.asarray(rec.counts, dtype=np.int64).reshape(-1, len(ORACLES))
     info = pen.describe()
     info.update(extra)
@@ -298,7 +299,7 @@ def _result(rec: _Recorder, pen: PenalizedProblem, wbar, hit: bool, reason: str,
 
 
 # ----------------------------------------------------------------------------- runs on any penalised problem
-def run_sliding(pen, rec: _Recorder, w0: np.ndarray, *, R: float, rule: str = "book", reading: str = "lan",
+def run_sliding(pen, rec: SlidingRecorder, w0: np.ndarray, *, R: float, rule: str = "book", reading: str = "lan",
                 N: int | None = None, max_outer: int = MAX_OUTER, max_inner: int = MAX_INNER) -> tuple[np.ndarray, bool]:
     """One GS run from ``w0`` on the penalised problem ``pen`` (``D̃ = R²``), recorded by ``rec``: ``(ū, hit)``.
 
@@ -322,7 +323,7 @@ def restart_plan(R: float, N_phase: int):
     return plan
 
 
-def run_phases(pen, rec: _Recorder, w0: np.ndarray, plan, *, max_phases: int,
+def run_phases(pen, rec: SlidingRecorder, w0: np.ndarray, plan, *, max_phases: int,
                max_inner: int = MAX_INNER) -> tuple[np.ndarray, bool, list]:
     """Restarted GS from ``w0``: phase ``s = 0, 1, …`` (``"book"`` rule, Lan's reading) starts at the previous
     phase's output with the ``D̃_s = plan(s, pen)["R2"]`` and the ``plan(s, pen)["N_phase"]`` outer iterations that
@@ -358,7 +359,8 @@ def strong_convexity(problem, mu, R, name: str, why: str = "") -> float:
     return mu_f
 
 
-def _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0):
+def sliding_setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0):
+    """The shared set-up of the sliding methods: oracles, the penalized problem, ``δ`` and the accuracy measure."""
     orc = oracles if oracles is not None else CountedOracles(problem)
     pen = PenalizedProblem(problem, orc, eps=eps, M=M, method=method, spectra=spectra)
     if delta is None:
@@ -389,12 +391,12 @@ def gradient_sliding(problem, *, eps: float, x_star, R: float, M: float | None =
         raise ValueError("gradient_sliding: rule='horizon' needs the number N of outer iterations")
     if not (R > 0):
         raise ValueError(f"gradient_sliding: R must be positive, got {R}")
-    orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
-    rec = _Recorder(orc, acc, pen)
+    orc, pen, acc, w0 = sliding_setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
+    rec = SlidingRecorder(orc, acc, pen)
     wbar, hit = run_sliding(pen, rec, w0, R=R, rule=rule, reading=reading, N=N, max_outer=max_outer,
                             max_inner=max_inner)
     reason = "tolerance" if hit else "budget"
-    return _result(rec, pen, wbar, hit, reason, f"gradient-sliding[{method},{rule},{reading}]", eps,
+    return sliding_result(rec, pen, wbar, hit, reason, f"gradient-sliding[{method},{rule},{reading}]", eps,
                    {"rule": rule, "reading": reading, "R": float(R), "D_tilde": float(R) ** 2, "N": N})
 
 
@@ -404,13 +406,13 @@ def restarted_gradient_sliding(problem, *, eps: float, x_star, R: float, mu: flo
                                oracles: CountedOracles | None = None) -> SolveResult:
     """Restarted GS for ``μ_f > 0`` (module docstring); ``mu`` defaults to the objective's ``μ_f``."""
     mu_f = strong_convexity(problem, mu, R, "restarted_gradient_sliding")
-    orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
+    orc, pen, acc, w0 = sliding_setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
     mu_H = mu_f / 2.0
     N_s = int(math.ceil(math.sqrt(RESTART_C * pen.L / mu_H)))
-    rec = _Recorder(orc, acc, pen)
+    rec = SlidingRecorder(orc, acc, pen)
     w, hit, phases = run_phases(pen, rec, w0, restart_plan(R, N_s), max_phases=max_phases, max_inner=max_inner)
     reason = "tolerance" if hit else "budget"
-    return _result(rec, pen, w, hit, reason, f"restarted-gradient-sliding[{method}]", eps,
+    return sliding_result(rec, pen, w, hit, reason, f"restarted-gradient-sliding[{method}]", eps,
                    {"rule": "book", "mu_f": mu_f, "mu_H": mu_H, "N_phase": N_s, "phases": phases, "R": float(R),
                     "restart_constant": RESTART_C})
 

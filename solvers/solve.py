@@ -10,6 +10,7 @@ variables ``(x, X̃)`` and returns a :class:`~mixbounds.solvers.result.SolveResu
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -91,12 +92,35 @@ def solve(problem: MixedProblem, *, method: str = "apapc", eps: float = 1e-8, x_
     """
     if method not in METHODS:
         raise ValueError(f"solve: unknown method {method!r}; expected one of {METHODS}")
+    u_star = _exact_solution(problem, x_star)
+    t0 = time.perf_counter()
+    ref, w0, error, params = _set_up(problem, oracles, u_star, x0, method=method, spectra=spectra, constants=constants,
+                                     materialize=materialize, eps=eps, facts=facts)
+    t1 = time.perf_counter()
+    res = apapc(grad_G=ref.grad_G, apply_BtB=ref.apply_normal, Btb=ref.normal_rhs, w0=w0, params=params, error=error,
+                snapshot=ref.orc.snapshot, output=ref.to_u, eps=eps, max_iter=max_iter, method=method,
+                extra_params=ref.describe(), settle=settle, settle_eps=settle_eps, max_calls=max_calls)
+    if timings is not None:
+        timings.update(setup=t1 - t0, iterations=time.perf_counter() - t1)
+    return replace(res, setup_counts=ref.setup_counts)
+
+
+def _exact_solution(problem: MixedProblem, x_star: ArrayLike | None) -> np.ndarray:
+    """``x_star`` as a u-layout vector (the reference solution when ``None``); ``ValueError`` on a wrong length."""
     if x_star is None:
         x_star = reference_solution(problem).u
     u_star = np.asarray(x_star, dtype=float).ravel()
     if u_star.shape != (problem.layout.size,):
         raise ValueError(f"solve: x_star must be a u-layout vector of length {problem.layout.size}, got shape {u_star.shape}")
-    t0 = time.perf_counter()
+    return u_star
+
+
+def _set_up(problem: MixedProblem, oracles: CountedOracles | None, u_star: np.ndarray, x0: ArrayLike | None, *,
+            method: str, spectra: str, constants: str, materialize: bool, eps: float, facts: dict[str, Any] | None,
+            ) -> tuple[Reformulation, np.ndarray, Callable[[np.ndarray], float], APAPCParameters]:
+    """What :func:`solve` times as its set-up: the reformulation with its constants, the start ``w0``, the error the
+    stop rule reads (squared distance to ``u_star`` relative to the start's, absolute when the start is the
+    solution) and APAPC's parameters from the reformulation's constants and interval."""
     ref = Reformulation(problem, oracles, method=method, spectra=spectra, constants=constants, materialize=materialize,
                         eps=eps, facts=facts)
     u0 = np.zeros(problem.layout.size) if x0 is None else np.asarray(x0, dtype=float).ravel()
@@ -112,27 +136,6 @@ def solve(problem: MixedProblem, *, method: str = "apapc", eps: float = 1e-8, x_
 
     lo, hi = ref.interval
     params = APAPCParameters.rule(ref.L_G, ref.mu_G, hi, lo)
-    t1 = time.perf_counter()
-    res = apapc(
-        grad_G=ref.grad_G,
-        apply_BtB=ref.apply_normal,
-        Btb=ref.normal_rhs,
-        w0=w0,
-        params=params,
-        error=error,
-        snapshot=ref.orc.snapshot,
-        output=ref.to_u,
-        eps=eps,
-        max_iter=max_iter,
-        method=method,
-        extra_params=ref.describe(),
-        settle=settle,
-        settle_eps=settle_eps,
-        max_calls=max_calls,
-    )
-    if timings is not None:
-        timings.update(setup=t1 - t0, iterations=time.perf_counter() - t1)
-    return replace(res, setup_counts=ref.setup_counts)
-
+    return ref, w0, error, params
 
 __all__ = ["MAX_ITER", "solve"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from mixbounds.solvers.oracles import ORACLES, CountedOracles
 from mixbounds.solvers.result import SolveResult
-from mixbounds.solvers.sliding import _Recorder, _setup
+from mixbounds.solvers.sliding import SlidingRecorder, sliding_setup
 
 #: relative growth of the iteration count between two accuracy checkpoints
 CHECK_GROWTH = 1.01
@@ -34,9 +34,9 @@ def projected_subgradient(problem, *, eps: float, x_star, M: float | None = None
                           spectra: str = "lemma", step: float | None = None, delta: float | None = None,
                           max_iter: int = MAX_ITER, x0=None, oracles: CountedOracles | None = None) -> SolveResult:
     """Fixed-step projected subgradient method on ``H_r`` (module docstring)."""
-    orc, pen, acc, w0 = _setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
+    orc, pen, acc, w0 = sliding_setup(problem, eps, x_star, M, delta, method, spectra, oracles, x0)
     h = eps / (4.0 * pen.M ** 2) if step is None else float(step)
-    rec = _Recorder(orc, acc, pen)
+    rec = SlidingRecorder(orc, acc, pen)
     w, hit, k, cps = run_subgradient(pen, rec, w0, h, max_iter=max_iter)
     hc = np.asarray(rec.counts, dtype=np.int64).reshape(-1, len(ORACLES))
     info = pen.describe()
@@ -50,7 +50,7 @@ def projected_subgradient(problem, *, eps: float, x_star, M: float | None = None
                        params=info)
 
 
-def run_subgradient(pen, rec: _Recorder, w0: np.ndarray, h: float, *, max_iter: int = MAX_ITER):
+def run_subgradient(pen, rec: SlidingRecorder, w0: np.ndarray, h: float, *, max_iter: int = MAX_ITER):
     """The iteration of the module docstring on the penalised problem ``pen`` (any object with the interface of
     :class:`mixbounds.solvers.sliding.PenalizedProblem` that it uses: ``subgrad``, ``grad_penalty``, ``project``),
     step ``h``, from ``w0``; the suffix average is recorded by ``rec`` at the checkpoints.  Returns

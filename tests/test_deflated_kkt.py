@@ -58,7 +58,7 @@ def test_singular_blocks_are_deflated_and_the_solve_is_exact(border, null):
     H, G, parts, rng = _system(border=border, null=null)
     K = _dense(H, G)
     b = rng.standard_normal(K.shape[0])
-    kkt = dk.DeflatedKKT(H, G, border, parts, reference._Saddle(H, G))
+    kkt = dk.DeflatedKKT(H, G, border, parts, reference.SaddleOperator(H, G))
     assert kkt.kz == 2 and kkt.nb == 2 + border + G.shape[0]
     x = kkt.once(b)
     x_ref = np.linalg.solve(K, b)
@@ -71,7 +71,7 @@ def test_regular_blocks_give_the_schur_solution(border):
     """Nothing deflated: the border system is the arrow / Schur elimination, same solution as a dense solve."""
     H, G, parts, rng = _system(border=border, singular=())
     b = rng.standard_normal(H.shape[0] + G.shape[0])
-    kkt = dk.DeflatedKKT(H, G, border, parts, reference._Saddle(H, G))
+    kkt = dk.DeflatedKKT(H, G, border, parts, reference.SaddleOperator(H, G))
     assert kkt.kz == 0
     x_ref = np.linalg.solve(_dense(H, G), b)
     assert np.linalg.norm(kkt.once(b) - x_ref) <= SOLVE_RTOL * np.linalg.norm(x_ref)
@@ -93,7 +93,7 @@ def test_unpinned_small_eigenvalue_needs_the_equilibration():
     H, G, parts, rng = _system(null=1e-11, g_scale=1e3, unpinned=True)
     b = rng.standard_normal(H.shape[0] + G.shape[0])
     x_ref = np.linalg.solve(_dense(H, G), b)
-    kkt = dk.DeflatedKKT(H, G, 0, parts, reference._Saddle(H, G))
+    kkt = dk.DeflatedKKT(H, G, 0, parts, reference.SaddleOperator(H, G))
     assert kkt.kz == 2
     assert np.linalg.norm(kkt.once(b) - x_ref) <= ILL_RTOL * np.linalg.norm(x_ref)
     kkt.S_pinv = dk.border_pinv(kkt.S, equilibrate=False)
@@ -108,7 +108,7 @@ def test_redundant_constraint_rows_are_consistent():
     x_true = rng.standard_normal(H.shape[0] + G.shape[0])
     K = _dense(H, G)
     b = K @ x_true
-    kkt = dk.DeflatedKKT(H, G, 0, parts, reference._Saddle(H, G))
+    kkt = dk.DeflatedKKT(H, G, 0, parts, reference.SaddleOperator(H, G))
     x = kkt.once(b)
     assert np.linalg.norm(K @ x - b) <= SOLVE_RTOL * np.linalg.norm(b)
 
@@ -117,7 +117,7 @@ def test_border_too_large_is_refused(monkeypatch):
     H, G, parts, _ = _system()
     monkeypatch.setattr(dk, "BORDER_MAX", 4)
     with pytest.raises(dk.BorderTooLarge, match="2 deflated directions"):
-        dk.DeflatedKKT(H, G, 0, parts, reference._Saddle(H, G))
+        dk.DeflatedKKT(H, G, 0, parts, reference.SaddleOperator(H, G))
 
 
 def test_interior_point_deflates_at_the_lp_vertex():

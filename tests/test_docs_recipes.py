@@ -284,7 +284,7 @@ TOY_LEMMA = '''"""λ_max of the path Laplacian is below 4 (the recipe's test), w
 
 import numpy as np
 
-from mixbounds.checks.lemmas.base import LemmaCheck, Result, _le
+from mixbounds.checks.lemmas.base import LemmaCheck, Result, approx_le
 from mixbounds.checks.run.result import CheckResult
 
 BOUND, WRONG = 4.0, 3.5
@@ -298,7 +298,7 @@ def point(case):
 
 def finalize(tier, pts, ids):
     worst = max(p["lmax"] for p in pts)
-    ok, control_ok = _le(worst, BOUND), _le(worst, WRONG)
+    ok, control_ok = approx_le(worst, BOUND), approx_le(worst, WRONG)
     return [CheckResult(id=ids[0], kind="lemma", status="pass" if ok else "fail", theory=BOUND, measured=worst,
                         label="toy:path_lmax", detail=f"max λ_max {worst:.4f} vs {BOUND}"),
             CheckResult(id=ids[1], kind="lemma", status="pass" if control_ok else "fail", theory=WRONG,

@@ -6,7 +6,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
-from mixbounds.checks.audits.calibration_tolerances import _synthetic_sweep
+from mixbounds.checks.audits.calibration_tolerances import synthetic_sweep
 from mixbounds.checks.controls import DOMINANCE_ABOVE_POWER, DOMINANCE_BELOW_FACTOR, DOMINANCE_SHIFT, _scaled_points
 from mixbounds.checks.dominance import dominance
 from mixbounds.checks.rates import verdict
@@ -22,7 +22,7 @@ TOL = QUICK.table1.slope_tol
 
 def _series(factor):
     """The synthetic consensus κ_W sweep (comm counts 50·κ_W^½, exactly the formula) with counts × ``factor(i)``."""
-    cell, sw, pts = _synthetic_sweep(QUICK)
+    cell, sw, pts = synthetic_sweep(QUICK)
     out = []
     for i, (v, p) in enumerate(pts):
         q = dict(p)
@@ -52,7 +52,7 @@ def test_a_family_climbing_below_the_construction_passes_by_dominance():
 
 def test_a_family_above_the_construction_fails():
     """The verify control's planted family: the construction's counts × (x/x₀)^0.3."""
-    cell, sw, wpts = _synthetic_sweep(QUICK)
+    cell, sw, wpts = synthetic_sweep(QUICK)
     r = verdict(QUICK, cell, "kappa_W", sw, _scaled_points(wpts, DOMINANCE_ABOVE_POWER), random=True,
                 rid="probe@random", worst=(sw, wpts))
     assert r.status == "fail" and r.verdict_label is None
@@ -62,7 +62,7 @@ def test_a_family_above_the_construction_fails():
 def test_dominance_does_not_rescue_a_wrong_exponent():
     """A series below the construction claimed to grow like κ^0.1: its slope exceeds that, the construction fails the
     same claim two-sided, so dominance is consulted and refused (the verify control's construction)."""
-    cell, sw, wpts = _synthetic_sweep(QUICK)
+    cell, sw, wpts = synthetic_sweep(QUICK)
     r = verdict(QUICK, cell, "kappa_W", sw, _scaled_points(wpts, 0.0, DOMINANCE_BELOW_FACTOR), random=True,
                 rid="probe@random", worst=(sw, wpts), theory_shift=DOMINANCE_SHIFT)
     assert r.status == "fail"

@@ -1,6 +1,6 @@
 """mixbounds.instances.reference.lad_interior_point: the sparse IPM against the dense reference path of mixbounds.instances.nonsmooth on
 small instances of the 7 nonsmooth families (both variants), its Newton system, non-convergence as an error,
-the Schur-complement path of _kkt_solver (forced) and the switch in reference_nonsmooth."""
+the Schur-complement path of kkt_solver (forced) and the switch in reference_nonsmooth."""
 
 import numpy as np
 import pytest

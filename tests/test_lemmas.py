@@ -176,7 +176,7 @@ def test_trust_region_max_matches_brute_force():
         Q = G @ G.T
         g = rng.standard_normal(6)
         lam, V = np.linalg.eigh(Q)
-        val, h = L._trust_region_max(np.clip(lam, 0, None), V, g, 0.7)
+        val, h = L.trust_region_max(np.clip(lam, 0, None), V, g, 0.7)
         assert np.linalg.norm(h) == pytest.approx(0.7)
         dirs = rng.standard_normal((20000, 6))
         dirs = 0.7 * dirs / np.linalg.norm(dirs, axis=1, keepdims=True)
@@ -188,7 +188,7 @@ def test_trust_region_max_matches_brute_force():
         assert np.linalg.norm(r - lam_h * h) <= 1e-8 * np.linalg.norm(r) and lam_h >= lam[-1] - 1e-10
     # hard case: g orthogonal to the top eigenvector
     Q = np.diag([3.0, 1.0, 0.0])
-    val, h = L._trust_region_max(np.array([0.0, 1.0, 3.0]), np.eye(3)[:, ::-1], np.array([0.0, 0.1, 0.0]), 1.0)
+    val, h = L.trust_region_max(np.array([0.0, 1.0, 3.0]), np.eye(3)[:, ::-1], np.array([0.0, 0.1, 0.0]), 1.0)
     assert val >= 1.5 - 1e-12
 
 

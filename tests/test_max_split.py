@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from mixbounds.checks.lower import max_split as ms
-from mixbounds.checks.lower.arrival import _path, consensus_comm
+from mixbounds.checks.lower.arrival import arrival_path, consensus_comm
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.tiers import QUICK
 from mixbounds.instances.families import build
@@ -105,7 +105,7 @@ def test_the_classes_own_constructions_with_the_split_chain_take_the_network_spl
     K, n = gc["length"], P.n
     X, Xt = r[: eng.base_t].reshape(n, -1), r[eng.base_t: eng.base_y].reshape(n, -1)
     w = Xt[:, -K:] if gc["in_shared"] else np.stack([X[i, gc["offset"][i]: gc["offset"][i] + K] for i in range(n)])
-    h, d1, _, b1, b3 = _path(inst.params["groups"], n)
+    h, d1, _, b1, b3 = arrival_path(inst.params["groups"], n)
     assert np.array_equal(w, consensus_comm(K, h, d1, b1, b3))
 
 

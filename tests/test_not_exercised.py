@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from mixbounds.checks.audits.calibration_tolerances import _synthetic_sweep
+from mixbounds.checks.audits.calibration_tolerances import synthetic_sweep
 from mixbounds.checks.rates import verdict
 from mixbounds.checks.tiers import QUICK, TINY
 from mixbounds.checks.verdict import NOT_EXERCISED, not_exercised, upper_label
@@ -30,7 +30,7 @@ def test_rule():
 def test_random_family_upper_verdict(excess, label):
     """Exact power laws through the Table 1 verdict as a random family (one-sided): slope 0.2 against ½ is a pass
     labelled not exercised; 0.5 and 0.4 (within tol of ½) are bare passes; the record says which."""
-    cell, sw, pts = _synthetic_sweep(QUICK, slope_excess=excess)
+    cell, sw, pts = synthetic_sweep(QUICK, slope_excess=excess)
     r = verdict(QUICK, cell, "kappa_W", sw, pts, random=True, rid="probe@random")
     assert r.status == "pass" and r.verdict_label == label
     assert r.extra["exercised"] is (label is None)
@@ -42,7 +42,7 @@ def test_random_family_upper_verdict(excess, label):
 @pytest.mark.parametrize("tier", [TINY, QUICK])
 def test_tight_cell_far_below_fails(tier):
     """The worst-case (tight) verdict is two-sided: a slope far below the exponent fails and carries no label."""
-    cell, sw, pts = _synthetic_sweep(tier, slope_excess=-2 * tier.table1.slope_tol)
+    cell, sw, pts = synthetic_sweep(tier, slope_excess=-2 * tier.table1.slope_tol)
     r = verdict(tier, cell, "kappa_W", sw, pts, random=False, rid="probe")
     assert r.kind == "tight" and r.status == "fail" and r.verdict_label is None
     assert math.isclose(r.measured, 0.5 - 2 * tier.table1.slope_tol, abs_tol=1e-9)
@@ -93,7 +93,7 @@ def test_label_in_results_csv():
 
     from mixbounds.checks.run.document import csv_text
 
-    cell, sw, pts = _synthetic_sweep(QUICK, slope_excess=-0.3)
+    cell, sw, pts = synthetic_sweep(QUICK, slope_excess=-0.3)
     r = verdict(QUICK, cell, "kappa_W", sw, pts, random=True, rid="probe@random")
     rows = list(csv.DictReader(io.StringIO(csv_text({"claims": [r.to_json()]}))))
     assert rows and all(row["verdict_label"] == NOT_EXERCISED for row in rows)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 from mixbounds.checks.lemmas import penalization, penalization_dual_bound
-from mixbounds.checks.lemmas.cases import _rng
+from mixbounds.checks.lemmas.cases import seeded_rng
 from mixbounds.checks.lemmas.max_affine import (
     box_instance,
     constrained,
@@ -24,7 +24,7 @@ BISECT_RTOL = 1e-8
 
 
 def test_tight_instance_attains_the_dual_bound():
-    P = tight_instance(_rng(3, "test"), 4, 3)
+    P = tight_instance(seeded_rng(3, "test"), 4, 3)
     sol = constrained(P)
     assert sol["stationarity"] <= 1e-12
     assert np.linalg.norm(sol["v_range"]) == pytest.approx(P.M / P.sigma_min_pos(), rel=EXACT_RTOL)
@@ -41,7 +41,7 @@ def test_box_instance_multiplier_exceeds_the_bound_by_sqrt_1_plus_t2(t):
 
 
 def test_penalized_solution_is_a_kkt_point_and_lower_than_g_star():
-    P = random_instance(_rng(5, "test"), 3, 2, 5)
+    P = random_instance(seeded_rng(5, "test"), 3, 2, 5)
     r = 7.0
     sol = penalized(P, r)
     # H at the returned point is no larger than at nearby points (exact minimiser of a convex function)
@@ -53,7 +53,7 @@ def test_penalized_solution_is_a_kkt_point_and_lower_than_g_star():
 
 def test_sublevel_extreme_of_the_tight_instance_is_one_and_a_half_eps_over_R():
     """‖v*‖ = R_dual and G linear near u*: ‖Bû − b‖ = ε/(2R) + ε/R (module docstring of penalization)."""
-    P = tight_instance(_rng(1300, "penalization"), 2, 1)
+    P = tight_instance(seeded_rng(1300, "penalization"), 2, 1)
     eps = 1e-2
     R = P.M / P.sigma_min_pos()
     r = 2 * R ** 2 / eps

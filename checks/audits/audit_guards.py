@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from mixbounds.checks.audits.audit_counters import audit_sample
-from mixbounds.checks.audits.calibration_tolerances import _synthetic_sweep
+from mixbounds.checks.audits.calibration_tolerances import synthetic_sweep
 from mixbounds.checks.rate_measure import MAX_ITER, convergence_guard
 from mixbounds.checks.rates import verdict
 from mixbounds.checks.run.framework import Check, Task, instance_and_reference
@@ -84,7 +84,7 @@ def _stop_rule(tier, points) -> CheckResult:
 
 def _fit_control(tier) -> CheckResult:
     rid = "control.guard.fit.first-two-points"
-    cell, sw, pts = _synthetic_sweep(tier)
+    cell, sw, pts = synthetic_sweep(tier)
     r = verdict(tier, cell, "kappa_W", sw, pts[:2], random=False, rid=rid, control=True)
     full = verdict(tier, cell, "kappa_W", sw, pts, random=False, rid=rid)
     return CheckResult(id=rid, kind="guard", status="fail" if r.status != "pass" else "pass", control=True,

@@ -9,11 +9,11 @@ so a tolerance loosened 100× goes unnoticed.  Here each tolerance with pinned p
   perturbation ``detect`` (≈ 10× for rounding tolerances, 2× for slope tolerances).
 
 The probes go through the code that decides the verdicts where it is callable: the lemma
-helpers ``_le``/``_ge`` (``INEQ_RTOL``) and ``_eq`` (``EQ_RTOL``); the suite's path Laplacian and
+helpers ``approx_le``/``approx_ge`` (``INEQ_RTOL``) and ``approx_eq`` (``EQ_RTOL``); the suite's path Laplacian and
 LAPACK's eigenvalues against ``2(1 ± cos(π/n))`` (``PATH_ABS_TOL``); :func:`mixbounds.checks.rates.verdict`
 on a synthetic exact power-law sweep (``TOL`` per tier, ``TARGET_RTOL``),
-:func:`mixbounds.checks.rates._truncation` (``TRUNC_RTOL``) and the lower-bound verdict
-:func:`mixbounds.checks.lower.slopes._verdict` on engine points of an exact power law (``lower:TOL`` per tier).  The other tolerances are compared inline in
+:func:`mixbounds.checks.rates.truncation_check` (``TRUNC_RTOL``) and the lower-bound verdict
+:func:`mixbounds.checks.lower.slopes.slope_verdict` on engine points of an exact power law (``lower:TOL`` per tier).  The other tolerances are compared inline in
 their checks; their probe is the same comparison (``|a − b| <= tol·|b|``, ``|a − b| <= tol``,
 ``slope excess <= tol``) at the value in effect.
 """
@@ -25,8 +25,8 @@ import math
 from mixbounds.bounds.claims import get
 from mixbounds.bounds.concepts import ORACLES, Oracle, ProblemClass
 from mixbounds.checks.lemmas import base as lemmas
-from mixbounds.checks.lower.slopes import _verdict as lower_verdict
-from mixbounds.checks.rates import _truncation, verdict
+from mixbounds.checks.lower.slopes import slope_verdict as lower_verdict
+from mixbounds.checks.rates import truncation_check, verdict
 from mixbounds.checks.run.framework import Check, Task
 from mixbounds.checks.run.result import CheckResult
 from mixbounds.checks.sweeps import Sweep, geomspace
@@ -51,12 +51,12 @@ def _accepts_generic(t: Tolerance, delta: float) -> bool:
 
 def _accepts_ineq(delta: float) -> bool:
     b = 3.0
-    return bool(lemmas._le(b * (1 + delta), b)) and bool(lemmas._ge(b * (1 - delta), b))
+    return bool(lemmas.approx_le(b * (1 + delta), b)) and bool(lemmas.approx_ge(b * (1 - delta), b))
 
 
 def _accepts_eq(delta: float) -> bool:
     b = 3.0
-    return bool(lemmas._eq(b * (1 + delta), b))
+    return bool(lemmas.approx_eq(b * (1 + delta), b))
 
 
 def _accepts_path(delta: float) -> bool:
@@ -68,7 +68,7 @@ def _accepts_path(delta: float) -> bool:
     return bool(abs(ev[-1] + delta - 2 * (1 + c)) <= tol and abs(ev[1] + delta - 2 * (1 - c)) <= tol)
 
 
-def _synthetic_sweep(tier: Tier, slope_excess: float = 0.0, target_rel: float = 0.0):
+def synthetic_sweep(tier: Tier, slope_excess: float = 0.0, target_rel: float = 0.0):
     """A consensus κ_W sweep whose per-accuracy counts follow the formula slope + ``slope_excess`` exactly."""
     cell = get("T1.consensus.comm")
     grid = tuple(geomspace(30.0, 300.0, tier.table1.points))
@@ -89,14 +89,14 @@ def _synthetic_sweep(tier: Tier, slope_excess: float = 0.0, target_rel: float = 
 
 
 def _accepts_slope(tier: Tier, delta: float) -> bool:
-    cell, sw, pts = _synthetic_sweep(tier, slope_excess=delta)
+    cell, sw, pts = synthetic_sweep(tier, slope_excess=delta)
     return verdict(tier, cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
 
 
 def _accepts_lower(tier: Tier, delta: float) -> bool:
-    """The lower-bound verdict (:func:`mixbounds.checks.lower.slopes._verdict`) on engine points whose per-accuracy
+    """The lower-bound verdict (:func:`mixbounds.checks.lower.slopes.slope_verdict`) on engine points whose per-accuracy
     bounds follow the exponent + ``delta`` exactly (large counts: integer rounding is below 10⁻⁴ in the slope)."""
-    cell, sw, pts = _synthetic_sweep(tier, slope_excess=delta)
+    cell, sw, pts = synthetic_sweep(tier, slope_excess=delta)
     engine = []
     for v, p in pts:
         per = int(round(100.0 * p["per_accuracy"][Oracle.COMM]))
@@ -106,15 +106,15 @@ def _accepts_lower(tier: Tier, delta: float) -> bool:
 
 
 def _accepts_target(delta: float) -> bool:
-    cell, sw, pts = _synthetic_sweep(QUICK, target_rel=delta)
+    cell, sw, pts = synthetic_sweep(QUICK, target_rel=delta)
     return verdict(QUICK, cell, "kappa_W", sw, pts, random=False, rid="probe").status == "pass"
 
 
 def _accepts_trunc(delta: float) -> bool:
-    cell, sw, pts = _synthetic_sweep(QUICK)
+    cell, sw, pts = synthetic_sweep(QUICK)
     base = pts[0][1]
     long = dict(base, chain_length=200, per_accuracy={k: v * (1 + delta) for k, v in base["per_accuracy"].items()})
-    return _truncation(QUICK, ProblemClass.CONSENSUS, "kappa_W", sw, base, long).status == "pass"
+    return truncation_check(QUICK, ProblemClass.CONSENSUS, "kappa_W", sw, base, long).status == "pass"
 
 
 def _accepts(t: Tolerance, delta: float) -> bool:

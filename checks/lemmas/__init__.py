@@ -49,7 +49,7 @@ from mixbounds.checks.lemmas.identical_mixed_spectrum import point_identical_mix
 from mixbounds.checks.lemmas.local_spectrum import point_local_spectrum  # noqa: F401
 from mixbounds.checks.lemmas.mixed_coupled_with_local_spectrum import point_mixed_cl_spectrum  # noqa: F401
 from mixbounds.checks.lemmas.projected_condition_number import point_projected_remark  # noqa: F401
-from mixbounds.checks.lemmas.regularized_convergence import _trust_region_max, point_regularized  # noqa: F401
+from mixbounds.checks.lemmas.regularized_convergence import point_regularized, trust_region_max  # noqa: F401
 from mixbounds.checks.lemmas.strong_conv_G_penal import point_strong_conv_penal  # noqa: F401
 from mixbounds.checks.run.framework import Check
 

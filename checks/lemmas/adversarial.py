@@ -37,7 +37,7 @@ from typing import Callable
 
 import numpy as np
 from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
-from mixbounds.checks.lemmas.cases import _rng
+from mixbounds.checks.lemmas.cases import seeded_rng
 from mixbounds.checks.run.result import CheckResult, Finding, reading
 from mixbounds.checks.tiers import TIERS, Tier, per_tier, tier_by_name
 from scipy.optimize import minimize
@@ -112,7 +112,7 @@ def search_point(case: dict, _cost: float = 0.0) -> dict:
     spec: Search = import_module(case["module"]).SEARCH
     key, tier = case["key"], tier_by_name(case["tier"])
     starts, restarts, maxfev = SETTINGS[tier.name].budget
-    rng = _rng(spec.seed, f"adversarial-{spec.name}-{key}")
+    rng = seeded_rng(spec.seed, f"adversarial-{spec.name}-{key}")
     best = {"ratio": math.inf, "theta": None, "shape": None}
     evals = [0]
     t0 = time.perf_counter()

@@ -148,28 +148,33 @@ class LemmaCheck:
 
 
 # ============================================================================ small helpers
-def _le(a: float, b: float, rtol: float = INEQ_RTOL) -> bool:
+def approx_le(a: float, b: float, rtol: float = INEQ_RTOL) -> bool:
+    """``a <= b`` up to the relative rounding slack ``rtol·|b|`` (the lemma checks' inequality)."""
     return bool(a <= b + rtol * abs(b))
 
 
-def _ge(a: float, b: float, rtol: float = INEQ_RTOL) -> bool:
+def approx_ge(a: float, b: float, rtol: float = INEQ_RTOL) -> bool:
+    """``a >= b`` up to the relative rounding slack ``rtol·|b|`` (the lemma checks' inequality)."""
     return bool(a >= b - rtol * abs(b))
 
 
-def _eq(a: float, b: float, rtol: float = EQ_RTOL) -> bool:
+def approx_eq(a: float, b: float, rtol: float = EQ_RTOL) -> bool:
+    """``a == b`` up to ``rtol`` relative to the larger magnitude (floored at ``SCALE_FLOOR``)."""
     return bool(abs(a - b) <= rtol * max(abs(a), abs(b), SCALE_FLOOR))
 
 
-def _bd(blocks) -> np.ndarray:
+def block_diag_dense(blocks) -> np.ndarray:
     """Dense block-diagonal matrix of dense blocks."""
     return sp.block_diag([sp.csr_matrix(B) for B in blocks], format="csr").toarray()
 
 
-def _ratio(a: float, b: float) -> float:
+def safe_ratio(a: float, b: float) -> float:
+    """``a / b``, with ``b = 0`` read as ``inf`` for ``a > 0`` and as ``1`` otherwise."""
     return float(a / b) if b != 0 else (float("inf") if a > 0 else 1.0)
 
 
-def _compact(p: dict, keys: tuple) -> dict:
+def compact_point(p: dict, keys: tuple) -> dict:
+    """The ``case`` and ``keys`` entries of point ``p`` (those present), for a result's ``extra``."""
     return {k: p[k] for k in ("case",) + keys if k in p}
 
 
@@ -177,7 +182,8 @@ def _unclear(pts: list[dict]) -> list[str]:
     return [p.get("case", "?") for p in pts if not p.get("clear", True)]
 
 
-def _clear_note(pts: list[dict]) -> str:
+def clear_note(pts: list[dict]) -> str:
+    """A warning naming the cases whose zero/positive eigenvalue split was not clear-cut (empty when all were)."""
     u = _unclear(pts)
     return "" if not u else f" WARNING: the zero/positive eigenvalue split was not clear-cut on {len(u)} case(s): {u[:3]}."
 

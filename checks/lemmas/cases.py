@@ -37,7 +37,7 @@ from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.instances import graphs as g
 from mixbounds.instances.families import build
 from mixbounds.instances.random import make_gossip
-from mixbounds.instances.random.common import _rng  # one seeding rule for every seeded case
+from mixbounds.instances.random.common import seeded_rng  # one seeding rule for every seeded case
 
 #: a split is *clear* when the largest "zero" eigenvalue is below CLEAR_ZERO·λ_max and the smallest
 #: positive one above CLEAR_POS·λ_max: rounding puts true zeros near 1e-16·λ_max, and every case
@@ -284,9 +284,9 @@ def _raw(spec: dict) -> Mats:
     if spec.get("kappa_W") is not None:  # a tuned gossip matrix (mixbounds.instances.random: Fiedler-cut weakening / tuned path)
         W = make_gossip(spec.get("graph", "ring"), n, default_n=n, kappa_W=float(spec["kappa_W"]), seed=seed).W
     else:
-        W = gossip_matrix(_rng(seed, "graph"), n, spec.get("graph", "ring"), spec.get("weights", "random"), seed=seed)
+        W = gossip_matrix(seeded_rng(seed, "graph"), n, spec.get("graph", "ring"), spec.get("weights", "random"), seed=seed)
     W = float(spec.get("scale_W", 1.0)) * W
-    spread = _rng(seed, "node-spread")
+    spread = seeded_rng(seed, "node-spread")
 
     def node_factor() -> float:
         # per-node factor in [1/2, 2]: the blocks' extreme singular values differ between nodes
@@ -294,12 +294,12 @@ def _raw(spec: dict) -> Mats:
 
     C = None
     if p > 0:
-        rc = _rng(seed, "C")
+        rc = seeded_rng(seed, "C")
         C = [random_block(rc, p, d[i], rank=spec.get("rank_C"), cond=cond, scale=float(spec.get("scale_C", 1.0)) * node_factor())
              for i in range(n)]
     A = None
     if m > 0 and spec.get("has_A", True):
-        ra = _rng(seed, "A")
+        ra = seeded_rng(seed, "A")
         zero = set(range(n - int(spec.get("zero_A", 0)), n))
         sA = float(spec.get("scale_A", 1.0))
         A = []
@@ -314,7 +314,7 @@ def _raw(spec: dict) -> Mats:
                 A.append(random_block(ra, m, d[i], rank=spec.get("rank_A"), cond=cond, scale=sA * node_factor()))
     Ct = None
     if pt > 0 and dt > 0:
-        rt = _rng(seed, "Ct")
+        rt = seeded_rng(seed, "Ct")
         sC = float(spec.get("scale_Ct", 1.0))
         if spec.get("ident_Ct"):
             C0 = random_block(rt, pt, dt, rank=spec.get("rank_Ct"), cond=cond, scale=sC)
@@ -323,7 +323,7 @@ def _raw(spec: dict) -> Mats:
             Ct = [random_block(rt, pt, dt, rank=spec.get("rank_Ct"), cond=cond, scale=sC * node_factor()) for _ in range(n)]
     Q = None
     if spec.get("objective", True):
-        rq = _rng(seed, "objective")
+        rq = seeded_rng(seed, "objective")
         kf = float(spec.get("kappa_f", 10.0))
         Q = [random_spd(rq, d[i] + dt, kf, scale=float(spec.get("scale_f", 1.0))) for i in range(n)]
     label = "raw(" + ", ".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "source") + ")"

@@ -18,7 +18,7 @@ from mixbounds.checks.lemmas.base import (
     Result,
 )
 from mixbounds.checks.lemmas.cases import (
-    _rng,
+    seeded_rng,
 )
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.tiers import Tier, per_tier
@@ -72,7 +72,7 @@ def point_chebyshev(case: dict, _cost: float = 0.0) -> dict:
     out["inv_T_agrees"] = all(abs(inverse_chebyshev_T(r["K"], r["kappa"], 1.0) - r["inv_T"]) <= EXACT_RTOL * max(r["inv_T"], 1e-30)
                               for r in rows)
     if case.get("dense"):
-        rng = _rng(int(case.get("seed", 0)), "chebyshev")
+        rng = seeded_rng(int(case.get("seed", 0)), "chebyshev")
         dense = []
         for kap, r in zip(kappas, rows):
             N, rank = 40, 30

@@ -12,7 +12,7 @@ from mixbounds.checks.lemmas.base import (
     Point,
     Result,
 )
-from mixbounds.checks.run.result import CheckResult, Finding, _clean, reading
+from mixbounds.checks.run.result import CheckResult, Finding, json_clean, reading
 from mixbounds.checks.tiers import FULL, QUICK, Tier, per_tier
 from mixbounds.instances import Layout, MixedProblem, QuadraticObjective
 from mixbounds.instances.families import build
@@ -23,7 +23,7 @@ from mixbounds.instances.worst_case.coupled import coupled_blocks
 
 
 def _jsonable(d):
-    return _clean(d)
+    return json_clean(d)
 
 
 def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:

@@ -14,12 +14,12 @@ from mixbounds.checks.lemmas.base import (
     PSD_MARGIN,
     LemmaCheck,
     Result,
-    _bd,
-    _clear_note,
-    _compact,
-    _eq,
-    _ge,
-    _le,
+    approx_eq,
+    approx_ge,
+    approx_le,
+    block_diag_dense,
+    clear_note,
+    compact_point,
     mu_tilde_dense,
 )
 from mixbounds.checks.lemmas.cases import (
@@ -54,10 +54,10 @@ def point_conv_smooth(case: dict, _cost: float = 0.0) -> dict:
     g = gossip_extremes(M.W)
     a2 = (L_A + mu_t / 4.0) / g["mu_W"] if mu_t > 0 else 2.0 * L_A / g["mu_W"]
     r = mu_f / (2.0 * L_A)
-    A = _bd(M.A)
+    A = block_diag_dense(M.A)
     Wm = np.kron(M.W.toarray(), np.eye(m))
     a = math.sqrt(a2)
-    H = np.block([[_bd(Qx) + r * A.T @ A, r * a * A.T @ Wm], [r * a * Wm @ A, r * a2 * Wm @ Wm]])
+    H = np.block([[block_diag_dense(Qx) + r * A.T @ A, r * a * A.T @ Wm], [r * a * Wm @ A, r * a2 * Wm @ Wm]])
     dx = A.shape[1]
     U = sp.block_diag([sp.identity(dx), sp.csr_matrix(consensus_complement(n, m))]).toarray()
     Up = sp.block_diag([sp.identity(dx), sp.csr_matrix(ones_complement(n * m))]).toarray()
@@ -127,8 +127,8 @@ def _cases_conv(tier: Tier) -> list[dict]:
 
 def _finalize_conv(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
-    bad_mu = [p for p in pts if not _ge(p["mu_G_true"], p["mu_G_claim"])]
-    bad_L = [p for p in pts if not _le(p["L_G_true"], p["L_G_claim"])]
+    bad_mu = [p for p in pts if not approx_ge(p["mu_G_true"], p["mu_G_claim"])]
+    bad_L = [p for p in pts if not approx_le(p["L_G_true"], p["L_G_claim"])]
     wmu = min(p["mu_true_over_mu_f"] for p in pts)
     wL = min(p["ratio_L"] for p in pts)
     proof_ok = all(p["proof_lower_margin"] >= -PSD_MARGIN and p["proof_upper_margin"] >= -PSD_MARGIN for p in pts)
@@ -138,7 +138,7 @@ def _finalize_conv(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]
         theory="G is μ_f/4-strongly convex on R^d × L_m^⊥ and 2L_fκ_W²-smooth",
         **reading("worst λ_min(∇²G on R^d×L_m^⊥)/μ_f (claim 1/4)", {
             "worst λ_min(∇²G on R^d×L_m^⊥)/μ_f (claim 1/4)": wmu, "worst 2L_fκ_W²/λ_max(∇²G)": wL}),
-        tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)},
+        tolerance=INEQ_RTOL, points=[compact_point(p, keys) for p in pts], instance={"cases": len(pts)},
         detail=(f"{len(pts)} cases (quadratic f_i with κ_f ∈ {{2, 10, 100}}, m ∈ 1..4, μ̃ > 0 and μ̃ = 0, scales 1e±3; families; "
                 f"worst-case coupled). Statement vs proof: the proof ends with D_G >= (μ_f/8)‖h‖², i.e. modulus μ_f/4 under "
                 f"D >= (μ/2)‖h‖², and with D_G <= L_f(L_W/μ_W)‖h‖² = L_fκ_W²‖h‖² (L_W/μ_W = κ_W², eq:mat_Lmu), i.e. "
@@ -146,11 +146,11 @@ def _finalize_conv(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]
                 f"rα²μ_W = μ_f(L_A + μ̃/4)/(2L_A) <= 5μ_f/8, so μ_f/4 is within 5/2 of tight). The proof's intermediate "
                 f"blockwise bounds (D_G >= μ_f/4‖dx‖² + μ_fα²μ_W/(8L_A)‖dy‖² on R^d × L_m^⊥ and D_G <= (L_f+μ_f)/2‖dx‖² + "
                 f"μ_fα²L_W/(2L_A)‖dy‖²) hold as matrix inequalities on every case: {proof_ok}."
-                + ("" if not (bad_mu or bad_L) else f" VIOLATED: {[p['case'] for p in (bad_mu + bad_L)[:3]]}") + _clear_note(pts)))]
+                + ("" if not (bad_mu or bad_L) else f" VIOLATED: {[p['case'] for p in (bad_mu + bad_L)[:3]]}") + clear_note(pts)))]
     multi = [p for p in pts if p["m"] >= 2]
     single = [p for p in pts if p["m"] == 1]
     not_sc = [p for p in multi if p["printed_over_mu_f"] < NOT_SC_TOL]
-    same1 = all(_eq(p["mu_G_printed_space"], p["mu_G_true"], EQ_RTOL) for p in single)
+    same1 = all(approx_eq(p["mu_G_printed_space"], p["mu_G_true"], EQ_RTOL) for p in single)
     if multi and len(not_sc) == len(multi) and same1 and not bad_mu:
         status = "finding"
         w = max(p["printed_over_mu_f"] for p in multi)
@@ -174,9 +174,9 @@ def _finalize_conv(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]
             "max λ_min/μ_f on printed 𝒴, m >= 2": max((p["printed_over_mu_f"] for p in multi), default=float("nan")),
             "cases m >= 2": len(multi), "cases m = 1 (coincide)": len(single)}),
         tolerance=NOT_SC_TOL, findings=findings, instance={"cases": len(pts)},
-        points=[_compact(p, ("m", "mu_f", "mu_G_printed_space", "mu_G_true")) for p in pts],
+        points=[compact_point(p, ("m", "mu_f", "mu_G_printed_space", "mu_G_true")) for p in pts],
         detail=f"printed subspace: not strongly convex on {len(not_sc)} of {len(multi)} cases with m >= 2; m = 1 agrees: {same1}."))
-    caught = [p for p in pts if not _ge(p["mu_G_true"], p["mu_f"])]
+    caught = [p for p in pts if not approx_ge(p["mu_G_true"], p["mu_f"])]
     res.append(CheckResult(
         id=ids[2], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="μ_G = μ_f (the lemma's 1/4 replaced by 1)", tolerance=INEQ_RTOL,

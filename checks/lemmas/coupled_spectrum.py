@@ -10,12 +10,12 @@ from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     LemmaCheck,
     Result,
-    _bd,
-    _clear_note,
-    _compact,
-    _ge,
-    _le,
-    _ratio,
+    approx_ge,
+    approx_le,
+    block_diag_dense,
+    clear_note,
+    compact_point,
+    safe_ratio,
 )
 from mixbounds.checks.lemmas.cases import (
     describe,
@@ -40,7 +40,7 @@ def point_coupled_spectrum(case: dict, _cost: float = 0.0) -> dict:
     """
     M = materialize(case)
     n, m = M.n, M.m
-    A = _bd(M.A)
+    A = block_diag_dense(M.A)
     sA = sv2(A)
     L_A = sA["lmax"]
     L_A_blocks, _ = group_extremes(M.A)
@@ -54,8 +54,8 @@ def point_coupled_spectrum(case: dict, _cost: float = 0.0) -> dict:
     return {"case": describe(case), "n": n, "m": m, "L_A": L_A, "L_A_blocks": L_A_blocks, "lambda_min_pos_S_A": lamS,
             "kappa_W": g["kappa_W"], "beta2": beta2, "smax2_B": s["lmax"], "smin2_B": s["lmin_pos"],
             "bound_max": bound_max, "bound_min": bound_min,
-            "ratio_min": _ratio(s["lmin_pos"], bound_min), "ratio_max": _ratio(bound_max, s["lmax"]),
-            "smin2_over_lamS": _ratio(s["lmin_pos"], lamS), "clear": bool(s["clear"] and g["clear"])}
+            "ratio_min": safe_ratio(s["lmin_pos"], bound_min), "ratio_max": safe_ratio(bound_max, s["lmax"]),
+            "smin2_over_lamS": safe_ratio(s["lmin_pos"], lamS), "clear": bool(s["clear"] and g["clear"])}
 
 
 @dataclass(frozen=True)
@@ -113,8 +113,8 @@ def _cases_coupled(tier: Tier) -> list[dict]:
 
 def _finalize_coupled(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
-    bad_min = [p for p in pts if not _ge(p["smin2_B"], p["bound_min"])]
-    bad_max = [p for p in pts if not _le(p["smax2_B"], p["bound_max"])]
+    bad_min = [p for p in pts if not approx_ge(p["smin2_B"], p["bound_min"])]
+    bad_max = [p for p in pts if not approx_le(p["smax2_B"], p["bound_max"])]
     wmin = min(p["ratio_min"] for p in pts)
     wmax = min(p["ratio_max"] for p in pts)
     sand = max(p["smin2_over_lamS"] for p in pts)
@@ -125,7 +125,7 @@ def _finalize_coupled(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResu
         theory="σ_max²(B) <= σ_max²(A) + (σ_max²(A) + λ_min+(S_A))κ_W²;  σ_min+²(B) >= λ_min+(S_A)/2",
         **reading("worst σ_min+²(B)/(λ_min+(S_A)/2)", {
             "worst σ_min+²(B)/(λ_min+(S_A)/2)": wmin, "worst bound/σ_max²(B)": wmax}),
-        tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts],
+        tolerance=INEQ_RTOL, points=[compact_point(p, keys) for p in pts],
         instance={"cases": len(pts)},
         detail=(f"{len(pts)} cases (raw Gaussian with scales 1e±3, rank-deficient and zero blocks, m > rank; random-coupled "
                 f"family; worst-case coupled). Lower bound: worst ratio {wmin:.4g} (>= 1 holds); upper bound: worst ratio "
@@ -133,9 +133,9 @@ def _finalize_coupled(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResu
                 f"(max ratio {sand:.4g}): the test vector "
                 f"1⊗c/√n with S_A c = λ_min+ c gives ‖Bᵀz‖² = λ_min+(S_A), so the factor 1/2 is within 2 of tight."
                 + ("" if status == "pass" else f" VIOLATED on {len(bad_min)} (min) / {len(bad_max)} (max) cases: "
-                   f"{[p['case'] for p in (bad_min + bad_max)[:3]]}.") + _clear_note(pts)),
+                   f"{[p['case'] for p in (bad_min + bad_max)[:3]]}.") + clear_note(pts)),
         extra={"max smin2_B/lambda_min_pos_S_A": sand})
-    caught = [p for p in pts if not _ge(p["smin2_B"], 2.0 * p["lambda_min_pos_S_A"])]
+    caught = [p for p in pts if not approx_ge(p["smin2_B"], 2.0 * p["lambda_min_pos_S_A"])]
     ctrl = CheckResult(
         id=ids[1], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="σ_min+²(B) >= 2 λ_min+(S_A)  (the lemma's constant 1/2 replaced by 2)",

@@ -10,13 +10,13 @@ from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     LemmaCheck,
     Result,
-    _bd,
-    _clear_note,
-    _compact,
-    _eq,
-    _ge,
-    _le,
-    _ratio,
+    approx_eq,
+    approx_ge,
+    approx_le,
+    block_diag_dense,
+    clear_note,
+    compact_point,
+    safe_ratio,
 )
 from mixbounds.checks.lemmas.cases import (
     describe,
@@ -42,7 +42,7 @@ def point_identical_mixed(case: dict, _cost: float = 0.0) -> dict:
     M = materialize(case)
     n, m, dt = M.n, M.m, M.dt
     Ct = M.Ct[0]
-    A = _bd(M.A)
+    A = block_diag_dense(M.A)
     L_A = sv2(A)["lmax"]
     _, lamS = interaction_min_pos(M.A)
     kA = L_A / lamS
@@ -63,7 +63,7 @@ def point_identical_mixed(case: dict, _cost: float = 0.0) -> dict:
             "smax2_B2": s2["lmax"], "smin2_B2": s2["lmin_pos"], "max_expr": max_expr,
             "kappa_B": s["lmax"] / s["lmin_pos"], "kappa_B_bound": max_expr / sC["lmin_pos"],
             "control_max": max(2 * sC["lmin_pos"] * (kA + (kA + 1) * kW), sC["lmax"] + sC["lmin_pos"] * kW),
-            "ratio_min": _ratio(s["lmin_pos"], sC["lmin_pos"]), "ratio_max": _ratio(max_expr, s["lmax"]),
+            "ratio_min": safe_ratio(s["lmin_pos"], sC["lmin_pos"]), "ratio_max": safe_ratio(max_expr, s["lmax"]),
             "clear": bool(s["clear"] and g["clear"])}
 
 
@@ -107,10 +107,10 @@ def _cases_identical(tier: Tier) -> list[dict]:
 
 def _finalize_identical(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
-    bad_min = [p for p in pts if not _ge(p["smin2_B"], p["smin2_Ct"])]
-    bad_max = [p for p in pts if not _le(p["smax2_B"], p["max_expr"])]
-    blockdiag_ok = all(_eq(p["smax2_B"], max(p["alpha2"] * p["smax2_B1"], p["smax2_B2"]))
-                       and _eq(p["smin2_B"], min(p["alpha2"] * p["smin2_B1"], p["smin2_B2"])) for p in pts)
+    bad_min = [p for p in pts if not approx_ge(p["smin2_B"], p["smin2_Ct"])]
+    bad_max = [p for p in pts if not approx_le(p["smax2_B"], p["max_expr"])]
+    blockdiag_ok = all(approx_eq(p["smax2_B"], max(p["alpha2"] * p["smax2_B1"], p["smax2_B2"]))
+                       and approx_eq(p["smin2_B"], min(p["alpha2"] * p["smin2_B1"], p["smin2_B2"])) for p in pts)
     tight = max(p["ratio_min"] for p in pts)
     keys = ("kappa_hat_A", "kappa_W", "smax2_Ct", "smin2_Ct", "smax2_B", "smin2_B", "max_expr", "kappa_B", "kappa_B_bound",
             "ratio_min", "ratio_max")
@@ -120,13 +120,13 @@ def _finalize_identical(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckRe
         **reading("worst σ_min+²(B)/σ_min+²(C̃)", {"worst σ_min+²(B)/σ_min+²(C̃)": min(p["ratio_min"] for p in pts),
                   "worst max(…)/σ_max²(B)": min(p["ratio_max"] for p in pts),
                   "worst κ_B bound/κ_B": min(p["kappa_B_bound"] / p["kappa_B"] for p in pts)}),
-        tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)},
+        tolerance=INEQ_RTOL, points=[compact_point(p, keys) for p in pts], instance={"cases": len(pts)},
         detail=(f"{len(pts)} cases (raw: scales 1e±3, rank-1 and zero A blocks, ker C̃ = 0 and ≠ 0; random-mixed-ident family with "
                 f"its A and C̃, C dropped: the lemma is for C = 0). The lower bound is attained: max σ_min+²(B)/σ_min+²(C̃) = "
                 f"{tight:.6g} (B_2 always has the eigenvalue σ_min+²(C̃) of BᵀB, from the pair (σ_min+²(C̃), λ(W) = 0)). "
-                f"σ's of diag(αB_1, B_2) = extremes of the blocks: {blockdiag_ok}." + _clear_note(pts)))
-    caught = [p for p in pts if not _ge(p["smin2_B"], 1.5 * p["smin2_Ct"])]
-    caught2 = [p for p in pts if not _le(p["smax2_B"], p["control_max"])]
+                f"σ's of diag(αB_1, B_2) = extremes of the blocks: {blockdiag_ok}." + clear_note(pts)))
+    caught = [p for p in pts if not approx_ge(p["smin2_B"], 1.5 * p["smin2_Ct"])]
+    caught2 = [p for p in pts if not approx_le(p["smax2_B"], p["control_max"])]
     ctrl = CheckResult(
         id=ids[1], kind="lemma", status="fail" if caught and caught2 else "pass", label=label, control=True, expected="fail",
         theory="σ_min+²(B) >= 1.5σ_min+²(C̃), and the max(…) bound with κ_W in place of κ_W²", tolerance=INEQ_RTOL,

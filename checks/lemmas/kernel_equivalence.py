@@ -28,7 +28,7 @@ import numpy as np
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.checks.lemmas.base import SUBSPACE_TOL, LemmaCheck, Result
-from mixbounds.checks.lemmas.cases import _rng, gossip_matrix, random_block, subspace_equal
+from mixbounds.checks.lemmas.cases import gossip_matrix, random_block, seeded_rng, subspace_equal
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.tiers import Tier, per_tier
 from mixbounds.solvers.chebyshev import Chebyshev, chebyshev_degree
@@ -99,7 +99,7 @@ def _kernel(blocks_rows: list) -> tuple[np.ndarray, float]:
 def point_kernel(case: dict, _cost: float = 0.0) -> dict:
     """Kernels of ``[C̃; W]`` and ``[P(C̃ᵀC̃); W]`` for one case, and the margin ``min |P(λ)|/max |P(λ)|`` over
     the nonzero spectrum of ``C̃ᵀC̃`` (0 when ``P`` vanishes there)."""
-    rng = _rng(int(case["seed"]), "kernel-equivalence")
+    rng = seeded_rng(int(case["seed"]), "kernel-equivalence")
     blocks, dt = _blocks(case, rng)
     n = len(blocks)
     W = gossip_matrix(rng, n, case.get("graph", "ring"), case.get("weights", "random"), seed=int(case["seed"])).toarray()

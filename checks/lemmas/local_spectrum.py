@@ -12,10 +12,10 @@ from mixbounds.checks.lemmas.base import (
     EQ_RTOL,
     LemmaCheck,
     Result,
-    _clear_note,
-    _compact,
-    _eq,
-    _ge,
+    approx_eq,
+    approx_ge,
+    clear_note,
+    compact_point,
 )
 from mixbounds.checks.lemmas.cases import (
     describe,
@@ -102,11 +102,11 @@ def _cases_local(tier: Tier) -> list[dict]:
 
 def _finalize_local(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
-    consistent = all(_eq(p["smin2_B"], p["kron_min_pos"]) and _eq(p["smax2_B"], p["kron_max"]) for p in pts)
-    max_ok = all(_eq(p["smax2_B"], p["printed_max"]) for p in pts)
-    pmin_bad = [p for p in pts if not _eq(p["smin2_B"], p["printed_min"])]
-    cmin_bad = [p for p in pts if not _eq(p["smin2_B"], p["corrected_min"])]
-    lower_ok = all(_ge(p["smin2_B"], p["printed_min"]) for p in pts)
+    consistent = all(approx_eq(p["smin2_B"], p["kron_min_pos"]) and approx_eq(p["smax2_B"], p["kron_max"]) for p in pts)
+    max_ok = all(approx_eq(p["smax2_B"], p["printed_max"]) for p in pts)
+    pmin_bad = [p for p in pts if not approx_eq(p["smin2_B"], p["printed_min"])]
+    cmin_bad = [p for p in pts if not approx_eq(p["smin2_B"], p["corrected_min"])]
+    lower_ok = all(approx_ge(p["smin2_B"], p["printed_min"]) for p in pts)
     worst = max(pmin_bad, key=lambda p: p["smin2_B"] / p["printed_min"], default=None)
     keys = ("dim_ker_C", "gamma2", "smax2_B", "smin2_B", "printed_max", "printed_min", "corrected_min", "smin2_C", "gamma2_mu_W")
     findings = ()
@@ -137,11 +137,11 @@ def _finalize_local(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult
             "worst |σ_max²(B)/printed − 1|": max(abs(p["smax2_B"] / p["printed_max"] - 1) for p in pts),
             "printed σ_min+² formula fails on": len(pmin_bad), "corrected fails on": len(cmin_bad),
             "lower bound σ_min+²(B) >= min{…} holds everywhere": lower_ok}),
-        tolerance=EQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)}, findings=findings,
+        tolerance=EQ_RTOL, points=[compact_point(p, keys) for p in pts], instance={"cases": len(pts)}, findings=findings,
         detail=(f"{len(pts)} cases (identical C̃ with ker C = 0 and ≠ 0, rank-deficient C, γ² = f·σ_min+²(C)/σ_min+²(W) with "
                 f"f ∈ {{0.01 … 10}}, scales 1e±3). Explicit B vs Kronecker-sum eigenvalues agree: {consistent}. σ_max² formula "
-                f"exact on all cases: {max_ok}." + _clear_note(pts)))
-    caught = [p for p in pts if not _eq(p["smax2_B"], p["control_max"])]
+                f"exact on all cases: {max_ok}." + clear_note(pts)))
+    caught = [p for p in pts if not approx_eq(p["smax2_B"], p["control_max"])]
     ctrl = CheckResult(
         id=ids[1], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="σ_max²(B) = σ_max²(C) + γ·σ_max²(W)  (γ² replaced by γ)", tolerance=EQ_RTOL, instance={"cases": len(pts)},

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds.condition import mixed_kappa
-from mixbounds.checks.lemmas.base import SUITE_RTOL, LemmaCheck, Point, Result, _eq
-from mixbounds.checks.lemmas.cases import _rng, group_extremes, interaction_min_pos, random_block, sv2
+from mixbounds.checks.lemmas.base import SUITE_RTOL, LemmaCheck, Point, Result, approx_eq
+from mixbounds.checks.lemmas.cases import group_extremes, interaction_min_pos, random_block, seeded_rng, sv2
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.tiers import Tier, per_tier
 
@@ -43,7 +43,7 @@ def point_remark(case: dict, _cost: float = 0.0) -> dict:
         blocks = [np.eye(n)[:, [i]] for i in range(n)]
     else:
         key = "identical" if "identical" in case else "generic"
-        rng = _rng(int(case[key]), "mixed-condition-remark")
+        rng = seeded_rng(int(case[key]), "mixed-condition-remark")
         n, r, c = int(case["n"]), int(case["rows"]), int(case["cols"])
         rank, scale = case.get("rank"), float(case.get("scale", 1.0))
         if key == "identical":
@@ -92,10 +92,10 @@ def _cases(tier: Tier) -> list[Point]:
 
 def _finalize(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     unit, ident, generic = ([p for p in pts if p["kind"] == k] for k in ("unit", "identical", "generic"))
-    suite_ok = all(_eq(p["kappa_hat"], p["kappa_hat_dense"], SUITE_RTOL) and _eq(p["kappa_hat_T"], p["kappa_hat_T_dense"], SUITE_RTOL)
+    suite_ok = all(approx_eq(p["kappa_hat"], p["kappa_hat_dense"], SUITE_RTOL) and approx_eq(p["kappa_hat_T"], p["kappa_hat_T_dense"], SUITE_RTOL)
                    for p in pts)
     err_unit = max(max(abs(p["kappa_hat"] / p["n"] - 1), abs(p["kappa_hat_T"] - 1)) for p in unit)
-    differ = [p for p in generic if not _eq(p["kappa_hat"], p["kappa_hat_T"], SUITE_RTOL)]
+    differ = [p for p in generic if not approx_eq(p["kappa_hat"], p["kappa_hat_T"], SUITE_RTOL)]
     t_ok = err_unit <= REMARK_RTOL and suite_ok
     first = CheckResult(
         id=ids[0], kind="lemma", status="pass" if t_ok else "fail", label=LABEL,
@@ -117,7 +117,7 @@ def _finalize(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
         tolerance=SUITE_RTOL, points=[{k: p[k] for k in ("case", "n", "kappa_hat", "kappa_hat_T", "kappa_B")} for p in ident],
         detail=(f"{len(ident)} cases of n copies of one random block (shapes 1..4 × 1..5, rank 1 or full, scales 1e±3): "
                 f"worst relative deviation {err_id:.2g}."))
-    caught = [p for p in unit if not (_eq(p["kappa_hat"], 1.0, REMARK_RTOL) and _eq(p["kappa_hat_T"], p["n"], REMARK_RTOL))]
+    caught = [p for p in unit if not (approx_eq(p["kappa_hat"], 1.0, REMARK_RTOL) and approx_eq(p["kappa_hat_T"], p["n"], REMARK_RTOL))]
     ctrl = CheckResult(
         id=ids[2], kind="lemma", status="fail" if caught else "pass", label=LABEL, control=True, expected="fail",
         theory="B_i = e_i: κ̂_B = 1, κ̂_{Bᵀ} = n (the remark's transposition order swapped)", tolerance=REMARK_RTOL,

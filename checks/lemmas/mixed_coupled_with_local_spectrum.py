@@ -15,15 +15,15 @@ from mixbounds.checks.lemmas.base import (
     SUITE_RTOL,
     LemmaCheck,
     Result,
-    _bd,
-    _clear_note,
-    _compact,
-    _eq,
-    _ge,
-    _le,
-    _ratio,
+    approx_eq,
+    approx_ge,
+    approx_le,
+    block_diag_dense,
     block_scaling,
+    clear_note,
+    compact_point,
     mu_tilde_dense,
+    safe_ratio,
 )
 from mixbounds.checks.lemmas.cases import (
     describe,
@@ -54,7 +54,7 @@ def point_mixed_cl_spectrum(case: dict, _cost: float = 0.0) -> dict:
     mu_t = mu_tilde_dense(M.A, M.C, L_A)
     g = gossip_extremes(M.W)
     a2, b2 = block_scaling(L_A, L_S, mu_t, g["mu_W"], mu_C)
-    Abd, Cbd = _bd(M.A), _bd(M.C)
+    Abd, Cbd = block_diag_dense(M.A), block_diag_dense(M.C)
     Wm = np.kron(M.W.toarray(), np.eye(m))
     B = np.block([[Abd, math.sqrt(a2) * Wm], [math.sqrt(b2) * Cbd, np.zeros((Cbd.shape[0], n * m))]])
     s = sv2(B)
@@ -73,7 +73,7 @@ def point_mixed_cl_spectrum(case: dict, _cost: float = 0.0) -> dict:
            "L_W": g["L_W"], "mu_W": g["mu_W"], "kappa_W": g["kappa_W"], "kappa_C": LC_muC, "kappa_tilde": kt,
            "alpha2": a2, "beta2": b2, "smax2_B": s["lmax"], "smin2_B": s["lmin_pos"], "lower_bound": lower,
            "L_B_bound": L_A + a2 * g["L_W"] + b2 * L_C, "kappa_B": kB, "kappa_B_bound": kb,
-           "ratio_min": _ratio(s["lmin_pos"], lower), "ratio_kappa": _ratio(kb, kB), "control_lower": ctrl_lower,
+           "ratio_min": safe_ratio(s["lmin_pos"], lower), "ratio_kappa": safe_ratio(kb, kB), "control_lower": ctrl_lower,
            "order_printed": kB / (kt * g["kappa_W"] + kt * LC_muC), "order_squared": kB / (kt * g["kappa_W"] ** 2 + kt * LC_muC),
            "sweep": case.get("sweep"), "clear": bool(s["clear"] and g["clear"])}
     if mu_t > 0:
@@ -165,14 +165,57 @@ def _slope(x, y) -> float:
     return float(np.polyfit(lx, ly, 1)[0])
 
 
+def _order_result(pts: list[dict], ids: tuple) -> CheckResult:
+    """The ``κ_B = O(κ̃κ_W + κ̃κ_C)`` order result: the log-log slope of ``κ_B`` in ``κ_W`` on the tier's κ_W sweeps
+    (a finding when it exceeds 1 while the κ_W² order stays bounded)."""
+    label = LABEL
+    sw = [p for p in pts if p.get("sweep")]
+    slopes, grow_p, spread_s = [], [], []
+    keys_sorted = sorted({p["sweep"] for p in sw})
+    for key in keys_sorted:
+        ps = sorted((p for p in sw if p["sweep"] == key), key=lambda p: p["kappa_W"])
+        slopes.append(_slope([p["kappa_W"] for p in ps], [p["kappa_B"] for p in ps]))
+        grow_p.append(ps[-1]["order_printed"] / ps[0]["order_printed"])
+        spread_s.append(max(p["order_squared"] for p in ps) / min(p["order_squared"] for p in ps))
+    kw_range = (min(p["kappa_W"] for p in sw), max(p["kappa_W"] for p in sw))
+    bounded = all(p["order_squared"] <= ORDER_CONST_MAX for p in sw)
+    sl = min(slopes)
+    if sl > 1 + ORDER_SLOPE_TOL and bounded:
+        status, findings = "finding", (Finding(
+            id="lemma.mixed_coupled_with_local_spectrum.order", label=label,
+            statement="κ_B = O(κ̃_AC κ_W + κ̃_AC κ_C) (μ̃ > 0), O(κ_W + κ_C) (μ̃ = 0)",
+            printed="O(κ̃κ_W + κ̃κ_C): log-log slope of κ_B in κ_W at most 1",
+            measured=(f"slopes {[round(x, 3) for x in slopes]} for sweeps {keys_sorted} over κ_W ∈ [{kw_range[0]:g}, {kw_range[1]:g}]; "
+                      f"κ_B/(κ̃κ_W + κ̃κ_C) grows ×{min(grow_p):.3g} or more"),
+            detail=("The proof's own explicit bound has L_W/μ_W = σ_max²(W)/σ_min+²(W) = κ_W² (eq:mat_Lmu with κ_W = "
+                    "λ_max/λ_min+), not κ_W, and the measured κ_B follows κ_W² in both cases (μ̃ > 0: random-coupled-local with "
+                    "κ̃_AC = κ_C = 10; μ̃ = 0: A_i = R_i C_i; ring n = 8 tuned to each κ_W). Corrected (checked): κ_B = "
+                    "O(κ̃_AC κ_W² + κ̃_AC κ_C) (resp. O(κ_W² + κ_C), with κ̃ := 1); κ_B/(κ̃κ_W² + κ̃κ_C) stays in "
+                    f"[{min(p['order_squared'] for p in sw):.3g}, {max(p['order_squared'] for p in sw):.3g}] (<= {ORDER_CONST_MAX:g}, "
+                    "the explicit bound's constant). Harmless for thm:mixed_upper_bound, which applies the lemma after "
+                    "W → P_W(W) with κ_{W'} = O(1)."),
+            source=ids[2]),)
+    elif sl <= 1 + ORDER_SLOPE_TOL:
+        status, findings = "pass", ()
+    else:
+        status, findings = "fail", ()
+    return CheckResult(
+        id=ids[2], kind="lemma", status=status, label=label, theory="κ_B = O(κ̃κ_W + κ̃κ_C): slope in κ_W <= 1",
+        measured=sl, ci=(min(slopes), max(slopes)), tolerance=ORDER_SLOPE_TOL,
+        points=[compact_point(p, ("kappa_W", "kappa_tilde", "kappa_C", "kappa_B", "order_printed", "order_squared")) for p in sw],
+        instance={"sweeps": len(slopes), "kappa_W": list(kw_range)}, findings=findings,
+        detail=f"κ_W sweeps on a tuned ring (n = 8) {keys_sorted}; slopes {[round(x, 3) for x in slopes]}; "
+               f"spread of κ_B/(κ̃κ_W² + κ̃κ_C) per sweep ×{[round(x, 3) for x in spread_s]}.")
+
+
 def _finalize_mixed_cl(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     pos = [p for p in pts if p["mu_tilde"] > 0]
     zero = [p for p in pts if p["mu_tilde"] == 0]
-    bad = [p for p in pts if not _ge(p["smin2_B"], p["lower_bound"])]
-    badL = [p for p in pts if not _le(p["smax2_B"], p["L_B_bound"])]
-    badk = [p for p in pts if not _ge(p["kappa_B_bound"], p["kappa_B"])]
-    suite_ok = all(_eq(p["mu_tilde"], p["mu_tilde_suite"], SUITE_RTOL) for p in pos if "mu_tilde_suite" in p)
+    bad = [p for p in pts if not approx_ge(p["smin2_B"], p["lower_bound"])]
+    badL = [p for p in pts if not approx_le(p["smax2_B"], p["L_B_bound"])]
+    badk = [p for p in pts if not approx_ge(p["kappa_B_bound"], p["kappa_B"])]
+    suite_ok = all(approx_eq(p["mu_tilde"], p["mu_tilde_suite"], SUITE_RTOL) for p in pos if "mu_tilde_suite" in p)
     keys = ("mu_tilde", "L_A", "L_S", "L_C", "mu_C", "kappa_W", "alpha2", "beta2", "smax2_B", "smin2_B", "lower_bound",
             "kappa_B", "kappa_B_bound", "ratio_min", "ratio_kappa")
 
@@ -185,13 +228,13 @@ def _finalize_mixed_cl(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckRes
         **reading("worst σ_min+²(B)/(μ̃/4), μ̃ > 0", {
             "worst σ_min+²(B)/(μ̃/4), μ̃ > 0": worst(pos, "ratio_min"),
             "worst σ_min+²(B)/L_A, μ̃ = 0": worst(zero, "ratio_min")}),
-        tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts],
+        tolerance=INEQ_RTOL, points=[compact_point(p, keys) for p in pts],
         instance={"cases": len(pts), "mu_tilde_positive": len(pos), "mu_tilde_zero": len(zero)},
         detail=(f"{len(pos)} cases with μ̃ > 0 and {len(zero)} with μ̃ = 0 (A_i = R_i C_i), raw (scales 1e±3, rank-deficient A and "
                 f"C, zero blocks), random-coupled-local family, worst-case coupled-local. σ_max²(B) <= L_A + α²L_W + β²L_C (the "
                 f"proof's first display, whose W coefficient is printed γ) holds on all: {not badL}. μ̃ agrees with "
                 f"mixbounds.bounds.condition.projected_kappa: {suite_ok}."
-                + ("" if not bad else f" VIOLATED on {[p['case'] for p in bad[:3]]}.") + _clear_note(pts)))]
+                + ("" if not bad else f" VIOLATED on {[p['case'] for p in bad[:3]]}.") + clear_note(pts)))]
     res.append(CheckResult(
         id=ids[1], kind="lemma", status="pass" if not badk else "fail", label=label,
         theory="κ_B <= 4L_A/μ̃ + (4L_A+μ̃)/μ̃·L_W/μ_W + (4L_S+2μ̃)/μ̃·L_C/μ_C (μ̃ > 0); 1 + 2L_W/μ_W + (L_S+2L_A)/L_A·L_C/μ_C (μ̃ = 0)",
@@ -202,44 +245,8 @@ def _finalize_mixed_cl(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckRes
         detail="explicit κ_B bound at the end of app:mixed_coupled_with_local_spectrum, both cases"
                + ("" if not badk else f"; VIOLATED on {[p['case'] for p in badk[:3]]}") + "."))
     if SETTINGS[tier.name].order_kappa_W:
-        sw = [p for p in pts if p.get("sweep")]
-        slopes, grow_p, spread_s = [], [], []
-        keys_sorted = sorted({p["sweep"] for p in sw})
-        for key in keys_sorted:
-            ps = sorted((p for p in sw if p["sweep"] == key), key=lambda p: p["kappa_W"])
-            slopes.append(_slope([p["kappa_W"] for p in ps], [p["kappa_B"] for p in ps]))
-            grow_p.append(ps[-1]["order_printed"] / ps[0]["order_printed"])
-            spread_s.append(max(p["order_squared"] for p in ps) / min(p["order_squared"] for p in ps))
-        kw_range = (min(p["kappa_W"] for p in sw), max(p["kappa_W"] for p in sw))
-        bounded = all(p["order_squared"] <= ORDER_CONST_MAX for p in sw)
-        sl = min(slopes)
-        if sl > 1 + ORDER_SLOPE_TOL and bounded:
-            status, findings = "finding", (Finding(
-                id="lemma.mixed_coupled_with_local_spectrum.order", label=label,
-                statement="κ_B = O(κ̃_AC κ_W + κ̃_AC κ_C) (μ̃ > 0), O(κ_W + κ_C) (μ̃ = 0)",
-                printed="O(κ̃κ_W + κ̃κ_C): log-log slope of κ_B in κ_W at most 1",
-                measured=(f"slopes {[round(x, 3) for x in slopes]} for sweeps {keys_sorted} over κ_W ∈ [{kw_range[0]:g}, {kw_range[1]:g}]; "
-                          f"κ_B/(κ̃κ_W + κ̃κ_C) grows ×{min(grow_p):.3g} or more"),
-                detail=("The proof's own explicit bound has L_W/μ_W = σ_max²(W)/σ_min+²(W) = κ_W² (eq:mat_Lmu with κ_W = "
-                        "λ_max/λ_min+), not κ_W, and the measured κ_B follows κ_W² in both cases (μ̃ > 0: random-coupled-local with "
-                        "κ̃_AC = κ_C = 10; μ̃ = 0: A_i = R_i C_i; ring n = 8 tuned to each κ_W). Corrected (checked): κ_B = "
-                        "O(κ̃_AC κ_W² + κ̃_AC κ_C) (resp. O(κ_W² + κ_C), with κ̃ := 1); κ_B/(κ̃κ_W² + κ̃κ_C) stays in "
-                        f"[{min(p['order_squared'] for p in sw):.3g}, {max(p['order_squared'] for p in sw):.3g}] (<= {ORDER_CONST_MAX:g}, "
-                        "the explicit bound's constant). Harmless for thm:mixed_upper_bound, which applies the lemma after "
-                        "W → P_W(W) with κ_{W'} = O(1)."),
-                source=ids[2]),)
-        elif sl <= 1 + ORDER_SLOPE_TOL:
-            status, findings = "pass", ()
-        else:
-            status, findings = "fail", ()
-        res.append(CheckResult(
-            id=ids[2], kind="lemma", status=status, label=label, theory="κ_B = O(κ̃κ_W + κ̃κ_C): slope in κ_W <= 1",
-            measured=sl, ci=(min(slopes), max(slopes)), tolerance=ORDER_SLOPE_TOL,
-            points=[_compact(p, ("kappa_W", "kappa_tilde", "kappa_C", "kappa_B", "order_printed", "order_squared")) for p in sw],
-            instance={"sweeps": len(slopes), "kappa_W": list(kw_range)}, findings=findings,
-            detail=f"κ_W sweeps on a tuned ring (n = 8) {keys_sorted}; slopes {[round(x, 3) for x in slopes]}; "
-                   f"spread of κ_B/(κ̃κ_W² + κ̃κ_C) per sweep ×{[round(x, 3) for x in spread_s]}."))
-    caught = [p for p in pts if not _ge(p["smin2_B"], p["control_lower"])]
+        res.append(_order_result(pts, ids))
+    caught = [p for p in pts if not approx_ge(p["smin2_B"], p["control_lower"])]
     res.append(CheckResult(
         id=ids[-1], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="σ_min+²(B) >= μ̃ (μ̃ > 0), >= 4L_A (μ̃ = 0)  (the lemma's constants multiplied by 4)", tolerance=INEQ_RTOL,

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
-from mixbounds.checks.lemmas.cases import _rng
+from mixbounds.checks.lemmas.cases import seeded_rng
 from mixbounds.checks.lemmas.max_affine import (
     BoxCases,
     box_instance,
@@ -41,7 +41,7 @@ SUBLEVEL_RTOL = 1e-9
 
 def point_penalization(case: dict, _cost: float = 0.0) -> dict:
     """Worst ``‖Bû − b‖`` and ``G(û) − G*`` over the ε-sublevel extremes of ``H_r`` (``r = factor·2R²_dual/ε``)."""
-    rng = _rng(int(case.get("seed", 0)), "penalization")
+    rng = seeded_rng(int(case.get("seed", 0)), "penalization")
     if case["kind"] == "box":
         P = box_instance(float(case["t"]))
     elif case["kind"] == "tight":

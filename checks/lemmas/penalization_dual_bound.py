@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 from mixbounds.checks.lemmas.base import INEQ_RTOL, LemmaCheck, Point, Result
-from mixbounds.checks.lemmas.cases import _rng
+from mixbounds.checks.lemmas.cases import seeded_rng
 from mixbounds.checks.lemmas.max_affine import (
     KKT_TOL,
     BoxCases,
@@ -40,7 +40,7 @@ LABEL = "lem:boundness_of_penal_prob_dual"
 
 def point_dual_bound(case: dict, _cost: float = 0.0) -> dict:
     """``‖v*‖`` (smallest optimal multiplier) against ``R_dual = M/σ_min+(B)`` on one instance."""
-    rng = _rng(int(case.get("seed", 0)), "penalization-dual")
+    rng = seeded_rng(int(case.get("seed", 0)), "penalization-dual")
     if case["kind"] == "box":
         P = box_instance(float(case["t"]))
     elif case["kind"] == "tight":

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from mixbounds.bounds.condition import mixed_kappa
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lemmas.base import SUITE_RTOL, LemmaCheck, Point, Result
-from mixbounds.checks.lemmas.cases import _rng, gossip_matrix, group_extremes, interaction_min_pos, random_spd
+from mixbounds.checks.lemmas.cases import gossip_matrix, group_extremes, interaction_min_pos, random_spd, seeded_rng
 from mixbounds.checks.run.result import CheckResult, reading
 from mixbounds.checks.tiers import Tier, per_tier
 from mixbounds.instances.families import build
@@ -100,7 +100,7 @@ def _mixture(case: dict) -> dict:
 
 def _multitask(case: dict) -> dict:
     n, d, lam = int(case["n"]), int(case.get("d", 3)), 0.7
-    rng = _rng(int(case["seed"]), "multitask")
+    rng = seeded_rng(int(case["seed"]), "multitask")
     Hs = [random_spd(rng, d, 10.0) for _ in range(n)]
     hs = [rng.standard_normal(d) for _ in range(n)]
     R = np.diag(np.r_[1.0, 2.0 * np.ones(n - 2), 1.0]) - np.eye(n, k=1) - np.eye(n, k=-1) + np.eye(n) if n > 1 else np.eye(1)
@@ -134,7 +134,7 @@ def _multitask(case: dict) -> dict:
 
 def _ssl(case: dict) -> dict:
     n, q, mu = int(case["n"]), 2, 0.5
-    rng = _rng(int(case["seed"]), "ssl")
+    rng = seeded_rng(int(case["seed"]), "ssl")
     d = [2 + (i % 3) for i in range(n)]
     Cs = [rng.standard_normal((di + 2, di)) for di in d]
     cs = [rng.standard_normal(di + 2) for di in d]

@@ -14,10 +14,10 @@ from mixbounds.checks.lemmas.base import (
     SUITE_RTOL,
     LemmaCheck,
     Result,
-    _compact,
-    _eq,
-    _ge,
-    _le,
+    approx_eq,
+    approx_ge,
+    approx_le,
+    compact_point,
     mu_tilde_dense,
 )
 from mixbounds.checks.lemmas.cases import (
@@ -140,19 +140,46 @@ def _cases_remark(tier: Tier) -> list[dict]:
 
 
 
+def _identity_result(withD: list[dict], ids: tuple) -> CheckResult:
+    """The printed identity ``ker^⊥(M P_L) = ker^⊥M ∩ L`` on the cases with ``D ≠ 0`` (a finding when the printed
+    side fails and the corrected ``P_L(ker^⊥M)`` holds)."""
+    label = LABEL
+    id_bad_p = [p for p in withD if not p["identity_printed"]]
+    id_bad_c = [p for p in withD if not p["identity_corrected"]]
+    subset_ok = all(p["printed_subset_sin"] <= SUBSPACE_TOL for p in withD)
+    if id_bad_p and not id_bad_c:
+        st, fnd = "finding", (Finding(
+            id=ids[2], label=label, statement="ker^⊥(M P_L) = ker^⊥M ∩ L",
+            printed="ker^⊥(M P_L) = ker^⊥M ∩ L",
+            measured=f"fails on {len(id_bad_p)} of {len(withD)} cases (e.g. B = (1, t), D = (0, 1): left span(e1), right {{0}})",
+            detail=(f"Corrected (checked on all {len(withD)} cases, principal angles <= 1e-8; left side as the orthogonal complement "
+                    "of the SVD kernel of M P_L, right side as the projection of a basis of ker^⊥M): ker^⊥(M P_L) = P_L(ker^⊥M) = "
+                    f"range(P_L Mᵀ), which contains ker^⊥M ∩ L (checked: {subset_ok}) but is in general larger."),
+            source=ids[2]),)
+    else:
+        st, fnd = ("pass" if not id_bad_p else "fail"), ()
+    return CheckResult(
+        id=ids[2], kind="lemma", status=st, label=label, theory="ker^⊥(M P_L) = ker^⊥M ∩ L", findings=fnd,
+        **reading("printed fails on", {
+            "printed fails on": len(id_bad_p), "corrected fails on": len(id_bad_c), "cases": len(withD)}),
+        tolerance=SUBSPACE_TOL, instance={"cases": len(withD)},
+        points=[compact_point(p, ("dim_row_MP", "dim_printed", "dim_corrected", "sin_printed", "sin_corrected")) for p in withD],
+        detail="subspaces compared by principal angles (max sine <= 1e-8).")
+
+
 def _finalize_remark(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
     withD = [p for p in pts if "identity_printed" in p]
     random = [p for p in withD if not p["example"]]
     drops = [p for p in withD if p["mu_tilde"] > 0 and p["rank_MP"] < p["rank_M"]]
     drop_below = [p for p in drops if p["kappa_tilde"] < p["kappa_hat"] * (1 - INEQ_RTOL)]
-    viol = [p for p in withD if p["mu_tilde"] > 0 and not _le(p["kappa_tilde"], p["kappa_hat"])]
+    viol = [p for p in withD if p["mu_tilde"] > 0 and not approx_le(p["kappa_tilde"], p["kappa_hat"])]
     worst = max((p for p in withD if p["mu_tilde"] > 0), key=lambda p: p["ratio_tilde_over_hat"])
     worst_rand = max((p["ratio_tilde_over_hat"] for p in random if p["mu_tilde"] > 0), default=float("nan"))
     same_rank = [p for p in withD if p["mu_tilde"] > 0 and p["rank_MP"] == p["rank_M"]]
-    corr_bad = [p for p in same_rank if not _ge(p["kappa_tilde"], p["kappa_hat"])]
+    corr_bad = [p for p in same_rank if not approx_ge(p["kappa_tilde"], p["kappa_hat"])]
     ex = [p for p in withD if "example_t" in p["case"]]
-    suite_ok = all(_eq(p["kappa_tilde"], p["suite_tilde"], SUITE_RTOL) for p in withD if p["mu_tilde"] > 0)
+    suite_ok = all(approx_eq(p["kappa_tilde"], p["suite_tilde"], SUITE_RTOL) for p in withD if p["mu_tilde"] > 0)
     res = []
     if viol and not corr_bad:
         st, fnd = "finding", (Finding(
@@ -176,37 +203,17 @@ def _finalize_remark(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResul
             "worst κ̃/κ̂": worst["ratio_tilde_over_hat"], "worst κ̃/κ̂ over random seeds": worst_rand,
             "cases violating": len(viol), "cases with D": len(withD)}),
         tolerance=INEQ_RTOL, findings=fnd, instance={"cases": len(withD)},
-        points=[_compact(p, ("kappa_hat", "kappa_tilde", "mu_tilde", "ratio_tilde_over_hat", "rank_M", "rank_MP")) for p in withD],
+        points=[compact_point(p, ("kappa_hat", "kappa_tilde", "mu_tilde", "ratio_tilde_over_hat", "rank_M", "rank_MP")) for p in withD],
         detail=f"κ̃ from the dense projected interaction matrix; agrees with mixbounds.bounds.condition.projected_kappa: {suite_ok}."))
-    eq_bad = [p for p in pts if not (_eq(p["kappa_tilde_D0_suite"], p["kappa_hat_suite"], SAME_RTOL)
-                                       and _eq(p["kappa_hat_suite"], p["kappa_hat"], SUITE_RTOL))]
+    eq_bad = [p for p in pts if not (approx_eq(p["kappa_tilde_D0_suite"], p["kappa_hat_suite"], SAME_RTOL)
+                                       and approx_eq(p["kappa_hat_suite"], p["kappa_hat"], SUITE_RTOL))]
     res.append(CheckResult(
         id=ids[1], kind="lemma", status="pass" if not eq_bad else "fail", label=label, theory="κ̃_BD = κ̂_B when D = 0",
         **reading("max |κ̃_B0/κ̂_B − 1|", {
             "max |κ̃_B0/κ̂_B − 1|": max(abs(p["kappa_tilde_D0_suite"] / p["kappa_hat_suite"] - 1) for p in pts)}),
         tolerance=SAME_RTOL, instance={"cases": len(pts)},
         detail=f"projected_kappa(B, None) vs mixed_kappa(B) (and the dense κ̂) on {len(pts)} cases."))
-    id_bad_p = [p for p in withD if not p["identity_printed"]]
-    id_bad_c = [p for p in withD if not p["identity_corrected"]]
-    subset_ok = all(p["printed_subset_sin"] <= SUBSPACE_TOL for p in withD)
-    if id_bad_p and not id_bad_c:
-        st, fnd = "finding", (Finding(
-            id=ids[2], label=label, statement="ker^⊥(M P_L) = ker^⊥M ∩ L",
-            printed="ker^⊥(M P_L) = ker^⊥M ∩ L",
-            measured=f"fails on {len(id_bad_p)} of {len(withD)} cases (e.g. B = (1, t), D = (0, 1): left span(e1), right {{0}})",
-            detail=(f"Corrected (checked on all {len(withD)} cases, principal angles <= 1e-8; left side as the orthogonal complement "
-                    "of the SVD kernel of M P_L, right side as the projection of a basis of ker^⊥M): ker^⊥(M P_L) = P_L(ker^⊥M) = "
-                    f"range(P_L Mᵀ), which contains ker^⊥M ∩ L (checked: {subset_ok}) but is in general larger."),
-            source=ids[2]),)
-    else:
-        st, fnd = ("pass" if not id_bad_p else "fail"), ()
-    res.append(CheckResult(
-        id=ids[2], kind="lemma", status=st, label=label, theory="ker^⊥(M P_L) = ker^⊥M ∩ L", findings=fnd,
-        **reading("printed fails on", {
-            "printed fails on": len(id_bad_p), "corrected fails on": len(id_bad_c), "cases": len(withD)}),
-        tolerance=SUBSPACE_TOL, instance={"cases": len(withD)},
-        points=[_compact(p, ("dim_row_MP", "dim_printed", "dim_corrected", "sin_printed", "sin_corrected")) for p in withD],
-        detail="subspaces compared by principal angles (max sine <= 1e-8)."))
+    res.append(_identity_result(withD, ids))
     res.append(CheckResult(
         id=ids[3], kind="lemma", status="pass" if not corr_bad else "fail", label=label,
         theory="κ̃_BD >= κ̂_B whenever rank(B'P_kerD) = rank(B') (derived here)",
@@ -216,7 +223,7 @@ def _finalize_remark(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResul
             "cases": len(same_rank)}),
         tolerance=INEQ_RTOL, instance={"cases": len(same_rank)},
         detail="B'PB'ᵀ ≼ B'B'ᵀ with equal ranges gives λ_min+(B'PB'ᵀ) <= λ_min+(B'B'ᵀ) (Courant–Fischer on the common range)."))
-    caught = [p for p in pts if p["kappa_hat_T_suite"] is not None and not _eq(p["kappa_tilde_D0_suite"], p["kappa_hat_T_suite"], SAME_RTOL)]
+    caught = [p for p in pts if p["kappa_hat_T_suite"] is not None and not approx_eq(p["kappa_tilde_D0_suite"], p["kappa_hat_T_suite"], SAME_RTOL)]
     res.append(CheckResult(
         id=ids[4], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="κ̃_BD = κ̂_{Bᵀ} when D = 0 (transposition order swapped)", tolerance=SAME_RTOL,

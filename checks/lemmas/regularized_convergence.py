@@ -14,14 +14,14 @@ from mixbounds.checks.lemmas.base import (
     SAME_RTOL,
     LemmaCheck,
     Result,
-    _compact,
-    _le,
+    approx_le,
+    compact_point,
 )
 from mixbounds.checks.lemmas.cases import (
-    _rng,
     describe,
     orth_kernel,
     random_block,
+    seeded_rng,
     sv2,
 )
 from mixbounds.checks.run.result import CheckResult, Finding, reading
@@ -30,7 +30,7 @@ from mixbounds.checks.tiers import Tier, per_tier
 LABEL = "lem:regularized_convergence"
 
 
-def _trust_region_max(Lam: np.ndarray, V: np.ndarray, g: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
+def trust_region_max(Lam: np.ndarray, V: np.ndarray, g: np.ndarray, rho: float) -> tuple[float, np.ndarray]:
     """``max_{‖h‖ = ρ} gᵀh + ½hᵀQh`` for ``Q = V diag(Λ) Vᵀ ⪰ 0``, exactly (secular equation).
 
     Optimality: ``(λI − Q)h = g`` with ``λ >= λ_max(Q)``; ``‖h(λ)‖`` decreases in ``λ``.  The "hard
@@ -86,7 +86,7 @@ def point_regularized(case: dict, _cost: float = 0.0) -> dict:
     (the maximum of a convex function over the ball) is found exactly and by sampling.
     """
     s = int(case["seed"])
-    rng = _rng(s, "regularized")
+    rng = seeded_rng(s, "regularized")
     N, rq, p, rb = int(case.get("N", 20)), int(case.get("rank_Q", 10)), int(case.get("p", 6)), int(case.get("rank_B", 6))
     Q = random_block(rng, N, N, rank=rq, cond=float(case.get("cond", 100.0)))
     Q = float(case.get("scale_Q", 1.0)) * (Q @ Q.T)
@@ -125,7 +125,7 @@ def point_regularized(case: dict, _cost: float = 0.0) -> dict:
     rho = math.sqrt(delta)
     g = Q @ u_nu - q
     base = G(u_nu) - G(u_star)
-    tr, h = _trust_region_max(Lam, V, g, rho)
+    tr, h = trust_region_max(Lam, V, g, rho)
     # independent confirmation: random directions and the top eigen-directions
     dirs = rng.standard_normal((int(case.get("samples", 400)), N))
     dirs = np.vstack([dirs, V[:, -1], -V[:, -1], g / max(np.linalg.norm(g), SCALE_FLOOR)])
@@ -141,7 +141,7 @@ def point_regularized(case: dict, _cost: float = 0.0) -> dict:
     fdirs = np.vstack([dirs, rho * vB])
     feas_max = float(np.max(np.sum((fdirs @ B.T) ** 2, axis=1)))
     ctrl_rho = math.sqrt(8 * eps / (L + nu))
-    ctrl_gap = base + _trust_region_max(Lam, V, g, ctrl_rho)[0]
+    ctrl_gap = base + trust_region_max(Lam, V, g, ctrl_rho)[0]
     return {"case": describe(case), "N": N, "rank_Q": rq, "eps": eps, "nu": nu, "R2": R2, "L": L, "D": D, "delta": delta,
             "gap_max": gap, "gap_sampled": base + sampled, "gap_over_eps": gap / eps, "exact_ge_sampled": bool(tr >= sampled - 1e-12 * max(abs(tr), SCALE_FLOOR)),
             "feas_max": feas_max, "feas_bound": delta * smax2_B, "feas_at_worst_gap_u": float(np.linalg.norm(B @ h) ** 2),
@@ -182,8 +182,8 @@ def _cases_reg(tier: Tier) -> list[dict]:
 
 def _finalize_reg(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
-    bad = [p for p in pts if not _le(p["gap_max"], p["eps"])]
-    badf = [p for p in pts if not _le(p["feas_max"], p["feas_bound"])]
+    bad = [p for p in pts if not approx_le(p["gap_max"], p["eps"])]
+    badf = [p for p in pts if not approx_le(p["feas_max"], p["feas_bound"])]
     sane = all(p["exact_ge_sampled"] and p["u_star_feasible"] < FEAS_RTOL and p["u_nu_feasible"] < FEAS_RTOL for p in pts)
     w = max(p["gap_over_eps"] for p in pts)
     keys = ("eps", "nu", "R2", "L", "D", "delta", "gap_over_eps", "feas_max", "feas_bound", "T1_over_eps", "T2_over_eps", "T3_over_eps")
@@ -193,7 +193,7 @@ def _finalize_reg(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
         **reading("worst (G(u) − G(u*))/ε", {
             "worst (G(u) − G(u*))/ε": w,
             "worst ‖Bu − b‖²/(δσ_max²(B))": max(p["feas_max"] / p["feas_bound"] for p in pts)}),
-        tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)},
+        tolerance=INEQ_RTOL, points=[compact_point(p, keys) for p in pts], instance={"cases": len(pts)},
         detail=(f"{len(pts)} convex quadratics (rank-deficient Q, μ = 0; rank-deficient B; ε/(LR²) from 1e-1 to 1e-6; R² = ‖u⁰−u*‖² "
                 f"and 4× that; scales 1e±3). The worst u on the sphere ‖u − u*_ν‖² = δ is computed exactly (secular equation), "
                 f"confirmed by sampling ({'ok' if sane else 'MISMATCH'}); the feasibility bound is attained along the top right "
@@ -201,10 +201,10 @@ def _finalize_reg(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     # proof chain: the printed values of the three terms vs the actual ones
     t1 = [p["T1_over_eps"] for p in pts]
     t2 = max(p["T2_over_eps"] for p in pts)
-    chain_ok = all(_le(p["gap_over_eps"], p["chain_over_eps"]) for p in pts)
+    chain_ok = all(approx_le(p["gap_over_eps"], p["chain_over_eps"]) for p in pts)
     t1_exact = all(abs(v - 0.25) <= SAME_RTOL for v in t1)
     t2_le = t2 <= 1 / 32 * (1 + INEQ_RTOL)
-    t3_ok = all(_le(p["T3_over_eps"], 0.5) for p in pts)
+    t3_ok = all(approx_le(p["T3_over_eps"], 0.5) for p in pts)
     printed_match = all(abs(v - 1 / 64) <= SAME_RTOL for v in t1) and all(p["T2_over_eps"] <= 0.25 for p in pts)
     chain_max = max(p["chain_over_eps"] for p in pts)
     if printed_match and chain_ok:

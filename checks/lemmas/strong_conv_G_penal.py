@@ -12,11 +12,11 @@ from mixbounds.checks.lemmas.base import (
     PSD_MARGIN,
     LemmaCheck,
     Result,
-    _bd,
-    _clear_note,
-    _compact,
-    _ge,
+    approx_ge,
+    block_diag_dense,
     block_scaling,
+    clear_note,
+    compact_point,
     mu_tilde_dense,
 )
 from mixbounds.checks.lemmas.cases import (
@@ -79,16 +79,16 @@ def point_strong_conv_penal(case: dict, _cost: float = 0.0) -> dict:
         idx = np.concatenate([np.arange(offs[i], offs[i + 1]), dx + ny + i * dt + np.arange(dt)]).astype(int)
         HF[np.ix_(idx, idx)] += Q
     Wd = M.W.toarray()
-    A = _bd(M.A)
+    A = block_diag_dense(M.A)
 
     def K_rows(b2_, c2_):
         rows = [np.hstack([A, math.sqrt(a2) * np.kron(Wd, np.eye(m)), np.zeros((ny, nt))])]
         if M.C is not None and b2_ > 0:
-            Cb = _bd(M.C)
+            Cb = block_diag_dense(M.C)
             rows.append(np.hstack([math.sqrt(b2_) * Cb, np.zeros((Cb.shape[0], ny + nt))]))
         if dt > 0:
             if M.Ct is not None:
-                Ctb = _bd(M.Ct)
+                Ctb = block_diag_dense(M.Ct)
                 rows.append(np.hstack([np.zeros((Ctb.shape[0], dx + ny)), Ctb]))
             if c2_ > 0:
                 rows.append(np.hstack([np.zeros((nt, dx + ny)), math.sqrt(c2_) * np.kron(Wd, np.eye(dt))]))
@@ -168,7 +168,7 @@ def _cases_penal(tier: Tier) -> list[dict]:
 
 def _finalize_penal(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult]:
     label = LABEL
-    bad = [p for p in pts if not _ge(p["modulus"], p["mu_f"] / 2.0)]
+    bad = [p for p in pts if not approx_ge(p["modulus"], p["mu_f"] / 2.0)]
     w = min(p["modulus_over_mu_f"] for p in pts)
     proof_ok = all(p["proof_margin_over_mu_f"] >= -PSD_MARGIN * max(1.0, p["L_A"] * p["r2_over_eps"] / p["mu_f"]) for p in pts)
     keys = ("m", "dt", "mu_f", "mu_A", "L_A", "eps", "mu_paper_scaling", "mu_beta_gamma_zero", "modulus", "ratio_half")
@@ -178,7 +178,7 @@ def _finalize_penal(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult
         **reading("worst modulus/(μ_f/2)", {
             "worst modulus/μ_f": w, "worst modulus/(μ_f/2)": min(p["ratio_half"] for p in pts),
             "worst modulus/(μ_f/4)": min(p["ratio_quarter"] for p in pts)}),
-        tolerance=INEQ_RTOL, points=[_compact(p, keys) for p in pts], instance={"cases": len(pts)},
+        tolerance=INEQ_RTOL, points=[compact_point(p, keys) for p in pts], instance={"cases": len(pts)},
         detail=(f"{len(pts)} cases (quadratic F on (x_i, x̃_i), with/without C and C̃ (identical or not), ε = 4r²μ_A/μ_f·{{1, 0.1, "
                 f"0.01}}, paper β, γ and β = γ = 0; scales 1e±3; random-mixed families). Worst modulus {w:.4g}·μ_f. Statement vs "
                 "proof: the proof's last line D >= (μ_f/4)‖z' − z‖² is modulus μ_f/2 under D >= (μ/2)‖·‖² (the convention of its "
@@ -186,8 +186,8 @@ def _finalize_penal(tier: Tier, pts: list[dict], ids: tuple) -> list[CheckResult
                 "substitution of α² shows γ means α), its first line K(z̃' − z) for K(z' − z), and it assumes "
                 "ass:nonsmooth_and_str_convex_of_f_i with μ_f >= 0 where the lemma says μ_f > 0: notation only. The proof's "
                 f"last-but-one line, D >= μ_f/4‖(dx, dy)‖² + μ_f/2‖dx̃‖², holds as a matrix inequality on every case: {proof_ok}."
-                + ("" if not bad else f" VIOLATED: {[p['case'] for p in bad[:3]]}") + _clear_note(pts)))
-    caught = [p for p in pts if not _ge(p["control_modulus"], p["mu_f"] / 2.0)]
+                + ("" if not bad else f" VIOLATED: {[p['case'] for p in bad[:3]]}") + clear_note(pts)))
+    caught = [p for p in pts if not approx_ge(p["control_modulus"], p["mu_f"] / 2.0)]
     ctrl = CheckResult(
         id=ids[1], kind="lemma", status="fail" if caught else "pass", label=label, control=True, expected="fail",
         theory="μ_f/2-strong convexity with ε = 400r²(μ_A + L_A)/μ_f (the hypothesis ε <= 4r²μ_A/μ_f violated)",

@@ -68,7 +68,7 @@ def has_formula(inst: Instance, oracle: str) -> bool:
 
 
 # ----------------------------------------------------------------------------- the path between the groups
-def _path(groups: dict, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def arrival_path(groups: dict, n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(h, d₁, d₃, b₁, b₃)`` for nodes (or blocks) ``0 … n−1`` with groups ``{"V1": [a, b], "V3": [c, d]}``:
     distances to the group ``V1`` / ``V3`` and to its boundary node ``V1[−1]`` / ``V3[0]``."""
     g1, g3 = (groups.get("V1") or groups.get("U1")), (groups.get("V3") or groups.get("U3"))
@@ -110,7 +110,7 @@ def _coupled(pr: dict, n: int, oracle: str, copies: int = 1) -> np.ndarray:
         p = np.tile(2 * (k - 1), (n, 1))
         t = np.tile(2 * np.maximum(k - 1, 1), (n, 1))
     elif oracle == Oracle.COMM:
-        h, _, d3, b1, b3 = _path(pr["groups"], n)
+        h, _, d3, b1, b3 = arrival_path(pr["groups"], n)
         p = t = coupled_comm(K, h, d3, b1, b3)
     else:
         return np.full((n, 2 * copies * K), 1 if oracle == Oracle.GRAD else 0)
@@ -126,7 +126,7 @@ def _shared(pr: dict, n: int, oracle: str) -> np.ndarray:
         t[0] = 0
         return np.tile(np.concatenate([p, t]), (n, 1))
     if oracle == Oracle.COMM and pr.get("hop_distance") is not None:
-        h, d1, _, b1, b3 = _path(pr["groups"], n)
+        h, d1, _, b1, b3 = arrival_path(pr["groups"], n)
         c = consensus_comm(K + 1, h, d1, b1, b3)
         t = c[:, 1:].copy()
         t[:, 0] = 0
@@ -146,7 +146,7 @@ def _consensus(pr: dict, n: int, oracle: str, conjugate: bool = False) -> np.nda
     if oracle == Oracle.GRAD:
         return np.tile(gradient_chain(K, conjugate), (n, 1))
     if oracle == Oracle.COMM:
-        h, d1, _, b1, b3 = _path(pr["groups"], n)
+        h, d1, _, b1, b3 = arrival_path(pr["groups"], n)
         return consensus_comm(K, h, d1, b1, b3)
     return np.zeros((n, K), dtype=np.int64)
 
@@ -156,7 +156,7 @@ def _split_rows(pr: dict, n: int, oracle: str) -> np.ndarray:
     K, l = pr["chain_length"], pr["l"]
     if oracle != Oracle.C:
         return np.full((n, 2 * l * K), 1 if oracle == Oracle.GRAD else 0)
-    hC, dU1, dU3, _, _ = _path(pr["block_groups"], l)
+    hC, dU1, dU3, _, _ = arrival_path(pr["block_groups"], l)
     k = _k(K)
     t = hC * (k - 1)[None, :] + np.where((k % 2 == 1)[None, :], dU1[:, None], dU3[:, None])  # (l × K)
     p = np.minimum(t, np.hstack([np.full((l, 1), np.iinfo(np.int64).max // 2), t[:, :-1]]))

@@ -43,7 +43,7 @@ import math
 import numpy as np
 from mixbounds.bounds.claims import REGISTRY
 from mixbounds.bounds.concepts import Oracle, ProblemClass
-from mixbounds.checks.lower.arrival import _path, consensus_comm
+from mixbounds.checks.lower.arrival import arrival_path, consensus_comm
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.lower.exact_verdict import ASYMPTOTIC_TOL
 from mixbounds.checks.lower.plants import planted
@@ -103,7 +103,9 @@ def indices_needed(table: int, x: float) -> int:
     return lo
 
 
-def _continuous_T(table: int, x: float) -> float:
+def continuous_T(table: int, x: float) -> float:
+    """The real ``T`` with ``g(T) = x`` for the split function ``g`` of ``table`` (bisection to rounding): the
+    integer count's continuous interpolation, whose log-derivative is the asymptotic exponent."""
     g, lo, hi = _G[table], 2.0, 4.0
     while g(hi) < x:
         lo, hi = hi, 2 * hi
@@ -116,7 +118,7 @@ def _continuous_T(table: int, x: float) -> float:
 def asymptotic_exponent(table: int) -> float:
     """``lim d log N / d log x`` of ``N(x) = R h (T(x) − 2)``, read at :data:`ASYMPTOTE` (``R h`` cancels)."""
     a, b = ASYMPTOTE
-    return math.log((_continuous_T(table, b) - 2.0) / (_continuous_T(table, a) - 2.0)) / math.log(b / a)
+    return math.log((continuous_T(table, b) - 2.0) / (continuous_T(table, a) - 2.0)) / math.log(b / a)
 
 
 def grid(tier: Tier) -> list[float]:
@@ -131,9 +133,9 @@ def closed_arrival(inst) -> np.ndarray:
     pr, n = inst.params, inst.problem.n
     K = pr["chain_length"]
     if inst.family == "network-split":
-        h, d1, _, b1, b3 = _path(pr["groups"], n)
+        h, d1, _, b1, b3 = arrival_path(pr["groups"], n)
         return consensus_comm(K, h, d1, b1, b3)[:, None, :]
-    h, d1, _, b1, b3 = _path(pr["block_groups"], pr["l"])
+    h, d1, _, b1, b3 = arrival_path(pr["block_groups"], pr["l"])
     per_block = ROUNDS[pr["oracle"]] * consensus_comm(K, h, d1, b1, b3)
     return np.broadcast_to(per_block, (n,) + per_block.shape)
 

@@ -9,7 +9,7 @@ statement (:func:`mixbounds.checks.rates.tightness_extra`).  The measured quanti
 oracle, everything else free), ``c₂`` the first round with error ``<= 10⁻⁴ e(c₁)`` (:data:`LB_WINDOW`).
 
 The lower-bound *certificates* are decided elsewhere, by exact counts over decades on every construction
-(:mod:`mixbounds.checks.lower.constructions`); :func:`_verdict` here is the slope rule a benchmark applies to the
+(:mod:`mixbounds.checks.lower.constructions`); :func:`slope_verdict` here is the slope rule a benchmark applies to the
 engine's counts on its own sweep (``θ_f − tol <= slope <= max(θ_f, θ) + tol``; below: the weaker-bound finding).
 """
 
@@ -236,7 +236,7 @@ def _bound_fit(cell, param: str, sw: Sweep, rid: str, control: bool):
     return fit
 
 
-def _verdict(tier: Tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckResult:
+def slope_verdict(tier: Tier, cell, param, sw, pts, *, control=False, rid=None) -> CheckResult:
     """The lower-bound slope verdict of one sweep, by :func:`judge_sweep` (module docstring): within
     ``[formula slope − tol, claimed exponent + tol]`` passes, below is the weaker-bound finding, above fails."""
     theory = cell.exponent(param)

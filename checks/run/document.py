@@ -18,7 +18,7 @@ from importlib import metadata
 from mixbounds.checks.expected import expected
 from mixbounds.checks.lower.certificates import certify
 from mixbounds.checks.run.framework import Check, code_version
-from mixbounds.checks.run.result import STATUSES, _clean
+from mixbounds.checks.run.result import STATUSES, json_clean
 from mixbounds.checks.tiers import Tier, as_tier
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -114,7 +114,7 @@ def build_document(results, stats: dict, *, tier: Tier | str, globs: list[str], 
     summary["lower_bound_certificates"] = certify(claims, tier)
     controls = build_controls(summary, claims)
     cv = stats.get("code_version") or code_version()
-    return _clean({
+    return json_clean({
         "schema": SCHEMA,
         "version": _versions(cv)["mixed-affine-bounds"],
         "tier": tier.name,

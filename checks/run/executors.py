@@ -3,7 +3,7 @@
 :func:`mixbounds.checks.run.framework.run_checks` runs task groups (the tasks of one sweep point on one
 instance) serially or with joblib/loky on this machine; given an executor from this module it
 sends every group to a Dask cluster instead (``distributed.Client.map``).  Each group is the
-same pure call (:func:`mixbounds.checks.run.framework._run_group`) on the same arguments, so a point's
+same pure call (:func:`mixbounds.checks.run.framework.run_group`) on the same arguments, so a point's
 counts and measured values do not depend on where it ran.  The points come back to the client,
 which alone reads and writes the cache: the cache works whether or not the workers share its
 file system.
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from mixbounds.checks.run.framework import _run_group, code_version
+from mixbounds.checks.run.framework import code_version, run_group
 from mixbounds.instances.json_file import JSONFileError, read_json
 from threadpoolctl import threadpool_limits
 
@@ -174,7 +174,7 @@ def tune_worker_malloc() -> bool:
 
 
 def run_group_on_worker(version: str, calls: list[tuple[str, Callable, dict]]) -> list[tuple[str, dict]]:
-    """:func:`mixbounds.checks.run.framework._run_group` on a Dask worker, after checking the worker's code version.
+    """:func:`mixbounds.checks.run.framework.run_group` on a Dask worker, after checking the worker's code version.
 
     One BLAS thread, as the local paths use (oversubscribed BLAS threads made LAPACK calls far slower), and
     glibc's large-array reuse restored (:func:`tune_worker_malloc`).
@@ -190,7 +190,7 @@ def run_group_on_worker(version: str, calls: list[tuple[str, Callable, dict]]) -
         raise RuntimeError(f"worker on {socket.gethostname()} runs mixbounds code version {_WORKER_VERSION}, the client "
                            f"{version}: install the same version of the suite on every worker")
     with threadpool_limits(limits=1):
-        return _run_group(calls)
+        return run_group(calls)
 
 
 class DaskExecutor:

@@ -34,7 +34,7 @@ from joblib import Parallel, delayed, parallel_config
 from mixbounds.bounds.layers import up_to
 from mixbounds.checks.run.cache_key import CacheKeyError, load_key, sign
 from mixbounds.checks.run.parent_watch import watch_parent
-from mixbounds.checks.run.result import CheckResult, _clean
+from mixbounds.checks.run.result import CheckResult, json_clean
 from mixbounds.checks.tiers import TIERS, Tier, as_tier
 from mixbounds.instances.families import build
 from mixbounds.instances.instance import Instance
@@ -61,7 +61,7 @@ class Task:
 
     @property
     def key(self) -> str:
-        blob = json.dumps({"f": self.name, "k": _clean(self.kwargs)}, sort_keys=True)
+        blob = json.dumps({"f": self.name, "k": json_clean(self.kwargs)}, sort_keys=True)
         return hashlib.blake2b(blob.encode(), digest_size=12).hexdigest()
 
 
@@ -138,7 +138,7 @@ def call_task(func: Callable[..., dict[str, Any]], kwargs: dict[str, Any]) -> di
     t0 = time.perf_counter()
     try:
         out = func(**kwargs)
-        out = _clean(dict(out))
+        out = json_clean(dict(out))
     except Exception as exc:  # noqa: BLE001 - a failed point is reported, not raised
         out = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
     out["seconds"] = time.perf_counter() - t0
@@ -153,7 +153,7 @@ _GROUP = threading.local()
 def instance_and_reference(family: str, params: dict[str, Any]) -> tuple[Instance, Reference]:
     """``(mixbounds.instances.families.build(family, **params), reference_solution(its problem))``.
 
-    Inside a task group (:func:`_run_group`: the tasks of one sweep point — upper bound,
+    Inside a task group (:func:`run_group`: the tasks of one sweep point — upper bound,
     lower bound, benchmarks — run one after the other in one process) the pair is built
     once and shared; both are deterministic functions of ``(family, params)`` and no task
     modifies them, so a point's counts do not depend on the sharing.
@@ -170,7 +170,7 @@ def instance_and_reference(family: str, params: dict[str, Any]) -> tuple[Instanc
     tuple
         ``(instance, reference)``.
     """
-    key = json.dumps({"family": family, "params": _clean(params)}, sort_keys=True)
+    key = json.dumps({"family": family, "params": json_clean(params)}, sort_keys=True)
     shared = getattr(_GROUP, "instances", None)
     if shared is not None and key in shared:
         return cast("tuple[Instance, Reference]", shared[key])
@@ -187,17 +187,28 @@ def _group_key(t: Task) -> str:
     if fam is None or params is None:
         return t.key
     p = {k: v for k, v in params.items() if k != "eps"}
-    return json.dumps({"family": fam, "params": _clean(p)}, sort_keys=True)
+    return json.dumps({"family": fam, "params": json_clean(p)}, sort_keys=True)
 
 
 def _run_group_in_worker(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]], parent: int) -> list[tuple[str, dict[str, Any]]]:
-    """:func:`_run_group` in a joblib worker, which ends with ``parent`` (:mod:`mixbounds.checks.run.parent_watch`)."""
+    """:func:`run_group` in a joblib worker, which ends with ``parent`` (:mod:`mixbounds.checks.run.parent_watch`)."""
     watch_parent(parent)
-    return _run_group(calls)
+    return run_group(calls)
 
 
-def _run_group(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
-    """Run the tasks of one group in this process, sharing their instances; ``[(key, point)]``."""
+def run_group(calls: list[tuple[str, Callable[..., Any], dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """Run the tasks of one group in this process, sharing their instances (the same call on every executor).
+
+    Parameters
+    ----------
+    calls : list of (str, callable, dict)
+        ``(task key, task function, its keyword arguments)`` for each task of the group.
+
+    Returns
+    -------
+    list of (str, dict)
+        ``(task key, point)`` in the order of ``calls``.
+    """
     _GROUP.instances = {}
     try:
         return [(key, call_task(func, kwargs)) for key, func, kwargs in calls]
@@ -302,7 +313,7 @@ def _atomic_write_json(path: Path, obj: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(_clean(obj), f)
+            json.dump(json_clean(obj), f)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -383,6 +394,29 @@ def run_checks(
     checks = [c for c in checks if tier in c.tiers]
     tasks, per_check = _collect_tasks(checks, tier)
     version = code_version()
+    cdir = _open_cache(cache_dir, version)
+    points, todo, damaged = _read_cached(tasks, cdir, cacheable)
+    cached_keys = sorted(points)
+    t0 = time.perf_counter()
+    record = _PointSink(points, cdir, cacheable, progress, total=len(tasks))
+    _execute(todo, version, record, jobs=jobs, executor=executor)
+    t1 = time.perf_counter()
+    results, recomputed = _finalize_checks(checks, tier, tasks, per_check, record, version, jobs=jobs,
+                                           executor=executor)
+    damaged += len(recomputed)
+    cached_keys = [k for k in cached_keys if k not in {t.key for t in recomputed}]
+    out = [r for c in checks for r in results[c.id] if fnmatchcase(r.id, pattern)]
+    t2 = time.perf_counter()
+    n_computed = len(todo) + len(recomputed)
+    stats = {"tasks": len(tasks), "computed": n_computed, "cached": len(tasks) - n_computed, "damaged": damaged,
+             "seconds": t2 - t0, "points_seconds": t1 - t0, "finalize_seconds": t2 - t1, "code_version": version}
+    stats.update(task_timing(tasks, points, cached_keys))
+    return out, stats
+
+
+def _open_cache(cache_dir: Path | None, version: str) -> Path | None:
+    """The point cache of code version ``version`` below ``cache_dir``, or ``None``: no cache given, or a cache whose
+    key cannot be read (said on stderr; the run goes on without it)."""
     cdir = None if cache_dir is None else Path(cache_dir) / version
     if cdir is not None:
         try:
@@ -390,35 +424,48 @@ def run_checks(
         except CacheKeyError as exc:  # a cache that cannot tell its own entries from anyone else's is not read
             print(f"mixbounds: point cache {cdir}: {exc.strerror}; the run goes on without the cache", file=sys.stderr)
             cdir = None
-    points, todo, damaged = _read_cached(tasks, cdir, cacheable)
-    cached_keys = sorted(points)
-    total, done = len(tasks), len(points)
-    t0 = time.perf_counter()
+    return cdir
 
-    cache_ok = cdir is not None
 
-    def record(t: Task, out: dict[str, Any]) -> None:
-        nonlocal done, cache_ok
-        points[t.key] = out
-        cached.discard(t.key)
-        if cache_ok and cdir is not None and "error" not in out and (cacheable is None or cacheable(t)):
+class _PointSink:
+    """Where :func:`run_checks`' computed points go: kept in ``points`` (no longer ``cached``), written to the cache
+    when they may be (until a write fails), and counted for ``progress``."""
+
+    def __init__(self, points: dict[str, dict[str, Any]], cdir: Path | None, cacheable: Callable[[Task], bool] | None,
+                 progress: Callable[..., None] | None, total: int) -> None:
+        self.points, self.cdir, self.cacheable, self.progress = points, cdir, cacheable, progress
+        self.cached = set(points)  # the keys whose point was read from the cache (and not computed since)
+        self.cache_ok = cdir is not None
+        self.done, self.total = len(points), total
+
+    def __call__(self, t: Task, out: dict[str, Any]) -> None:
+        self.points[t.key] = out
+        self.cached.discard(t.key)
+        if (self.cache_ok and self.cdir is not None and "error" not in out
+                and (self.cacheable is None or self.cacheable(t))):
             try:
-                _atomic_write_json(cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
-                                                            "digest": point_digest(_clean(out), t.key), "point": out})
+                _atomic_write_json(self.cdir / f"{t.key}.json", {"cache": CACHE_FORMAT, "task": t.key,
+                                                                 "digest": point_digest(json_clean(out), t.key),
+                                                                 "point": out})
             except OSError as exc:  # a full disk or a cache made unwritable mid-run: the run goes on uncached
-                cache_ok = False
-                print(f"mixbounds: point cache {cdir}: cannot write ({exc.strerror}); the run goes on without "
+                self.cache_ok = False
+                print(f"mixbounds: point cache {self.cdir}: cannot write ({exc.strerror}); the run goes on without "
                       f"caching", file=sys.stderr)
-        done += 1
-        if progress:
-            if getattr(progress, "takes_seconds", False):  # e.g. the remaining-time estimate (checks.run.eta)
-                progress(done, total, t, seconds=out.get("seconds"))
+        self.done += 1
+        if self.progress:
+            if getattr(self.progress, "takes_seconds", False):  # e.g. the remaining-time estimate (checks.run.eta)
+                self.progress(self.done, self.total, t, seconds=out.get("seconds"))
             else:
-                progress(done, total, t)
+                self.progress(self.done, self.total, t)
 
-    cached = set(points)
-    _execute(todo, version, record, jobs=jobs, executor=executor)
-    t1 = time.perf_counter()
+
+def _finalize_checks(checks: list[Check], tier: Tier, tasks: dict[str, Task], per_check: dict[str, list[str]],
+                     record: _PointSink, version: str, *, jobs: int,
+                     executor: Callable[[str, list[Any]], Iterable[list[Any]]] | None,
+                     ) -> tuple[dict[str, list[CheckResult]], list[Task]]:
+    """Each check's results from its points; a check whose finalize could not read a cached point has those points
+    recomputed and is finalized again.  Returns the results by check id and the recomputed tasks."""
+    points, cached = record.points, record.cached
     results: dict[str, list[CheckResult]] = {}
     unreadable: list[Check] = []
     for c in checks:
@@ -428,20 +475,11 @@ def run_checks(
         results[c.id] = res
     recomputed = [tasks[k] for k in dict.fromkeys(k for c in unreadable for k in per_check[c.id] if k in cached)]
     if recomputed:
-        damaged += len(recomputed)
-        total += len(recomputed)
+        record.total += len(recomputed)
         _execute(recomputed, version, record, jobs=jobs, executor=executor)
         for c in unreadable:
             results[c.id] = _finalize(c, tier, {k: points[k] for k in per_check[c.id]})[0]
-        cached_keys = [k for k in cached_keys if k not in {t.key for t in recomputed}]
-    out = [r for c in checks for r in results[c.id] if fnmatchcase(r.id, pattern)]
-    t2 = time.perf_counter()
-    n_computed = len(todo) + len(recomputed)
-    stats = {"tasks": len(tasks), "computed": n_computed, "cached": len(tasks) - n_computed, "damaged": damaged,
-             "seconds": t2 - t0, "points_seconds": t1 - t0, "finalize_seconds": t2 - t1, "code_version": version}
-    stats.update(task_timing(tasks, points, cached_keys))
-    return out, stats
-
+    return results, recomputed
 
 def task_timing(tasks: dict[str, Task], points: dict[str, dict[str, Any]], cached_keys: list[str]) -> dict[str, Any]:
     """The run's measured task durations, for :mod:`mixbounds.checks.run.schedule` (a simulated cluster).
@@ -545,7 +583,7 @@ def _execute(todo: list[Task], version: str, record: Callable[[Task, dict[str, A
             record_all(par(delayed(_run_group_in_worker)(p, os.getpid()) for p in payloads))
     else:
         with threadpool_limits(limits=1):
-            record_all(_run_group(p) for p in payloads)
+            record_all(run_group(p) for p in payloads)
 
 
 def _finalize(c: Check, tier: Tier, pts: dict[str, dict[str, Any]]) -> tuple[list[CheckResult], bool]:

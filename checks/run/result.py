@@ -29,16 +29,28 @@ from mixbounds.bounds.result_id import with_variant  # noqa: F401  (re-exported:
 STATUSES = ("pass", "fail", "finding", "error", "skipped")
 
 
-def _clean(x: Any) -> Any:
-    """JSON-safe copy: numpy scalars to Python, NaN/inf to strings."""
+def json_clean(x: Any) -> Any:
+    """JSON-safe copy: numpy scalars to Python, NaN/inf to strings.
+
+    Parameters
+    ----------
+    x : Any
+        A value of a result or a point: nested dicts, lists, tuples, numpy arrays and scalars.
+
+    Returns
+    -------
+    Any
+        The same structure with string keys, lists for tuples and arrays, Python scalars, and ``"nan"``/``"inf"``
+        for non-finite floats.
+    """
     if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
+        return {str(k): json_clean(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
+        return [json_clean(v) for v in x]
     if isinstance(x, np.generic):
         x = x.item()
     if isinstance(x, np.ndarray):
-        return [_clean(v) for v in x.tolist()]
+        return [json_clean(v) for v in x.tolist()]
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
     return x
@@ -80,7 +92,7 @@ class Finding:
         dict
             The finding's fields, JSON-safe.
         """
-        out: dict[str, Any] = _clean(asdict(self))
+        out: dict[str, Any] = json_clean(asdict(self))
         return out
 
 
@@ -207,7 +219,7 @@ class CheckResult:
         d = asdict(self)
         d["findings"] = [f.to_json() if isinstance(f, Finding) else f for f in self.findings]
         d["caught"] = self.caught
-        out: dict[str, Any] = _clean(d)
+        out: dict[str, Any] = json_clean(d)
         return out
 
     @classmethod
@@ -230,7 +242,7 @@ class CheckResult:
         m = d.get("measured")
         if isinstance(m, str):
             try:
-                d["measured"] = m = float(m)  # "nan"/"inf" as _clean writes them
+                d["measured"] = m = float(m)  # "nan"/"inf" as json_clean writes them
             except ValueError:
                 pass
         if m is not None and (isinstance(m, bool) or not isinstance(m, (int, float))):

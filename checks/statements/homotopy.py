@@ -46,7 +46,7 @@ import math
 from mixbounds.bounds.concepts import Oracle
 from mixbounds.checks.run.framework import Check
 from mixbounds.checks.run.result import CheckResult, Finding, reading
-from mixbounds.checks.statements.sliding_generic import _task as generic_task
+from mixbounds.checks.statements.sliding_generic import sliding_task as generic_task
 from mixbounds.checks.sweeps import fit_slope, geomspace
 from mixbounds.checks.tables234.points import cells, sweep_task, sweeps
 from mixbounds.checks.tiers import FULL, Tier

@@ -52,7 +52,7 @@ def lower_log_power(count) -> float:
 def split_count(pt: dict):
     """The max-split closed form ``N(x) = R·h·(T(x) − 2)`` with the engine's ``R`` and ``h`` (continuous ``T``)."""
     rh = pt["rounds_per_hop"] * pt["hop"]
-    return lambda x: rh * (max_split._continuous_T(TABLE, x) - 2.0)
+    return lambda x: rh * (max_split.continuous_T(TABLE, x) - 2.0)
 
 
 def _series(points: list, oracle: str) -> tuple[list, list] | None:

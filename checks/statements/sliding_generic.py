@@ -74,7 +74,8 @@ def sliding_point(kappa_B: float, mu: float, x: float, method: str, max_inner: i
     return out
 
 
-def _task(kappa_B, mu, x, method, max_inner: int = MAX_INNER) -> Task:
+def sliding_task(kappa_B, mu, x, method, max_inner: int = MAX_INNER) -> Task:
+    """The task of one sliding run on the generic ``B`` of condition number ``kappa_B`` (strong convexity ``mu``, ``x``)."""
     return Task(sliding_point, {"kappa_B": float(kappa_B), "mu": float(mu), "x": float(x), "method": method,
                                 "max_inner": int(max_inner)},
                 label=f"GS[{method}] generic B κ_B={kappa_B:g} μ={mu:g} x={x:g}")
@@ -89,13 +90,13 @@ def sweep(tier: Tier, part: str, param: str, control: bool = False) -> tuple[lis
     if param == "kappa_B":
         grid = geomspace(*g.sliding_kappa_B, g.points)
         x = g.sliding_base[acc] if not control else (g.sliding_x_convex if mu == 0 else g.sliding_x_strong)[0]
-        return grid, [_task(v, mu, x, method) for v in grid]
+        return grid, [sliding_task(v, mu, x, method) for v in grid]
     lo, hi = g.sliding_x_convex if mu == 0 else g.sliding_x_strong
     kB = g.sliding_base["kappa_B"]
     if control:  # half a decade at the smallest κ_B: the subgradient method's iterations grow like κ_B x²
         hi, kB = lo * 10 ** CONTROL_DECADES, g.sliding_kappa_B[0]
     grid = geomspace(lo, hi, g.points)
-    return grid, [_task(kB, mu, v, method) for v in grid]
+    return grid, [sliding_task(kB, mu, v, method) for v in grid]
 
 
 def _rule(part: str, oracle: str, param: str) -> Rule:

@@ -28,11 +28,12 @@ OBJECTIVES = ("quadratic", "logistic", "logcosh")
 COMMON_KW = ("gossip", "er_p")
 
 
-def _rng(seed: int, stream: str) -> np.random.Generator:
+def seeded_rng(seed: int, stream: str) -> np.random.Generator:
+    """The generator of one named random stream of an instance: ``default_rng([seed, crc32(stream)])``."""
     return np.random.default_rng([int(seed), zlib.crc32(stream.encode())])
 
 
-def _orthogonal(k: int, rng: np.random.Generator) -> np.ndarray:
+def haar_orthogonal(k: int, rng: np.random.Generator) -> np.ndarray:
     """A Haar-random ``k × k`` orthogonal matrix."""
     if k == 0:
         return np.zeros((0, 0))
@@ -41,13 +42,15 @@ def _orthogonal(k: int, rng: np.random.Generator) -> np.ndarray:
     return Qm * np.sign(np.where(np.diag(R) == 0, 1.0, np.diag(R)))
 
 
-def _check_seed(seed) -> int:
+def check_seed(seed) -> int:
+    """``seed`` as an ``int``; ``ValueError`` unless it is a non-negative integer."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return int(seed)
 
 
-def _check_kappa(name: str, value, *, allow_one: bool = True) -> float | None:
+def check_kappa(name: str, value, *, allow_one: bool = True) -> float | None:
+    """A condition-number target as a ``float`` (``None`` passes); ``ValueError`` unless finite, in ``[1, KAPPA_MAX]`` (``> 1`` when not ``allow_one``)."""
     if value is None:
         return None
     try:
@@ -63,7 +66,8 @@ def _check_kappa(name: str, value, *, allow_one: bool = True) -> float | None:
     return v
 
 
-def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
+def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
+    """``value`` as an ``int``; ``ValueError`` unless it is an integer ``>= lo`` (and ``<= hi`` when given)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if value < lo or (hi is not None and value > hi):
@@ -72,30 +76,33 @@ def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     return int(value)
 
 
-def _reject_unknown(family: str, kw: dict, allowed: Sequence[str]) -> None:
+def reject_unknown(family: str, kw: dict, allowed: Sequence[str]) -> None:
+    """``ValueError`` naming the keys of ``kw`` that family ``family`` does not accept (``allowed``)."""
     bad = sorted(k for k in kw if k not in allowed)
     if bad:
         raise ValueError(f"{family}: unknown parameter(s) {', '.join(bad)}; accepted extra parameters: {', '.join(sorted(allowed)) or 'none'}")
 
 
-def _reject_targets(family: str, why: dict) -> None:
+def reject_targets(family: str, why: dict) -> None:
     """``why``: {param: (value, reason)}: any given value is an error."""
     for k, (v, reason) in why.items():
         if v is not None:
             raise ValueError(f"{family}: cannot target {k} = {v}: {reason}")
 
 
-def _check_variant(family: str, variant: str, known: Sequence[str]) -> str:
+def check_variant(family: str, variant: str, known: Sequence[str]) -> str:
+    """``variant``; ``ValueError`` unless it is one of the family's ``known`` variants."""
     if variant not in known:
         raise ValueError(f"{family}: unknown variant {variant!r} (known: {', '.join(known)})")
     return variant
 
 
-def _rel(a: float, b: float) -> float:
+def rel_gap(a: float, b: float) -> float:
+    """The relative gap ``|a/b − 1|`` between a realized value ``a`` and its target ``b``."""
     return abs(a / b - 1.0)
 
 
-def _kappa_A_alias(family: str, kw: dict, kappa_AC):
+def kappa_A_alias(family: str, kw: dict, kappa_AC):
     """``kappa_A`` (popped from ``kw``) is an alias of ``kappa_AC`` for coupled structures without local constraints;
     both given must agree.  Returns the target ``κ̃_AC``."""
     if "kappa_A" not in kw:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from mixbounds.instances.random.common import _orthogonal
+from mixbounds.instances.random.common import haar_orthogonal
 
 
 def local_blocks(d: Sequence[int], p: Sequence[int], kappa_C: float | None, rng: np.random.Generator):
@@ -21,8 +21,8 @@ def local_blocks(d: Sequence[int], p: Sequence[int], kappa_C: float | None, rng:
     n = len(d)
     Cs, Ns = [], []
     for i in range(n):
-        U = _orthogonal(p[i], rng)
-        Q = _orthogonal(d[i], rng)
+        U = haar_orthogonal(p[i], rng)
+        Q = haar_orthogonal(d[i], rng)
         V, N = Q[:, : p[i]], Q[:, p[i]:]
         if kappa_C is None:
             s = np.linalg.svd(rng.standard_normal((p[i], d[i])) / np.sqrt(d[i]), compute_uv=False)
@@ -41,8 +41,8 @@ def local_blocks(d: Sequence[int], p: Sequence[int], kappa_C: float | None, rng:
 
 def identical_shared_block(dt: int, pt: int, kappa: float | None, rng: np.random.Generator) -> np.ndarray:
     """One ``C̃`` (``p̃ × d̃``) with ``σ_max²/σ_min+² = κ_C̃`` (both ends attained)."""
-    U = _orthogonal(pt, rng)
-    V = _orthogonal(dt, rng)[:, :pt]
+    U = haar_orthogonal(pt, rng)
+    V = haar_orthogonal(dt, rng)[:, :pt]
     if kappa is None:
         s = np.linalg.svd(rng.standard_normal((pt, dt)) / np.sqrt(dt), compute_uv=False)
     else:

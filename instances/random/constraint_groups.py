@@ -11,7 +11,7 @@ Shared by the smooth random families (:mod:`.generic`) and the nonsmooth/convex 
 from __future__ import annotations
 
 import numpy as np
-from mixbounds.instances.random.common import _rng
+from mixbounds.instances.random.common import seeded_rng
 from mixbounds.instances.random.constraint_blocks import identical_shared_block
 from mixbounds.instances.random.tuning import frame_base, tune_group
 
@@ -24,7 +24,7 @@ def coupled_group(*, seed: int, n: int, d: int, p: int, m: int, kernels, x0: lis
                   with_C: bool) -> tuple[list, list, dict, object]:
     """``(A, b, targets, tuning)``: ``A_i`` tuned to ``κ̃_AC`` on the kernels of the local ``C_i`` (``with_C``) or to
     ``κ̂_A``, ``b_i = A_i x⁰_i``, the targets met and the tuner's record."""
-    rA = _rng(seed, "coupled-A")
+    rA = seeded_rng(seed, "coupled-A")
     B0 = frame_base(m, [d - p] * n, rA)
     X0 = [B0[i] @ kernels[i].T for i in range(n)] if with_C else B0
     XG = [rA.standard_normal((m, d)) / np.sqrt(d) for _ in range(n)]
@@ -42,7 +42,7 @@ def coupled_group(*, seed: int, n: int, d: int, p: int, m: int, kernels, x0: lis
 def shared_group(*, seed: int, n: int, dt: int, pt: int, xt0, kappa_Ct, identical: bool) -> tuple[list, list, dict, object]:
     """``(C̃, c̃, targets, tuning)``: identical ``C̃_i`` with exact ``κ_C̃``, or ``C̃_i`` tuned to ``κ̂_{C̃ᵀ}``;
     ``c̃_i = C̃_i x̃⁰``."""
-    rC = _rng(seed, "shared-Ct")
+    rC = seeded_rng(seed, "shared-Ct")
     targets = {}
     if identical:
         Ct0 = identical_shared_block(dt, pt, kappa_Ct, rC)

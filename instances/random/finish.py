@@ -13,7 +13,7 @@ from __future__ import annotations
 from mixbounds.bounds.spectral import DENSE_LIMIT
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.problem import MixedProblem
-from mixbounds.instances.random.common import TARGET_RTOL, TARGET_RTOL_LARGE, _rel
+from mixbounds.instances.random.common import TARGET_RTOL, TARGET_RTOL_LARGE, rel_gap
 from mixbounds.instances.realized import realized_kappas
 
 
@@ -36,7 +36,7 @@ def projected_remark_finding(kappa_A: float, kappa_AC: float) -> dict:
     }
 
 
-def _finish(family: str, variant: str, problem: MixedProblem, targets: dict, *, seed: int, params: dict,
+def finish_instance(family: str, variant: str, problem: MixedProblem, targets: dict, *, seed: int, params: dict,
             notes: list, closed_forms: dict | None = None, findings: list | None = None) -> Instance:
     """Compute realized κ's, check them against ``targets``, return the Instance."""
     realized = realized_kappas(problem)
@@ -45,7 +45,7 @@ def _finish(family: str, variant: str, problem: MixedProblem, targets: dict, *, 
     for k, t in targets.items():
         if k not in realized:
             raise ValueError(f"{family}: target {k} has no realized value (structure missing)")
-        err = _rel(realized[k], t)
+        err = rel_gap(realized[k], t)
         errors[k] = err
         if err > tol[k]:
             raise ValueError(

@@ -17,18 +17,18 @@ from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random.common import (
     COMMON_KW,
     OBJECTIVES,
-    _check_int,
-    _check_kappa,
-    _check_seed,
-    _check_variant,
-    _kappa_A_alias,
-    _reject_targets,
-    _reject_unknown,
-    _rng,
+    check_int,
+    check_kappa,
+    check_seed,
+    check_variant,
+    kappa_A_alias,
+    reject_targets,
+    reject_unknown,
+    seeded_rng,
 )
 from mixbounds.instances.random.constraint_blocks import local_blocks
 from mixbounds.instances.random.constraint_groups import coupled_group, shared_group
-from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.random.finish import finish_instance
 from mixbounds.instances.random.gossip import make_gossip
 from mixbounds.instances.random.objectives import logcosh_objective, logistic_objective, quadratic_objective
 
@@ -77,31 +77,31 @@ def _parse_targets(family: str, st: _Structure, kw: dict, kappa_f, kappa_W, kapp
     allowed = list(COMMON_KW) + size_kw + (["objective"] if st.objective is None else []) + ["samples"]
     if st.A and not st.C:
         allowed.append("kappa_A")
-    _reject_unknown(family, kw, allowed)
-    kappa_AC = _kappa_A_alias(family, kw, kappa_AC)
+    reject_unknown(family, kw, allowed)
+    kappa_AC = kappa_A_alias(family, kw, kappa_AC)
     objective = st.objective or kw.get("objective", "quadratic")
     if objective not in OBJECTIVES:
         raise ValueError(f"{family}: unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
-    _reject_targets(family, {
+    reject_targets(family, {
         "kappa_AC": (kappa_AC, "the problem has no coupled constraint Σ A_i x_i = Σ b_i") if not st.A else (None, ""),
         "kappa_C": (kappa_C, "the problem has no local constraints C_i x_i = c_i") if not st.C else (None, ""),
         "kappa_Ct": (kappa_Ct, "the problem has no shared-variable constraints C̃_i x̃ = c̃_i") if not st.Ct else (None, ""),
     })
-    kappa_f = _check_kappa("kappa_f", kappa_f, allow_one=objective == "quadratic")
+    kappa_f = check_kappa("kappa_f", kappa_f, allow_one=objective == "quadratic")
     if kappa_f is None:
         raise ValueError(f"{family}: kappa_f is required (a strongly convex objective needs a finite κ_f)")
-    return _Targets(kappa_f, _check_kappa("kappa_W", kappa_W), _check_kappa("kappa_AC", kappa_AC),
-                    _check_kappa("kappa_C", kappa_C), _check_kappa("kappa_Ct", kappa_Ct), objective)
+    return _Targets(kappa_f, check_kappa("kappa_W", kappa_W), check_kappa("kappa_AC", kappa_AC),
+                    check_kappa("kappa_C", kappa_C), check_kappa("kappa_Ct", kappa_Ct), objective)
 
 
 def _sizes(family: str, st: _Structure, kw: dict, tg: _Targets) -> dict:
     """``d, dt, m, p, pt, samples`` from the keywords or the structure's defaults, range-checked."""
-    d = _check_int("d", kw.get("d", st.defaults.get("d", 0)), 1) if st.x else 0
-    dt = _check_int("dt", kw.get("dt", st.defaults.get("dt", 0)), 1) if st.t else 0
-    m = _check_int("m", kw.get("m", st.defaults.get("m")), 2) if st.A else 0
-    p = _check_int("p", kw.get("p", st.defaults.get("p")), 1, d - 1) if st.C else 0
-    pt = _check_int("pt", kw.get("pt", st.defaults.get("pt")), 1, dt - 1) if st.Ct else 0
-    samples = _check_int("samples", kw.get("samples", st.defaults.get("samples", 20)), 1)
+    d = check_int("d", kw.get("d", st.defaults.get("d", 0)), 1) if st.x else 0
+    dt = check_int("dt", kw.get("dt", st.defaults.get("dt", 0)), 1) if st.t else 0
+    m = check_int("m", kw.get("m", st.defaults.get("m")), 2) if st.A else 0
+    p = check_int("p", kw.get("p", st.defaults.get("p")), 1, d - 1) if st.C else 0
+    pt = check_int("pt", kw.get("pt", st.defaults.get("pt")), 1, dt - 1) if st.Ct else 0
+    samples = check_int("samples", kw.get("samples", st.defaults.get("samples", 20)), 1)
     if st.ident and tg.kappa_Ct is not None and tg.kappa_Ct > 1 and pt < 2:
         raise ValueError(f"{family}: kappa_Ct = {tg.kappa_Ct:g} > 1 needs pt >= 2 rows in C̃ (one row has κ_C̃ = 1)")
     if st.Ct and not st.ident and dt < 2 and tg.kappa_Ct is not None:
@@ -112,7 +112,7 @@ def _sizes(family: str, st: _Structure, kw: dict, tg: _Targets) -> dict:
 def _local_group(n: int, sz: dict, tg: _Targets, seed: int, x0, kw_p: dict, targets: dict, tuning: dict):
     """``C_i``, ``c_i`` and the kernel bases (κ_C exact by singular values); returns the kernels."""
     d, p = sz["d"], sz["p"]
-    C, kernels = local_blocks([d] * n, [p] * n, tg.kappa_C, _rng(seed, "local-C"))
+    C, kernels = local_blocks([d] * n, [p] * n, tg.kappa_C, seeded_rng(seed, "local-C"))
     kw_p.update(C=C, c=[C[i] @ x0[i] for i in range(n)], C_kernels=kernels)
     if tg.kappa_C is not None:
         targets["kappa_C"] = tg.kappa_C
@@ -145,10 +145,10 @@ def _build_random(family: str, *, n=None, seed=0, kappa_W=None, kappa_f=10.0, ka
                   kappa_Ct=None, eps=None, variant="default", graph=None, **kw) -> Instance:
     """An instance of the family ``family`` of :data:`_RANDOM` (keywords: the package docstring)."""
     st = _RANDOM[family]
-    seed = _check_seed(seed)
-    _check_variant(family, variant, ("default",))
+    seed = check_seed(seed)
+    check_variant(family, variant, ("default",))
     tg = _parse_targets(family, st, kw, kappa_f, kappa_W, kappa_AC, kappa_C, kappa_Ct)
-    gs = make_gossip(graph, None if n is None else _check_int("n", n, 2), default_n=st.defaults["n"],
+    gs = make_gossip(graph, None if n is None else check_int("n", n, 2), default_n=st.defaults["n"],
                      kappa_W=tg.kappa_W, gossip=kw.get("gossip", "laplacian"), seed=seed, er_p=kw.get("er_p"))
     n = gs.n
     sz = _sizes(family, st, kw, tg)
@@ -164,15 +164,15 @@ def _build_random(family: str, *, n=None, seed=0, kappa_W=None, kappa_f=10.0, ka
     tuning = params["tuning"]
 
     if tg.objective == "quadratic":
-        obj, oinfo = quadratic_objective(lay, tg.kappa_f, _rng(seed, "objective"))
+        obj, oinfo = quadratic_objective(lay, tg.kappa_f, seeded_rng(seed, "objective"))
     elif tg.objective == "logcosh":
-        obj, oinfo = logcosh_objective(lay, tg.kappa_f, _rng(seed, "objective"))
+        obj, oinfo = logcosh_objective(lay, tg.kappa_f, seeded_rng(seed, "objective"))
     else:
         params["samples"] = sz["samples"]
-        obj, oinfo = logistic_objective(lay, tg.kappa_f, _rng(seed, "objective"), sz["samples"])
+        obj, oinfo = logistic_objective(lay, tg.kappa_f, seeded_rng(seed, "objective"), sz["samples"])
     tuning["kappa_f"] = oinfo
 
-    rng_x = _rng(seed, "feasible-point")
+    rng_x = seeded_rng(seed, "feasible-point")
     x0 = [rng_x.standard_normal(d) for _ in range(n)] if st.x else []
     xt0 = rng_x.standard_normal(dt) if st.t else None
 
@@ -187,7 +187,7 @@ def _build_random(family: str, *, n=None, seed=0, kappa_W=None, kappa_f=10.0, ka
 
     problem = MixedProblem(gs.W, obj, lay, edges=gs.adjacency, name=f"{family}(n={n}, seed={seed})",
                            meta={"family": family, "seed": seed}, **kw_p)
-    return _finish(family, variant, problem, targets, seed=seed, params=params, notes=notes,
+    return finish_instance(family, variant, problem, targets, seed=seed, params=params, notes=notes,
                    closed_forms=gs.closed_forms)
 
 

@@ -32,7 +32,7 @@ from mixbounds.instances.graphs import (
     star_adjacency,
     tuned_path,
 )
-from mixbounds.instances.random.common import ROOT_RTOL, _check_int, _rel, _rng
+from mixbounds.instances.random.common import ROOT_RTOL, check_int, rel_gap, seeded_rng
 from scipy.optimize import brentq
 
 GRAPHS = ("path", "ring", "grid", "star", "complete", "er")
@@ -78,7 +78,7 @@ def _adjacency(graph: str, n: int, seed: int, er_p: float | None) -> tuple[sp.cs
         p = min(1.0, 2.0 * np.log(n) / n) if er_p is None else float(er_p)
         if not (0 < p <= 1):
             raise ValueError(f"graph 'er': edge probability er_p must be in (0, 1], got {er_p}")
-        er_seed = int(_rng(seed, "er-graph").integers(2**31))
+        er_seed = int(seeded_rng(seed, "er-graph").integers(2**31))
         return erdos_renyi_adjacency(n, p, er_seed), {"er_p": p, "er_seed": er_seed}
     raise ValueError(f"unknown graph {graph!r} (known: {', '.join(GRAPHS)})")
 
@@ -133,7 +133,7 @@ def make_gossip(graph: str | None, n: int | None, *, default_n: int, kappa_W: fl
         return Gossip(sp.csr_matrix(tp.W), sp.csr_matrix(tp.adjacency), tp.n, "path", "laplacian", info,
                       {f"tuned path: {k}": dict(v, label="app:example_graph") for k, v in tp.closed_forms().items()})
     n = default_n if n is None else n
-    n = _check_int("n", n, 2)
+    n = check_int("n", n, 2)
     adj, ginfo = _adjacency(graph, n, seed, er_p)
     w0 = _base_weights(adj, gossip)
     W0 = _weighted_laplacian(w0)
@@ -169,7 +169,7 @@ def _weaken_cut(w0: sp.csr_matrix, W0: sp.csr_matrix, k0: float, kappa_W: float,
     def W_of(a: float) -> sp.csr_matrix:
         return _weighted_laplacian(w0 - a * w0.multiply(cut_mask))
 
-    if _rel(k0, kappa_W) <= ROOT_RTOL:
+    if rel_gap(k0, kappa_W) <= ROOT_RTOL:
         a = 0.0
     else:
         f = lambda a: np.log(_kappa_dense(W_of(a))) - np.log(kappa_W)  # noqa: E731

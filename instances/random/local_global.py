@@ -13,17 +13,17 @@ from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random.common import (
     COMMON_KW,
     ROOT_RTOL,
-    _check_int,
-    _check_kappa,
-    _check_seed,
-    _check_variant,
-    _orthogonal,
-    _reject_targets,
-    _reject_unknown,
-    _rel,
-    _rng,
+    check_int,
+    check_kappa,
+    check_seed,
+    check_variant,
+    haar_orthogonal,
+    reject_targets,
+    reject_unknown,
+    rel_gap,
+    seeded_rng,
 )
-from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.random.finish import finish_instance
 from mixbounds.instances.random.gossip import make_gossip
 from mixbounds.instances.reference.kkt import reference_solution
 from scipy.optimize import brentq
@@ -71,26 +71,26 @@ def local_global(*, n=None, seed=0, kappa_W=None, kappa_f=100.0, kappa_AC=None, 
     Keywords: ``d`` (4), ``lam`` (0.5), ``gossip``, ``er_p``.
     """
     family = "local-global"
-    seed = _check_seed(seed)
-    _check_variant(family, variant, ("default",))
-    _reject_unknown(family, kw, list(COMMON_KW) + ["d", "lam", "kappa_A"])
-    _reject_targets(family, {
+    seed = check_seed(seed)
+    check_variant(family, variant, ("default",))
+    reject_unknown(family, kw, list(COMMON_KW) + ["d", "lam", "kappa_A"])
+    reject_targets(family, {
         "kappa_AC": (kappa_AC if kappa_AC is not None else kw.get("kappa_A"), "κ̂_A = (1 + n²)/(n + 1) is fixed by the printed constraint"),
         "kappa_C": (kappa_C, "the problem has no local constraints"),
         "kappa_Ct": (kappa_Ct, "the problem has no shared-variable constraints"),
     })
-    kappa_f = _check_kappa("kappa_f", kappa_f)
-    kappa_W = _check_kappa("kappa_W", kappa_W)
-    d = _check_int("d", kw.get("d", 4), 2)
+    kappa_f = check_kappa("kappa_f", kappa_f)
+    kappa_W = check_kappa("kappa_W", kappa_W)
+    d = check_int("d", kw.get("d", 4), 2)
     lam = float(kw.get("lam", 0.5))
     if not (np.isfinite(lam) and lam > 0):
         raise ValueError(f"{family}: lam must be positive and finite, got {kw.get('lam')}")
     sig = lam
     h_min, floor = _lg_h_min(family, kappa_f, lam, sig)
-    gs = make_gossip(graph, None if n is None else _check_int("n", n, 2), default_n=8, kappa_W=kappa_W,
+    gs = make_gossip(graph, None if n is None else check_int("n", n, 2), default_n=8, kappa_W=kappa_W,
                      gossip=kw.get("gossip", "laplacian"), seed=seed, er_p=kw.get("er_p"))
     n = gs.n
-    Hs, hs = _lg_local_models(n, d, h_min, _rng(seed, "local-global"))
+    Hs, hs = _lg_local_models(n, d, h_min, seeded_rng(seed, "local-global"))
     obj, lay = _lg_objective(Hs, hs, lam, sig, d)
     I = np.eye(d)
     A = [np.hstack([I, -n * I])] + [I.copy() for _ in range(n - 1)]
@@ -109,11 +109,11 @@ def local_global(*, n=None, seed=0, kappa_W=None, kappa_f=100.0, kappa_AC=None, 
               "tuning": {"kappa_f": f"h_min of H_i found by Brent's method (floor {floor:.6g} at h_min = 1)",
                          "kappa_W": gs.info.get("tuning"), "kappa_A": "closed form (1 + n^2)/(n + 1), not tunable"}}
     notes = ["local-global: node 0 holds (x_0, z); shared x~ is the consensus copy of z used in the penalties (exact reformulation)."]
-    inst = _finish(family, variant, problem, targets, seed=seed, params=params, notes=notes, closed_forms=closed,
+    inst = finish_instance(family, variant, problem, targets, seed=seed, params=params, notes=notes, closed_forms=closed,
                    findings=[_lg_finding(lam)])
     cf = inst.closed_forms["kappa_A = (1 + n^2)/(n + 1)"]
     cf["computed"] = inst.realized.get("kappa_A")
-    cf["holds"] = bool(cf["computed"] is not None and _rel(cf["computed"], kA) <= 1e-9)
+    cf["holds"] = bool(cf["computed"] is not None and rel_gap(cf["computed"], kA) <= 1e-9)
     return inst
 
 
@@ -123,7 +123,7 @@ def _lg_h_min(family: str, kappa_f: float, lam: float, sig: float) -> tuple[floa
     if kappa_f < floor * (1 - ROOT_RTOL):
         raise ValueError(f"{family}: kappa_f = {kappa_f:g} is below {floor:.6g}, the smallest κ_f of this family with lam = {lam:g} "
                          "(all H_i = I); the penalty blocks alone have this condition number")
-    if _rel(floor, kappa_f) <= ROOT_RTOL:
+    if rel_gap(floor, kappa_f) <= ROOT_RTOL:
         return 1.0, floor
     f = lambda s: np.log(_lg_kappa(np.exp(s), lam, sig)) - np.log(kappa_f)  # noqa: E731
     s_lo = -1.0
@@ -141,7 +141,7 @@ def _lg_local_models(n: int, d: int, h_min: float, rng: np.random.Generator) -> 
         ev = np.exp(rng.uniform(np.log(h_min), 0.0, d)) if h_min < 1 else np.ones(d)
         if i in (0, 1):  # both ends at node 0 (3×3 blocks) and node 1 (2×2 blocks)
             ev[0], ev[-1] = h_min, 1.0
-        U = _orthogonal(d, rng)
+        U = haar_orthogonal(d, rng)
         H = (U * ev) @ U.T
         Hs.append(0.5 * (H + H.T))
         hs.append(rng.standard_normal(d))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import LogCoshObjective, LogisticObjective, QuadraticObjective
-from mixbounds.instances.random.common import _orthogonal
+from mixbounds.instances.random.common import haar_orthogonal
 
 
 def _spectra(layout: Layout, kappa_f: float, rng: np.random.Generator):
@@ -36,7 +36,7 @@ def _spectra(layout: Layout, kappa_f: float, rng: np.random.Generator):
             j = -1 if (i, "min") in ends else 0
             ev[j] = kappa_f
             fixed.append(j % k)
-        U = _orthogonal(k, rng)
+        U = haar_orthogonal(k, rng)
         out.append((ev, fixed, U, rng.standard_normal(k)))
     return out
 

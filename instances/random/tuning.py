@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 from mixbounds.bounds.spectral import ZERO_RTOL
-from mixbounds.instances.random.common import ROOT_RTOL, _orthogonal, _rel
+from mixbounds.instances.random.common import ROOT_RTOL, haar_orthogonal, rel_gap
 from scipy.optimize import brentq
 
 
@@ -75,10 +75,10 @@ def frame_base(m: int, ranks: Sequence[int], rng: np.random.Generator) -> list[n
     ``r_i >= m``: ``B⁰_i B⁰_iᵀ = I``; ``r_i < m``: a coordinate projection of rank ``r_i``,
     the ranks spread as evenly over the ``m`` directions as the sizes allow.
     """
-    O = _orthogonal(m, rng)
+    O = haar_orthogonal(m, rng)
     out, off = [], 0
     for r in ranks:
-        R = _orthogonal(r, rng)
+        R = haar_orthogonal(r, rng)
         if r >= m:
             B = np.hstack([O, np.zeros((m, r - m))]) @ R
         else:
@@ -113,7 +113,7 @@ def tune_group(X0: list[np.ndarray], XG: list[np.ndarray], projs, target: float 
             f"{label} = {target:g} is below {k0:.6g}, the smallest value this family reaches with these sizes "
             f"(frame base; in general κ̂ >= n·rank(S)/Σ_i rank(B_i)): increase the block ranks or lower the row dimension"
         )
-    if _rel(k0, target) <= ROOT_RTOL:
+    if rel_gap(k0, target) <= ROOT_RTOL:
         return _Tuned(blend(0.0), {"tuning": "frame base", "h": 0.0, "t": 1.0, "floor": k0})
     XG1 = blend(1.0)
     kG = group_ratio(XG1, projs)
@@ -145,8 +145,8 @@ def tune_group(X0: list[np.ndarray], XG: list[np.ndarray], projs, target: float 
         X = scaled(s)
         info.update(tuning="stage 2: Gaussian blocks, weak direction scaled by t (Brent on log t)", h=1.0, t=float(np.exp(s)))
     achieved = group_ratio(X, projs)
-    if _rel(achieved, target) > ROOT_RTOL:
-        raise ValueError(f"{label}: root finding reached {achieved:.12g}, target {target:.12g} (relative error {_rel(achieved, target):.1e})")
-    info["internal_relative_error"] = _rel(achieved, target)
+    if rel_gap(achieved, target) > ROOT_RTOL:
+        raise ValueError(f"{label}: root finding reached {achieved:.12g}, target {target:.12g} (relative error {rel_gap(achieved, target):.1e})")
+    info["internal_relative_error"] = rel_gap(achieved, target)
     return _Tuned(X, info)
 

@@ -14,16 +14,16 @@ from mixbounds.instances.objectives import LogisticObjective, QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random.common import (
     COMMON_KW,
-    _check_int,
-    _check_kappa,
-    _check_seed,
-    _check_variant,
-    _reject_targets,
-    _reject_unknown,
-    _rel,
-    _rng,
+    check_int,
+    check_kappa,
+    check_seed,
+    check_variant,
+    reject_targets,
+    reject_unknown,
+    rel_gap,
+    seeded_rng,
 )
-from mixbounds.instances.random.finish import _finish
+from mixbounds.instances.random.finish import finish_instance
 from mixbounds.instances.random.gossip import make_gossip
 
 
@@ -58,27 +58,27 @@ def vertical_fl(*, n=None, seed=0, kappa_W=None, kappa_f=10.0, kappa_AC=None, ka
     Keywords: ``samples`` (5), ``features`` (4), ``out_dim`` (1), ``noise`` (0.1), ``gossip``, ``er_p``.
     """
     family = "vertical-fl"
-    seed = _check_seed(seed)
-    _check_variant(family, variant, ("default", "logistic"))
-    _reject_unknown(family, kw, list(COMMON_KW) + ["samples", "features", "out_dim", "noise", "kappa_A"])
-    _reject_targets(family, {
+    seed = check_seed(seed)
+    check_variant(family, variant, ("default", "logistic"))
+    reject_unknown(family, kw, list(COMMON_KW) + ["samples", "features", "out_dim", "noise", "kappa_A"])
+    reject_targets(family, {
         "kappa_AC": (kappa_AC if kappa_AC is not None else kw.get("kappa_A"),
                      "κ̂_A of the VFL constraint is fixed by the features and the −I blocks of Z; it is reported, not tuned"),
         "kappa_C": (kappa_C, "the VFL problem has no local constraints"),
         "kappa_Ct": (kappa_Ct, "the VFL problem has no shared-variable constraints (only consensus)"),
     })
-    kappa_f = _check_kappa("kappa_f", kappa_f, allow_one=False)
-    kappa_W = _check_kappa("kappa_W", kappa_W)
-    samples = _check_int("samples", kw.get("samples", 5), 1)
-    features = _check_int("features", kw.get("features", 4), 1)
-    c = _check_int("out_dim", kw.get("out_dim", 1), 1)
+    kappa_f = check_kappa("kappa_f", kappa_f, allow_one=False)
+    kappa_W = check_kappa("kappa_W", kappa_W)
+    samples = check_int("samples", kw.get("samples", 5), 1)
+    features = check_int("features", kw.get("features", 4), 1)
+    c = check_int("out_dim", kw.get("out_dim", 1), 1)
     noise = float(kw.get("noise", 0.1))
     if variant == "logistic" and c != 1:
         raise ValueError(f"{family}: variant 'logistic' needs out_dim = 1, got {c}")
-    gs = make_gossip(graph, None if n is None else _check_int("n", n, 2), default_n=6, kappa_W=kappa_W,
+    gs = make_gossip(graph, None if n is None else check_int("n", n, 2), default_n=6, kappa_W=kappa_W,
                      gossip=kw.get("gossip", "laplacian"), seed=seed, er_p=kw.get("er_p"))
     n = gs.n
-    F, Y = _vfl_data(n, samples, features, c, noise, variant, _rng(seed, "vfl-data"))
+    F, Y = _vfl_data(n, samples, features, c, noise, variant, seeded_rng(seed, "vfl-data"))
     A = _vfl_coupling(F, samples, c)
     N = n * samples
     d_i = (features + samples) * c
@@ -102,7 +102,7 @@ def vertical_fl(*, n=None, seed=0, kappa_W=None, kappa_f=10.0, kappa_AC=None, ka
         "x_i = (vec X_i row-major (features x out_dim), vec Z_i row-major (samples x out_dim)).",
     ]
     closed.update(gs.closed_forms)
-    return _finish(family, variant, problem, targets, seed=seed, params=params, notes=notes, closed_forms=closed)
+    return finish_instance(family, variant, problem, targets, seed=seed, params=params, notes=notes, closed_forms=closed)
 
 
 def _vfl_data(n: int, samples: int, features: int, c: int, noise: float, variant: str, rng: np.random.Generator):
@@ -149,7 +149,7 @@ def _vfl_squared(Y, n: int, samples: int, features: int, c: int, kappa_f: float,
     oinfo = {"type": "quadratic", "rho": rho, "tuning": "rho = (samples + 1)/(kappa_f - 1): spectrum {rho, 1+rho, samples+1+rho}"}
     closed = {"Q_i spectrum {ρ, 1+ρ, samples+1+ρ} ⇒ κ_f": {
         "printed": (samples + 1 + rho) / rho, "computed": obj.L / obj.mu,
-        "holds": bool(_rel(obj.L / obj.mu, (samples + 1 + rho) / rho) <= 1e-10), "label": "ass:smooth_and_str_convex_of_f_i"}}
+        "holds": bool(rel_gap(obj.L / obj.mu, (samples + 1 + rho) / rho) <= 1e-10), "label": "ass:smooth_and_str_convex_of_f_i"}}
     return obj, oinfo, closed
 
 

@@ -35,11 +35,11 @@ from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.reference.min_norm import min_norm_quadratic_solution
 from mixbounds.instances.reference.saddle_point import (
     KKT_RTOL,
-    _kkt_solver,
-    _residual,
     constraint_system,
     copy_map,
     factored_constraints,
+    kkt_solver,
+    relative_kkt_residual,
 )
 from mixbounds.instances.reference.saddle_point import copy_weights as copy_weights  # re-exported
 from mixbounds.instances.reference.saddle_point import layout_copy_map as layout_copy_map  # re-exported
@@ -69,7 +69,7 @@ def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newt
     problem : MixedProblem
         With a smooth objective.
     tol : float
-        Required relative KKT residual (:func:`~mixbounds.instances.reference.saddle_point._residual`).
+        Required relative KKT residual (:func:`~mixbounds.instances.reference.saddle_point.relative_kkt_residual`).
     max_newton : int
         Newton steps at most (non-quadratic objectives).
 
@@ -97,7 +97,7 @@ def reference_solution(problem: MixedProblem, *, tol: float = KKT_RTOL, max_newt
     nv = E.shape[1]
     if quadratic:
         H = sp.csr_matrix(E.T @ obj.Q @ E)
-        kkt = _kkt_solver(H, G, problem.layout.dt, rows)
+        kkt = kkt_solver(H, G, problem.layout.dt, rows)
         sol = kkt.solve(np.concatenate([E.T @ obj.q, h]))
         return _checked(problem, system, sol[:nv], sol[nv:], kkt.name, tol)
     v, lam, steps = _newton(problem, system, rows, max_newton)
@@ -114,12 +114,12 @@ def _newton(problem: MixedProblem, system: tuple, rows, max_newton: int) -> tupl
     def grad_v(v):
         return E.T @ obj.grad(E @ v)
 
-    kkt0 = _kkt_solver(sp.eye(nv, format="csr"), G, 0, rows)
+    kkt0 = kkt_solver(sp.eye(nv, format="csr"), G, 0, rows)
     v = kkt0.solve(np.concatenate([np.zeros(nv), h]))[:nv]
     for it in range(max_newton):
         g = grad_v(v)
         H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
-        kkt = _kkt_solver(H, G, lay.dt, rows)
+        kkt = kkt_solver(H, G, lay.dt, rows)
         sol = kkt.solve(np.concatenate([-g, np.zeros(nc)]))
         dv = sol[:nv]
         t, f0 = 1.0, obj.value(E @ v)
@@ -135,7 +135,7 @@ def _newton(problem: MixedProblem, system: tuple, rows, max_newton: int) -> tupl
     # multipliers at the final point
     g = grad_v(v)
     H = sp.csr_matrix(E.T @ obj.hessian(E @ v) @ E)
-    lam = _kkt_solver(H, G, lay.dt, rows).solve(np.concatenate([-g, np.zeros(nc)]))[nv:]
+    lam = kkt_solver(H, G, lay.dt, rows).solve(np.concatenate([-g, np.zeros(nc)]))[nv:]
     return v, lam, it + 1
 
 
@@ -146,7 +146,7 @@ def _checked(problem: MixedProblem, system: tuple, v: np.ndarray, lam: np.ndarra
     obj, lay = problem.objective, problem.layout
     E, G, h = system
     nv = E.shape[1]
-    res = _residual(E.T @ obj.grad(E @ v), E.T @ obj.grad(E @ np.zeros(nv)), G, lam, v, h)
+    res = relative_kkt_residual(E.T @ obj.grad(E @ v), E.T @ obj.grad(E @ np.zeros(nv)), G, lam, v, h)
     if not np.isfinite(res) or res > tol:
         raise ValueError(f"reference solution: relative KKT residual {res:.2e} exceeds {tol:.0e} ({method})")
     return Reference(u=E @ v, x=v[: lay.dx], xt=v[lay.dx:], kkt_residual=res, method=method, multipliers=lam)

@@ -33,7 +33,7 @@ the node blocks are one batched product when all ``F_i`` have one shape and are 
 arrays of ``H`` in ``v``, whose index structure is fixed (``x_i``-rows: the block of node ``i`` and the ``x̃``
 columns; ``x̃``-rows: every column, the ``x̃x̃`` part summed over the nodes); otherwise a loop over nodes and
 ``Eᵀ(·)E`` of the u-layout matrix.  The saddle-point matrix is factored once per iteration (:func:`_kkt`) by
-:func:`mixbounds.instances.reference.kkt._kkt_solver` while it is small (direct SuperLU), above that by
+:func:`mixbounds.instances.reference.kkt.kkt_solver` while it is small (direct SuperLU), above that by
 :class:`mixbounds.instances.reference.deflated_kkt.DeflatedKKT` (node blocks inverted, the near-null directions of the blocks that a
 vertex of the LP leaves singular moved with ``x̃`` and ``λ`` into a small border system: nothing regularised), or,
 when that border would be too large or ``H`` has no node blocks, the Schur complement over the block/arrow Cholesky
@@ -72,14 +72,14 @@ from mixbounds.instances.reference.block_elimination import eliminate as elimina
 from mixbounds.instances.reference.block_elimination import row_blocks
 from mixbounds.instances.reference.hessian_factor import BlockCholesky
 from mixbounds.instances.reference.saddle_point import (
-    _KKT,
     REFINE_STALL,
-    _kkt_solver,
-    _refine,
-    _Saddle,
+    KKTFactor,
+    SaddleOperator,
     constraint_system,
     copy_weights,
+    kkt_solver,
     layout_copy_map,
+    refine_solve,
 )
 
 #: default stopping tolerance (every relative residual, the gap and the complementarity)
@@ -272,9 +272,9 @@ KKT_CHOICES = ("auto", "deflated")
 
 
 def _kkt(H: sp.csr_matrix, G: sp.csr_matrix, border: int, cache: dict, choice: str = "auto"):
-    """The KKT solver of one iteration: :class:`mixbounds.instances.reference.deflated_kkt.DeflatedKKT` where :func:`_kkt_solver` would
+    """The KKT solver of one iteration: :class:`mixbounds.instances.reference.deflated_kkt.DeflatedKKT` where :func:`kkt_solver` would
     take its Schur-complement path (or always, ``choice="deflated"``) and ``H`` is block diagonal up to the border (its
-    singular node blocks are deflated, never regularised), else :func:`_kkt_solver`.  ``cache``: the node blocks of
+    singular node blocks are deflated, never regularised), else :func:`kkt_solver`.  ``cache``: the node blocks of
     ``H`` (fixed pattern), found once."""
     nv, nc = H.shape[0], G.shape[0]
     large = H.nnz + 2 * G.nnz + nc > _reference.KKT_DIRECT_MAX_NNZ
@@ -283,16 +283,16 @@ def _kkt(H: sp.csr_matrix, G: sp.csr_matrix, border: int, cache: dict, choice: s
             cache["parts"] = BlockCholesky.parts(H[: nv - border][:, : nv - border] if border else H)
         if cache["parts"] is not None:
             try:
-                return deflated_kkt.DeflatedKKT(H, G, border, cache["parts"], _Saddle(H, G) if nc else H)
+                return deflated_kkt.DeflatedKKT(H, G, border, cache["parts"], SaddleOperator(H, G) if nc else H)
             except deflated_kkt.BorderTooLarge:
                 pass  # more deflated directions than the border system takes: the Schur path (and regularisation)
-    return _kkt_solver(H, G, border)
+    return kkt_solver(H, G, border)
 
 
 class _Scaled:
     """The KKT system of one iteration, symmetrically scaled and factored.
 
-    ``_kkt_solver`` regularises its (2,2) block by ``KKT_DELTA`` times the largest entry of ``H`` (or of ``G``
+    ``kkt_solver`` regularises its (2,2) block by ``KKT_DELTA`` times the largest entry of ``H`` (or of ``G``
     squared); late in an IPM ``H`` has entries of order ``Θ_max`` ~ 10¹² and that δ swamped ``G H⁻¹ Gᵀ`` (its
     refinement then stalled: constraint and dual residuals stuck).  With the Jacobi scaling ``H ← SHS``
     (``S = diag(H)^{-1/2}``) and rows of ``GS`` of unit norm the same δ is 1e-10 of a unit diagonal; the
@@ -314,7 +314,7 @@ class _Scaled:
         self.kkt = _kkt(H, Gs, border, {} if cache is None else cache, choice)
         self.shift_s = shift_s
         self.nv = Hs.shape[0]
-        self.direct = isinstance(self.kkt, _KKT)
+        self.direct = isinstance(self.kkt, KKTFactor)
         self.name = self.kkt.name
 
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
@@ -339,7 +339,7 @@ class _Scaled:
             r[:nv] += self.GS.T @ r[nv:][self.local]
             return base(r)
 
-        xs = _refine(once, self, b, stall=REFINE_STALL)
+        xs = refine_solve(once, self, b, stall=REFINE_STALL)
         nb = max(np.linalg.norm(b), SCALE_FLOOR)
         rr = float(np.linalg.norm(b - self @ xs) / nb)
         if rr > SOLVE_RTOL and np.all(np.isfinite(xs)):
@@ -440,6 +440,44 @@ def lad_interior_point(problem_sk: MixedProblem, feats, ys, mu: float, *, tol: f
     return {"u": layout_copy_map(lay) @ v, "v": v, "info": info}
 
 
+def _not_converged(trace: list, hist: dict, max_iter: int, tol: float) -> NotConverged:
+    """The error of a run that spent ``max_iter`` iterations: its last relative residuals against ``tol``."""
+    return NotConverged(trace,
+        f"sparse LAD interior point did not converge in {max_iter} iterations: relative residuals primal "
+        f"{hist['primal_residual_data']:.1e} (data) / {hist['primal_residual_constraints']:.1e} (constraints), "
+        f"dual {hist['dual_residual']:.1e}, duality gap {hist['duality_gap']:.1e}, complementarity "
+        f"{hist['complementarity']:.1e} (tolerance {tol:g})")
+
+
+def _predictor(nodes: _Nodes, theta: np.ndarray, mu: float, levels: tuple, lvl: int, system: tuple, st: tuple,
+               res: dict) -> tuple:
+    """Factor the KKT system of this iteration and take the predictor (affine-scaling) direction, raising the primal
+    regularisation ``levels[lvl]`` while a factorisation is refused or (Schur path) too inaccurate even for GMRES.
+    ``system``: ``(G, border, local rows, node-block cache, kkt_choice)`` of :class:`_Scaled`.  Returns
+    ``(kkt, solve, solve residuals, direction, lvl)``: ``solve`` records each solve's residual for the corrector."""
+    p, q, s_p, s_q = st
+    solve_res: list = []
+    while True:
+        try:
+            kkt = _Scaled(*nodes.hessian(theta, mu, levels[lvl]), *system)
+        except ValueError:  # a node block or the Schur complement not numerically positive definite
+            if lvl + 1 == len(levels):
+                raise
+            lvl += 1
+            continue
+
+        def solve(rhs, kkt=kkt):
+            sol, rr = kkt.solve(rhs)
+            solve_res.append(rr)
+            return sol
+
+        # predictor (affine scaling): complementarity targets 0
+        d = _direction(nodes, solve, theta, st, res, -p * s_p, -q * s_q)
+        if kkt.direct or solve_res[-1] <= SOLVE_RTOL or lvl + 1 == len(levels):
+            return kkt, solve, solve_res, d, lvl
+        lvl += 1  # Schur path: the factorisation went through but is too inaccurate even for GMRES
+
+
 def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, tol: float, max_iter: int,
            kkt_choice: str = "auto") -> dict:
     """The interior point of the module docstring on the layout ``lay`` and the constraints ``G v = h``."""
@@ -485,33 +523,11 @@ def _solve(lay: Layout, G: sp.csr_matrix, h: np.ndarray, feats, ys, mu: float, t
         if max(hist.values()) <= tol:
             break
         if it == max_iter:
-            raise NotConverged(trace,
-                f"sparse LAD interior point did not converge in {max_iter} iterations: relative residuals primal "
-                f"{hist['primal_residual_data']:.1e} (data) / {hist['primal_residual_constraints']:.1e} (constraints), "
-                f"dual {hist['dual_residual']:.1e}, duality gap {hist['duality_gap']:.1e}, complementarity "
-                f"{hist['complementarity']:.1e} (tolerance {tol:g})")
+            raise _not_converged(trace, hist, max_iter, tol)
         st = (p, q, s_p, s_q)
         theta = 1.0 / (p / s_p + q / s_q)
-        solve_res = []
-        while True:
-            try:
-                kkt = _Scaled(*nodes.hessian(theta, mu, levels[lvl]), G, lay.dt, local, cache, kkt_choice)
-            except ValueError:  # a node block or the Schur complement not numerically positive definite
-                if lvl + 1 == len(levels):
-                    raise
-                lvl += 1
-                continue
-
-            def solve(rhs, kkt=kkt):
-                sol, rr = kkt.solve(rhs)
-                solve_res.append(rr)
-                return sol
-
-            # predictor (affine scaling): complementarity targets 0
-            d = _direction(nodes, solve, theta, st, res, -p * s_p, -q * s_q)
-            if kkt.direct or solve_res[-1] <= SOLVE_RTOL or lvl + 1 == len(levels):
-                break
-            lvl += 1  # Schur path: the factorisation went through but is too inaccurate even for GMRES
+        kkt, solve, solve_res, d, lvl = _predictor(nodes, theta, mu, levels, lvl, (G, lay.dt, local, cache, kkt_choice),
+                                                   st, res)
         factor = kkt.name + (f", regularised {levels[lvl]:g}" if lvl else "")
         ap, ad = _steps(st, d, mu)
         mean = comp / (2 * nr)

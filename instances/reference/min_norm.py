@@ -12,7 +12,7 @@ Up to :data:`DENSE_REFERENCE_MAX` unknowns and multipliers (:func:`min_norm_quad
 the singular KKT system by dense least squares, then its component along the solution set ``v₀ + N`` removed in
 the D-metric (``N`` from an SVD whose rank cut ``1e-10`` lies far between the exact zeros, ~1e-16, and the
 smallest nonzero singular value).  That route is cubic in the size.  Above it, with one factorisation of the strongly convex KKT matrix
-``[[H + νD, Gᵀ], [G, 0]]`` (the structured solver of :func:`mixbounds.instances.reference.saddle_point._kkt_solver`), the
+``[[H + νD, Gᵀ], [G, 0]]`` (the structured solver of :func:`mixbounds.instances.reference.saddle_point.kkt_solver`), the
 proximal-point steps
 
     w_{j+1} = argmin F(E v) + (ν/2)‖v − w_j‖²_D   s.t.  G v = h,      w₀ = 0,
@@ -40,11 +40,11 @@ from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.reference.saddle_point import (
     KKT_RTOL,
     REFINE_STALL,
-    _kkt_solver,
-    _residual,
     constraint_system,
     copy_map,
     copy_weights,
+    kkt_solver,
+    relative_kkt_residual,
 )
 
 #: proximal weight ν relative to L_f: each step contracts the complement of N by ν/(ν + λ); smaller ν converges
@@ -124,7 +124,7 @@ def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None
     nv, nc = H.shape[0], G.shape[0]
     Dm = copy_weights(lay)
     nu = PROX_NU * float(obj.L) if nu is None else float(nu)
-    kkt = _kkt_solver(sp.csr_matrix(H + sp.diags(nu * Dm)), G, lay.dt)
+    kkt = kkt_solver(sp.csr_matrix(H + sp.diags(nu * Dm)), G, lay.dt)
     w = np.zeros(nv) if start is None else np.asarray(start, dtype=float).copy()
     alpha, beta = np.zeros(nv), np.zeros(nc)
     lam_prev = None
@@ -160,7 +160,7 @@ def proximal_min_norm_solution(problem: MixedProblem, *, nu: float | None = None
     Dv, Ha, Gb = Dm * w, H @ alpha, (G.T @ beta if nc else np.zeros(nv))
     cert = float(np.linalg.norm(Dv - Ha - Gb) / max(np.linalg.norm(Dv) + np.linalg.norm(Ha) + np.linalg.norm(Gb), SCALE_FLOOR))
     # the KKT residual of (P) itself (the proximal term is gone at the fixed point)
-    kkt_res = _residual(H @ w - g, -g, G, lam_prev if nc else np.zeros(0), w, h)
+    kkt_res = relative_kkt_residual(H @ w - g, -g, G, lam_prev if nc else np.zeros(0), w, h)
     if not kkt_res <= KKT_RTOL:
         raise ValueError(f"convex reference: relative KKT residual {kkt_res:.2e} exceeds {KKT_RTOL:g} "
                          f"after {steps} proximal steps")

@@ -19,7 +19,7 @@ refined the same way, unless that complement is too large to form and the whole 
 :data:`KKT_DIRECT_BEFORE_MINRES_NNZ` (then SuperLU is tried first: MINRES on a Schur complement of millions of
 rows is far slower).  ``H`` itself is
 factored by its structure (:mod:`mixbounds.instances.reference.hessian_factor`: block diagonal without a shared
-variable, arrow-shaped with one), SuperLU otherwise.  :func:`_residual` is the relative KKT residual every
+variable, arrow-shaped with one), SuperLU otherwise.  :func:`relative_kkt_residual` is the relative KKT residual every
 reference is checked with (:data:`KKT_RTOL`); :mod:`mixbounds.instances.reference.kkt` is the front door.
 """
 
@@ -91,7 +91,7 @@ def constraint_system(problem: MixedProblem) -> tuple[sp.csr_matrix, np.ndarray]
     return sp.csr_matrix(sp.vstack(rows)), np.concatenate(rhs)
 
 
-def _refine(once, K0: sp.csr_matrix, rhs: np.ndarray, *, stall: float | None) -> np.ndarray:
+def refine_solve(once, K0: sp.csr_matrix, rhs: np.ndarray, *, stall: float | None) -> np.ndarray:
     """Iterative refinement of ``K0 sol = rhs`` with the approximate solve ``once``: at most
     :data:`REFINE_STEPS` corrections, until the residual is 1e-15 of ``rhs``; with ``stall``, also
     until a correction shrinks the residual by less than that factor (the better iterate is kept)."""
@@ -118,7 +118,7 @@ def copy_weights(layout) -> np.ndarray:
     return np.concatenate([np.ones(layout.dx), np.full(layout.dt, float(layout.n))])
 
 
-class _Saddle:
+class SaddleOperator:
     """``K0 = [[H, Gᵀ], [G, 0]]`` applied block by block (``K0 @ x``), never assembled: at 10⁶ variables the
     assembled copy (sp.bmat) took 126 s of a reference's 604 s and as much memory as ``H``."""
 
@@ -132,7 +132,7 @@ class _Saddle:
         return np.concatenate([self.H @ v + self.Gt @ lam, self.G @ v])
 
 
-class _KKT:
+class KKTFactor:
     """Factorisation of ``[[H, Gᵀ], [G, −δI]]`` and refined solves of the δ = 0 system.
 
     Interface shared with :class:`_SchurKKT` (and used by :mod:`mixbounds.instances.reference.lad_interior_point`): ``K0`` (the
@@ -158,9 +158,9 @@ class _KKT:
         self.once = self.lu.solve
 
     def solve(self, rhs: np.ndarray, stall: float | None = None, guess: np.ndarray | None = None) -> np.ndarray:
-        """Refined solve; ``stall`` as in :func:`_refine` (default: refine to the floor or the step cap);
+        """Refined solve; ``stall`` as in :func:`refine_solve` (default: refine to the floor or the step cap);
         ``guess`` is accepted for the interface of :class:`_SchurKKT` (a factorisation needs none)."""
-        sol = _refine(self.lu.solve, self.K0, rhs, stall=stall)
+        sol = refine_solve(self.lu.solve, self.K0, rhs, stall=stall)
         if not np.all(np.isfinite(sol)):
             raise ValueError("reference solution: the KKT solve produced non-finite values")
         return sol
@@ -176,7 +176,7 @@ class _SchurKKT:
     PSD, singular when constraints are redundant; consistent, so MINRES converges in its range):
     ``S`` is formed densely when it has at most :data:`SCHUR_DENSE_MAX` rows (its pseudo-inverse from
     one eigendecomposition, eigenvalues below the rank cut-off of ``lstsq`` dropped), else applied as an
-    operator.  The same residual-driven refinement as :class:`_KKT` follows, stopped once a step no
+    operator.  The same residual-driven refinement as :class:`KKTFactor` follows, stopped once a step no
     longer shrinks the residual by :data:`REFINE_STALL` (each step is a full Schur solve; a 2·10⁵-variable
     random-mixed reference ran all 60 steps at the rounding floor); :func:`reference_solution` then
     checks the KKT residual, so an inaccurate solve is an error.
@@ -197,7 +197,7 @@ class _SchurKKT:
             except RuntimeError as exc:
                 raise ValueError(f"reference solution: the Hessian is singular ({exc}); is the objective strongly "
                                  f"convex?") from exc
-        self.K0 = _Saddle(H, G) if self.nc else sp.csr_matrix(H)
+        self.K0 = SaddleOperator(H, G) if self.nc else sp.csr_matrix(H)
         self.S_pinv = None
         if 0 < self.nc <= SCHUR_DENSE_MAX:
             Gt = sp.csc_matrix(G.T)
@@ -235,28 +235,28 @@ class _SchurKKT:
             lam0, pending[0] = pending[0], None
             return self.once(r, lam0)
 
-        sol = _refine(once, self.K0, rhs, stall=stall)
+        sol = refine_solve(once, self.K0, rhs, stall=stall)
         if not np.all(np.isfinite(sol)):
             raise ValueError("reference solution: the Schur-complement KKT solve produced non-finite values")
         return sol
 
 
-def _kkt_solver(H: sp.csr_matrix, G: sp.csr_matrix, border: int = 0, rows: FactoredRows | None = None):
+def kkt_solver(H: sp.csr_matrix, G: sp.csr_matrix, border: int = 0, rows: FactoredRows | None = None):
     """The direct factorisation of the KKT matrix while it is small enough, else :class:`_SchurKKT`
     (``border``: the shared variable's trailing rows of ``H``).  A Schur complement too large to form
     (MINRES) is avoided while the whole KKT matrix may still factor (:data:`KKT_DIRECT_BEFORE_MINRES_NNZ`)."""
     nnz = H.nnz + 2 * G.nnz + G.shape[0]
     if nnz <= KKT_DIRECT_MAX_NNZ:
-        return _KKT(H, G)
+        return KKTFactor(H, G)
     if G.shape[0] > SCHUR_DENSE_MAX and nnz <= KKT_DIRECT_BEFORE_MINRES_NNZ:
         try:
-            return _KKT(H, G)
+            return KKTFactor(H, G)
         except MemoryError:
             pass  # SuperLU: "Not enough memory to perform factorization"
     return _SchurKKT(H, G, border, rows)
 
 
-def _residual(grad_v: np.ndarray, grad_0: np.ndarray, G, lam: np.ndarray, v: np.ndarray, h: np.ndarray) -> float:
+def relative_kkt_residual(grad_v: np.ndarray, grad_0: np.ndarray, G, lam: np.ndarray, v: np.ndarray, h: np.ndarray) -> float:
     """‖(∇F + Gᵀλ, Gv − h)‖ relative to the size of the terms that cancel in it.
 
     The gradient's scale is ``‖∇F(v) − ∇F(0)‖ + ‖∇F(0)‖`` (for a quadratic,

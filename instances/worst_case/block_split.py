@@ -40,8 +40,7 @@ from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.realized import realized_kappas
-from mixbounds.instances.worst_case.common import chain_length, k_eps, rho_from_shift
-from mixbounds.instances.worst_case.consensus import _reject
+from mixbounds.instances.worst_case.common import chain_length, k_eps, reject_unused, rho_from_shift
 from mixbounds.instances.worst_case.split_gradient import split_blocks
 
 #: where the block chain sits and which matrix joins its blocks (module docstring)
@@ -74,7 +73,7 @@ def build(*, kappa_W: float, kappa_f: float, kappa_b: float = 10.0, where: str =
           mu_f: float = 1.0, chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
     """The block-split chain (module docstring) on the tuned path of ``κ_W``, its blocks on a tuned path of
     ``κ_b`` (``l = 3m`` blocks), joined by the matrix of ``where`` (:data:`WHERE`)."""
-    _reject(unused, "block-split")
+    reject_unused(unused, "block-split")
     if where not in WHERE:
         raise ValueError(f"block-split: where must be one of {', '.join(WHERE)}, got {where!r}")
     if not kappa_f > 1:
@@ -120,7 +119,7 @@ def build_network(*, kappa_W: float, kappa_f: float, where: str = "shared", eps:
     (``where="shared"``, no constraint: a member of the shared and mixed classes with ``C̃ = 0``) or every node's
     ``x_i`` agreed through the coupled rows ``A_i = D_{:,i} ⊗ I_K`` of the path's incidence ``D`` (``"coupled"``: a
     member of the coupled and coupled + local classes); every chain index crosses the path by communication."""
-    _reject(unused, "network-split")
+    reject_unused(unused, "network-split")
     if where not in ("shared", "coupled"):
         raise ValueError(f"network-split: where must be 'shared' or 'coupled', got {where!r}")
     if not kappa_f > 1:

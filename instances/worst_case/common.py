@@ -78,6 +78,21 @@ def check_printed_params(params: dict) -> None:
         raise ValueError(f"ε = {float(eps):g} must be in [{EPS_MIN:g}, 1) (the chain length grows as log(1/ε))")
 
 
+def reject_unused(unused: dict, fam: str) -> None:
+    """Refuse the parameters a construction was given but does not use (``seed`` and ``n`` are always allowed).
+
+    Parameters
+    ----------
+    unused : dict
+        Parameter name → value for the parameters family ``fam`` ignores; ``None`` means not given.
+    fam : str
+        The family's name, for the error message.
+    """
+    bad = {k: v for k, v in unused.items() if v is not None and k not in ("seed", "n")}
+    if bad:
+        raise ValueError(f"{fam}: parameters {sorted(bad)} do not apply to this family")
+
+
 def rho_from_shift(a2: float) -> float:
     """Root ``ρ ∈ (0, 1)`` of ``ρ + 1/ρ = 2 + a2`` (the solution ratio of ``(M + a2 I) z = e_1``)."""
     if a2 <= 0:

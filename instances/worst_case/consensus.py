@@ -35,6 +35,7 @@ from mixbounds.instances.worst_case.common import (
     k_eps,
     nesterov_M,
     pair_block_matrix,
+    reject_unused,
     rho_from_shift,
 )
 
@@ -44,7 +45,7 @@ def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "
     """Scaman et al.'s consensus instance with tuned ``κ_W`` and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"consensus: unknown variant {variant!r} (known: printed)")
-    _reject(unused, "consensus")
+    reject_unused(unused, "consensus")
     if not kappa_f > 1:
         raise ValueError(f"consensus: κ_f must be > 1, got {kappa_f}")
     tp = tuned_path(kappa_W)
@@ -100,9 +101,3 @@ def check_solution(inst: Instance, x_star: np.ndarray) -> dict:
                                                statement="consecutive components of θ* decay by ρ"),
         "theta*_1 = rho": closed_form("scaman2017optimal", rho, theta[0], rtol=RTOL_ITERATIVE, statement="first component equals ρ"),
     }
-
-
-def _reject(unused: dict, fam: str) -> None:
-    bad = {k: v for k, v in unused.items() if v is not None and k not in ("seed", "n")}
-    if bad:
-        raise ValueError(f"{fam}: parameters {sorted(bad)} do not apply to this family")

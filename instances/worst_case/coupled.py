@@ -40,9 +40,9 @@ from mixbounds.instances.worst_case.common import (
     geometric_ratio,
     k_eps,
     nesterov_M,
+    reject_unused,
     rho_from_shift,
 )
-from mixbounds.instances.worst_case.consensus import _reject
 
 
 def E1_E2(K: int) -> tuple[sp.csr_matrix, sp.csr_matrix]:
@@ -74,7 +74,7 @@ def build(*, kappa_W: float, kappa_f: float, kappa_AC: float | None = None, kapp
     """Coupled worst case with tuned ``κ_W``, ``κ̂_A`` (``kappa_A``, alias ``kappa_AC``: equal when C = 0) and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"coupled: unknown variant {variant!r} (only 'printed')")
-    _reject(unused, "coupled")
+    reject_unused(unused, "coupled")
     kA = kappa_A if kappa_A is not None else kappa_AC
     if kA is None:
         raise ValueError("coupled: give κ̂_A (--kappa-AC or --kappa-A)")

@@ -68,8 +68,8 @@ from mixbounds.instances.worst_case.common import (
     finding,
     geometric_ratio,
     k_eps,
+    reject_unused,
 )
-from mixbounds.instances.worst_case.consensus import _reject
 from mixbounds.instances.worst_case.coupled import E1_E2, dual_rho
 from mixbounds.instances.worst_case.shared import shared_blocks
 
@@ -108,7 +108,7 @@ def build(*, kappa_W: float, kappa_C: float, kappa_AC: float, kappa_f: float, ep
     """The C&L worst case with tuned ``κ_W``, ``κ_C``, ``κ̃_AC`` and ``κ_f`` (see module docstring)."""
     if variant not in VARIANTS:
         raise ValueError(f"coupled-local: unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
-    _reject(unused, "coupled-local")
+    reject_unused(unused, "coupled-local")
     printed = variant == "printed"
     if printed and not kappa_AC > 9:
         raise ValueError(f"coupled-local: the printed map L'_A = L_A/2 − 9μ̃/2 needs κ̃_AC > 9, got {kappa_AC}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import mixbounds.instances.worst_case.consensus as consensus
 import mixbounds.instances.worst_case.coupled as coupled
 import mixbounds.instances.worst_case.ident_chain as ident_chain
-from mixbounds.instances.worst_case.consensus import _reject
+from mixbounds.instances.worst_case.common import reject_unused
 from mixbounds.instances.worst_case.direct_sum import direct_sum
 
 
@@ -30,7 +30,7 @@ def build_shared(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float 
     """Consensus ⊕ identical-``C̃`` chain (module docstring); ``cut`` cuts the ``C̃`` chain (negative control)."""
     if variant != "natural":
         raise ValueError(f"shared-ident: unknown variant {variant!r} (only 'natural')")
-    _reject(unused, "shared-ident")
+    reject_unused(unused, "shared-ident")
     a = consensus.build(kappa_W=kappa_W, kappa_f=kappa_f, eps=eps, chain=chain, chain_scale=chain_scale)
     b = ident_chain.build(kappa_W=kappa_W, kappa_Ct=kappa_Ct, kappa_f=kappa_f, eps=eps, chain=chain,
                           chain_scale=chain_scale, cut=cut)
@@ -45,7 +45,7 @@ def build_mixed(*, kappa_W: float, kappa_AC: float, kappa_Ct: float, kappa_f: fl
     """Coupled (``κ̂_A = κ̃_AC``) ⊕ identical-``C̃`` chain (module docstring)."""
     if variant != "natural":
         raise ValueError(f"mixed-ident: unknown variant {variant!r} (only 'natural')")
-    _reject(unused, "mixed-ident")
+    reject_unused(unused, "mixed-ident")
     a = coupled.build(kappa_W=kappa_W, kappa_A=kappa_AC, kappa_f=kappa_f, eps=eps, chain=chain, chain_scale=chain_scale)
     b = ident_chain.build(kappa_W=kappa_W, kappa_Ct=kappa_Ct, kappa_f=kappa_f, eps=eps, chain=chain,
                           chain_scale=chain_scale, cut=cut)

@@ -25,8 +25,7 @@ from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.realized import realized_kappas
-from mixbounds.instances.worst_case.common import RTOL_ALGEBRA, chain_length, closed_form, k_eps
-from mixbounds.instances.worst_case.consensus import _reject
+from mixbounds.instances.worst_case.common import RTOL_ALGEBRA, chain_length, closed_form, k_eps, reject_unused
 from mixbounds.instances.worst_case.shared import derived_rho, shared_blocks
 
 
@@ -37,7 +36,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     ``cut``: keep only the first ``cut`` rows of ``C̃`` (a negative control: the chain is cut and the
     solution beyond the cut is reachable without ``C̃``).
     """
-    _reject(unused, "ident-chain")
+    reject_unused(unused, "ident-chain")
     if not kappa_Ct > 1:
         raise ValueError(f"ident-chain: κ_C̃ must exceed 1 for L' = (κ_C̃ − 1)/4 > 0, got {kappa_Ct}")
     if not kappa_f > 1:

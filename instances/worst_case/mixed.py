@@ -26,7 +26,7 @@ from mixbounds.instances.objectives import QuadraticObjective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.realized import realized_kappas
 from mixbounds.instances.worst_case import coupled, coupled_local, shared
-from mixbounds.instances.worst_case.consensus import _reject
+from mixbounds.instances.worst_case.common import reject_unused
 from mixbounds.instances.worst_case.direct_sum import direct_sum
 
 
@@ -34,7 +34,7 @@ def build(*, kappa_W: float, kappa_AC: float, kappa_Ct: float, kappa_f: float, k
           eps: float = 1e-8, variant: str = "printed", chain: int | None = None, chain_scale: float = 1.0,
           **unused) -> Instance:
     """Mixed worst case; ``variant`` applies to the C&L part (see :mod:`coupled_local`) or is ``cited``."""
-    _reject(unused, "mixed")
+    reject_unused(unused, "mixed")
     if variant == "cited":
         if kappa_C is not None:
             raise ValueError("mixed (cited): coupled ⊕ shared has no local constraints C; do not give κ_C")

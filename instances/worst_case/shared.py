@@ -53,10 +53,10 @@ from mixbounds.instances.worst_case.common import (
     finding,
     geometric_ratio,
     k_eps,
+    reject_unused,
     rho_from_shift,
     unit_rows,
 )
-from mixbounds.instances.worst_case.consensus import _reject
 
 
 def shared_blocks(K: int, Lp: float, mup: float) -> tuple[sp.csr_matrix, sp.csr_matrix]:
@@ -84,7 +84,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     """The shared-variable worst case with tuned ``κ_W``, ``κ̂_{C̃ᵀ}`` and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"shared: unknown variant {variant!r} (only 'printed')")
-    _reject(unused, "shared")
+    reject_unused(unused, "shared")
     if not kappa_Ct > 3:
         raise ValueError(f"shared: κ̂_C̃ must exceed 3 for L'_C = L_C/2 − 3μ_C/2 > 0, got {kappa_Ct}")
     if not kappa_f > 1:

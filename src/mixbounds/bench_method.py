@@ -28,7 +28,7 @@ from mixbounds.bench_verdict import judge
 from mixbounds.checks.bench import ORACLES_OF, per_accuracy
 from mixbounds.checks.lower.slopes import solver_point_task
 from mixbounds.checks.rate_measure import SETTLE
-from mixbounds.checks.rates import _task as apapc_task
+from mixbounds.checks.rates import rate_task as apapc_task
 from mixbounds.checks.rates import upper_point
 from mixbounds.checks.run.framework import (
     Check,

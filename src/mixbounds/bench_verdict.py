@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mixbounds.bounds.concepts import Oracle
-from mixbounds.checks.lower.slopes import LB_DECADES, _verdict
+from mixbounds.checks.lower.slopes import LB_DECADES, slope_verdict
 from mixbounds.checks.sweeps import PARAM_REALIZED, UB_EPS1, UB_EPS2, cells_of, fit_slope, formula_slope
 from mixbounds.checks.tiers import Tier
 from mixbounds.checks.verdict import interval_verdict
@@ -281,7 +281,7 @@ def _lower_slope(tier: Tier, plan, cell, lpts) -> dict:
     """The engine's per-accuracy lower bound on this sweep: per point (per decade) and its slope/verdict."""
     if cell.oracle == Oracle.GRAD or not lpts:  # gradient bounds need the sum-trick families (checks.lower.slopes)
         return {"slope": None, "status": None, "per_decade": {}, "part": None}
-    r = _verdict(tier, cell, plan.sweep.param, plan.sweep, lpts)
+    r = slope_verdict(tier, cell, plan.sweep.param, plan.sweep, lpts)
     per = {p["target"]: (None if p.get("per_accuracy") in (None, 0) else p["per_accuracy"] / LB_DECADES)
            for p in r.points if "target" in p}
     slope = r.measured if isinstance(r.measured, float) and math.isfinite(r.measured) else None

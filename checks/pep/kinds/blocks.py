@@ -33,12 +33,12 @@ from mixbounds.solvers.reformulation.variables import Variables
 BLOCK_CLASSES = (ProblemClass.COUPLED, ProblemClass.COUPLED_LOCAL, ProblemClass.MIXED)
 
 
-def _A(i: int, n: int) -> np.ndarray:
+def block_A(i: int, n: int) -> np.ndarray:
     """``A_i = (1 + i/n, ½(−1)^i)``: rows of different directions, so ``A`` is not a multiple of the identity."""
     return np.array([[1.0 + i / n, 0.5 * (-1) ** i]])
 
 
-def _C(i: int, n: int) -> np.ndarray:
+def block_C(i: int, n: int) -> np.ndarray:
     """``C_i = (1, ½ + i/n)``: the kernel of ``C_i`` is a line ``A_i`` does not annihilate."""
     return np.array([[1.0, 0.5 + i / n]])
 
@@ -57,12 +57,12 @@ def block_problem(cls: str, data: ClassData, kappa_A: float | None = None) -> tu
     """The problem of ``cls`` with several slots per node (module docstring) and the node slots; ``kappa_A``: the
     coupled blocks ``A_i ∈ R^{2×2}`` of :func:`_A_spread` instead of ``R^{1×2}`` (``R`` for mixed)."""
     n, L = data.network.n, data.L_f
-    A = [_A(i, n) for i in range(n)] if kappa_A is None else [_A_spread(kappa_A)] * n
+    A = [block_A(i, n) for i in range(n)] if kappa_A is None else [_A_spread(kappa_A)] * n
     if cls in (ProblemClass.COUPLED, ProblemClass.COUPLED_LOCAL):
         lay = Layout(d=(2,) * n, dt=0)
         kw = {"A": A, "b": [np.zeros(A[0].shape[0])] * n}
         if cls == ProblemClass.COUPLED_LOCAL:
-            kw.update(C=[_C(i, n) for i in range(n)], c=[np.zeros(1)] * n)
+            kw.update(C=[block_C(i, n) for i in range(n)], c=[np.zeros(1)] * n)
     elif cls == ProblemClass.MIXED:
         dx = 1 if kappa_A is None else 2
         lay = Layout(d=(dx,) * n, dt=1)

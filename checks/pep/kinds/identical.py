@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 from mixbounds.bounds.concepts import Oracle, ProblemClass
-from mixbounds.checks.pep.kinds.blocks import _A, _C
+from mixbounds.checks.pep.kinds.blocks import block_A, block_C
 from mixbounds.checks.pep.model import ClassData, LinearModel, model_of_problem
 from mixbounds.checks.pep.networks import network
 from mixbounds.instances.layout import Layout
@@ -72,7 +72,7 @@ def ident_problem(cls: str, data: ClassData, dt: int, kappa_Ct: float = 1.0) -> 
         dx = 0
     elif dt == DT_CONSTANTS:
         dx = 2
-        kw.update(A=[_A(i, n) for i in range(n)], b=[np.zeros(1)] * n, C=[_C(i, n) for i in range(n)],
+        kw.update(A=[block_A(i, n) for i in range(n)], b=[np.zeros(1)] * n, C=[block_C(i, n) for i in range(n)],
                   c=[np.zeros(1)] * n)
     else:
         dx = 1

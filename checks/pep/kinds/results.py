@@ -263,22 +263,30 @@ def theta_boundary_verdict(rid: str, below: dict, bisect: dict | None) -> CheckR
                        **reading("recorded_threshold", ro))
 
 
-def checks(sweep_tasks) -> list[Check]:
-    """The checks of the module docstring; ``sweep_tasks(tier)``: the fixed-network certificate tasks of the tier
-    (:mod:`mixbounds.checks.pep.registry`), for ``pep.class.containment``."""
-    from mixbounds.checks.pep.kinds.boundary import THETA_STEP, THETA_THRESHOLD  # lazy: the constants only
+def _grid(tier: Tier, cls: str) -> list:
+    """The points of ``CLASS_GRID[cls]`` the tier certifies (its first ``class_points``)."""
+    return list(CLASS_GRID[cls][:tier.pep.class_points])
 
-    def grid(tier: Tier, cls: str) -> list:
-        return list(CLASS_GRID[cls][:tier.pep.class_points])
 
-    def class_tasks(tier):
-        return [_class_task(c, pt) for c in CLASS_GRID for pt in grid(tier, c)]
+def _class_tasks(tier: Tier) -> list[Task]:
+    """The class-level certificate tasks of the tier, class by class."""
+    return [_class_task(c, pt) for c in CLASS_GRID for pt in _grid(tier, c)]
 
+
+def _class_check() -> Check:
+    """``pep.class``: the class-level certificates of every grid point."""
     def class_final(tier, pts):
-        out = [scoped_verdict(f"pep.class.{c}.grid", [pts[_class_task(c, pt).key] for pt in grid(tier, c)], CERT_CLASS)
+        out = [scoped_verdict(f"pep.class.{c}.grid", [pts[_class_task(c, pt).key] for pt in _grid(tier, c)], CERT_CLASS)
                for c in CLASS_GRID]
         return out
 
+    return Check(id="pep.class", family="pep", result_ids=lambda t: [f"pep.class.{c}.grid" for c in CLASS_GRID],
+                 tasks=_class_tasks, finalize=class_final,
+                 description="class-level certificates: every G ∈ F(μ_G, L_G) and every P with the lemmas' spectrum")
+
+
+def _kinds_check(sweep_tasks) -> Check:
+    """``pep.kinds``: binding certificates, several-slot blocks, containment and exact certificates."""
     def binding_names(tier):
         return [n for n in BINDING_POINTS if tier.pep.full_extras or BINDING_POINTS[n][0] == "class" or n == "network"]
 
@@ -308,9 +316,18 @@ def checks(sweep_tasks) -> list[Check]:
         sweep = [pts[t.key] for t in sweep_tasks(tier)]
         sweep = [{k: v for k, v in p.items() if not k.startswith("rate")} for p in sweep]
         out.append(containment_verdict("pep.class.containment", nets + sweep))
-        cls = [pts[t.key] for t in class_tasks(tier)]
+        cls = [pts[t.key] for t in _class_tasks(tier)]
         out.append(exact_verdict("pep.exact", nets + sweep + cls + bound))
         return out
+
+    return Check(id="pep.kinds", family="pep", result_ids=kind_ids, tasks=lambda t: kind_tasks(t) + _class_tasks(t)
+                 + list(sweep_tasks(t)), finalize=kind_final,
+                 description="binding certificates, several-slot blocks, ρ_network <= ρ_class, exact certificates")
+
+
+def _boundary_controls() -> Check:
+    """``control.pep.boundary``: the controls at the boundary and the θ-threshold verdict."""
+    from mixbounds.checks.pep.kinds.boundary import THETA_STEP, THETA_THRESHOLD  # lazy: the constants only
 
     below = Task(kp.theta_point, {"factor": THETA_THRESHOLD * (1 - THETA_STEP)}, label="PEP θ below the threshold")
     above = Task(kp.theta_point, {"factor": THETA_THRESHOLD * (1 + THETA_STEP)}, label="PEP θ above the threshold")
@@ -340,16 +357,16 @@ def checks(sweep_tasks) -> list[Check]:
                 theta_boundary_verdict("pep.boundary.theta", pts[below.key],
                                        pts[bis.key] if tier.pep.full_extras else None)]
 
-    return [Check(id="pep.class", family="pep", result_ids=lambda t: [f"pep.class.{c}.grid" for c in CLASS_GRID],
-                  tasks=class_tasks, finalize=class_final,
-                  description="class-level certificates: every G ∈ F(μ_G, L_G) and every P with the lemmas' spectrum"),
-            Check(id="pep.kinds", family="pep", result_ids=kind_ids, tasks=lambda t: kind_tasks(t) + class_tasks(t)
-                  + list(sweep_tasks(t)), finalize=kind_final,
-                  description="binding certificates, several-slot blocks, ρ_network <= ρ_class, exact certificates"),
-            Check(id="control.pep.boundary", family="controls",
-                  result_ids=lambda t: ["control.pep.interval_2x", "control.pep.theta_threshold",
-                                        "control.pep.no_dual.class", "control.pep.no_dual.network",
-                                        f"control.pep.ident_fact.{icls}", "pep.boundary.theta"],
-                  tasks=ctrl_tasks, finalize=ctrl_final,
-                  description="controls at the boundary: interval 2×, θ just above its threshold, V without dual terms, a "
-                              "wrong fact handed to the identical-C̃ lemma")]
+    return Check(id="control.pep.boundary", family="controls",
+                 result_ids=lambda t: ["control.pep.interval_2x", "control.pep.theta_threshold",
+                                       "control.pep.no_dual.class", "control.pep.no_dual.network",
+                                       f"control.pep.ident_fact.{icls}", "pep.boundary.theta"],
+                 tasks=ctrl_tasks, finalize=ctrl_final,
+                 description="controls at the boundary: interval 2×, θ just above its threshold, V without dual terms, a "
+                             "wrong fact handed to the identical-C̃ lemma")
+
+
+def checks(sweep_tasks) -> list[Check]:
+    """The checks of the module docstring; ``sweep_tasks(tier)``: the fixed-network certificate tasks of the tier
+    (:mod:`mixbounds.checks.pep.registry`), for ``pep.class.containment``."""
+    return [_class_check(), _kinds_check(sweep_tasks), _boundary_controls()]

@@ -52,7 +52,7 @@ from mixbounds.checks.bench import CLASSES as SUITE_CLASSES
 from mixbounds.checks.run.calibration import calibrate, calibration_stats
 from mixbounds.checks.run.executors import SchedulerError, open_executor, parse_scheduler
 from mixbounds.checks.run.merge import MergeError, merge_bench_documents
-from mixbounds.checks.run.result import _clean
+from mixbounds.checks.run.result import json_clean
 from mixbounds.checks.sweeps import CLASS_FAMILIES, WORST_FAMILY
 from mixbounds.instances.json_file import JSONFileError, read_json
 from mixbounds.isolation import METHOD_TIMEOUT_MAX_S, YIELD_TIMEOUT_MAX_S
@@ -305,7 +305,7 @@ def _run(args, classes, od, jp, executor, pl, oracles, opts, cache, old: dict | 
     if executor is not None:
         stats["scheduler"] = str(executor.spec)
     stats.update(calibration_stats(calibrate()))  # this machine's seconds for the reference workload, now
-    doc = _clean({"version": 2, "method": args.method, "method_args": dict(opts.method_args), "tier": args.tier.name,
+    doc = json_clean({"version": 2, "method": args.method, "method_args": dict(opts.method_args), "tier": args.tier.name,
                   "classes": classes, "results": results, "summary": summarize(results),
                   "options": {"max_iter": opts.max_iter, "method_timeout": opts.timeout,
                               "yield_timeout": opts.yield_timeout, "params": args.params, "families": args.families,

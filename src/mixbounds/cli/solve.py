@@ -52,7 +52,13 @@ from threadpoolctl import threadpool_limits
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.io import load_instance
 from mixbounds.instances.json_file import JSONFileError, read_json
-from mixbounds.instances.reference.kkt import _kkt_solver, _residual, constraint_system, copy_map, reference_solution
+from mixbounds.instances.reference.kkt import (
+    constraint_system,
+    copy_map,
+    kkt_solver,
+    reference_solution,
+    relative_kkt_residual,
+)
 from mixbounds.instances.spectra import trusted_facts
 from mixbounds.isolation import call_isolated
 from mixbounds.methods import (
@@ -170,7 +176,7 @@ def _consistent(G, h) -> tuple[bool, float]:
     if G.shape[0] == 0:
         return True, 0.0
     nv = G.shape[1]
-    v = _kkt_solver(sp.eye(nv, format="csr"), G).solve(np.concatenate([np.zeros(nv), h]))[:nv]
+    v = kkt_solver(sp.eye(nv, format="csr"), G).solve(np.concatenate([np.zeros(nv), h]))[:nv]
     gmax = abs(G).max() if G.nnz else 1.0
     rel = float(np.linalg.norm(G @ v - h) / (gmax * np.linalg.norm(v) + np.linalg.norm(h) + SCALE_FLOOR))
     return rel <= FEAS_RTOL, rel
@@ -214,7 +220,7 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
     """Relative KKT residual of a candidate solution ``u`` (u-layout) of ``P``, with what fails first.
 
     Finite; the nodes' copies of x̃ agree; ``G v = h``; ``∇F + Gᵀλ = 0`` with the least-squares ``λ``
-    (reference._residual's scale).  Nonsmooth objectives: feasibility only.
+    (saddle_point.relative_kkt_residual's scale).  Nonsmooth objectives: feasibility only.
     """
     if not np.all(np.isfinite(u)):
         return math.inf, f"{int(np.sum(~np.isfinite(u)))} of its {u.size} entries are not finite"
@@ -237,7 +243,7 @@ def xstar_residual(P, u: np.ndarray) -> tuple[float, str]:
     g = E.T @ P.objective.grad(u)
     g0 = E.T @ P.objective.grad(np.zeros_like(u))
     lam = spla.lsqr(G.T, -g, atol=1e-15, btol=1e-15, iter_lim=20 * (G.shape[0] + 10))[0] if G.shape[0] else np.zeros(0)
-    res = _residual(g, g0, G, lam, v, h)
+    res = relative_kkt_residual(g, g0, G, lam, v, h)
     return res, f"it is not stationary (relative KKT residual {res:.1e})"
 
 
