@@ -9,7 +9,7 @@ results of :mod:`mixbounds.checks.bench`).  The slopes are reported, not judged.
 from __future__ import annotations
 
 from mixbounds.plots.data import finite, xy
-from mixbounds.plots.scaling import _log_ticks
+from mixbounds.plots.scaling import log_ticks
 from mixbounds.plots.style import PARAM_TEX, new_figure, oracle_tex, param_tex, style_context
 
 #: method colours (APAPC first, in the suite's blue)
@@ -56,7 +56,7 @@ def figure_bench(cls: str, oracle: str, results: list[dict]):
                 lo, hi = min(allx), max(allx)
                 pad = (hi / lo) ** 0.08 if hi > lo * 1.5 else 2.0
                 ax.set_xlim(lo / pad, hi * pad)
-                _log_ticks(ax, allx, ally)
+                log_ticks(ax, allx, ally)
             ax.set_xlabel(f"realized {param_tex(p)}")
             ax.set_ylabel(f"{oracle_tex(oracle)} per accuracy")
             ax.set_title(f"{oracle_tex(oracle)} vs {param_tex(p)}")

@@ -147,7 +147,7 @@ def draw_group(ax, group: SweepGroup, *, compact: bool = False) -> dict:
         lo, hi = min(allx), max(allx)
         pad = (hi / lo) ** 0.08 if hi > lo else 1.3
         ax.set_xlim(lo / pad, hi * pad)
-    _log_ticks(ax, allx, ally)
+    log_ticks(ax, allx, ally)
     ax.set_xlabel(x_label(group.param))
     ax.set_ylabel(y_label(group.oracle) if not compact else f"{oracle_tex(group.oracle)} per accuracy")
     return {"handles": handles, "labels": labels, "series": series, "summary": summary}
@@ -182,7 +182,7 @@ def _fmt(v: float) -> str:
     return f"{v:g}"
 
 
-def _log_ticks(ax, xs=None, ys=None):
+def log_ticks(ax, xs=None, ys=None):
     """Readable plain-number log ticks (a sweep often spans one decade or less) and no degenerate y-range."""
     if ys:
         lo, hi = min(ys), max(ys)

@@ -1,11 +1,8 @@
-"""No module of the package imports another module's underscore-private name, except the entries of an explicit
-allowlist (``tests/private_imports_allowlist.txt``) that may only shrink.
+"""No module of the package imports another module's underscore-private name.
 
 A private name is a module's own business: importing it elsewhere couples two modules through something neither
-declares.  The imports of private names the list still tolerates are listed one per line as
-``importer <- module.name`` (146 when this test was written, issue 48; the two left are in files of ``plots`` and
-``mixbounds.report``); the test fails on an import that is not listed (make the name public, or do without it) and
-on a listed import that no longer exists (delete its line: the list never hides a fixed entry).  Read with
+declares.  (146 such imports when this test was written, issue 48, each reported as ``importer <- module.name``;
+all were made public or moved.)  The test fails on any such import: make the name public, or do without it.  Read with
 :mod:`ast` from the installed package's sources (absolute and relative ``from … import``, at module level and inside
 functions, and ``m._x`` where ``m`` is a package module the importer bound by ``from P import m`` or
 ``import P.m as m``); :func:`private_imports` is tried on synthetic sources first (negative controls).
@@ -15,10 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from helpers import ROOT
 from test_architecture import package_modules
-
-ALLOWLIST = ROOT / "tests" / "private_imports_allowlist.txt"
 
 
 def _resolve(node: ast.ImportFrom, name: str, is_package: bool) -> str:
@@ -77,16 +71,7 @@ def test_private_imports_on_synthetic_sources():
     assert private_imports("mixbounds.checks.a", "from mixbounds.checks.b import y\ny._z\n", modules=mods) == []
 
 
-def _allowed() -> set[str]:
-    return {line.strip() for line in ALLOWLIST.read_text().splitlines() if line.strip()}
-
-
-def test_no_new_private_import_and_the_allowlist_only_shrinks():
+def test_no_module_imports_a_private_name_of_another():
     mods = package_modules()
     found = {p for name, (src, is_pkg) in mods.items() for p in private_imports(name, src, is_pkg, frozenset(mods))}
-    allowed = _allowed()
-    new = sorted(found - allowed)
-    gone = sorted(allowed - found)
-    assert not new, f"imports of private names (make the name public instead): {new}"
-    assert not gone, f"fixed, so delete from {ALLOWLIST.name}: {gone}"
-    assert len(allowed) <= 2, "the allowlist may only shrink"
+    assert not found, f"imports of private names (make the name public instead): {sorted(found)}"

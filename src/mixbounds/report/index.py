@@ -47,7 +47,8 @@ def label_kind(label: str) -> str:
     return LABEL_KINDS.get(label.split(":", 1)[0], "Other")
 
 
-def _registry_cell(cell_id):
+def registry_cell(cell_id):
+    """The registry cell of ``cell_id`` (:func:`mixbounds.bounds.claims.get`), ``None`` when empty or unknown."""
     try:
         return get(cell_id) if cell_id else None
     except KeyError:
@@ -57,7 +58,7 @@ def _registry_cell(cell_id):
 def result_labels(c: dict) -> list[str]:
     """Every paper label (and cited work) a result measures: its own label, its findings', its registry cell's."""
     texts = [c.get("label")] + [f.get("label") for f in c.get("findings") or []]
-    cell = _registry_cell(c.get("cell"))
+    cell = registry_cell(c.get("cell"))
     if cell is not None:
         texts += [cell.table_label, cell.source] + ([cell.lower_source] if c.get("kind") == "lower" else [])
     out: list[str] = []

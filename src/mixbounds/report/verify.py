@@ -62,11 +62,11 @@ from mixbounds.report.blocks import (
     render_md,
 )
 from mixbounds.report.index import (
-    _registry_cell,
     cited_in,
     instance_text,
     label_index,
     labels_in,
+    registry_cell,
     reproduce_command,
     result_labels,
 )
@@ -366,7 +366,7 @@ def _sweep_sections(doc: dict, idx: dict, manifest: dict) -> list[Block]:
                 "smoke test.")]
     heads = ["Result", "Kind", "Verdict", "Slope ± CI", "Rule", "Instance", "Reproduce"]
     for (cell, param), g in groups.items():
-        rc = _registry_cell(cell)
+        rc = registry_cell(cell)
         formula = (format_terms(rc.terms) + (" · log(1/ε)" if rc.log_eps else "")) if rc else ""
         th = rc.exponent(param) if (rc is not None and param in PARAMS) else None
         res = g.upper + g.lower
