@@ -9,7 +9,8 @@ out="${1:-docs/data/pytest-benchmark.json}"
 mkdir -p "$(dirname "$out")"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 uptime
-python -m pytest -q -p no:randomly tests/test_bench_solve.py tests/test_bench_tier.py --benchmark-enable --benchmark-json="$out" \
+# -p no:xdist: one process (pyproject's addopts run 2 workers, under which pytest-benchmark disables its timings)
+python -m pytest -q -p no:randomly -p no:xdist tests/test_bench_solve.py tests/test_bench_tier.py --benchmark-enable --benchmark-json="$out" \
     --benchmark-columns=min,median,max,rounds --benchmark-sort=name
 uptime
 echo "wrote $out"

@@ -9,6 +9,11 @@ if "MIXBOUNDS_CACHE_KEY" not in os.environ:
     import tempfile
 
     os.environ["MIXBOUNDS_CACHE_KEY"] = os.path.join(tempfile.mkdtemp(prefix="mixbounds-test-key-"), "point-cache.key")
+    # made now, in the process that chose the path (with pytest-xdist: the controller, before its workers start), so
+    # the workers only read it: two workers creating it at once could read it empty between create and write
+    from mixbounds.checks.run.cache_key import load_key
+
+    load_key()
 
 import numpy as np
 import pytest
