@@ -115,7 +115,7 @@ def test_results_pages_name_their_run_and_cover_the_snapshot(snapshots):
 
 def test_results_pages_say_when_the_code_moved_on(snapshots, monkeypatch):
     pages = results_pages.render_pages(snapshots)
-    same = all(s.code == results_pages.code_version() for s in snapshots.values())
+    same = snapshots["quick"].code == results_pages.code_version()  # the certificates page is the quick snapshot's
     assert ("The source has changed since" in pages["certificates.md"]) is not same
     monkeypatch.setattr(results_pages, "code_version", lambda: "0" * 20)
     moved = results_pages.render_pages(snapshots)
@@ -174,8 +174,31 @@ def test_results_pages_command_writes_the_pages(tmp_path):
     out = tmp_path / "pages"
     assert results_pages.main([str(DOCS / "data"), "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(results_pages.render_pages(
-        results_pages.load_snapshots(DOCS / "data"), results_pages.load_timed(DOCS / "data")))
-    assert "timed-benchmarks.md" in {p.name for p in out.iterdir()}
+        results_pages.load_snapshots(DOCS / "data"), results_pages.load_timed(DOCS / "data"), DOCS / "data"))
+    assert {"timed-benchmarks.md", "where-the-time-goes.md"} <= {p.name for p in out.iterdir()}
+
+
+def test_time_page_replays_every_snapshot_on_the_cluster_sizes(snapshots):
+    """The page of task durations has, per snapshot with recorded durations, the cluster table at 2, 8, 16 and 64
+    workers whose 1-worker bound is the run's task time; a snapshot without durations says so (negative control)."""
+    page = results_pages.page_time(snapshots, DOCS / "data")
+    for s in snapshots.values():
+        st = s.doc["stats"]
+        assert f"## `{s.name}`" in page
+        total = sum(st["task_seconds"].values())
+        assert f"{total:.1f} s" in page or f"{total:.2f} s" in page, s.name  # the task time, as recorded
+    for w in results_pages.CLUSTER_WORKERS:
+        assert f"\n| {w} | " in page
+
+
+def test_time_page_says_when_a_run_recorded_no_durations(snapshots, tmp_path):
+    """Negative control: a snapshot whose results.json has no task durations gets a one-line reason, no table."""
+    s = snapshots["bench-tiny"]
+    doc = {**s.doc, "stats": {k: v for k, v in s.doc["stats"].items() if k not in ("task_seconds", "task_groups")}}
+    (tmp_path / s.name).mkdir()
+    (tmp_path / s.name / "results.json").write_text(json.dumps(doc), encoding="utf-8")
+    page = results_pages.page_time({s.name: results_pages.Snapshot(s.name, doc, s.meta)}, tmp_path)
+    assert "No task durations:" in page and "| workers |" not in page
 
 
 # ----------------------------------------------------------------------------- API pages

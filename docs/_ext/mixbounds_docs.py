@@ -47,7 +47,7 @@ def generate(app) -> None:
     write_if_changed(DOCS / "reference" / "families.md", registry_pages.render())
     data = DOCS / "data"
     write_pages(DOCS / "results", results_pages.render_pages(results_pages.load_snapshots(data),
-                                                             results_pages.load_timed(data)), ".md")
+                                                             results_pages.load_timed(data), data), ".md")
     write_pages(DOCS / "reference" / "api", api_pages.render(), ".rst")
 
 

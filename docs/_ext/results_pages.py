@@ -11,6 +11,8 @@ Snapshots read (each optional; a page whose snapshot is absent is not written):
   ``findings``, ``timings``;
 * ``bench-tiny``: the benchmarks (``--tier tiny --claims 'bench.*'``) → ``benchmarks`` (and its row in
   ``timings``);
+* every snapshot with task durations → ``where-the-time-goes``: its simulated cluster (2, 8, 16, 64 workers), task
+  seconds by kind and longest tasks (:func:`mixbounds.checks.run.schedule.record_markdown`);
 * ``pytest-benchmark.json`` (a file, not a run): the timed benchmarks of ``sh benchmarks/run_benchmarks.sh``
   (pytest-benchmark's JSON, with the load average and the code version the suite's ``conftest`` adds to its
   ``machine_info``) → ``timed-benchmarks``.
@@ -37,6 +39,7 @@ from pathlib import Path
 from mdtext import code, escape, table
 from mixbounds.checks.run.calibration import in_units
 from mixbounds.checks.run.framework import code_version
+from mixbounds.checks.run.schedule import ScheduleError, read_run, record_markdown
 from mixbounds.plots import ResultsFileError, load_results
 
 from mixbounds.report.blocks import render_md
@@ -51,7 +54,9 @@ META_KEYS = ("commit", "dirty", "command", "date", "load_before", "load_after")
 PAGES = (("certificates", "Lower-bound certificates"), ("upper-bounds", "Upper bounds over the class: PEP certificates"),
          ("findings", "Findings: the paper and the numbers disagree"),
          ("benchmarks", "Benchmarks"), ("timed-benchmarks", "Timed benchmarks (pytest-benchmark)"),
-         ("timings", "Timings"))
+         ("timings", "Timings"), ("where-the-time-goes", "Where the time goes: task durations and a simulated cluster"))
+#: the worker counts of the simulated cluster (issue 49: 2, 8, 16, 64)
+CLUSTER_WORKERS = (2, 8, 16, 64)
 #: the timed benchmarks' JSON in the data directory (pytest-benchmark's ``--benchmark-json``)
 TIMED = "pytest-benchmark.json"
 
@@ -306,6 +311,26 @@ def page_timings(snaps: dict[str, Snapshot]) -> str:
     return "\n".join(out)
 
 
+def page_time(snaps: dict[str, Snapshot], data: Path) -> str:
+    """Per snapshot: the simulated cluster, task seconds by kind and the longest tasks, from the run's own recorded
+    task durations (``stats.task_seconds``, ``stats.task_groups``; :mod:`mixbounds.checks.run.schedule`)."""
+    out = ["# Where the time goes: task durations and a simulated cluster", "",
+           "For each snapshot, its recorded task durations replayed on W identical workers by list scheduling, "
+           "longest group first ({mod}`mixbounds.checks.run.schedule`: the model, its lower bound and what it leaves "
+           "out), then the task seconds by kind and the longest tasks. Durations are raw seconds of the snapshot's "
+           "machine and, where the run has a calibration, calibration units (`u`, {doc}`timings`). Regenerate a "
+           "snapshot to measure the code you have.", ""]
+    for s in snaps.values():
+        out += [f"## `{s.name}`", ""] + provenance(s)
+        try:
+            run = read_run(data / s.name / "results.json")
+        except ScheduleError as exc:
+            out += [f"No task durations: {escape(str(exc))}", ""]
+            continue
+        out += record_markdown(run, list(CLUSTER_WORKERS), s.doc) + [""]
+    return "\n".join(out)
+
+
 def page_benchmarks(s: Snapshot) -> str:
     out = ["# Benchmarks", ""] + provenance(s)
     out += ["The suite's baselines and APAPC on the worst-case constructions and random families: the slope of "
@@ -422,8 +447,9 @@ def page_timed(doc: dict) -> str:
     return "\n".join(out)
 
 
-def render_pages(snaps: dict[str, Snapshot], timed: dict | None = None) -> dict[str, str]:
-    """File name → page text, for the snapshots present (and the timed benchmarks, when given)."""
+def render_pages(snaps: dict[str, Snapshot], timed: dict | None = None, data: Path | None = None) -> dict[str, str]:
+    """File name → page text, for the snapshots present (and the timed benchmarks, when given); ``data``, the
+    snapshots' directory, adds the page of task durations."""
     pages: dict[str, str] = {}
     if timed is not None:
         pages["timed-benchmarks.md"] = page_timed(timed)
@@ -436,6 +462,8 @@ def render_pages(snaps: dict[str, Snapshot], timed: dict | None = None) -> dict[
         pages["benchmarks.md"] = page_benchmarks(b)
     if snaps:
         pages["timings.md"] = page_timings(snaps)
+    if snaps and data is not None:
+        pages["where-the-time-goes.md"] = page_time(snaps, data)
     written = [(name, title) for name, title in PAGES if f"{name}.md" in pages]
     pages["index.md"] = page_index(snaps, written)
     return pages
@@ -447,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python docs/_ext/results_pages.py DATA_DIR --out DIR", file=sys.stderr)
         return 2
     try:
-        pages = render_pages(load_snapshots(Path(argv[0])), load_timed(Path(argv[0])))
+        pages = render_pages(load_snapshots(Path(argv[0])), load_timed(Path(argv[0])), Path(argv[0]))
     except SnapshotError as exc:
         print(f"results_pages: error: {exc}", file=sys.stderr)
         return 2
