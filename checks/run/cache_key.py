@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 #: environment variable naming the key file (default :func:`key_path`)
@@ -52,13 +53,8 @@ def load_key() -> bytes:
         return cached
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(fd, "wb") as f:
-                f.write(secrets.token_bytes(KEY_BYTES))
+        if not os.path.lexists(path):
+            _publish_new_key(path)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
         with os.fdopen(fd, "rb") as f:
             key = f.read(KEY_BYTES + 1)
@@ -69,6 +65,23 @@ def load_key() -> bytes:
                                f"made, and the cache entries signed with the old one are recomputed)")
     _KEYS[str(path)] = key
     return key
+
+
+def _publish_new_key(path: Path) -> None:
+    """Write a new key to a temporary file beside ``path`` (owner-only), then link it to ``path``: the link is the
+    creation, atomic and exclusive, so a second run starting at the same instant either links first (this one's link
+    fails and its key is dropped) or reads a complete key — never an empty file created but not yet written (as
+    ``O_CREAT | O_EXCL`` followed by a write allowed)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".point-cache-key-")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(secrets.token_bytes(KEY_BYTES))
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another run made the key first: read theirs
+    finally:
+        os.unlink(tmp)
 
 
 def sign(key: bytes, task: str, blob: str) -> str:
