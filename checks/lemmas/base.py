@@ -63,6 +63,15 @@ FAMILY = "lemma"
 
 # ============================================================================ the declarative check
 @dataclass(frozen=True)
+class SeededCases:
+    """A lemma check's cases in one tier: ``raw`` seeded random matrices and the first ``families`` points of its
+    random family (the per-tier settings of :func:`mixbounds.checks.tiers.per_tier`)."""
+
+    raw: int
+    families: int
+
+
+@dataclass(frozen=True)
 class Result:
     """One result a lemma check returns: its id, and what the suite expects of it.
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import scipy.sparse as sp
 from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     LemmaCheck,
     Result,
+    SeededCases,
     approx_eq,
     approx_ge,
     approx_le,
@@ -67,17 +67,9 @@ def point_identical_mixed(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(s["clear"] and g["clear"])}
 
 
-@dataclass(frozen=True)
-class IdenticalCases:
-    """The cases of one tier: ``raw`` seeded random matrices and ``families`` random-mixed-ident family points."""
-
-    raw: int
-    families: int
-
-
-#: the cases per tier
-SETTINGS = per_tier(tiny=IdenticalCases(raw=2, families=0), quick=IdenticalCases(raw=14, families=2),
-                    full=IdenticalCases(raw=70, families=6))
+#: the cases per tier (random-mixed-ident family points)
+SETTINGS = per_tier(tiny=SeededCases(raw=2, families=0), quick=SeededCases(raw=14, families=2),
+                    full=SeededCases(raw=70, families=6))
 
 
 def _cases_identical(tier: Tier) -> list[dict]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,6 +11,7 @@ from mixbounds.checks.lemmas.base import (
     EQ_RTOL,
     LemmaCheck,
     Result,
+    SeededCases,
     approx_eq,
     approx_ge,
     clear_note,
@@ -63,17 +63,9 @@ def point_local_spectrum(case: dict, _cost: float = 0.0) -> dict:
             "clear": bool(s["clear"] and sC["clear"] and g["clear"])}
 
 
-@dataclass(frozen=True)
-class LocalCases:
-    """The cases of one tier: ``raw`` seeded random matrices and ``families`` random-shared-ident family points."""
-
-    raw: int
-    families: int
-
-
-#: the cases per tier
-SETTINGS = per_tier(tiny=LocalCases(raw=3, families=0), quick=LocalCases(raw=16, families=2),
-                    full=LocalCases(raw=80, families=6))
+#: the cases per tier (random-shared-ident family points)
+SETTINGS = per_tier(tiny=SeededCases(raw=3, families=0), quick=SeededCases(raw=16, families=2),
+                    full=SeededCases(raw=80, families=6))
 
 
 def _cases_local(tier: Tier) -> list[dict]:
