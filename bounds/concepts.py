@@ -140,3 +140,44 @@ class BlockKind(StrEnum):
 
     def __repr__(self) -> str:
         return repr(self.value)
+
+
+class WorstFamily(StrEnum):
+    """A worst-case construction (an instance generator of :mod:`mixbounds.instances.worst_case`, not a class): the
+    five printed constructions of the lower-bound appendices, named like the class each is built for (the CLI's
+    family names), the identical-``C̃`` constructions and their chain, and the suite's max-type split chains of
+    Tables 3–4.  A family's ``-grad`` twin (the gradient sum-trick) is ``f"{family}-grad"``."""
+
+    CONSENSUS = ProblemClass.CONSENSUS.value
+    COUPLED = ProblemClass.COUPLED.value
+    SHARED = ProblemClass.SHARED.value
+    COUPLED_LOCAL = "coupled-local"
+    MIXED = ProblemClass.MIXED.value
+    SHARED_IDENT = "shared-ident"
+    MIXED_IDENT = "mixed-ident"
+    IDENT_CHAIN = "ident-chain"
+    BLOCK_SPLIT = "block-split"
+    NETWORK_SPLIT = "network-split"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Matrix(StrEnum):
+    """A constraint matrix of the problem (``prob:main``): ``A`` (coupled), ``C`` (local), ``C̃`` (shared-variable).
+
+    The name of the problem's sparse blocks, of their file group in an instance archive and of what a spectral fact
+    depends on; spelled like the oracle that multiplies by it (``Matrix.CT == Oracle.CT == "Ct"``), which is
+    :attr:`oracle`."""
+
+    A = Oracle.A.value
+    C = Oracle.C.value
+    CT = Oracle.CT.value
+
+    @property
+    def oracle(self) -> Oracle:
+        """The oracle of Definition ``def:foda`` that multiplies by this matrix (or its transpose)."""
+        return next(o for o in Oracle if o.value == self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)

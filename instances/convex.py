@@ -44,6 +44,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.nonsmooth import SIZE_KW, STRUCTURES, build_constraints
@@ -117,7 +118,7 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
     check_variant(family, variant, ("default", "logistic", "logcosh"))
     st = STRUCTURES[structure]
     allowed = list(COMMON_KW) + [k for k in SIZE_KW if k in st["defaults"]] + ["rank", "samples", "noise"]
-    if st["A"] and not st["C"]:
+    if st[Matrix.A] and not st[Matrix.C]:
         allowed.append("kappa_A")
     reject_unknown(family, kw, allowed)
     kappa_AC = kappa_A_alias(family, kw, kappa_AC)

@@ -15,9 +15,10 @@ import hashlib
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import Matrix
 
 #: the parts of a :class:`~mixbounds.instances.problem.MixedProblem` fingerprinted separately
-PARTS = ("W", "A", "b", "C", "c", "Ct", "ct", "C_kernels", "objective")
+PARTS = ("W", Matrix.A, "b", Matrix.C, "c", Matrix.CT, "ct", "C_kernels", "objective")
 
 
 def _feed(h, obj, seen: set, depth: int) -> None:

@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.instances import io_npz
 from mixbounds.instances.abs_deviation import AbsDeviationObjective
 from mixbounds.instances.instance import Instance
@@ -204,11 +205,11 @@ def _write_problem(P, w: _Writer) -> dict:
     if P.edges is not None:
         w.single("edges", sp.csr_matrix(P.edges, dtype=bool).astype(float), "edges: adjacency pattern of the network")
     if P.A is not None:
-        w.group("A", P.A, "A_{i}: coupled constraint block of node {i} (m x d_{i})", "b", P.b)
+        w.group(Matrix.A, P.A, "A_{i}: coupled constraint block of node {i} (m x d_{i})", "b", P.b)
     if P.C is not None:
-        w.group("C", P.C, "C_{i}: local constraint block of node {i} (p_{i} x d_{i})", "c", P.c)
+        w.group(Matrix.C, P.C, "C_{i}: local constraint block of node {i} (p_{i} x d_{i})", "c", P.c)
     if P.Ct is not None:
-        w.group("Ct", P.Ct, "Ct_{i}: shared-variable constraint block of node {i} (pt_{i} x dt)", "ct", P.ct)
+        w.group(Matrix.CT, P.Ct, "Ct_{i}: shared-variable constraint block of node {i} (pt_{i} x dt)", "ct", P.ct)
     if P.C_kernels is not None:
         w.group("Nker", P.C_kernels, "Nker_{i}: orthonormal basis of ker C_{i}")
     obj = P.objective
@@ -252,7 +253,7 @@ def _write_all(instance: Instance, d: Path, matrix_format: str = "mtx") -> list[
         "n": P.n,
         "layout": {"d": list(lay.d), "dt": lay.dt},
         "sizes": P.summary(),
-        "blocks": {"A": P.A is not None, "C": P.C is not None, "Ct": P.Ct is not None,
+        "blocks": {Matrix.A: P.A is not None, Matrix.C: P.C is not None, Matrix.CT: P.Ct is not None,
                    "C_kernels": P.C_kernels is not None, "edges": P.edges is not None},
         "objective": odesc,
         "x_star": xs,
@@ -464,11 +465,11 @@ def infer_layout(d: Path, doc: dict, blocks: dict) -> Layout:
         raise ValueError(f"{d / 'W.mtx'}: empty gossip matrix, cannot infer the layout")
     otype = (doc.get("objective") or {}).get("type") if isinstance(doc.get("objective"), dict) else None
     obj_file = {"quadratic": "Q_{i}.mtx", "logistic": "F_{i}.mtx", "abs-deviation": "F_{i}.mtx"}.get(otype)
-    dt = cols("Ct_0.mtx") if blocks.get("Ct") else None
+    dt = cols("Ct_0.mtx") if blocks.get(Matrix.CT) else None
     ds: list[int] = []
     for i in range(n):
-        di = cols(f"A_{i}.mtx") if blocks.get("A") else None
-        di = cols(f"C_{i}.mtx") if di is None and blocks.get("C") else di
+        di = cols(f"A_{i}.mtx") if blocks.get(Matrix.A) else None
+        di = cols(f"C_{i}.mtx") if di is None and blocks.get(Matrix.C) else di
         di = cols(f"Nker_{i}.mtx", 0) if di is None and blocks.get("C_kernels") else di
         k = cols(obj_file.format(i=i)) if obj_file else None
         if di is None and dt is not None and k is not None:
@@ -578,8 +579,8 @@ def _read_header(d: Path, doc: dict) -> tuple[str, dict, Layout]:
     if blocks is None:  # written by another tool: infer the groups from the files present
         first = "{g}.npz" if mfmt == "npz" else "{g}_0.mtx"
         blocks = {k: (d / f).is_file() for k, f in
-                  (("edges", f"edges.{mfmt}"), ("A", first.format(g="A")), ("C", first.format(g="C")),
-                   ("Ct", first.format(g="Ct")), ("C_kernels", first.format(g="Nker")))}
+                  (("edges", f"edges.{mfmt}"), (Matrix.A, first.format(g=Matrix.A)), (Matrix.C, first.format(g=Matrix.C)),
+                   (Matrix.CT, first.format(g=Matrix.CT)), ("C_kernels", first.format(g="Nker")))}
     if not isinstance(blocks, dict):
         raise ValueError(f"{jpath}: 'blocks' must be an object")
     if "layout" not in doc and mfmt == "npz":
@@ -620,27 +621,27 @@ def _read_constraints(d: Path, gr: "_Groups", lay: Layout, blocks: dict) -> dict
     """The constraint blocks present (``A, b``; ``C, c``; ``Ct, ct``; kernels of ``C_i``) as MixedProblem keywords."""
     jpath, n = d / "instance.json", lay.n
     kw: dict = {}
-    if blocks.get("A"):
-        A = gr.blocks("A")
+    if blocks.get(Matrix.A):
+        A = gr.blocks(Matrix.A)
         m = A[0].shape[0]
         for i in range(n):
-            _expect_shape(d, gr.label("A", i), A[i], m, lay.d[i], f"node {i}: m rows as A_0, d_{i} columns")
-        kw["A"] = A
+            _expect_shape(d, gr.label(Matrix.A, i), A[i], m, lay.d[i], f"node {i}: m rows as A_0, d_{i} columns")
+        kw[Matrix.A] = A
         kw["b"] = gr.vectors("b", [m] * n, [f"node {i}: m = {m}" for i in range(n)])
-    if blocks.get("C"):
-        C = gr.blocks("C")
+    if blocks.get(Matrix.C):
+        C = gr.blocks(Matrix.C)
         for i in range(n):
-            _expect_shape(d, gr.label("C", i), C[i], None, lay.d[i], f"node {i}: d_{i} columns")
-        kw["C"] = C
+            _expect_shape(d, gr.label(Matrix.C, i), C[i], None, lay.d[i], f"node {i}: d_{i} columns")
+        kw[Matrix.C] = C
         kw["c"] = gr.vectors("c", [B.shape[0] for B in C], [f"node {i}: rows of C_{i}" for i in range(n)])
-    if blocks.get("Ct"):
-        Ct = gr.blocks("Ct")
+    if blocks.get(Matrix.CT):
+        Ct = gr.blocks(Matrix.CT)
         for i in range(n):
-            _expect_shape(d, gr.label("Ct", i), Ct[i], None, lay.dt, f"node {i}: d~ = {lay.dt} columns")
-        kw["Ct"] = Ct
+            _expect_shape(d, gr.label(Matrix.CT, i), Ct[i], None, lay.dt, f"node {i}: d~ = {lay.dt} columns")
+        kw[Matrix.CT] = Ct
         kw["ct"] = gr.vectors("ct", [B.shape[0] for B in Ct], [f"node {i}: rows of Ct_{i}" for i in range(n)])
     if blocks.get("C_kernels"):
-        if not blocks.get("C"):
+        if not blocks.get(Matrix.C):
             raise ValueError(f"{jpath}: 'C_kernels' present without local constraints C")
         # dense as written for ordinary sizes; a basis whose dense form would exceed KERNEL_DENSE_MAX entries stays
         # sparse (the printed coupled-local case at 10⁷ variables: 64200 × 21400 per node, 10.2 GiB each)

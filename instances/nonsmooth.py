@@ -48,6 +48,7 @@ from typing import Callable
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.abs_deviation import AbsDeviationObjective
 from mixbounds.instances.instance import Instance
@@ -122,9 +123,9 @@ def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kap
     kappa_C = check_kappa("kappa_C", kappa_C)
     kappa_Ct = check_kappa("kappa_Ct", kappa_Ct)
     reject_targets(family, {
-        "kappa_AC": (kappa_AC, "the problem has no coupled constraint Σ A_i x_i = Σ b_i") if not st["A"] else (None, ""),
-        "kappa_C": (kappa_C, "the problem has no local constraints C_i x_i = c_i") if not st["C"] else (None, ""),
-        "kappa_Ct": (kappa_Ct, "the problem has no shared-variable constraints C̃_i x̃ = c̃_i") if not st["Ct"] else (None, ""),
+        "kappa_AC": (kappa_AC, "the problem has no coupled constraint Σ A_i x_i = Σ b_i") if not st[Matrix.A] else (None, ""),
+        "kappa_C": (kappa_C, "the problem has no local constraints C_i x_i = c_i") if not st[Matrix.C] else (None, ""),
+        "kappa_Ct": (kappa_Ct, "the problem has no shared-variable constraints C̃_i x̃ = c̃_i") if not st[Matrix.CT] else (None, ""),
     })
     gs = make_gossip(graph or "ring", None if n is None else check_int("n", n, 2), default_n=st["defaults"]["n"],
                      kappa_W=kappa_W, gossip=kw.get("gossip", "laplacian"), seed=seed, er_p=kw.get("er_p"))
@@ -132,10 +133,10 @@ def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kap
     dflt = st["defaults"]
     d = check_int("d", kw.get("d", dflt.get("d", 0)), 1) if st["x"] else 0
     dt = check_int("dt", kw.get("dt", dflt.get("dt", 0)), 1) if st["t"] else 0
-    m = check_int("m", kw.get("m", dflt.get("m")), 2) if st["A"] else 0
-    p = check_int("p", kw.get("p", dflt.get("p")), 1, d - 1) if st["C"] else 0
-    pt = check_int("pt", kw.get("pt", dflt.get("pt")), 1, dt - 1) if st["Ct"] else 0
-    if st["Ct"] and not st["ident"] and n * pt >= dt:
+    m = check_int("m", kw.get("m", dflt.get("m")), 2) if st[Matrix.A] else 0
+    p = check_int("p", kw.get("p", dflt.get("p")), 1, d - 1) if st[Matrix.C] else 0
+    pt = check_int("pt", kw.get("pt", dflt.get("pt")), 1, dt - 1) if st[Matrix.CT] else 0
+    if st[Matrix.CT] and not st["ident"] and n * pt >= dt:
         raise ValueError(f"{family}: n·pt = {n}·{pt} = {n * pt} rows of C̃_i >= dt = {dt} would fix x̃ (no free shared "
                          f"direction left for the objective); take dt > n·pt, e.g. dt = {n * pt + 1}")
     if st["ident"] and kappa_Ct is not None and kappa_Ct > 1 and pt < 2:
@@ -150,16 +151,16 @@ def build_constraints(family: str, structure: str, *, seed: int, n, kappa_W, kap
     xt0 = feasible_scale * rng_x.standard_normal(dt) if st["t"] else None
     blocks: dict = {}
     kernels = None
-    if st["C"]:
+    if st[Matrix.C]:
         C, kernels = local_blocks([d] * n, [p] * n, kappa_C, seeded_rng(seed, "local-C"))
         blocks.update(C=C, c=[C[i] @ x0[i] for i in range(n)], C_kernels=kernels)
         if kappa_C is not None:
             targets["kappa_C"] = kappa_C
         params["tuning"]["kappa_C"] = "singular values in [1, sqrt(kappa_C)]" if kappa_C else "none (Gaussian)"
-    if st["A"]:
+    if st[Matrix.A]:
         _add_coupled(blocks, targets, params, seed=seed, n=n, d=d, p=p, m=m, kernels=kernels, x0=x0,
-                     kappa_AC=kappa_AC, with_C=st["C"])
-    if st["Ct"]:
+                     kappa_AC=kappa_AC, with_C=st[Matrix.C])
+    if st[Matrix.CT]:
         _add_shared(blocks, targets, params, seed=seed, n=n, dt=dt, pt=pt, xt0=xt0, kappa_Ct=kappa_Ct,
                     identical=st["ident"])
     if kappa_W is not None:
@@ -358,7 +359,7 @@ def _build(structure: str, *, n=None, seed=0, kappa_W=None, kappa_f=None, kappa_
     check_variant(family, variant, ("default", "strongly-convex"))
     st = STRUCTURES[structure]
     allowed = list(COMMON_KW) + [k for k in SIZE_KW if k in st["defaults"]] + ["samples", "mu", "noise"]
-    if st["A"] and not st["C"]:
+    if st[Matrix.A] and not st[Matrix.C]:
         allowed.append("kappa_A")
     reject_unknown(family, kw, allowed)
     kappa_AC = kappa_A_alias(family, kw, kappa_AC)

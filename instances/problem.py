@@ -23,7 +23,7 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 import scipy.sparse.linalg as spla
 from mixbounds.bounds import spectral
-from mixbounds.bounds.concepts import Structure
+from mixbounds.bounds.concepts import Matrix, Structure
 from mixbounds.bounds.spectral import DENSE_LIMIT, LMAX_TOL, ZERO_RTOL
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import Objective
@@ -177,7 +177,7 @@ class MixedProblem:
                 if Ai.shape != (m, lay.d[i]):
                     raise ValueError(f"node {i}: A_{i} has shape {Ai.shape}, expected ({m}, d_{i}={lay.d[i]}) (all A_i share m rows)")
             b = tuple(_as_vector(bi, m, f"node {i}: b_{i}") for i, bi in enumerate(self.b))
-            set_("A", A)
+            set_(Matrix.A.value, A)
             set_("b", b)
         # local constraints
         if (self.C is None) != (self.c is None):
@@ -190,7 +190,7 @@ class MixedProblem:
                 if Ci.shape[1] != lay.d[i]:
                     raise ValueError(f"node {i}: C_{i} has {Ci.shape[1]} columns, expected d_{i}={lay.d[i]}")
             c = tuple(_as_vector(ci, C[i].shape[0], f"node {i}: c_{i}") for i, ci in enumerate(self.c))
-            set_("C", C)
+            set_(Matrix.C.value, C)
             set_("c", c)
         # shared-variable constraints
         if (self.Ct is None) != (self.ct is None):
@@ -203,7 +203,7 @@ class MixedProblem:
                 if Ci.shape[1] != lay.dt:
                     raise ValueError(f"node {i}: C̃_{i} has {Ci.shape[1]} columns, expected d̃={lay.dt}")
             ct = tuple(_as_vector(ci, Ct[i].shape[0], f"node {i}: c̃_{i}") for i, ci in enumerate(self.ct))
-            set_("Ct", Ct)
+            set_(Matrix.CT.value, Ct)
             set_("ct", ct)
         if (self.A is not None or self.C is not None) and lay.dx == 0:
             raise ValueError("A/C given but all local dimensions d_i are 0")
@@ -280,7 +280,7 @@ class MixedProblem:
                     f"b: Σ_i b_i is not in the range of (A_1 … A_n) (relative residual {res:.2e}); "
                     "the coupled constraint Σ(A_i x_i − b_i) = 0 is infeasible"
                 )
-        for name, M, v in (("C", self.C, self.c), ("C̃", self.Ct, self.ct)):
+        for name, M, v in ((Matrix.C, self.C, self.c), ("C̃", self.Ct, self.ct)):
             if M is None:
                 continue
             seen: dict[tuple, float] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from mixbounds.bounds import gossip_spectrum, group_spectrum, mixed_kappa, projected_kappa, sv_extremes
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.bounds.condition import interaction_extremes
 from mixbounds.instances.problem import MixedProblem
 
@@ -27,7 +28,7 @@ def realized_kappas(problem: MixedProblem, *, method: str = "auto") -> dict:
         g = gossip_spectrum(problem.W, method=method)
         out.update(kappa_W=g.kappa, lambda_max_W=g.lmax, lambda_min_pos_W=g.lmin_pos)
     if problem.A is not None:
-        ga = group_spectrum(problem.A, method=method, name="A")
+        ga = group_spectrum(problem.A, method=method, name=Matrix.A)
         S = interaction_extremes(problem.A, method=method)
         kA = ga.L / S.lmin_pos if S.lmin_pos > 0 else float("inf")
         out.update(L_A=ga.L, mu_A=ga.mu, kappa_A=kA, L_S=S.lmax, lambda_min_pos_S_A=S.lmin_pos)
@@ -38,7 +39,7 @@ def realized_kappas(problem: MixedProblem, *, method: str = "auto") -> dict:
             pr = projected_kappa(problem.A, problem.C, D_kernels=problem.C_kernels, method=method)
             out.update(kappa_AC=pr.kappa, mu_AC=pr.mu)
     if problem.C is not None:
-        gc = group_spectrum(problem.C, kernels=problem.C_kernels, method=method, name="C")
+        gc = group_spectrum(problem.C, kernels=problem.C_kernels, method=method, name=Matrix.C)
         out.update(L_C=gc.L, mu_C=gc.mu, kappa_C=gc.kappa)
     if problem.Ct is not None:
         out["kappa_Ct"] = mixed_kappa(problem.Ct, transpose=True, method=method)

@@ -25,17 +25,17 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from mixbounds.bounds.concepts import BlockKind
+from mixbounds.bounds.concepts import BlockKind, Matrix
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.bounds.spectral import sv_extremes
 
 #: version of the "spectra" record of instance.json (a reader ignores other versions)
 SPECTRA_VERSION = 1
 #: the archives (block groups) each fact depends on; the objective's constants depend on its own group
-DEPENDS = {"lambda_max_W": ("W",), "lambda_min_W": ("W",), "kappa_W": ("W",), "L_A": ("A",),
-           "lambda_min_S_A": ("A",), "L_S": ("A",), "L_C": ("C", "Nker"), "mu_C": ("C", "Nker"),
-           "kappa_C": ("C", "Nker"), "mu_tilde_AC": ("A", "C", "Nker"), "kappa_tilde_AC": ("A", "C", "Nker"),
-           "L_Ct": ("Ct",), "lambda_min_S_Ct": ("Ct",), "mu_Ct": ("Ct",)}
+DEPENDS = {"lambda_max_W": ("W",), "lambda_min_W": ("W",), "kappa_W": ("W",), "L_A": (Matrix.A,),
+           "lambda_min_S_A": (Matrix.A,), "L_S": (Matrix.A,), "L_C": (Matrix.C, "Nker"), "mu_C": (Matrix.C, "Nker"),
+           "kappa_C": (Matrix.C, "Nker"), "mu_tilde_AC": (Matrix.A, Matrix.C, "Nker"), "kappa_tilde_AC": (Matrix.A, Matrix.C, "Nker"),
+           "L_Ct": (Matrix.CT,), "lambda_min_S_Ct": (Matrix.CT,), "mu_Ct": (Matrix.CT,)}
 
 
 def shared_kind(problem) -> BlockKind | None:
@@ -64,13 +64,13 @@ def solver_facts(problem) -> tuple[dict, dict]:
     for k in ("lambda_max_W", "lambda_min_W", "kappa_W"):
         how[k] = f"mixbounds.bounds.condition.gossip_spectrum ({gs.method})"
     if P.A is not None:
-        f["L_A"] = group_spectrum(P.A, name="A").L
+        f["L_A"] = group_spectrum(P.A, name=Matrix.A).L
         how["L_A"] = "mixbounds.bounds.condition.group_spectrum (per distinct block)"
         SA = interaction_extremes(P.A)
         f["lambda_min_S_A"], f["L_S"] = SA.lmin_pos, SA.lmax
         how["lambda_min_S_A"] = how["L_S"] = f"mixbounds.bounds.condition.interaction_extremes ({SA.method})"
     if P.C is not None:
-        gc = group_spectrum(P.C, kernels=P.C_kernels, name="C")
+        gc = group_spectrum(P.C, kernels=P.C_kernels, name=Matrix.C)
         f["L_C"], f["mu_C"], f["kappa_C"] = gc.L, gc.mu, gc.kappa
         how["L_C"] = how["mu_C"] = how["kappa_C"] = "mixbounds.bounds.condition.group_spectrum (per distinct block)"
     if P.A is not None and P.C is not None:

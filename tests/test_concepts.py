@@ -12,8 +12,18 @@ import json
 import numpy as np
 import pytest
 from mixbounds.bounds.claims import CLASS_LABELS, ORACLE_LABELS, REGISTRY
-from mixbounds.bounds.concepts import METHOD_CLASSES, ORACLES, PROBLEM_CLASSES, Oracle, ProblemClass
+from mixbounds.bounds.concepts import (
+    METHOD_CLASSES,
+    ORACLES,
+    PROBLEM_CLASSES,
+    Matrix,
+    Oracle,
+    ProblemClass,
+    WorstFamily,
+)
 from mixbounds.instances.classes import CLASSES
+from mixbounds.instances.instance import Instance
+from mixbounds.instances.worst_case import FAMILIES
 from mixbounds.solvers.oracles import ORACLES as SOLVER_ORACLES
 
 
@@ -56,3 +66,41 @@ def test_the_cited_theorem_is_the_source_of_the_communication_cell():
     for cls in ProblemClass:
         comm = next(c for c in REGISTRY if c.id == f"T1.{cls}.{Oracle.COMM}")
         assert comm.source.startswith(cls.theorem), (cls, comm.source)
+
+
+def family_registry_problems(families: dict, classes: dict) -> list[str]:
+    """What disagrees between the worst-case registry, the class table and :class:`WorstFamily`: a registered
+    construction (its ``-grad`` twin aside) that is no member, a member that builds nothing (the identical-C̃ chain
+    is a part of the identical constructions, never built alone), a class whose family is no member."""
+    built = {name.removesuffix("-grad") for name in families}
+    out = [f"registered, not a WorstFamily: {name}" for name in sorted(built - set(WorstFamily))]
+    out += [f"a WorstFamily nothing builds: {m}" for m in WorstFamily if m not in built and m != WorstFamily.IDENT_CHAIN]
+    out += [f"class {c}: family {s.worst_family!r} is not a WorstFamily" for c, s in classes.items()
+            if s.worst_family and s.worst_family not in set(WorstFamily)]
+    return out
+
+
+def test_every_worst_case_construction_is_a_family_member():
+    assert family_registry_problems(FAMILIES, CLASSES) == []
+
+
+def test_a_family_outside_the_type_is_reported():
+    """Negative controls: a construction registered under a name the type lacks, and a member dropped from the
+    registry, are both reported."""
+    extra = dict(FAMILIES, **{"coupled-twice": FAMILIES["coupled"]})
+    assert family_registry_problems(extra, CLASSES) == ["registered, not a WorstFamily: coupled-twice"]
+    fewer = {k: v for k, v in FAMILIES.items() if not k.startswith("network-split")}
+    assert family_registry_problems(fewer, CLASSES) == ["a WorstFamily nothing builds: network-split"]
+
+
+def test_a_built_instance_carries_its_family_member():
+    inst = FAMILIES["coupled"](kappa_W=10.0, kappa_A=10.0, kappa_f=10.0, eps=1e-3)
+    assert isinstance(inst, Instance) and inst.family is WorstFamily.COUPLED
+    assert json.dumps({"family": inst.family}) == '{"family": "coupled"}' and f"{inst.family}-grad" == "coupled-grad"
+    assert WorstFamily.COUPLED_LOCAL == "coupled-local" and repr(WorstFamily.MIXED) == "'mixed'"
+
+
+def test_a_matrix_reads_as_its_name_and_knows_its_oracle():
+    assert [m.oracle for m in Matrix] == [Oracle.A, Oracle.C, Oracle.CT]
+    assert (Matrix.CT, f"{Matrix.CT}_0", repr(Matrix.C)) == ("Ct", "Ct_0", "'C'")
+    assert {"A": 1}[Matrix.A] == 1 and Matrix.CT.encode() == b"Ct"  # seed salts hash the same bytes

@@ -8,6 +8,7 @@ constant 1/2 replaced by 2 (multiplied by 4).
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.checks.lemmas.adversarial import Search, Statement, adversarial_check, complete_laplacian, n_edges, take
 from mixbounds.checks.lemmas.coupled_spectrum import LABEL, point_coupled_spectrum
 from mixbounds.checks.lemmas.coupled_spectrum import LEMMA as SAMPLED
@@ -23,7 +24,7 @@ def _case(theta: np.ndarray, s: dict) -> dict:
     n, m, d = s["n"], s["m"], s["d"]
     w, pos = take(theta, 0, n_edges(n), (n_edges(n),))
     A, _ = take(theta, pos, n * m * d, (n, m, d))
-    return {"source": "explicit", "W": complete_laplacian(w, n).tolist(), "A": A.tolist(), "objective": False}
+    return {"source": "explicit", "W": complete_laplacian(w, n).tolist(), Matrix.A: A.tolist(), "objective": False}
 
 
 def _ratios(p: dict) -> dict:

@@ -9,6 +9,7 @@ explicit ``σ_max²(B)`` bound.  Control: the lower bound with ``4σ_min+²(C̃)
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.checks.lemmas.adversarial import Search, Statement, adversarial_check, complete_laplacian, n_edges, take
 from mixbounds.checks.lemmas.identical_mixed_spectrum import LABEL, point_identical_mixed
 from mixbounds.checks.lemmas.identical_mixed_spectrum import LEMMA as SAMPLED
@@ -27,7 +28,7 @@ def _case(theta: np.ndarray, s: dict) -> dict:
     w, pos = take(theta, 0, n_edges(n), (n_edges(n),))
     A, pos = take(theta, pos, n * m * d, (n, m, d))
     Ct, _ = take(theta, pos, pt * dt, (pt, dt))
-    return {"source": "explicit", "W": complete_laplacian(w, n).tolist(), "A": A.tolist(), "Ct": [Ct.tolist()] * n}
+    return {"source": "explicit", "W": complete_laplacian(w, n).tolist(), Matrix.A: A.tolist(), Matrix.CT: [Ct.tolist()] * n}
 
 
 def _ratios(p: dict) -> dict:

@@ -11,6 +11,7 @@ formula with ``γ²`` replaced by ``γ`` (the lemma check's control).
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.checks.lemmas.adversarial import Search, Statement, adversarial_check, complete_laplacian, n_edges, take
 from mixbounds.checks.lemmas.base import EQ_RTOL
 from mixbounds.checks.lemmas.local_spectrum import LABEL, point_local_spectrum
@@ -28,7 +29,7 @@ def _case(theta: np.ndarray, s: dict) -> dict:
     n, p, dt = s["n"], s["p"], s["dt"]
     w, pos = take(theta, 0, n_edges(n), (n_edges(n),))
     C, pos = take(theta, pos, p * dt, (p, dt))
-    return {"source": "explicit", "W": complete_laplacian(w, n).tolist(), "Ct": [C.tolist()] * n,
+    return {"source": "explicit", "W": complete_laplacian(w, n).tolist(), Matrix.CT: [C.tolist()] * n,
             "gamma_factor": float(np.exp(np.clip(theta[pos], -12.0, 12.0)))}
 
 

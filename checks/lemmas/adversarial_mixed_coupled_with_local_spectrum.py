@@ -11,6 +11,7 @@ check's control).
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.checks.lemmas.adversarial import Search, Statement, adversarial_check, complete_laplacian, n_edges, take
 from mixbounds.checks.lemmas.mixed_coupled_with_local_spectrum import LABEL, point_mixed_cl_spectrum
 from mixbounds.checks.lemmas.mixed_coupled_with_local_spectrum import LEMMA as SAMPLED
@@ -38,7 +39,7 @@ def _case(theta: np.ndarray, s: dict) -> dict:
         A = np.einsum("imp,ipd->imd", R, C)
     else:
         A, _ = take(theta, pos, n * m * d, (n, m, d))
-    return {"source": "explicit", "W": complete_laplacian(w, n).tolist(), "A": A.tolist(), "C": C.tolist()}
+    return {"source": "explicit", "W": complete_laplacian(w, n).tolist(), Matrix.A: A.tolist(), Matrix.C: C.tolist()}
 
 
 def _ratios(p: dict) -> dict:

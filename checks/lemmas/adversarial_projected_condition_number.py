@@ -10,6 +10,7 @@ helpers the lemma check uses (:func:`mixbounds.checks.lemmas.cases.group_extreme
 from __future__ import annotations
 
 import numpy as np
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.checks.lemmas.adversarial import Search, Statement, adversarial_check, take
 from mixbounds.checks.lemmas.base import mu_tilde_dense
 from mixbounds.checks.lemmas.cases import group_extremes, interaction_min_pos, materialize, orth_kernel, sv2
@@ -27,7 +28,7 @@ def _case(theta: np.ndarray, s: dict) -> dict:
     n, m, d, p = s["n"], s["m"], s["d"], s["p"]
     B, pos = take(theta, 0, n * m * d, (n, m, d))
     D, _ = take(theta, pos, n * p * d, (n, p, d))
-    return {"source": "explicit", "W": (np.eye(n) * n - np.ones((n, n))).tolist(), "A": B.tolist(), "C": D.tolist()}
+    return {"source": "explicit", "W": (np.eye(n) * n - np.ones((n, n))).tolist(), Matrix.A: B.tolist(), Matrix.C: D.tolist()}
 
 
 def _evaluate(case: dict) -> dict | None:

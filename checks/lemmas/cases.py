@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.instances import graphs as g
@@ -294,12 +295,12 @@ def _raw(spec: dict) -> Mats:
 
     C = None
     if p > 0:
-        rc = seeded_rng(seed, "C")
+        rc = seeded_rng(seed, Matrix.C)
         C = [random_block(rc, p, d[i], rank=spec.get("rank_C"), cond=cond, scale=float(spec.get("scale_C", 1.0)) * node_factor())
              for i in range(n)]
     A = None
     if m > 0 and spec.get("has_A", True):
-        ra = seeded_rng(seed, "A")
+        ra = seeded_rng(seed, Matrix.A)
         zero = set(range(n - int(spec.get("zero_A", 0)), n))
         sA = float(spec.get("scale_A", 1.0))
         A = []
@@ -314,7 +315,7 @@ def _raw(spec: dict) -> Mats:
                 A.append(random_block(ra, m, d[i], rank=spec.get("rank_A"), cond=cond, scale=sA * node_factor()))
     Ct = None
     if pt > 0 and dt > 0:
-        rt = seeded_rng(seed, "Ct")
+        rt = seeded_rng(seed, Matrix.CT)
         sC = float(spec.get("scale_Ct", 1.0))
         if spec.get("ident_Ct"):
             C0 = random_block(rt, pt, dt, rank=spec.get("rank_Ct"), cond=cond, scale=sC)
@@ -368,11 +369,11 @@ def _explicit(spec: dict) -> Mats:
     W = np.asarray(spec["W"], dtype=float)
     n = W.shape[0]
     blocks = {k: None if spec.get(k) is None else [np.atleast_2d(np.asarray(b, dtype=float)) for b in spec[k]]
-              for k in ("A", "C", "Ct")}
+              for k in (Matrix.A, Matrix.C, Matrix.CT)}
     for k, bl in blocks.items():
         if bl is not None and len(bl) != n:
             raise ValueError(f"lemma cases: explicit {k} has {len(bl)} blocks for {n} nodes")
-    A, C, Ct = blocks["A"], blocks["C"], blocks["Ct"]
+    A, C, Ct = blocks[Matrix.A], blocks[Matrix.C], blocks[Matrix.CT]
     d = [b.shape[1] for b in A] if A is not None else [b.shape[1] for b in C] if C is not None else [0] * n
     return Mats(W=sp.csr_matrix(W), n=n, d=d, dt=Ct[0].shape[1] if Ct is not None else 0,
                 m=A[0].shape[0] if A is not None else 0, A=A, C=C, Ct=Ct, label=spec.get("label", "explicit"))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as _sp
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.bounds.spectral import sym_extremes
 from mixbounds.checks.lemmas.base import (
     LemmaCheck,
@@ -36,7 +37,7 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
            "params": _jsonable({k: v for k, v in I.params.items() if isinstance(v, (int, float, str))}),
            "realized": _jsonable(I.realized)}
     extra = {}
-    if fam == "shared":
+    if fam == WorstFamily.SHARED:
         pr = I.params
         lmax = float(sym_extremes(I.problem.objective.Q_blocks[0]).lmax)
         extra["f_i is L_f-smooth (printed)"] = closed_form("sec:local_cons_example_funcs", pr["L_f_symbol"], lmax, rtol=1e-9,
@@ -44,7 +45,7 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
         extra["f_i is 2L_f-smooth (derived)"] = closed_form("sec:local_cons_example_funcs", 2 * pr["L_f_symbol"], lmax, rtol=1e-9,
                                                             statement="∇²f_i = diag(μ_f I, 2L_f I)", key="f_smooth",
                                                             role="corrected")
-    if fam == "coupled-local" and I.variant == "printed":
+    if fam == WorstFamily.COUPLED_LOCAL and I.variant == "printed":
         extra["control: μ̃_AC = μ'_A/3"] = closed_form("control", I.params["mup"] / 3, I.realized["mu_AC"], rtol=1e-6,
                                                        statement="wrong constant (9 → 3)", key="mu_AC", role="control")
     out["extra_closed"] = _jsonable(extra)
@@ -52,7 +53,7 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
         r = reference_solution(I.problem)
         out["kkt_residual"] = r.kkt_residual
         sol, sf = {}, []
-        if fam == "shared":
+        if fam == WorstFamily.SHARED:
             sol, sf = shared.check_solution(I, r.u)
             pr = I.params
             xt = I.problem.layout.split(r.u)[1][0]
@@ -61,11 +62,11 @@ def point_worst_closed(case: dict, _cost: float = 0.0) -> dict:
             sol["control: ρ from the shift ×2"] = closed_form("control", rho_from_shift(2 * pr["mup"] * pr["mu_f"] / (2 * pr["Lp"] * pr["L_f_symbol"])),
                                                              meas, rtol=1e-6, statement="ρ + 1/ρ = 2 + 2·μ'μ_f/(2L'L_f)",
                                                              key="nesterovs_worst_rho", role="control")
-        elif fam == "consensus":
+        elif fam == WorstFamily.CONSENSUS:
             sol = consensus.check_solution(I, r.u)
-        elif fam == "coupled":
+        elif fam == WorstFamily.COUPLED:
             sol = coupled.check_solution(I, r.u)
-        elif fam == "coupled-local":
+        elif fam == WorstFamily.COUPLED_LOCAL:
             pr = I.params
             K, n = pr["chain_length"], pr["n"]
             A1, A2 = coupled_blocks(K, pr["Lp"], pr["mup"])
@@ -104,21 +105,21 @@ def _worst_cases(tier: Tier) -> list[dict]:
     K = SETTINGS[tier.name].chain
     Kc = K  # coupled-local: the realized μ̃/κ̃ records (rtol 1e-3 vs the infinite chain) need K >~ 100
     sets = [
-        {"family": "shared", "kw": {"kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_f": 10.0, "eps": 1e-5, "chain": K}, "solve": True},
-        {"family": "coupled-local", "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "eps": 1e-5, "chain": Kc,
+        {"family": WorstFamily.SHARED, "kw": {"kappa_W": 10.0, "kappa_Ct": 10.0, "kappa_f": 10.0, "eps": 1e-5, "chain": K}, "solve": True},
+        {"family": WorstFamily.COUPLED_LOCAL, "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "eps": 1e-5, "chain": Kc,
                                            "variant": "printed"}, "solve": True},
-        {"family": "coupled-local", "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "eps": 1e-5, "chain": Kc,
+        {"family": WorstFamily.COUPLED_LOCAL, "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_f": 10.0, "eps": 1e-5, "chain": Kc,
                                            "variant": "shared-rows"}, "solve": True},
         # cheap: the default chain rule (the realized κ̂_A matches its target to 1e-3 only for long chains)
-        {"family": "consensus", "kw": {"kappa_W": 20.0, "kappa_f": 20.0, "eps": 1e-5}, "solve": True},
-        {"family": "coupled", "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "eps": 1e-5}, "solve": True},
+        {"family": WorstFamily.CONSENSUS, "kw": {"kappa_W": 20.0, "kappa_f": 20.0, "eps": 1e-5}, "solve": True},
+        {"family": WorstFamily.COUPLED, "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "eps": 1e-5}, "solve": True},
     ]
     if SETTINGS[tier.name].larger:
         sets += [
-            {"family": "shared", "kw": {"kappa_W": 30.0, "kappa_Ct": 40.0, "kappa_f": 30.0, "eps": 1e-6, "chain": 2 * K}, "solve": True},
-            {"family": "coupled-local", "kw": {"kappa_W": 20.0, "kappa_C": 20.0, "kappa_AC": 40.0, "kappa_f": 20.0, "eps": 1e-6,
+            {"family": WorstFamily.SHARED, "kw": {"kappa_W": 30.0, "kappa_Ct": 40.0, "kappa_f": 30.0, "eps": 1e-6, "chain": 2 * K}, "solve": True},
+            {"family": WorstFamily.COUPLED_LOCAL, "kw": {"kappa_W": 20.0, "kappa_C": 20.0, "kappa_AC": 40.0, "kappa_f": 20.0, "eps": 1e-6,
                                                "chain": Kc, "variant": "printed"}, "solve": True},
-            {"family": "coupled-local", "kw": {"kappa_W": 20.0, "kappa_C": 20.0, "kappa_AC": 40.0, "kappa_f": 20.0, "eps": 1e-6,
+            {"family": WorstFamily.COUPLED_LOCAL, "kw": {"kappa_W": 20.0, "kappa_C": 20.0, "kappa_AC": 40.0, "kappa_f": 20.0, "eps": 1e-6,
                                                "chain": Kc, "variant": "shared-rows-incidence"}, "solve": True},
         ]
     return sets
@@ -215,21 +216,21 @@ def _coupled_local_results(pts: list[dict], cl_mats: str, cl_mats_ctrl: str, pre
     statement (printed construction against the documented shared-rows variants)."""
     res = []
     cl_printed = [r for k in ("L_A", "mu_AC", "L_A (shared rows)", "mu_AC (shared rows)", "kappa_C", "kappa_AC", "kappa_f")
-                  for r in _recs(pts, "coupled-local", "closed", (k,))]
+                  for r in _recs(pts, WorstFamily.COUPLED_LOCAL, "closed", (k,))]
     res.append(_closed_result(
         cl_mats, "app:mixed_coupled_with_local_lower",
         "eq:tkappaAap/eq:Ai_rear: max λ_max(A_iA_iᵀ) = 2L'_A + μ'_A = L_A, μ̃_AC = μ'_A/9, κ_C = κ(W_C) (and the shared-rows variant's derived forms)",
         cl_printed, [], [], ""))
-    ctrl = _recs(pts, "coupled-local", "extra_closed", ("mu_AC",), "control")
+    ctrl = _recs(pts, WorstFamily.COUPLED_LOCAL, "extra_closed", ("mu_AC",), "control")
     res.append(_control_result(cl_mats_ctrl, "app:mixed_coupled_with_local_lower", "μ̃_AC = μ'_A/3 (constant 9 → 3)",
                                ctrl, "wrong constant vs the realized μ̃_AC of the printed construction."))
-    pre_printed = [r for k in ("presolved", "support") for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant="printed")]
+    pre_printed = [r for k in ("presolved", "support") for r in _recs(pts, WorstFamily.COUPLED_LOCAL, "solution_closed", (k,), variant="printed")]
     pre_corr = [r for v in ("shared-rows", "shared-rows-incidence") for k in ("presolved", "support", "decay")
-                for r in _recs(pts, "coupled-local", "solution_closed", (k,), variant=v)]
+                for r in _recs(pts, WorstFamily.COUPLED_LOCAL, "solution_closed", (k,), variant=v)]
     res.append(_closed_result(
         presolve, "app:mixed_coupled_with_local_lower",
         "presolving the local consensus gives exactly App. C.3's problem; its solution is App. C's copied l times (x* has a long chain)",
-        pre_printed, pre_corr, _finds(pts, "coupled-local", ("support", "presolved"), variant="printed"),
+        pre_printed, pre_corr, _finds(pts, WorstFamily.COUPLED_LOCAL, ("support", "presolved"), variant="printed"),
         "A_i = (δ_Uᵀ ⊗ √L'E₁ᵀ, δ_Uᵀ ⊗ √μ'I) (all nodes write the same rows R^K; variant 'shared-rows'): presolving gives the l = 1 "
         "coupled instance scaled by l/3 exactly (x*_ij = x*_i(coupled) to 1e-6), with μ̃ = (2l/27)μ', κ̃ = (9/2)(2L'+μ')/μ'."))
     return res
@@ -248,46 +249,46 @@ def _finalize_closed_worst(tier: Tier, pts: list[dict], ids: tuple) -> list[Chec
     res.append(_closed_result(
         rho, "lem:nesterovs_worst_rho",
         "ρ = (√(⅔L_C L_f/(μ_C μ_f) + 1) − 1)/(√(…) + 1) is the solution ratio of prob:dual_as_nesterov for the shared construction",
-        _recs(pts, "shared", "solution_closed", ("nesterovs_worst_rho",), "printed"),
+        _recs(pts, WorstFamily.SHARED, "solution_closed", ("nesterovs_worst_rho",), "printed"),
         # the derived t*_1 = (μ'/(2L_f))ρ − L'/μ_f uses the derived ρ: evidence for it too
-        _recs(pts, "shared", "solution_closed", ("nesterovs_worst_rho", "x_star_t1"), "corrected"),
-        _finds(pts, "shared", ("nesterovs_worst_rho",)),
+        _recs(pts, WorstFamily.SHARED, "solution_closed", ("nesterovs_worst_rho", "x_star_t1"), "corrected"),
+        _finds(pts, WorstFamily.SHARED, ("nesterovs_worst_rho",)),
         "ρ + 1/ρ = 2 + μ'_Cμ_f/(2L'_C L_f), i.e. ρ = (s − 1)/(s + 1) with s² = 1 + 8L'_C L_f/(μ'_C μ_f) "
         "(L'_C = L_C/2 − 3μ_C/2, μ'_C = 3μ_C, L_f the printed symbol), from the exact conjugate (eq:conj_fi corrected)."))
-    ctrl = _recs(pts, "shared", "solution_closed", ("nesterovs_worst_rho",), "control")
+    ctrl = _recs(pts, WorstFamily.SHARED, "solution_closed", ("nesterovs_worst_rho",), "control")
     res.append(_control_result(rho_ctrl, "lem:nesterovs_worst_rho", "ρ from the shift 2·μ'μ_f/(2L'L_f) (factor 2 wrong)",
                                ctrl, "the derived ρ with a doubled shift vs the measured ratio of t*."))
     res.append(_closed_result(
         conj, "eq:conj_fi", "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/L_f − (L'_C/μ_f)v_1",
-        _recs(pts, "shared", "closed", ("conj_fi",), "printed"), _recs(pts, "shared", "closed", ("conj_fi",), "corrected"),
-        _finds(pts, "shared", ("conj_fi",)), "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/(4L_f) − (L'_C/μ_f)v_1 (checked at a random point "
+        _recs(pts, WorstFamily.SHARED, "closed", ("conj_fi",), "printed"), _recs(pts, WorstFamily.SHARED, "closed", ("conj_fi",), "corrected"),
+        _finds(pts, WorstFamily.SHARED, ("conj_fi",)), "f_i*(u, v) = ‖u‖²/(2μ_f) + ‖v‖²/(4L_f) − (L'_C/μ_f)v_1 (checked at a random point "
         "against sup_x ⟨(u,v), x⟩ − f_i(x) evaluated at the maximiser)."))
     res.append(_closed_result(
         xstar, "sub:bounding_accuracy", "x*(z*): p* = (√L'/μ_f)E z*, t* = (√μ̂_A/(2L_f))(z* − (L'_C/μ_f)e_1)",
-        _recs(pts, "shared", "solution_closed", ("x_star_t1",), "printed"),
-        _recs(pts, "shared", "solution_closed", ("x_star_t1",), "corrected"),
-        _finds(pts, "shared", ("x_star_t1",)),
+        _recs(pts, WorstFamily.SHARED, "solution_closed", ("x_star_t1",), "printed"),
+        _recs(pts, WorstFamily.SHARED, "solution_closed", ("x_star_t1",), "corrected"),
+        _finds(pts, WorstFamily.SHARED, ("x_star_t1",)),
         "t* = (μ'_C/(2L_f))ρ^k − (L'_C/μ_f)e_1 (z*_k = n√μ'ρ^k); the tail t*_k ∝ ρ^k and the printed ratio p*_k/t*_k hold.",
-        extra_ok=_recs(pts, "shared", "solution_closed", ("x_star_ratio",))))
-    fun_printed = _recs(pts, "shared", "extra_closed", ("f_smooth",), "printed")
-    fun_corr = (_recs(pts, "shared", "extra_closed", ("f_smooth",), "corrected")
-                + _recs(pts, "shared", "closed", ("f_smooth",), "corrected"))
+        extra_ok=_recs(pts, WorstFamily.SHARED, "solution_closed", ("x_star_ratio",))))
+    fun_printed = _recs(pts, WorstFamily.SHARED, "extra_closed", ("f_smooth",), "printed")
+    fun_corr = (_recs(pts, WorstFamily.SHARED, "extra_closed", ("f_smooth",), "corrected")
+                + _recs(pts, WorstFamily.SHARED, "closed", ("f_smooth",), "corrected"))
     res.append(_closed_result(
         funcs, "sec:local_cons_example_funcs", "f_i(p, t) = μ_f/2‖p‖² + L_f‖t + (L'/μ_f)e_1‖² is L_f-smooth",
-        fun_printed, fun_corr, _finds(pts, "shared", ("f_smooth",)),
+        fun_printed, fun_corr, _finds(pts, WorstFamily.SHARED, ("f_smooth",)),
         "∇²f_i = diag(μ_f I, 2L_f I): f_i is 2L_f-smooth (κ_f = 2L_f/μ_f); write L_f/2‖t + …‖², or read L_f as half the smoothness."))
-    mats_printed = _recs(pts, "shared", "closed", ("constraints_equiv",), "printed")
+    mats_printed = _recs(pts, WorstFamily.SHARED, "closed", ("constraints_equiv",), "printed")
     mats_corr = [dict(r, holds=r.get("holds_after_p_to_minus_p", False), name=r["name"] + " (after p ↦ −p)") for r in mats_printed]
-    mats_extra = [r for k in ("L_C", "mu_C", "kappa_Ct") for r in _recs(pts, "shared", "closed", (k,), "check")]
+    mats_extra = [r for k in ("L_C", "mu_C", "kappa_Ct") for r in _recs(pts, WorstFamily.SHARED, "closed", (k,), "check")]
     res.append(_closed_result(
         mats, "sec:local_cons_example_mats",
         "the split C̃_i are equivalent to C̃x = 0, C̃ = (−√L'Eᵀ, √μ'I); max λ_max(C̃_iᵀC̃_i) = 2L' + μ' = L_C; λ_min+(S_C̃ᵀ) = μ'/3 = μ_C",
-        mats_printed, mats_corr, _finds(pts, "shared", ("constraints_equiv",)),
+        mats_printed, mats_corr, _finds(pts, WorstFamily.SHARED, ("constraints_equiv",)),
         "the rows of E₁ᵀ, E₂ᵀ (eq:E1, eq:E2) are +(e_k − e_{k+1}), so the split constraints are equivalent to (√L'Eᵀ, √μ'I)x = 0, "
         "i.e. to C̃x = 0 after p ↦ −p (f_i is even in p: same value, p* flips sign). Numerator and denominator closed forms hold.",
         extra_ok=mats_extra))
     res.extend(_coupled_local_results(pts, cl_mats, cl_mats_ctrl, presolve))
-    cc = [r for fam in ("consensus", "coupled") for where in ("closed", "solution_closed") for r in _recs(pts, fam, where)
+    cc = [r for fam in (WorstFamily.CONSENSUS, WorstFamily.COUPLED) for where in ("closed", "solution_closed") for r in _recs(pts, fam, where)
           if r.get("role") != "graph"]
     res.append(_closed_result(
         cc_id, "app:mixed_coupled_with_local_lower",

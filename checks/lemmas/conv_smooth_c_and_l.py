@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.checks.lemmas.base import (
     EQ_RTOL,
     INEQ_RTOL,
@@ -117,7 +118,7 @@ def _cases_conv(tier: Tier) -> list[dict]:
     if cases.named:
         out += [{"source": "family", "family": "random-coupled", "seed": 0, "kw": {}},
                 {"source": "family", "family": "random-coupled-local", "seed": 1, "kw": {"kappa_AC": 30.0, "kappa_W": 20.0, "graph": "ring"}}]
-        out.append({"source": "worst", "family": "coupled", "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": 16}})
+        out.append({"source": "worst", "family": WorstFamily.COUPLED, "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": 16}})
     out += [{"source": "family", "family": "random-coupled-local", "seed": 10 + s,
              "kw": {"kappa_AC": 10.0 ** (1 + s % 3), "kappa_W": 10.0 ** (1 + s % 2), "kappa_f": 10.0 ** (1 + s % 2), "graph": "ring"}}
             for s in range(cases.ring_sweep)]

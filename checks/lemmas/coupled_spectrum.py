@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     LemmaCheck,
@@ -103,7 +104,7 @@ def _cases_coupled(tier: Tier) -> list[dict]:
             for s, kw in enumerate([{}, {"kappa_A": 50.0, "kappa_W": 30.0, "graph": "ring"},
                                     {"kappa_A": 300.0, "graph": "er"}][: cases.families])]
     if cases.worst_chain is not None:
-        out.append({"source": "worst", "family": "coupled",
+        out.append({"source": "worst", "family": WorstFamily.COUPLED,
                     "kw": {"kappa_W": 20.0, "kappa_A": 30.0, "kappa_f": 10.0, "chain": cases.worst_chain}})
     out += [{"source": "family", "family": "random-coupled", "seed": 10 + s,
              "kw": {"kappa_A": 10.0 ** (1 + s % 3), "kappa_W": 10.0 ** (1.5 + 0.5 * (s % 2)), "graph": "ring", "n": 6 + s}}

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.checks.lemmas.base import (
     INEQ_RTOL,
     PSD_MARGIN,
@@ -159,7 +160,7 @@ def _cases_penal(tier: Tier) -> list[dict]:
     out += [{"source": "family", "family": "random-mixed", "seed": 10 + s, "kw": {"kappa_AC": 10.0 ** (1 + s % 2), "kappa_f": 10.0 ** (1 + s % 2)}}
             for s in range(cases.sweep)]
     if cases.worst:
-        out.append({"source": "worst", "family": "mixed",
+        out.append({"source": "worst", "family": WorstFamily.MIXED,
                     "kw": {"kappa_W": 10.0, "kappa_C": 10.0, "kappa_AC": 20.0, "kappa_Ct": 10.0, "kappa_f": 10.0, "chain": 8,
                            "variant": "shared-rows"}})
     return out

@@ -38,21 +38,21 @@ identical-``C̃`` chain follows the shared formulas under ``Ct`` and is free (``
 from __future__ import annotations
 
 import numpy as np
-from mixbounds.bounds.concepts import Oracle
+from mixbounds.bounds.concepts import Oracle, WorstFamily
 from mixbounds.instances.instance import Instance
 
 #: (family, variant) pairs of the constructions with an arrival formula, per oracle (``None``: every variant)
 FORMULAS = {
-    "consensus": {Oracle.GRAD, Oracle.COMM},
-    "coupled": {Oracle.A, Oracle.COMM},
-    "shared": {Oracle.CT, Oracle.COMM},
+    WorstFamily.CONSENSUS: {Oracle.GRAD, Oracle.COMM},
+    WorstFamily.COUPLED: {Oracle.A, Oracle.COMM},
+    WorstFamily.SHARED: {Oracle.CT, Oracle.COMM},
     "coupled-local@shared-rows": {Oracle.A, Oracle.COMM},
     "coupled-local@shared-rows-incidence": {Oracle.A, Oracle.COMM},
     "coupled-local@split-rows": {Oracle.C},
     "mixed@cited": {Oracle.A, Oracle.CT, Oracle.COMM},
     "mixed@split-rows": {Oracle.C},
-    "shared-ident": {Oracle.GRAD, Oracle.CT, Oracle.COMM},
-    "mixed-ident": {Oracle.CT, Oracle.COMM},
+    WorstFamily.SHARED_IDENT: {Oracle.GRAD, Oracle.CT, Oracle.COMM},
+    WorstFamily.MIXED_IDENT: {Oracle.CT, Oracle.COMM},
     "-grad": {Oracle.GRAD},
 }
 
@@ -165,15 +165,15 @@ def _split_rows(pr: dict, n: int, oracle: str) -> np.ndarray:
 
 
 def _part(family: str, variant: str, pr: dict, n: int, oracle: str, conjugate: bool = False) -> np.ndarray:
-    if family == "consensus":
+    if family == WorstFamily.CONSENSUS:
         return _consensus(pr, n, oracle, conjugate)
-    if family == "coupled":
+    if family == WorstFamily.COUPLED:
         return _coupled(pr, n, oracle)
-    if family in ("shared", "ident-chain"):
-        if family == "ident-chain" and oracle == Oracle.COMM:
+    if family in (WorstFamily.SHARED, WorstFamily.IDENT_CHAIN):
+        if family == WorstFamily.IDENT_CHAIN and oracle == Oracle.COMM:
             return np.zeros((n, 2 * pr["chain_length"]), dtype=np.int64)
         return _shared(pr, n, oracle)
-    if family == "coupled-local":
+    if family == WorstFamily.COUPLED_LOCAL:
         if variant == "split-rows":
             return _split_rows(pr, n, oracle)
         return _coupled(pr, n, oracle, copies=pr["l"])
@@ -188,22 +188,22 @@ def arrival(inst: Instance, oracle: str, *, conjugate: bool = False) -> tuple[np
         raise ValueError(f"arrival: no formula for {inst.family}[{inst.variant}] and oracle {oracle!r}")
     pr, n = inst.params, inst.problem.n
     fam = inst.family.removesuffix("-grad")
-    if fam in ("shared-ident", "mixed-ident") or (fam == "mixed" and inst.variant == "cited"):
+    if fam in (WorstFamily.SHARED_IDENT, WorstFamily.MIXED_IDENT) or (fam == WorstFamily.MIXED and inst.variant == "cited"):
         X, xt = None, []
         for f in pr["parts"]:
             a = _part(f, "printed", pr[f"{f}_part"], n, oracle, conjugate)
-            if f == "coupled":
+            if f == WorstFamily.COUPLED:
                 X = a
             else:
                 xt.append(a)
         X = X if X is not None else np.zeros((n, 0), dtype=np.int64)
         Xt = np.hstack(xt) if xt else np.zeros((n, 0), dtype=np.int64)
-    elif fam == "mixed":
-        X = _part("coupled-local", inst.variant, pr["x_part"], n, oracle)
+    elif fam == WorstFamily.MIXED:
+        X = _part(WorstFamily.COUPLED_LOCAL, inst.variant, pr["x_part"], n, oracle)
         Xt = _shared(dict(pr["xt_part"], hop_distance=None) if oracle != Oracle.COMM else pr["xt_part"], n, oracle)
     else:
         a = _part(fam, inst.variant, pr, n, oracle, conjugate)
-        local = fam in ("coupled", "coupled-local")
+        local = fam in (WorstFamily.COUPLED, WorstFamily.COUPLED_LOCAL)
         X, Xt = (a, np.zeros((n, 0), dtype=np.int64)) if local else (np.zeros((n, 0), dtype=np.int64), a)
     if inst.family.endswith("-grad"):  # the base instance is reached with its gradient seeds, the chain one index a round
         gc = inst.params["gradient_chain"]
@@ -219,13 +219,13 @@ def arrival(inst: Instance, oracle: str, *, conjugate: bool = False) -> tuple[np
 #: the table of the module docstring, per chain kind (:data:`mixbounds.checks.lower.asymptotic.MODELS`) and oracle
 #: (``+conj``: ``∇f_i*`` allowed), for the records: ``r_v`` of the exact count's formula
 ARRIVAL_TEXT = {
-    ("consensus", Oracle.GRAD): "r(θ_k) = k",
-    ("consensus", "grad+conj"): "r(θ_k) = max(k − 1, 1)",
-    ("consensus", Oracle.COMM): "r(θ_k, node i) = d₁(i) for k <= 2, h(k − 2) + (b₁(i) if k even else b₃(i)) for k >= 3",
-    ("coupled", Oracle.A): "r(p_k) = 2(k − 1), r(t_k) = 2·max(k − 1, 1)",
-    ("coupled", Oracle.COMM): "r(p_k, t_k, node i) = 0 for k = 1, d₃(i) for k = 2, h(k − 2) + (b₃(i) if k even else b₁(i))",
-    ("shared", Oracle.CT): "r(p_k) = max(k − 1, 1), r(t_k) = k (r(t_1) = 0)",
-    ("shared", Oracle.COMM): "r(p_k) = consensus r(θ_k), r(t_k) = consensus r(θ_{k+1}) (r(t_1) = 0)",
+    (WorstFamily.CONSENSUS, Oracle.GRAD): "r(θ_k) = k",
+    (WorstFamily.CONSENSUS, "grad+conj"): "r(θ_k) = max(k − 1, 1)",
+    (WorstFamily.CONSENSUS, Oracle.COMM): "r(θ_k, node i) = d₁(i) for k <= 2, h(k − 2) + (b₁(i) if k even else b₃(i)) for k >= 3",
+    (WorstFamily.COUPLED, Oracle.A): "r(p_k) = 2(k − 1), r(t_k) = 2·max(k − 1, 1)",
+    (WorstFamily.COUPLED, Oracle.COMM): "r(p_k, t_k, node i) = 0 for k = 1, d₃(i) for k = 2, h(k − 2) + (b₃(i) if k even else b₁(i))",
+    (WorstFamily.SHARED, Oracle.CT): "r(p_k) = max(k − 1, 1), r(t_k) = k (r(t_1) = 0)",
+    (WorstFamily.SHARED, Oracle.COMM): "r(p_k) = consensus r(θ_k), r(t_k) = consensus r(θ_{k+1}) (r(t_1) = 0)",
     ("cl-shared-rows", Oracle.A): "every block j: coupled r(p_k) = 2(k − 1), r(t_k) = 2·max(k − 1, 1)",
     ("cl-shared-rows", Oracle.COMM): "every block j: the coupled formula",
     ("cl-split-rows", Oracle.C): "block j: r(t_k) = h_C(k − 1) + (d_U1(j) if k odd else d_U3(j)), "

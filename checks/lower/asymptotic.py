@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from mixbounds.bounds.concepts import Oracle
+from mixbounds.bounds.concepts import Oracle, WorstFamily
 
 #: where the asymptotic exponent is read: the log-slope between these two values of the swept parameter
 ASYMPTOTE = (1e12, 1e13)
@@ -67,9 +67,9 @@ def hop(kappa: float, rule: str = "tuned") -> float:
 
 def _shift(kind: str, t: dict) -> float:
     f = t["kappa_f"]
-    return {"consensus": lambda: 6.0 / (f - 1.0),
-            "coupled": lambda: 6.0 / ((t["kappa_A"] - 1.5) * f),
-            "shared": lambda: 6.0 / ((t["kappa_Ct"] - 3.0) * f),
+    return {WorstFamily.CONSENSUS: lambda: 6.0 / (f - 1.0),
+            WorstFamily.COUPLED: lambda: 6.0 / ((t["kappa_A"] - 1.5) * f),
+            WorstFamily.SHARED: lambda: 6.0 / ((t["kappa_Ct"] - 3.0) * f),
             "cl-shared-rows": lambda: 18.0 / ((t["kappa_AC"] - 4.5) * f),
             "cl-split-rows": lambda: 18.0 / ((3.0 * t["kappa_AC"] - 9.0) * f),
             "ident": lambda: 4.0 / ((t["kappa_Ct_id"] - 1.0) * f),
@@ -87,21 +87,21 @@ def _model(keys, oracle, part, kind, R):
 
 
 _H = lambda t: hop(t["kappa_W"], t.get("path_rule", "tuned"))  # noqa: E731
-_model(("consensus", "shared-ident"), Oracle.GRAD, "all", "consensus", lambda t: 1.0)
-_model(("consensus", "shared-ident"), Oracle.COMM, "all", "consensus", _H)
-_model(("coupled",), Oracle.A, "all", "coupled", lambda t: 2.0)
-_model(("coupled", "mixed-ident"), Oracle.COMM, "all", "coupled", _H)
-_model(("mixed@cited",), Oracle.A, "all", "coupled", lambda t: 2.0)
-_model(("mixed@cited",), Oracle.COMM, "x", "coupled", _H)
-_model(("shared",), Oracle.CT, "all", "shared", lambda t: 1.0)
-_model(("shared",), Oracle.COMM, "all", "shared", _H)
-_model(("mixed@cited",), Oracle.CT, "all", "shared", lambda t: 1.0)
-_model(("mixed@cited",), Oracle.COMM, "xt", "shared", _H)
+_model((WorstFamily.CONSENSUS, WorstFamily.SHARED_IDENT), Oracle.GRAD, "all", WorstFamily.CONSENSUS, lambda t: 1.0)
+_model((WorstFamily.CONSENSUS, WorstFamily.SHARED_IDENT), Oracle.COMM, "all", WorstFamily.CONSENSUS, _H)
+_model((WorstFamily.COUPLED,), Oracle.A, "all", WorstFamily.COUPLED, lambda t: 2.0)
+_model((WorstFamily.COUPLED, WorstFamily.MIXED_IDENT), Oracle.COMM, "all", WorstFamily.COUPLED, _H)
+_model(("mixed@cited",), Oracle.A, "all", WorstFamily.COUPLED, lambda t: 2.0)
+_model(("mixed@cited",), Oracle.COMM, "x", WorstFamily.COUPLED, _H)
+_model((WorstFamily.SHARED,), Oracle.CT, "all", WorstFamily.SHARED, lambda t: 1.0)
+_model((WorstFamily.SHARED,), Oracle.COMM, "all", WorstFamily.SHARED, _H)
+_model(("mixed@cited",), Oracle.CT, "all", WorstFamily.SHARED, lambda t: 1.0)
+_model(("mixed@cited",), Oracle.COMM, "xt", WorstFamily.SHARED, _H)
 _model(("coupled-local@shared-rows", "coupled-local@shared-rows-incidence"), Oracle.A, "all", "cl-shared-rows", lambda t: 2.0)
 _model(("coupled-local@shared-rows", "coupled-local@shared-rows-incidence"), Oracle.COMM, "all", "cl-shared-rows", _H)
 _model(("coupled-local@split-rows", "mixed@split-rows"), Oracle.C, "all", "cl-split-rows",
        lambda t: hop(t["kappa_C"], t.get("path_rule", "tuned")))
-_model(("shared-ident", "mixed-ident"), Oracle.CT, "all", "ident", lambda t: 1.0)
+_model((WorstFamily.SHARED_IDENT, WorstFamily.MIXED_IDENT), Oracle.CT, "all", "ident", lambda t: 1.0)
 _model(("sum-trick",), Oracle.GRAD, "all", "sum-trick", lambda t: 1.0)
 _model(("split",), Oracle.GRAD, "all", "split", lambda t: 1.0)
 
@@ -110,7 +110,7 @@ def model_key(family: str, variant: str | None, gradient: str | None = None) -> 
     """The :data:`MODELS` key of a construction: ``family``, ``family@variant``, or the gradient chain's kind."""
     if family.endswith("-grad"):
         return "split" if gradient == "split" else "sum-trick"
-    if family in ("coupled-local", "mixed"):
+    if family in (WorstFamily.COUPLED_LOCAL, WorstFamily.MIXED):
         return f"{family}@{variant}"
     return family
 
@@ -129,7 +129,7 @@ def model_targets(targets: dict) -> dict:
 def _log_inv_rho(key: str, oracle: str, part: str, t: dict) -> float:
     """``ln(1/ρ) = arccosh(1 + s/2)`` of the chain a model reads (``t``: :func:`model_targets`)."""
     kind = MODELS[(key, oracle, part)][0]
-    if key in ("mixed@cited", "mixed-ident"):  # the coupled part is built with κ̂_A = κ̃_AC
+    if key in ("mixed@cited", WorstFamily.MIXED_IDENT):  # the coupled part is built with κ̂_A = κ̃_AC
         t = dict(t, kappa_A=t["kappa_AC"])
     s = _shift(kind, t)
     c = 1.0 + s / 2.0

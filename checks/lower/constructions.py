@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mixbounds.bounds.claims import get
-from mixbounds.bounds.concepts import Oracle, ProblemClass
+from mixbounds.bounds.concepts import Oracle, ProblemClass, WorstFamily
 from mixbounds.bounds.result_id import cell_result_id
 from mixbounds.checks.lower.asymptotic import MODELS, has_model, model_key
 from mixbounds.checks.lower.exact import bound_key, exact_point, formula_text
@@ -102,38 +102,38 @@ _SUM, _SPLIT = {"gradient": "sum-trick"}, {"gradient": "split"}
 #: cited combination coupled ⊕ shared (the suite's C&L ⊕ shared adds nothing to the printed coupled + local
 #: construction's refutation and is not run)
 CONSTRUCTIONS: tuple[Construction, ...] = (
-    Construction(ProblemClass.CONSENSUS, "consensus", "printed", None, (Oracle.GRAD, Oracle.COMM)),
-    Construction(ProblemClass.COUPLED, "coupled", "printed", None, (Oracle.A, Oracle.COMM)),
+    Construction(ProblemClass.CONSENSUS, WorstFamily.CONSENSUS, "printed", None, (Oracle.GRAD, Oracle.COMM)),
+    Construction(ProblemClass.COUPLED, WorstFamily.COUPLED, "printed", None, (Oracle.A, Oracle.COMM)),
     Construction(ProblemClass.COUPLED, "coupled-grad", "printed", None, (Oracle.GRAD,), dict(_SUM), params=("kappa_f",)),
     Construction(ProblemClass.COUPLED, "coupled-grad", "variant:split-gradient", "split-gradient", (Oracle.GRAD,), dict(_SPLIT),
                  params=("kappa_f",), full={"kappa_f": (100.0, 3.5)}),
-    Construction(ProblemClass.SHARED, "shared", "printed", None, (Oracle.CT, Oracle.COMM)),
+    Construction(ProblemClass.SHARED, WorstFamily.SHARED, "printed", None, (Oracle.CT, Oracle.COMM)),
     Construction(ProblemClass.SHARED, "shared-grad", "printed", None, (Oracle.GRAD,), dict(_SUM), params=("kappa_f",)),
     Construction(ProblemClass.SHARED, "shared-grad", "variant:split-gradient", "split-gradient", (Oracle.GRAD,), dict(_SPLIT),
                  params=("kappa_f",)),
-    Construction(ProblemClass.COUPLED_LOCAL, "coupled-local", "printed", None, (Oracle.A, Oracle.C, Oracle.COMM), {"variant": "printed"},
+    Construction(ProblemClass.COUPLED_LOCAL, WorstFamily.COUPLED_LOCAL, "printed", None, (Oracle.A, Oracle.C, Oracle.COMM), {"variant": "printed"},
                  quick=("kappa_AC",), certifies=(), full={"kappa_C": (30.0, 3.0), "kappa_f": (100.0, 3.0)}),
-    Construction(ProblemClass.COUPLED_LOCAL, "coupled-local", "variant:shared-rows-incidence", "shared-rows-incidence",
+    Construction(ProblemClass.COUPLED_LOCAL, WorstFamily.COUPLED_LOCAL, "variant:shared-rows-incidence", "shared-rows-incidence",
                  (Oracle.A, Oracle.C, Oracle.COMM), {"variant": "shared-rows-incidence"}, certifies=(Oracle.A, Oracle.COMM)),
-    Construction(ProblemClass.COUPLED_LOCAL, "coupled-local", "variant:split-rows", "split-rows", (Oracle.C,),
+    Construction(ProblemClass.COUPLED_LOCAL, WorstFamily.COUPLED_LOCAL, "variant:split-rows", "split-rows", (Oracle.C,),
                  {"variant": "split-rows"}, params=("kappa_f", "kappa_AC", "kappa_C"),
                  full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
     Construction(ProblemClass.COUPLED_LOCAL, "coupled-local-grad", "printed", None, (Oracle.GRAD,), dict(_SUM, variant="printed"),
                  params=("kappa_f",), full={"kappa_f": (100.0, 3.0)}),
     Construction(ProblemClass.COUPLED_LOCAL, "coupled-local-grad", "variant:split-gradient", "split-gradient", (Oracle.GRAD,),
                  dict(_SPLIT, variant="shared-rows-incidence"), params=("kappa_f",), full={"kappa_f": (100.0, 3.0)}),
-    Construction(ProblemClass.MIXED, "mixed", _CITED, "cited", (Oracle.A, Oracle.CT, Oracle.COMM), {"variant": "cited"},
+    Construction(ProblemClass.MIXED, WorstFamily.MIXED, _CITED, "cited", (Oracle.A, Oracle.CT, Oracle.COMM), {"variant": "cited"},
                  parts={(Oracle.COMM, "kappa_f"): "x", (Oracle.COMM, "kappa_AC"): "x", (Oracle.COMM, "kappa_Ct"): "xt",
                         (Oracle.COMM, "kappa_W"): "x"},
                  params=("kappa_f", "kappa_AC", "kappa_Ct", "kappa_W")),
     Construction(ProblemClass.MIXED, "mixed-grad", _CITED, "cited", (Oracle.GRAD,), dict(_SUM, variant="cited"), params=("kappa_f",)),
     Construction(ProblemClass.MIXED, "mixed-grad", "variant:split-gradient", "split-gradient", (Oracle.GRAD,),
                  dict(_SPLIT, variant="cited"), params=("kappa_f",)),
-    Construction(ProblemClass.MIXED, "mixed", "variant:split-rows", "split-rows", (Oracle.C,), {"variant": "split-rows"},
+    Construction(ProblemClass.MIXED, WorstFamily.MIXED, "variant:split-rows", "split-rows", (Oracle.C,), {"variant": "split-rows"},
                  params=("kappa_f", "kappa_AC", "kappa_C"), full={"kappa_f": (30.0, 3.0), "kappa_AC": (30.0, 3.0)}),
-    Construction(ProblemClass.SHARED_IDENT, "shared-ident", "variant:natural", "natural", (Oracle.GRAD, Oracle.CT, Oracle.COMM),
+    Construction(ProblemClass.SHARED_IDENT, WorstFamily.SHARED_IDENT, "variant:natural", "natural", (Oracle.GRAD, Oracle.CT, Oracle.COMM),
                  params=("kappa_f", "kappa_Ct_id", "kappa_W")),
-    Construction(ProblemClass.MIXED_IDENT, "mixed-ident", "variant:natural", "natural", (Oracle.CT, Oracle.COMM),
+    Construction(ProblemClass.MIXED_IDENT, WorstFamily.MIXED_IDENT, "variant:natural", "natural", (Oracle.CT, Oracle.COMM),
                  params=("kappa_f", "kappa_AC", "kappa_Ct_id", "kappa_W")),
 )
 
@@ -159,7 +159,7 @@ def base(tier: Tier, c: Construction) -> dict:
     """The non-swept targets: every parameter of the class at the tier's base (builder keywords; the cited mixed
     combination and the identical mixed construction have no ``C`` and no ``κ_C``)."""
     b = {_KW.get(p, p): _base_value(tier, p) for p in CLASSES[c.cls].params}
-    if c.keywords.get("variant") == "cited" or c.family == "mixed-ident":
+    if c.keywords.get("variant") == "cited" or c.family == WorstFamily.MIXED_IDENT:
         b.pop("kappa_C", None)
     return b
 
@@ -316,8 +316,8 @@ def _by(family: str, suffix: str | None = None, gradient: str | None = None) -> 
 
 
 def controls() -> list[Check]:
-    cons = _by("consensus")
-    ident = _by("shared-ident", "natural")
+    cons = _by(WorstFamily.CONSENSUS)
+    ident = _by(WorstFamily.SHARED_IDENT, "natural")
     return [
         _control("control.lower.truncated-chain", "control.lower.truncated-chain.T1.consensus.comm.kappa_f", cons,
                  "T1.consensus.comm", "kappa_f", "negative control: a chain truncated to 12 coordinates loses the "
@@ -348,12 +348,12 @@ def tightness_checks() -> list[Check]:
 
 def checks() -> list[Check]:
     out = [ck for c in CONSTRUCTIONS if (ck := _check(c)) is not None] + tightness_checks()
-    printed_cl = _by("coupled-local")
+    printed_cl = _by(WorstFamily.COUPLED_LOCAL)
     engine_task = lambda tier, v: task(tier, printed_cl, "kappa_AC", v)  # noqa: E731
     refute = [refutation_check(control=ctl, construction=printed_cl, engine_task=engine_task,
                                grid=lambda tier: grid(tier, "kappa_AC", printed_cl), base=lambda tier: base(tier, printed_cl))
               for ctl in (False, True)]
     t234 = table_checks(constructions=CONSTRUCTIONS, task=task, grid=grid, base=base)
-    t234.append(t234_control(construction=_by("coupled"), task=task, grid=grid, base=base))
-    t234.append(joint_control_check(construction=_by("coupled"), task=task, grid=grid, base=base))
+    t234.append(t234_control(construction=_by(WorstFamily.COUPLED), task=task, grid=grid, base=base))
+    t234.append(joint_control_check(construction=_by(WorstFamily.COUPLED), task=task, grid=grid, base=base))
     return out + controls() + refute + t234 + max_split_checks()

@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.pep.lyapunov import LyapunovWeights, lyapunov
 from mixbounds.checks.pep.model import LinearModel, class_problem
@@ -122,9 +123,9 @@ def build_instance(model: LinearModel, fit: QuadraticFit) -> Instance:
     kw: dict = {}
     eye = np.eye(D)
     if scalar.A is not None:
-        kw = {"A": [float(a.toarray()[0, 0]) * eye for a in scalar.A], "b": [np.zeros(D)] * n}
+        kw = {Matrix.A: [float(a.toarray()[0, 0]) * eye for a in scalar.A], "b": [np.zeros(D)] * n}
     if scalar.Ct is not None:
-        kw = {"Ct": [float(c.toarray()[0, 0]) * eye for c in scalar.Ct], "ct": [np.zeros(D)] * n}
+        kw = {Matrix.CT: [float(c.toarray()[0, 0]) * eye for c in scalar.Ct], "ct": [np.zeros(D)] * n}
     problem = MixedProblem(W=data.network.W, objective=obj, layout=lay, name=f"{FAMILY}-{data.cls}", **kw)
     realized = {"kappa_W": data.network.kappa_W, "H_spectrum": [[float(np.linalg.eigvalsh(H)[0]),
                                                                   float(np.linalg.eigvalsh(H)[-1])] for H in fit.H]}

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import Matrix, Oracle
 from mixbounds.instances.graphs import tuned_path
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
@@ -44,7 +45,7 @@ from mixbounds.instances.worst_case.common import chain_length, k_eps, reject_un
 from mixbounds.instances.worst_case.split_gradient import split_blocks
 
 #: where the block chain sits and which matrix joins its blocks (module docstring)
-WHERE = {"local": "C", "shared": "Ct", "coupled": "A"}
+WHERE = {"local": Matrix.C, "shared": Matrix.CT, "coupled": Matrix.A}
 
 
 def block_incidence(W: sp.spmatrix) -> sp.csr_matrix:
@@ -148,7 +149,7 @@ def build_network(*, kappa_W: float, kappa_f: float, where: str = "shared", eps:
 
     realized = _realized(problem)
     P = problem(K, {"L": realized["L_f"], "mu": realized["mu_f"]})
-    params = dict(n=n, where=where, oracle="comm", alpha=mu_f, beta=beta, rho=rho, chain_length=K,
+    params = dict(n=n, where=where, oracle=Oracle.COMM, alpha=mu_f, beta=beta, rho=rho, chain_length=K,
                   k_eps=k_eps(rho, eps), eps=eps, a=tp.a,
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
                           "V3": [int(V3[0]), int(V3[-1])]},

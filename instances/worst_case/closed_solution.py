@@ -43,14 +43,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.worst_case.common import rho_from_shift
 
 #: families whose closed form is known here (``None``: every variant of the family)
-KNOWN = {"consensus": None, "coupled": None, "shared": None, "ident-chain": None, "shared-ident": None,
-         "mixed-ident": None, "coupled-local": ("shared-rows", "shared-rows-incidence", "split-rows"),
-         "mixed": ("cited", "shared-rows", "shared-rows-incidence", "split-rows")}
+KNOWN = {WorstFamily.CONSENSUS: None, WorstFamily.COUPLED: None, WorstFamily.SHARED: None,
+         WorstFamily.IDENT_CHAIN: None, WorstFamily.SHARED_IDENT: None, WorstFamily.MIXED_IDENT: None,
+         WorstFamily.COUPLED_LOCAL: ("shared-rows", "shared-rows-incidence", "split-rows"),
+         WorstFamily.MIXED: ("cited", "shared-rows", "shared-rows-incidence", "split-rows")}
 
 
 def has_closed_form(inst: Instance) -> bool:
@@ -138,13 +140,13 @@ def _coupled_nodes(pr: dict, n: int, copies: int = 1) -> np.ndarray:
 def _part(inst_family: str, variant: str, pr: dict, n: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     """``(X, X̃row)`` of one part: local rows per node (or ``None``) and the shared variable (or ``None``)."""
     K = pr["chain_length"]
-    if inst_family == "consensus":
+    if inst_family == WorstFamily.CONSENSUS:
         return None, consensus_chain(pr)
-    if inst_family == "coupled":
+    if inst_family == WorstFamily.COUPLED:
         return _coupled_nodes(pr, n), None
-    if inst_family in ("shared", "ident-chain"):
+    if inst_family in (WorstFamily.SHARED, WorstFamily.IDENT_CHAIN):
         return None, shared_variable(pr["Lp"], pr["mup"], pr["mu_f"], pr["L_f_symbol"], K)
-    if inst_family == "coupled-local":
+    if inst_family == WorstFamily.COUPLED_LOCAL:
         l = pr["l"]
         if variant == "split-rows":
             p, t, _ = split_rows_block(pr["Lp"], pr["mup"], pr["mu_f"], pr["L_f"], K)
@@ -162,7 +164,8 @@ def closed_form_solution(inst: Instance) -> np.ndarray:
         raise ValueError(f"closed form: no closed-form solution for {inst.family}[{inst.variant}]")
     P, pr, n = inst.problem, inst.params, inst.problem.n
     base = inst.family.removesuffix("-grad")
-    if base in ("shared-ident", "mixed-ident") or (base == "mixed" and inst.variant == "cited"):
+    cited = base == WorstFamily.MIXED and inst.variant == "cited"
+    if base in (WorstFamily.SHARED_IDENT, WorstFamily.MIXED_IDENT) or cited:
         parts = [(name.removesuffix("_part"), pr[name]) for name in
                  [f"{f}_part" for f in pr["parts"]]]
         X = None
@@ -175,9 +178,9 @@ def closed_form_solution(inst: Instance) -> np.ndarray:
                 xt.append(xtp)
         Xt = np.tile(np.concatenate(xt), (n, 1)) if xt else np.zeros((n, 0))
         X = X if X is not None else np.zeros((n, 0))
-    elif base == "mixed":
-        X, _ = _part("coupled-local", inst.variant, pr["x_part"], n)
-        Xt = np.tile(_part("shared", "printed", pr["xt_part"], n)[1], (n, 1))
+    elif base == WorstFamily.MIXED:
+        X, _ = _part(WorstFamily.COUPLED_LOCAL, inst.variant, pr["x_part"], n)
+        Xt = np.tile(_part(WorstFamily.SHARED, "printed", pr["xt_part"], n)[1], (n, 1))
     else:
         X, xt = _part(base, inst.variant, pr, n)
         X = X if X is not None else np.zeros((n, 0))
@@ -215,9 +218,9 @@ def deviation(inst: Instance, x_star: np.ndarray) -> float:
 
 #: the closed forms of the module docstring, per chain kind, for the records (``ρ + 1/ρ = 2 + s``)
 SOLUTION_TEXT = {
-    "consensus": "θ_k = ρ^k, s = 3α/β",
-    "coupled": "y_1 = (a/2)ρ − ½, y_k = (a/2)ρ^k, t = −(√μ'/L_f) y, p = −c e_1 − (√L'/μ_f) E_g y, s = a = 2μ'μ_f/(L'L_f)",
-    "shared": "p_k = Pρ^k (+ r at k = 1), t_k = (μ'/2L_f) ρ^k − (L'/μ_f) δ_k1, s = μ'μ_f/(2L'L_f)",
+    WorstFamily.CONSENSUS: "θ_k = ρ^k, s = 3α/β",
+    WorstFamily.COUPLED: "y_1 = (a/2)ρ − ½, y_k = (a/2)ρ^k, t = −(√μ'/L_f) y, p = −c e_1 − (√L'/μ_f) E_g y, s = a = 2μ'μ_f/(L'L_f)",
+    WorstFamily.SHARED: "p_k = Pρ^k (+ r at k = 1), t_k = (μ'/2L_f) ρ^k − (L'/μ_f) δ_k1, s = μ'μ_f/(2L'L_f)",
     "cl-shared-rows": "the coupled solution in every block, s = 2μ'μ_f/(L'L_f)",
     "cl-split-rows": "p_k = −σc/(1 − ρ)·ρ^k, t_k = √(L'/μ') σ c ρ^k in every block, s = σ = μ'μ_f/(L'L_f)",
     "ident": "the shared formula with the identical chain's L', μ'",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.instances.graphs import tuned_path
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
@@ -45,7 +46,7 @@ def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "
     """Scaman et al.'s consensus instance with tuned ``κ_W`` and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"consensus: unknown variant {variant!r} (known: printed)")
-    reject_unused(unused, "consensus")
+    reject_unused(unused, WorstFamily.CONSENSUS)
     if not kappa_f > 1:
         raise ValueError(f"consensus: κ_f must be > 1, got {kappa_f}")
     tp = tuned_path(kappa_W)
@@ -83,7 +84,7 @@ def build(*, kappa_W: float, kappa_f: float, eps: float = 1e-8, variant: str = "
                   hop_distance=int(V3[0] - V1[-1]),
                   chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))",
                   unlock="one coordinate per gradient call at a V1/V3 node, each crossing hop_distance communication rounds")
-    inst = Instance(problem=P, family="consensus", variant=variant, targets={"kappa_W": kappa_W, "kappa_f": kappa_f},
+    inst = Instance(problem=P, family=WorstFamily.CONSENSUS, variant=variant, targets={"kappa_W": kappa_W, "kappa_f": kappa_f},
                     realized=realized, closed_forms=closed, findings=[], params=params,
                     notes=["Scaman et al. 2017 construction; the paper cites it for Table 1's consensus row."])
     return inst

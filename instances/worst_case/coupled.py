@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.instances.graphs import tuned_path
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
@@ -74,7 +75,7 @@ def build(*, kappa_W: float, kappa_f: float, kappa_AC: float | None = None, kapp
     """Coupled worst case with tuned ``κ_W``, ``κ̂_A`` (``kappa_A``, alias ``kappa_AC``: equal when C = 0) and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"coupled: unknown variant {variant!r} (only 'printed')")
-    reject_unused(unused, "coupled")
+    reject_unused(unused, WorstFamily.COUPLED)
     kA = kappa_A if kappa_A is not None else kappa_AC
     if kA is None:
         raise ValueError("coupled: give κ̂_A (--kappa-AC or --kappa-A)")
@@ -120,7 +121,7 @@ def build(*, kappa_W: float, kappa_f: float, kappa_AC: float | None = None, kapp
                   hop_distance=int(V3[0] - V1[-1]),
                   parameter_map="mu' = 3/2, L' = (kappa_A - 3/2)/2 (derived: lambda_max(A_i A_i^T) = 2L'+mu', lambda_min+(S_A) -> 2mu'/3)",
                   chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
-    return Instance(problem=P, family="coupled", variant=variant,
+    return Instance(problem=P, family=WorstFamily.COUPLED, variant=variant,
                     targets={"kappa_W": kappa_W, "kappa_A": kA, "kappa_f": kappa_f}, realized=realized,
                     closed_forms=closed, findings=[], params=params,
                     notes=["Yarmoshik et al. 2024 (App. C) as summarised in app:mixed_coupled_with_local_lower with l = 1; "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.instances.graphs import tuned_path
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
@@ -34,13 +35,13 @@ def build(*, kappa_W: float, kappa_AC: float, kappa_Ct: float, kappa_f: float, k
           eps: float = 1e-8, variant: str = "printed", chain: int | None = None, chain_scale: float = 1.0,
           **unused) -> Instance:
     """Mixed worst case; ``variant`` applies to the C&L part (see :mod:`coupled_local`) or is ``cited``."""
-    reject_unused(unused, "mixed")
+    reject_unused(unused, WorstFamily.MIXED)
     if variant == "cited":
         if kappa_C is not None:
             raise ValueError("mixed (cited): coupled ⊕ shared has no local constraints C; do not give κ_C")
         a = coupled.build(kappa_W=kappa_W, kappa_A=kappa_AC, kappa_f=kappa_f, eps=eps, chain=chain, chain_scale=chain_scale)
         b = shared.build(kappa_W=kappa_W, kappa_Ct=kappa_Ct, kappa_f=kappa_f, eps=eps, chain=chain, chain_scale=chain_scale)
-        return direct_sum(a, [b], family="mixed", variant="cited",
+        return direct_sum(a, [b], family=WorstFamily.MIXED, variant="cited",
                           targets={"kappa_W": kappa_W, "kappa_AC": kappa_AC, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f},
                           notes=["as cited (thm:LN_upper_bound + thm:coupled_iclr): coupled on x ⊕ shared on x̃"])
     if kappa_C is None:
@@ -68,7 +69,7 @@ def build(*, kappa_W: float, kappa_AC: float, kappa_Ct: float, kappa_f: float, k
               "chain_length": max(cl.params["chain_length"], sh.params["chain_length"]),
               "k_eps": max(cl.params["k_eps"], sh.params["k_eps"]), "groups": cl.params["groups"],
               "hop_distance": cl.params["hop_distance"]}
-    return Instance(problem=P, family="mixed", variant=variant,
+    return Instance(problem=P, family=WorstFamily.MIXED, variant=variant,
                     targets={"kappa_W": kappa_W, "kappa_C": kappa_C, "kappa_AC": kappa_AC, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f},
                     realized=realized, closed_forms=closed, findings=findings, params=params,
                     notes=cl.notes + sh.notes + ["f_i = f^{C&L}_i(x_i) + f^{sh}(x̃); the C&L part is built with μ_f = l."])

@@ -36,6 +36,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 from mixbounds.bounds import group_spectrum
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.bounds.condition import interaction_extremes
 from mixbounds.instances.graphs import tuned_path
 from mixbounds.instances.instance import Instance
@@ -84,7 +85,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
     """The shared-variable worst case with tuned ``κ_W``, ``κ̂_{C̃ᵀ}`` and ``κ_f``."""
     if variant != "printed":
         raise ValueError(f"shared: unknown variant {variant!r} (only 'printed')")
-    reject_unused(unused, "shared")
+    reject_unused(unused, WorstFamily.SHARED)
     if not kappa_Ct > 3:
         raise ValueError(f"shared: κ̂_C̃ must exceed 3 for L'_C = L_C/2 − 3μ_C/2 > 0, got {kappa_Ct}")
     if not kappa_f > 1:
@@ -144,7 +145,7 @@ def build(*, kappa_W: float, kappa_Ct: float, kappa_f: float, eps: float = 1e-8,
                           "V3": [int(V3[0]), int(V3[-1])]},
                   hop_distance=int(V3[0] - V1[-1]),
                   chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
-    return Instance(problem=P, family="shared", variant=variant,
+    return Instance(problem=P, family=WorstFamily.SHARED, variant=variant,
                     targets={"kappa_W": kappa_W, "kappa_Ct": kappa_Ct, "kappa_f": kappa_f}, realized=realized,
                     closed_forms=closed, findings=findings, params=params,
                     notes=["Built as printed in app:nonind_local_lower (eq:E1, eq:E2, sec:local_cons_example_funcs)."])

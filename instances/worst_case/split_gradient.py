@@ -27,6 +27,7 @@ from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
 from mixbounds.instances.objectives import QuadraticObjective
@@ -103,7 +104,7 @@ def add_split_gradient_chain(inst: Instance, *, eps: float | None = None, chain_
         lay = Layout(lay0.d, lay0.dt + K)
         if P.Ct is not None:
             kw.update(Ct=[sp.hstack([B, sp.csr_matrix((B.shape[0], K))], format="csr") for B in P.Ct], ct=P.ct)
-        for name in ("A", "b", "C", "c", "C_kernels"):
+        for name in (Matrix.A, "b", Matrix.C, "c", "C_kernels"):
             if getattr(P, name, None) is not None:
                 kw[name] = getattr(P, name)
     else:

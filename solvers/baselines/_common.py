@@ -34,6 +34,7 @@ import math
 from typing import Callable
 
 import numpy as np
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes
 from mixbounds.instances.reference.kkt import reference_solution
 from mixbounds.solvers.oracles import ORACLES, CountedOracles, OracleSurface
@@ -126,7 +127,7 @@ def gossip_facts(W) -> dict:
 
 def coupled_facts(problem) -> dict:
     """``L_A = max_i σ_max²(A_i)``, ``λ_max(S_A)``, ``λ_min+(S_A)`` with ``S_A = (1/n)Σ A_iA_iᵀ``."""
-    L_A = group_spectrum(problem.A, name="A").L
+    L_A = group_spectrum(problem.A, name=Matrix.A).L
     S = interaction_extremes(problem.A)
     if S.lmin_pos <= 0:
         raise ValueError("coupled constraint: S_A = (1/n)Σ A_iA_iᵀ is zero")

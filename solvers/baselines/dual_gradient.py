@@ -48,7 +48,7 @@ one ``Ct`` round per iteration), constants ``(μ_f, L_f)``, warm start at the pr
 from __future__ import annotations
 
 import numpy as np
-from mixbounds.bounds.concepts import ProblemClass
+from mixbounds.bounds.concepts import Matrix, ProblemClass
 from mixbounds.bounds.condition import group_L
 from mixbounds.bounds.spectral import ZERO_RTOL
 from mixbounds.solvers.baselines import Baseline
@@ -119,7 +119,7 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     steps = {"eta_A": mu_f / (k_x * n * fa["L_S"])}
     facts = dict(g, **fa)
     if has_C:
-        facts["L_C"] = float(group_L(P.C, name="C"))
+        facts["L_C"] = float(group_L(P.C, name=Matrix.C))
         steps["eta_C"] = mu_f / (k_x * facts["L_C"])
     if dt:
         steps["eta_W"] = mu_f / (k_t * g["lambda_max_W"])

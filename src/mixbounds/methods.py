@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 
-from mixbounds.bounds.concepts import METHOD_CLASSES, Oracle
+from mixbounds.bounds.concepts import METHOD_CLASSES, Matrix, Oracle
 from mixbounds.bounds.condition import gossip_spectrum, group_spectrum, interaction_extremes, projected_kappa
 from mixbounds.instances.json_file import JSONFileError, loads
 from mixbounds.instances.problem import MixedProblem
@@ -174,10 +174,10 @@ class ProblemView:
         if problem.A is not None:
             S = interaction_extremes(problem.A)
             kw.update(b=problem.b_stacked.reshape(problem.n, problem.m).copy(),
-                      L_A=float(group_spectrum(problem.A, name="A").L), lambda_max_S_A=float(S.lmax),
+                      L_A=float(group_spectrum(problem.A, name=Matrix.A).L), lambda_max_S_A=float(S.lmax),
                       lambda_min_S_A=float(S.lmin_pos))
         if problem.C is not None:
-            gc = group_spectrum(problem.C, kernels=problem.C_kernels, name="C")
+            gc = group_spectrum(problem.C, kernels=problem.C_kernels, name=Matrix.C)
             kw.update(c=problem.c_stacked.copy(), L_C=float(gc.L), mu_C=float(gc.mu))
         if problem.Ct is not None:
             St = interaction_extremes(problem.Ct, transpose=True)

@@ -21,7 +21,7 @@ instances give the class constants of ``coupled_local`` and ``mixed`` for the cl
 from __future__ import annotations
 
 import numpy as np
-from mixbounds.bounds.concepts import ProblemClass
+from mixbounds.bounds.concepts import Matrix, ProblemClass
 from mixbounds.checks.pep.model import ClassData, LinearModel, model_of_problem
 from mixbounds.checks.pep.networks import network
 from mixbounds.instances.layout import Layout
@@ -60,7 +60,7 @@ def block_problem(cls: str, data: ClassData, kappa_A: float | None = None) -> tu
     A = [block_A(i, n) for i in range(n)] if kappa_A is None else [_A_spread(kappa_A)] * n
     if cls in (ProblemClass.COUPLED, ProblemClass.COUPLED_LOCAL):
         lay = Layout(d=(2,) * n, dt=0)
-        kw = {"A": A, "b": [np.zeros(A[0].shape[0])] * n}
+        kw = {Matrix.A: A, "b": [np.zeros(A[0].shape[0])] * n}
         if cls == ProblemClass.COUPLED_LOCAL:
             kw.update(C=[block_C(i, n) for i in range(n)], c=[np.zeros(1)] * n)
     elif cls == ProblemClass.MIXED:
@@ -68,7 +68,7 @@ def block_problem(cls: str, data: ClassData, kappa_A: float | None = None) -> tu
         lay = Layout(d=(dx,) * n, dt=1)
         if kappa_A is None:
             A = [np.array([[1.0 + i / n]]) for i in range(n)]
-        kw = {"A": A, "b": [np.zeros(A[0].shape[0])] * n}
+        kw = {Matrix.A: A, "b": [np.zeros(A[0].shape[0])] * n}
     else:
         raise ValueError(f"PEP blocks: no non-scalar model for class {cls!r} (formulated: {BLOCK_CLASSES})")
     obj = QuadraticObjective([L * np.eye(lay.d[0] + lay.dt)] * n, [np.zeros(lay.d[0] + lay.dt)] * n, lay, L=data.L_f,

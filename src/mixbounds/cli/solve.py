@@ -49,6 +49,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
+from mixbounds.bounds.concepts import Matrix
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.io import load_instance
 from mixbounds.instances.json_file import JSONFileError, read_json
@@ -161,9 +162,9 @@ def _group_rows(P) -> list[tuple[str, str, list[int]]]:
     """``(symbol, description, row counts per node)`` of the groups, in the order of ``constraint_system``."""
     out = []
     if P.A is not None:
-        out.append(("A", "coupled constraints Σ A_i x_i = Σ b_i", [P.m]))
+        out.append((Matrix.A, "coupled constraints Σ A_i x_i = Σ b_i", [P.m]))
     if P.C is not None:
-        out.append(("C", "local constraints C_i x_i = c_i", [c.shape[0] for c in P.C]))
+        out.append((Matrix.C, "local constraints C_i x_i = c_i", [c.shape[0] for c in P.C]))
     if P.Ct is not None:
         out.append(("C̃", "shared constraints C̃_i x̃ = c̃_i", [c.shape[0] for c in P.Ct]))
     return out
