@@ -48,7 +48,7 @@ from typing import Callable
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from mixbounds.bounds.concepts import Matrix
+from mixbounds.bounds.concepts import Matrix, WorstFamily
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.instances.abs_deviation import AbsDeviationObjective
 from mixbounds.instances.instance import Instance
@@ -93,16 +93,16 @@ QP_TOL = 1e-13
 
 
 # ============================================================== constraints (shared with mixbounds.instances.convex)
-#: class → structure flags (x, x̃, A, C, C̃, identical C̃) and default sizes (small: these families are for
-#: sublinear methods whose runs are long)
+#: structure (named like the worst-case family of the same class) → flags (x, x̃, A, C, C̃, identical C̃) and default
+#: sizes (small: these families are for sublinear methods whose runs are long)
 STRUCTURES = {
-    "consensus": dict(x=False, t=True, A=False, C=False, Ct=False, ident=False, defaults=dict(n=4, dt=3)),
-    "coupled": dict(x=True, t=False, A=True, C=False, Ct=False, ident=False, defaults=dict(n=4, d=4, m=2)),
-    "shared": dict(x=False, t=True, A=False, C=False, Ct=True, ident=False, defaults=dict(n=4, dt=6, pt=1)),
-    "shared-ident": dict(x=False, t=True, A=False, C=False, Ct=True, ident=True, defaults=dict(n=4, dt=4, pt=2)),
-    "coupled-local": dict(x=True, t=False, A=True, C=True, Ct=False, ident=False, defaults=dict(n=4, d=5, m=2, p=2)),
-    "mixed": dict(x=True, t=True, A=True, C=True, Ct=True, ident=False, defaults=dict(n=4, d=4, dt=6, m=2, p=1, pt=1)),
-    "mixed-ident": dict(x=True, t=True, A=True, C=True, Ct=True, ident=True, defaults=dict(n=4, d=4, dt=4, m=2, p=1, pt=2)),
+    WorstFamily.CONSENSUS: dict(x=False, t=True, A=False, C=False, Ct=False, ident=False, defaults=dict(n=4, dt=3)),
+    WorstFamily.COUPLED: dict(x=True, t=False, A=True, C=False, Ct=False, ident=False, defaults=dict(n=4, d=4, m=2)),
+    WorstFamily.SHARED: dict(x=False, t=True, A=False, C=False, Ct=True, ident=False, defaults=dict(n=4, dt=6, pt=1)),
+    WorstFamily.SHARED_IDENT: dict(x=False, t=True, A=False, C=False, Ct=True, ident=True, defaults=dict(n=4, dt=4, pt=2)),
+    WorstFamily.COUPLED_LOCAL: dict(x=True, t=False, A=True, C=True, Ct=False, ident=False, defaults=dict(n=4, d=5, m=2, p=2)),
+    WorstFamily.MIXED: dict(x=True, t=True, A=True, C=True, Ct=True, ident=False, defaults=dict(n=4, d=4, dt=6, m=2, p=1, pt=1)),
+    WorstFamily.MIXED_IDENT: dict(x=True, t=True, A=True, C=True, Ct=True, ident=True, defaults=dict(n=4, d=4, dt=4, m=2, p=1, pt=2)),
 }
 #: the shared-variable constraints must leave x̃ free in some directions (n·p̃ < d̃ for non-identical C̃,
 #: p̃ < d̃ for identical ones), otherwise they fix x̃ and the objective plays no role in it.

@@ -6,11 +6,9 @@ renaming or adding one is one edit and a typo is an ``AttributeError`` rather th
 the syntax tree of every source file of the package (the mapped folders and ``src/mixbounds``,
 :mod:`mixbounds.bounds.layers`); docstrings (a string expression statement) are exempt, tests are not walked.
 
-The replacement is not finished: :data:`ALLOWED` lists, module by module, how many such literals remain, and the
-test fails both when a module has more (a new literal) and when it has fewer (lower the allowance: the list only
-shrinks).  What remains is not a class or an oracle spelled as a string but another concept that shares the spelling
-(see the groups below); the worst-case families and the constraint matrices, the two largest such groups, are types
-of their own (:class:`~mixbounds.bounds.concepts.WorstFamily`, :class:`~mixbounds.bounds.concepts.Matrix`).
+None is left: the other concepts that share a spelling with a class or an oracle are types of their own
+(:class:`~mixbounds.bounds.concepts.WorstFamily`, :class:`~mixbounds.bounds.concepts.Matrix`,
+:class:`~mixbounds.bounds.concepts.Structure`, :class:`~mixbounds.bounds.concepts.BlockKind`).
 """
 
 from __future__ import annotations
@@ -27,18 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 NAMES = frozenset(ProblemClass) | frozenset(Oracle)
 #: the module that declares the names
 DECLARING = "bounds/concepts.py"
-
-#: literals that remain, per module (path from the checkout's root → count).  Must only shrink.
-ALLOWED = {
-    # the split chains' `where` (the part of the variables a chain sits in, named after the class whose constraint
-    # carries it: "shared", "coupled"), a task keyword of the lower-bound engine's max-type sweeps
-    "instances/worst_case/block_split.py": 7,
-    # the nonsmooth families' structures, keyed by the class each is a member of (their CLI names are
-    # "nonsmooth-<structure>")
-    "instances/nonsmooth.py": 4,
-    # the engine calibration's cases, one named after the coupled-constraint chain it runs on
-    "checks/audits/calibration_engine.py": 5,
-}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -74,22 +60,16 @@ def scan(root: Path) -> dict[str, list[tuple[int, str]]]:
     return out
 
 
-def problems(found: dict[str, list[tuple[int, str]]], allowed: dict[str, int]) -> list[str]:
-    """What is wrong with ``found`` against the allowances: new literals, and allowances that are too high."""
-    out = []
-    for rel in sorted(set(found) | set(allowed)):
-        have, may = found.get(rel, []), allowed.get(rel, 0)
-        if len(have) > may:
-            shown = ", ".join(f"{line}:{value!r}" for line, value in have[:8])
-            out.append(f"{rel}: {len(have)} class/oracle literals, {may} allowed ({shown}); "
-                       "use mixbounds.bounds.concepts.ProblemClass / Oracle")
-        elif len(have) < may:
-            out.append(f"{rel}: {len(have)} class/oracle literals left, {may} allowed: lower ALLOWED to {len(have)}")
-    return out
+def problems(found: dict[str, list[tuple[int, str]]]) -> list[str]:
+    """One line per module holding class/oracle literals."""
+    return [f"{rel}: {len(have)} class/oracle literal(s) "
+            f"({', '.join(f'{line}:{value!r}' for line, value in have[:8])}); "
+            "use mixbounds.bounds.concepts.ProblemClass / Oracle (or the type of the concept it names)"
+            for rel, have in sorted(found.items())]
 
 
 def test_no_class_or_oracle_literal_outside_the_declaring_module():
-    assert problems(scan(ROOT), ALLOWED) == []
+    assert problems(scan(ROOT)) == []
 
 
 def test_the_declaring_module_declares_every_name():
@@ -114,7 +94,7 @@ def _not_python(folder: str, names: list[str]) -> list[str]:
 @pytest.mark.parametrize("module, planted, caught", [
     ("bounds/render.py", 'ORDER = ("coupled", "mixed")\n', True),  # a clean module: a new literal
     ("solvers/oracles.py", 'def f(c):\n    return c.counts["Ct"]\n', True),  # an oracle key
-    ("instances/nonsmooth.py", 'EXTRA = "shared_ident"\n', True),  # a module with an allowance, over it
+    ("instances/nonsmooth.py", 'EXTRA = "shared_ident"\n', True),  # a class that only theorems state
     ("bounds/render.py", 'def f():\n    """Sort "coupled" before "mixed"."""\n', False),  # a docstring
     ("bounds/render.py", 'NOTE = "coupled constraints"\n', False),  # a name inside a longer string
 ])
@@ -124,16 +104,9 @@ def test_a_planted_literal_is_caught(copy, module, planted, caught):
     before = path.read_text(encoding="utf-8")
     try:
         path.write_text(before + "\n\n" + planted, encoding="utf-8")
-        found = problems(scan(copy), ALLOWED)
+        found = problems(scan(copy))
         assert bool(found) is caught, found
         if caught:
             assert len(found) == 1 and found[0].startswith(f"{module}:")
     finally:
         path.write_text(before, encoding="utf-8")
-
-
-def test_an_allowance_left_too_high_is_reported(copy):
-    """The allowances only shrink: converting a literal without lowering the allowance fails."""
-    assert problems(scan(copy), dict(ALLOWED, **{"instances/nonsmooth.py": ALLOWED["instances/nonsmooth.py"] + 1})) == [
-        f"instances/nonsmooth.py: {ALLOWED['instances/nonsmooth.py']} class/oracle literals left, "
-        f"{ALLOWED['instances/nonsmooth.py'] + 1} allowed: lower ALLOWED to {ALLOWED['instances/nonsmooth.py']}"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from mixbounds.bounds.concepts import Oracle
+from mixbounds.bounds.concepts import Oracle, Structure
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.run.framework import Check, Task
@@ -124,9 +124,10 @@ def _TwoHopEngine(P, x_star):
     return _two_hop_class()(P, x_star)
 
 
-_LABEL = {"path": "app:example_graph", "nesterov": "app:nonind_local_lower",
-          "coupled": "app:mixed_coupled_with_local_lower"}
-CASES = tuple(("path", n) for n in PATH_NODES) + (("nesterov", 0), ("coupled", 0))
+#: the case on the coupled-constraint chain is named after its problem's structure
+_COUPLED = Structure.COUPLED
+_LABEL = {"path": "app:example_graph", "nesterov": "app:nonind_local_lower", _COUPLED: "app:mixed_coupled_with_local_lower"}
+CASES = tuple(("path", n) for n in PATH_NODES) + (("nesterov", 0), (_COUPLED, 0))
 
 
 def _task(case: str, n: int, two_hops: bool = False) -> Task:
@@ -165,7 +166,7 @@ def calibration_verdict(rid: str, p: dict, *, control: bool = False) -> CheckRes
 #: the calibration problem of each oracle's propagation: communication on the path, gradients on Nesterov's chain,
 #: the block operators (A, and C, C̃, whose supports propagate through a block the same way) on the coupled chain
 #: the calibration case that exercises each oracle (the ``coupled`` case is the coupled-constraint chain)
-CASE_OF_ORACLE = {Oracle.COMM: "path", Oracle.GRAD: "nesterov", Oracle.A: "coupled", Oracle.C: "coupled", Oracle.CT: "coupled"}
+CASE_OF_ORACLE = {Oracle.COMM: "path", Oracle.GRAD: "nesterov", Oracle.A: _COUPLED, Oracle.C: _COUPLED, Oracle.CT: _COUPLED}
 
 
 def _case_check(case: str) -> Check:

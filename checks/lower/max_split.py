@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 from mixbounds.bounds.claims import REGISTRY
-from mixbounds.bounds.concepts import Oracle, ProblemClass
+from mixbounds.bounds.concepts import Oracle, ProblemClass, Structure
 from mixbounds.checks.lower.arrival import arrival_path, consensus_comm
 from mixbounds.checks.lower.engine import Engine
 from mixbounds.checks.lower.exact_verdict import ASYMPTOTIC_TOL
@@ -58,17 +58,17 @@ ACC = {3: "MR_eps", 4: "M_mu_eps"}
 X0 = 30.0
 #: (class, oracle) → (family, builder keywords): the split chain that carries the cell (module docstring)
 SOURCES = {
-    (ProblemClass.COUPLED, Oracle.COMM): ("network-split", {"where": ProblemClass.COUPLED}),
-    (ProblemClass.COUPLED_LOCAL, Oracle.COMM): ("network-split", {"where": ProblemClass.COUPLED}),
-    (ProblemClass.SHARED, Oracle.COMM): ("network-split", {"where": ProblemClass.SHARED}),
-    (ProblemClass.MIXED, Oracle.COMM): ("network-split", {"where": ProblemClass.SHARED}),
-    (ProblemClass.COUPLED, Oracle.A): ("block-split", {"where": ProblemClass.COUPLED}),
-    (ProblemClass.COUPLED_LOCAL, Oracle.A): ("block-split", {"where": ProblemClass.COUPLED}),
-    (ProblemClass.MIXED, Oracle.A): ("block-split", {"where": ProblemClass.COUPLED}),
+    (ProblemClass.COUPLED, Oracle.COMM): ("network-split", {"where": Structure.COUPLED}),
+    (ProblemClass.COUPLED_LOCAL, Oracle.COMM): ("network-split", {"where": Structure.COUPLED}),
+    (ProblemClass.SHARED, Oracle.COMM): ("network-split", {"where": Structure.SHARED}),
+    (ProblemClass.MIXED, Oracle.COMM): ("network-split", {"where": Structure.SHARED}),
+    (ProblemClass.COUPLED, Oracle.A): ("block-split", {"where": Structure.COUPLED}),
+    (ProblemClass.COUPLED_LOCAL, Oracle.A): ("block-split", {"where": Structure.COUPLED}),
+    (ProblemClass.MIXED, Oracle.A): ("block-split", {"where": Structure.COUPLED}),
     (ProblemClass.COUPLED_LOCAL, Oracle.C): ("block-split", {"where": "local"}),
     (ProblemClass.MIXED, Oracle.C): ("block-split", {"where": "local"}),
-    (ProblemClass.SHARED, Oracle.CT): ("block-split", {"where": ProblemClass.SHARED}),
-    (ProblemClass.MIXED, Oracle.CT): ("block-split", {"where": ProblemClass.SHARED}),
+    (ProblemClass.SHARED, Oracle.CT): ("block-split", {"where": Structure.SHARED}),
+    (ProblemClass.MIXED, Oracle.CT): ("block-split", {"where": Structure.SHARED}),
 }
 #: rounds of the counted oracle per hop of the joining path (the engine's A step is x → y, then y → x)
 ROUNDS = {Oracle.A: 2, Oracle.C: 1, Oracle.CT: 1, Oracle.COMM: 1}

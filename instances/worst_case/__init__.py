@@ -7,6 +7,7 @@ A ``-grad`` family is the same construction with the gradient sum-trick
 
 from importlib import import_module
 
+from mixbounds.bounds.concepts import WorstFamily
 from mixbounds.instances.classes import CLASSES
 from mixbounds.instances.worst_case import block_split, ident
 from mixbounds.instances.worst_case.common import check_printed_params
@@ -46,9 +47,9 @@ def _grad(builder):
 _BASE = {c.worst_family: import_module(f"{__name__}.{c.worst_module}").build for c in CLASSES.values() if c.worst_family}
 #: the identical-C̃ constructions (documented variants, none is printed): run by the lower-bound engine only
 #: (mixbounds.checks.lower.slopes), so they are not the classes' worst families (no solver sweeps on them)
-_BASE.update({"shared-ident": ident.build_shared, "mixed-ident": ident.build_mixed})
+_BASE.update({WorstFamily.SHARED_IDENT: ident.build_shared, WorstFamily.MIXED_IDENT: ident.build_mixed})
 #: the suite's max-type split chains of Tables 3–4 (mixbounds.checks.lower.max_split): engine only
-_BASE.update({"block-split": block_split.build, "network-split": block_split.build_network})
+_BASE.update({WorstFamily.BLOCK_SPLIT: block_split.build, WorstFamily.NETWORK_SPLIT: block_split.build_network})
 
 FAMILIES: dict = {name: _check_n(b) for name, b in _BASE.items()}
 FAMILIES.update({f"{c.worst_family}-grad": _check_n(_grad(_BASE[c.worst_family])) for c in CLASSES.values()

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from mixbounds.bounds.concepts import Matrix, Oracle
+from mixbounds.bounds.concepts import Matrix, Oracle, Structure, WorstFamily
 from mixbounds.instances.graphs import tuned_path
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
@@ -45,7 +45,7 @@ from mixbounds.instances.worst_case.common import chain_length, k_eps, reject_un
 from mixbounds.instances.worst_case.split_gradient import split_blocks
 
 #: where the block chain sits and which matrix joins its blocks (module docstring)
-WHERE = {"local": Matrix.C, "shared": Matrix.CT, "coupled": Matrix.A}
+WHERE = {Structure.LOCAL: Matrix.C, Structure.SHARED: Matrix.CT, Structure.COUPLED: Matrix.A}
 
 
 def block_incidence(W: sp.spmatrix) -> sp.csr_matrix:
@@ -70,11 +70,11 @@ def _objective(K: int, l: int, groups: tuple, mu_f: float, kappa_f: float):
     return Q, q
 
 
-def build(*, kappa_W: float, kappa_f: float, kappa_b: float = 10.0, where: str = "local", eps: float = 1e-8,
+def build(*, kappa_W: float, kappa_f: float, kappa_b: float = 10.0, where: str = Structure.LOCAL, eps: float = 1e-8,
           mu_f: float = 1.0, chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
     """The block-split chain (module docstring) on the tuned path of ``κ_W``, its blocks on a tuned path of
     ``κ_b`` (``l = 3m`` blocks), joined by the matrix of ``where`` (:data:`WHERE`)."""
-    reject_unused(unused, "block-split")
+    reject_unused(unused, WorstFamily.BLOCK_SPLIT)
     if where not in WHERE:
         raise ValueError(f"block-split: where must be one of {', '.join(WHERE)}, got {where!r}")
     if not kappa_f > 1:
@@ -89,12 +89,12 @@ def build(*, kappa_W: float, kappa_f: float, kappa_b: float = 10.0, where: str =
         Q, q = _objective(K, l, bp.groups, mu_f, kappa_f)
         B = sp.kron(block_incidence(bp.W), sp.identity(K), format="csr")
         zero_rhs = [np.zeros(B.shape[0])] * n
-        if where == "shared":
+        if where == Structure.SHARED:
             lay = Layout((0,) * n, l * K)
             kw = dict(Ct=[B] * n, ct=zero_rhs)
         else:
             lay = Layout((l * K,) * n, 0)
-            kw = dict(C=[B] * n, c=zero_rhs) if where == "local" else dict(A=[B] * n, b=zero_rhs)
+            kw = dict(C=[B] * n, c=zero_rhs) if where == Structure.LOCAL else dict(A=[B] * n, b=zero_rhs)
         return MixedProblem(tp.W, QuadraticObjective([Q] * n, [q] * n, lay, **(consts or {})), lay, edges=tp.adjacency,
                             name=f"block-split[{where}](κ_W={kappa_W:g}, κ_b={kappa_b:g}, κ_f={kappa_f:g})", **kw)
 
@@ -107,21 +107,21 @@ def build(*, kappa_W: float, kappa_f: float, kappa_b: float = 10.0, where: str =
                                 "U3": [int(U3[0]), int(U3[-1])]},
                   block_hop_distance=int(U3[0] - U1[-1]),
                   chain_rule="K = 8 k_eps + 20 (times chain_scale), k_eps = ceil(log(1/eps) / (2 log(1/rho)))")
-    return Instance(problem=P, family="block-split", variant=where,
+    return Instance(problem=P, family=WorstFamily.BLOCK_SPLIT, variant=where,
                     targets={"kappa_W": kappa_W, "kappa_f": kappa_f, "kappa_b": kappa_b}, realized=realized,
                     closed_forms={}, findings=[], params=params,
                     notes=["the suite's block-split chain (issue 47): Scaman et al.'s split over a path of blocks joined "
                            f"only by {WHERE[where]}; not a construction of the paper"])
 
 
-def build_network(*, kappa_W: float, kappa_f: float, where: str = "shared", eps: float = 1e-8, mu_f: float = 1.0,
+def build_network(*, kappa_W: float, kappa_f: float, where: str = Structure.SHARED, eps: float = 1e-8, mu_f: float = 1.0,
                   chain: int | None = None, chain_scale: float = 1.0, **unused) -> Instance:
     """Scaman et al.'s split over the *nodes* (the chain of :mod:`.split_gradient` alone): ``w`` is the shared ``x̃``
     (``where="shared"``, no constraint: a member of the shared and mixed classes with ``C̃ = 0``) or every node's
     ``x_i`` agreed through the coupled rows ``A_i = D_{:,i} ⊗ I_K`` of the path's incidence ``D`` (``"coupled"``: a
     member of the coupled and coupled + local classes); every chain index crosses the path by communication."""
-    reject_unused(unused, "network-split")
-    if where not in ("shared", "coupled"):
+    reject_unused(unused, WorstFamily.NETWORK_SPLIT)
+    if where not in (Structure.SHARED, Structure.COUPLED):
         raise ValueError(f"network-split: where must be 'shared' or 'coupled', got {where!r}")
     if not kappa_f > 1:
         raise ValueError(f"network-split: κ_f must be > 1, got {kappa_f}")
@@ -137,7 +137,7 @@ def build_network(*, kappa_W: float, kappa_f: float, where: str = "shared", eps:
         seed = np.zeros(K)
         seed[0] = beta
         q = [seed if i in V1 else np.zeros(K) for i in range(n)]
-        if where == "shared":
+        if where == Structure.SHARED:
             lay, kw = Layout((0,) * n, K), {}
         else:
             D = block_incidence(_unit_path(n))
@@ -154,7 +154,7 @@ def build_network(*, kappa_W: float, kappa_f: float, where: str = "shared", eps:
                   groups={"V1": [int(V1[0]), int(V1[-1])], "V2": [int(V2[0]), int(V2[-1])] if len(V2) else [],
                           "V3": [int(V3[0]), int(V3[-1])]},
                   hop_distance=int(V3[0] - V1[-1]))
-    return Instance(problem=P, family="network-split", variant=where,
+    return Instance(problem=P, family=WorstFamily.NETWORK_SPLIT, variant=where,
                     targets={"kappa_W": kappa_W, "kappa_f": kappa_f}, realized=realized, closed_forms={},
                     findings=[], params=params,
                     notes=["Scaman et al.'s split chain over the network (scaman2017optimal; its nonsmooth twin is "
