@@ -16,7 +16,15 @@ from __future__ import annotations
 from enum import StrEnum
 
 
-class Oracle(StrEnum):
+class Named(StrEnum):
+    """A string enum that reads as its name everywhere, ``repr`` included (messages print ``'coupled'``, as the bare
+    string did, not ``<ProblemClass.COUPLED: 'coupled'>``)."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Oracle(Named):
     """One counted oracle of Definition ``def:foda``; ``label`` is its column title in the paper's tables."""
 
     GRAD = "grad", "Grad."
@@ -33,8 +41,6 @@ class Oracle(StrEnum):
         member.label = label
         return member
 
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 #: the oracles in the tables' column order (the order of every per-oracle count array)
@@ -43,7 +49,7 @@ ORACLES: tuple[Oracle, ...] = tuple(Oracle)
 _G, _A, _C, _CT, _W = Oracle.GRAD, Oracle.A, Oracle.C, Oracle.CT, Oracle.COMM
 
 
-class ProblemClass(StrEnum):
+class ProblemClass(Named):
     """One problem class (a row of Table 1, or an identical-``C̃`` variant stated only in a theorem).
 
     ``params``: the condition numbers of its Table 1 row (names of :data:`mixbounds.bounds.claims.PARAMS`;
@@ -93,8 +99,6 @@ class ProblemClass(StrEnum):
                 return member
         raise ValueError(f"{value!r} is not a problem class (choose from {', '.join(cls)})")
 
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 #: the classes in the paper's row order (Table 1's rows, then its theorem-only identical-C̃ variants)
@@ -105,7 +109,7 @@ METHOD_CLASSES: tuple[ProblemClass, ...] = (ProblemClass.CONSENSUS, ProblemClass
                                             ProblemClass.COUPLED_LOCAL, ProblemClass.MIXED)
 
 
-class Structure(StrEnum):
+class Structure(Named):
     """Which constraints a problem instance has (:attr:`mixbounds.instances.problem.MixedProblem.problem_class`): the
     five rows of Table 1 (named like the classes) and the two structures of no row — ``LOCAL`` (``x`` with local
     constraints only: decoupled nodes) and ``SEPARABLE`` (``x`` with no constraint)."""
@@ -118,11 +122,9 @@ class Structure(StrEnum):
     MIXED = ProblemClass.MIXED.value
     SEPARABLE = "separable"
 
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
-class BlockKind(StrEnum):
+class BlockKind(Named):
     """A diagonal block of the reformulation's constraint operator ``K`` (the paper's ``B`` per part of the
     variables; ``K`` is block-diagonal, Appendix
     ``app:upper_bound_coupled_plus_non_ident_local_constraints_prob``): on ``x``, ``COUPLED`` (``B = (A  αW')``,
@@ -138,11 +140,9 @@ class BlockKind(StrEnum):
     SHARED = ProblemClass.SHARED.value
     SHARED_IDENTICAL = "shared_identical"
 
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
-class WorstFamily(StrEnum):
+class WorstFamily(Named):
     """A worst-case construction (an instance generator of :mod:`mixbounds.instances.worst_case`, not a class): the
     five printed constructions of the lower-bound appendices, named like the class each is built for (the CLI's
     family names), the identical-``C̃`` constructions and their chain, and the suite's max-type split chains of
@@ -159,11 +159,9 @@ class WorstFamily(StrEnum):
     BLOCK_SPLIT = "block-split"
     NETWORK_SPLIT = "network-split"
 
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
-class Matrix(StrEnum):
+class Matrix(Named):
     """A constraint matrix of the problem (``prob:main``): ``A`` (coupled), ``C`` (local), ``C̃`` (shared-variable).
 
     The name of the problem's sparse blocks, of their file group in an instance archive and of what a spectral fact
@@ -179,5 +177,3 @@ class Matrix(StrEnum):
         """The oracle of Definition ``def:foda`` that multiplies by this matrix (or its transpose)."""
         return next(o for o in Oracle if o.value == self.value)
 
-    def __repr__(self) -> str:
-        return repr(self.value)
