@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from types import MappingProxyType
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from mixbounds.bounds.concepts import Oracle, ProblemClass
 from mixbounds.bounds.result_id import cell_id
@@ -47,10 +47,10 @@ PARAMS = MappingProxyType({
 })
 
 #: oracle → its column title in the paper's tables (declared with the oracle, :class:`~mixbounds.bounds.concepts.Oracle`)
-ORACLE_LABELS = MappingProxyType({o: o.label for o in Oracle})
+ORACLE_LABELS: Mapping[str, str] = MappingProxyType({o: o.label for o in Oracle})
 
 #: class → its row title (declared with the class, :class:`~mixbounds.bounds.concepts.ProblemClass`)
-CLASS_LABELS = MappingProxyType({c: c.label for c in ProblemClass})
+CLASS_LABELS: Mapping[str, str] = MappingProxyType({c: c.label for c in ProblemClass})
 
 TABLES = MappingProxyType({
     1: ("table:smooth_str_convex_optimization_affine_constraints", "smooth_strongly_convex",

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -158,7 +158,7 @@ def interaction_matrix(blocks: Sequence, *, transpose: bool = False):
         raise ValueError(
             f"interaction_matrix: blocks must share their {'column' if transpose else 'row'} dimension, got {sorted(shapes)}"
         )
-    cache: dict[str, object] = {}
+    cache: dict[str, Any] = {}
     counts: dict[str, int] = {}
     for B in blocks:
         key = _matrix_key(B)
@@ -171,7 +171,7 @@ def interaction_matrix(blocks: Sequence, *, transpose: bool = False):
                 Bd = np.asarray(B, dtype=float)
                 cache[key] = (Bd.T @ Bd) if transpose else (Bd @ Bd.T)
     any_sparse = any(sp.issparse(B) for B in blocks)
-    S = None
+    S: Any = None
     for key, G in cache.items():
         term = counts[key] * G
         S = term if S is None else S + term
@@ -304,6 +304,7 @@ def projected_kappa(
             raise ValueError(f"projected_kappa: B[{i}] has {B.shape[0]} rows, B[0] has {m}")
         D = None if D_blocks is None else D_blocks[i]
         bkey = _matrix_key(B)
+        key: tuple[str, str | None]
         if D is None or min(D.shape) == 0 or _is_zero(D):
             key = (bkey, None)
             if key not in parts:

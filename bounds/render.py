@@ -58,8 +58,8 @@ def format_terms(terms: tuple[Monomial, ...], style: str = "unicode") -> str:
 
 def table_rows(table: int) -> list[Cell]:
     """Cells of one table in the paper's row order (then its theorem-only variants)."""
-    order = [*(c for c in PROBLEM_CLASSES if c.in_table), ProblemClass.MIXED_IDENT, ProblemClass.SHARED_IDENT]
-    oracles = list(ORACLES)
+    order: list[str] = [*(c for c in PROBLEM_CLASSES if c.in_table), ProblemClass.MIXED_IDENT, ProblemClass.SHARED_IDENT]
+    oracles: list[str] = list(ORACLES)
     rows = [c for c in REGISTRY if c.id.startswith(f"T{table}.")]
     # a class the paper's tables do not have (a user's addition) comes last
     return sorted(rows, key=lambda c: (order.index(c.problem_class) if c.problem_class in order else len(order),
@@ -86,7 +86,7 @@ def render_text(tables=(1, 2, 3, 4)) -> str:
             disc = "  (!) table/proof discrepancy" if c.discrepancy else ""
             out.append(f"  {cls:<{w1}}  {ORACLE_LABELS[c.oracle]:<7}  {format_terms(c.terms)}  [{flag}; {c.source}]{extra}{disc}")
             if c.discrepancy:
-                out.append(f"  {'':<{w1}}  {'':<7}  proof gives: {format_terms(c.derived_terms)}")
+                out.append(f"  {'':<{w1}}  {'':<7}  proof gives: {format_terms(c.derived_terms or ())}")
         out.append("")
     return "\n".join(out)
 
@@ -103,7 +103,7 @@ def render_markdown(tables=(1, 2, 3, 4)) -> str:
         for c in table_rows(t):
             cx = format_terms(c.terms)
             if c.discrepancy:
-                cx += f" (proof: {format_terms(c.derived_terms)})"
+                cx += f" (proof: {format_terms(c.derived_terms or ())})"
             claim = ("tight" if c.tight else "upper") + ("" if c.table is not None else ", theorem only")
             out.append(f"| {CLASS_LABELS[c.problem_class]} | {ORACLE_LABELS[c.oracle]} | {cx} | {claim} | {c.source} |")
         out.append("")

@@ -61,7 +61,7 @@ def parse(rid: str) -> ResultId:
     least one more word gives the table/class, and an oracle name there followed by one more word the oracle; an id
     ``T<table>.<class>.<oracle>.<param>.<kind>[@variant]`` is also read as a claim-cell result."""
     words = rid.split(".")
-    found = {}
+    found: dict = {}
     for i, w in enumerate(words[:-2]):
         table = _TABLE_WORD.fullmatch(w)
         if (table or w in _CLASS_HEADS) and _CLASS_WORD.fullmatch(words[i + 1]):

@@ -73,6 +73,7 @@ def _feed(h, x) -> None:
         h.update(np.ascontiguousarray(x).tobytes())
     elif sp.issparse(x):
         h.update(f"sp:{type(x).__name__}:{x.dtype.str}:{x.shape};".encode())
+        arrays: tuple
         if x.format in ("csr", "csc", "bsr"):
             arrays = (x.indptr, x.indices, x.data)
         elif x.format == "coo":
@@ -138,7 +139,7 @@ def memo_by_content(*, ignore: tuple[str, ...] = ("name",)) -> Callable:
                     _STORE.popitem(last=False)
             return value
 
-        wrapper.uncached = func
+        wrapper.uncached = func  # type: ignore[attr-defined]  # the undecorated function, for the memo's tests
         return wrapper
 
     return deco
@@ -166,6 +167,5 @@ class disabled:
         _ENABLED[0] = False
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> None:
         _ENABLED[0] = self._was
-        return False

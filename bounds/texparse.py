@@ -171,7 +171,7 @@ def parse_complexity(tex: str) -> tuple[tuple[tuple[str, float], ...], ...]:
     return tuple(sorted(tuple(sorted(t.items())) for t in terms))
 
 
-def _oracle(label: str, cls: str) -> str | None:
+def _oracle(label: str, cls: str | None) -> str | None:
     lab = re.sub(r"\s+", "", label).replace("$", "")
     if lab.startswith("Paper"):
         return None
@@ -239,8 +239,11 @@ def parse_tables(path: str | Path | None = None) -> dict[str, tuple]:
         if not lab or lab.group(1) not in label_to_no:
             continue
         t = label_to_no[lab.group(1)]
-        tab = re.search(r"\\midrule(.*)\\bottomrule", body, flags=re.S).group(1)
-        cls = None
+        rows = re.search(r"\\midrule(.*)\\bottomrule", body, flags=re.S)
+        if rows is None:
+            raise ValueError(f"Table {t}: no \\midrule … \\bottomrule rows")
+        tab = rows.group(1)
+        cls: str | None = None
         for line in tab.splitlines():
             line = line.strip()
             if not line or line.startswith("\\midrule") or line.startswith("%"):
@@ -261,6 +264,8 @@ def parse_tables(path: str | Path | None = None) -> dict[str, tuple]:
             oracle = _oracle(label, cls)
             if oracle is None:
                 continue
+            if cls is None:
+                raise ValueError(f"Table {t}: a row before the first class (\\multirow): {line!r}")
             cid = cell_id(t, cls, oracle)
             if cid in out:
                 raise ValueError(f"duplicate cell {cid} in the paper's tables")

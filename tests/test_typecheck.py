@@ -1,9 +1,12 @@
 """The type check of CI (``.ci/typecheck.py``): ``.ci/run`` runs it and fails on its errors, and it reports a planted
-error in the public API while the rest of the package stays excluded (``[tool.mypy]`` in ``pyproject.toml``).
+error in the public API (strict) and a plain type error in the rest of the package (basic mode), except in the
+modules whose basic-mode errors are not reported yet (``[tool.mypy]`` in ``pyproject.toml``).
 
 The negative control copies the checkout to a temporary folder, plants the same unannotated function in a module of
 the public API (``mixbounds.checks.registry``, strict: must be reported) and in one outside it
-(``mixbounds.checks.sweeps``, excluded: must not be), and runs the check on the copy.
+(``mixbounds.checks.sweeps``, basic: must not be), a wrongly typed assignment in a basic-mode module
+(``mixbounds.bounds.render``: must be reported) and in a module of the not-yet-reported list
+(``mixbounds.checks.bench``: must not be), and runs the check on the copy.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ TYPECHECK = ROOT / ".ci" / "typecheck.py"
 COPIED = ("src", "bounds", "instances", "solvers", "checks", "plots")
 #: a function strict mode rejects (no annotations) and basic mode accepts
 PLANTED = "\n\ndef planted_untyped(x):\n    return x\n"
+#: an error in basic mode too
+PLANTED_BASIC = "\n\nplanted_wrong: int = \"not an int\"\n"
 #: the public API of the strict block; each must be a module of the package
 STRICT_MODULES = ("mixbounds.methods", "mixbounds.testing", "mixbounds.solvers.solve", "mixbounds.instances.families",
                   "mixbounds.checks.run.result", "mixbounds.checks.run.framework", "mixbounds.checks.registry",
@@ -54,16 +59,17 @@ def test_a_copy_that_is_not_a_checkout_is_refused(tmp_path):
 
 
 @needs_mypy
-def test_a_planted_error_in_the_public_api_fails_the_check(tmp_path):
+def test_a_planted_error_fails_the_check_where_it_is_reported(tmp_path):
     for folder in COPIED:
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    for rel in ("checks/registry.py", "checks/sweeps.py"):
+    for rel, planted in (("checks/registry.py", PLANTED), ("checks/sweeps.py", PLANTED),
+                         ("bounds/render.py", PLANTED_BASIC), ("checks/bench.py", PLANTED_BASIC)):
         with open(tmp_path / rel, "a") as f:
-            f.write(PLANTED)
+            f.write(planted)
     r = subprocess.run([sys.executable, str(TYPECHECK), str(tmp_path)], capture_output=True, text=True)
     out = r.stdout + r.stderr
     assert r.returncode == 1, out
-    errors = [line for line in out.splitlines() if ": error:" in line]
-    assert errors and all(line.startswith("mixbounds/checks/registry.py:") for line in errors), out
-    assert "no-untyped-def" in errors[0]
+    errors = sorted(line for line in out.splitlines() if ": error:" in line)
+    assert [e.split(":")[0] for e in errors] == ["mixbounds/bounds/render.py", "mixbounds/checks/registry.py"], out
+    assert "[assignment]" in errors[0] and "no-untyped-def" in errors[1]

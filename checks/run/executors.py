@@ -31,7 +31,7 @@ import re
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from mixbounds.checks.run.framework import code_version, run_group
 from mixbounds.instances.json_file import JSONFileError, read_json
@@ -202,8 +202,8 @@ class DaskExecutor:
     def __init__(self, spec: SchedulerSpec, *, timeout: float | None = None):
         self.spec = spec
         self.timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
-        self.client = None
-        self.cluster = None
+        self.client: Any = None  # a distributed.Client once entered (the dask extra is optional: no import here)
+        self.cluster: Any = None
 
     def __enter__(self) -> "DaskExecutor":
         return self.open()
@@ -232,9 +232,8 @@ class DaskExecutor:
                                  f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> None:
         self.close()
-        return False
 
     def close(self) -> None:
         if self.client is not None:

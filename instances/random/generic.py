@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from mixbounds.instances.instance import Instance
 from mixbounds.instances.layout import Layout
+from mixbounds.instances.objectives import Objective
 from mixbounds.instances.problem import MixedProblem
 from mixbounds.instances.random.common import (
     COMMON_KW,
@@ -163,6 +164,7 @@ def _build_random(family: str, *, n=None, seed=0, kappa_W=None, kappa_f=10.0, ka
                     "graph": gs.info, "objective": tg.objective, "tuning": {}}
     tuning = params["tuning"]
 
+    obj: Objective
     if tg.objective == "quadratic":
         obj, oinfo = quadratic_objective(lay, tg.kappa_f, seeded_rng(seed, "objective"))
     elif tg.objective == "logcosh":

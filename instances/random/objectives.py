@@ -60,7 +60,11 @@ def logcosh_objective(layout: Layout, kappa_f: float, rng: np.random.Generator) 
     for ev, fixed, U, q in spec:
         c = rng_t.uniform(0.5, 1.0, ev.size) * (kappa_f - ev)
         c[fixed] = 0.0
-        Us.append(U), lams.append(ev), cs.append(c), ss.append(rng_t.standard_normal(ev.size)), qs.append(q)
+        Us.append(U)
+        lams.append(ev)
+        cs.append(c)
+        ss.append(rng_t.standard_normal(ev.size))
+        qs.append(q)
     obj = LogCoshObjective(Us, lams, cs, ss, qs, layout)
     return obj, {"type": "logcosh", "tuning": "Q_i and q_i as the quadratic family; c_ij = r_ij (kappa_f - lam_ij), "
                  "r_ij uniform in [1/2, 1], c = 0 on the end directions of nodes 0/1; s_ij standard normal",

@@ -17,7 +17,7 @@ group, ``κ̂ >= n·rank(S)/Σ_i rank(B_i)``) and raises ``ValueError`` naming t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from mixbounds.bounds.spectral import ZERO_RTOL
@@ -117,7 +117,7 @@ def tune_group(X0: list[np.ndarray], XG: list[np.ndarray], projs, target: float 
         return _Tuned(blend(0.0), {"tuning": "frame base", "h": 0.0, "t": 1.0, "floor": k0})
     XG1 = blend(1.0)
     kG = group_ratio(XG1, projs)
-    info = {"floor": k0, "kappa_gaussian": kG}
+    info: dict[str, Any] = {"floor": k0, "kappa_gaussian": kG}
     if target <= kG:
         f = lambda h: np.log(group_ratio(blend(h), projs)) - np.log(target)  # noqa: E731
         h = brentq(f, 0.0, 1.0, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)

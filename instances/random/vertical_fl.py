@@ -148,8 +148,8 @@ def _vfl_squared(Y, n: int, samples: int, features: int, c: int, kappa_f: float,
     obj = QuadraticObjective(Qs, qs, lay)
     oinfo = {"type": "quadratic", "rho": rho, "tuning": "rho = (samples + 1)/(kappa_f - 1): spectrum {rho, 1+rho, samples+1+rho}"}
     closed = {"Q_i spectrum {ρ, 1+ρ, samples+1+ρ} ⇒ κ_f": {
-        "printed": (samples + 1 + rho) / rho, "computed": obj.L / obj.mu,
-        "holds": bool(rel_gap(obj.L / obj.mu, (samples + 1 + rho) / rho) <= 1e-10), "label": "ass:smooth_and_str_convex_of_f_i"}}
+        "printed": (samples + 1 + rho) / rho, "computed": obj.kappa,
+        "holds": bool(rel_gap(obj.kappa, (samples + 1 + rho) / rho) <= 1e-10), "label": "ass:smooth_and_str_convex_of_f_i"}}
     return obj, oinfo, closed
 
 

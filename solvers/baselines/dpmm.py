@@ -101,7 +101,7 @@ def solve_dpmm(problem, *, eps: float = 1e-8, x_star=None, max_iter: int = 100_0
     Lam = np.zeros((n, m))
     while True:
         yt = y - gam * Lam
-        last = {}
+        last: dict = {}
 
         def grad_phi(z, yt=yt, xk=x, last=last):
             Az = orc.A(z)

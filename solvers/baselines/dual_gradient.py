@@ -73,15 +73,15 @@ DISTINCT_RTOL = 1e-9
 
 def _leja(vals: np.ndarray) -> np.ndarray:
     """Leja ordering (start at the largest modulus, then maximise the product of distances)."""
-    vals = list(np.asarray(vals, dtype=float))
-    out = [max(vals)]
-    vals.remove(out[0])
-    logd = np.zeros(len(vals))
-    while vals:
-        v = np.asarray(vals)
+    pool = list(np.asarray(vals, dtype=float))
+    out = [max(pool)]
+    pool.remove(out[0])
+    logd = np.zeros(len(pool))
+    while pool:
+        v = np.asarray(pool)
         logd += np.log(np.abs(v - out[-1]))
         k = int(np.argmax(logd))
-        out.append(vals.pop(k))
+        out.append(pool.pop(k))
         logd = np.delete(logd, k)
     return np.asarray(out)
 
@@ -143,11 +143,11 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
     while True:
         v = np.empty(lay.size)
         v[:dx] = orc.AT(lam)
-        if has_C:
+        if nu is not None:  # has_C
             v[:dx] += orc.CT(nu)
-        if dt:
+        if zeta is not None:  # dt > 0
             vt = zeta.copy()
-            if has_Ct:
+            if nut is not None:  # has_Ct
                 vt += orc.CtT(nut)
             v[dx:] = vt.ravel()
         u = inner(lambda z, v=v: orc.grad(z) + v, u, L_f, mu_f, node_u, n)
@@ -166,11 +166,11 @@ def solve_dual_gradient(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
         for lj in lams[1:]:
             R = R - orc.comm(R) / lj
         lam = lam + steps["eta_A"] * n * R  # n · mean = the sum
-        if has_C:
+        if nu is not None:
             nu = nu + steps["eta_C"] * (orc.C(x) - P.c_stacked)
-        if dt:
+        if zeta is not None:
             zeta = zeta + steps["eta_W"] * WXt
-            if has_Ct:
+            if nut is not None:
                 nut = nut + steps["eta_Ct"] * (orc.Ct(u[dx:].reshape(n, dt)) - P.ct_stacked)
     params["inner"] = inner.summary()
     return run.result(params)

@@ -109,7 +109,7 @@ def solve_tracking_admm(problem, *, eps: float = 1e-8, x_star=None, max_iter: in
         MDL = DL - inv * orc.comm(DL)  # one round: M [d, λ]
         delta, lam_bar = MDL[:, :m], MDL[:, m:]
         v = Ax - delta
-        last = {}
+        last: dict = {}
 
         def grad_phi(z, v=v, lam_bar=lam_bar, last=last):
             Az = orc.A(z)

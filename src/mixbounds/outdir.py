@@ -555,13 +555,12 @@ class OutputDir:
                                                 merge=self.tool != "report"))
         self.previous = old
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> None:
         try:
             for s in self._stages:
                 shutil.rmtree(s, ignore_errors=True)
         finally:
             self._unlock()
-        return False
 
     def stage(self) -> Path:
         """A fresh, empty staging directory inside the output directory (same file system)."""

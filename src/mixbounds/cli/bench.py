@@ -185,7 +185,7 @@ def run_suite(args) -> int:
                       f"benchmarks")
     classes = None
     if args.classes is not None:
-        classes = _csv(args.classes)
+        classes = _csv(args.classes) or []
         unknown = [c for c in classes if c not in SUITE_CLASSES]
         if unknown or not classes:
             return _usage(f"--classes {args.classes!r}: unknown class {unknown[0] if unknown else '(empty)'!r} "

@@ -126,7 +126,7 @@ SIZE_KEYWORDS = ("d", "dt", "m", "p", "pt", "samples", "features", "out_dim", "r
 SIZE_MAX_NOTE = "the largest per-node size measured: vertical-fl with 49990 features per node at 10⁶ variables"
 
 
-def size_error(family: str, params: dict, from_param: set = frozenset()) -> str | None:
+def size_error(family: str, params: dict, from_param: set | frozenset = frozenset()) -> str | None:
     """Why the size keywords of ``params`` are out of range, else ``None``: ``n`` within the family's measured cap
     (:data:`NODES_MAX_FAMILY`), every other size within :data:`SIZE_MAX`; options and ``--param`` alike (the keys
     in ``from_param`` came from ``--param``, and the message names them so)."""

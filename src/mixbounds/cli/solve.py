@@ -94,7 +94,7 @@ TRACE_HEADER = "iteration,error,grad,A,C,Ct,comm"
 
 
 def _methods() -> dict:
-    out = {m: None for m in METHODS}
+    out: dict = {m: None for m in METHODS}
     out.update({k: v for k, v in BASELINES.items()})
     return out
 
@@ -160,7 +160,7 @@ def output_paths(args) -> tuple[Path | None, Path | None]:
 # ----------------------------------------------------------------------------- input checks
 def _group_rows(P) -> list[tuple[str, str, list[int]]]:
     """``(symbol, description, row counts per node)`` of the groups, in the order of ``constraint_system``."""
-    out = []
+    out: list[tuple[str, str, list[int]]] = []
     if P.A is not None:
         out.append((Matrix.A, "coupled constraints Σ A_i x_i = Σ b_i", [P.m]))
     if P.C is not None:
@@ -196,7 +196,8 @@ def constraint_consistency(P) -> str | None:
     ok, rel = _consistent(G, h)
     if ok:
         return None
-    start, names = 0, []
+    start = 0
+    names: list[str] = []
     for sym, desc, rows in _group_rows(P):
         stop = start + sum(rows)
         ok_prefix, rel_prefix = _consistent(G[:stop], h[:stop])
