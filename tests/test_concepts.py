@@ -68,29 +68,24 @@ def test_the_cited_theorem_is_the_source_of_the_communication_cell():
         assert comm.source.startswith(cls.theorem), (cls, comm.source)
 
 
-def family_registry_problems(families: dict, classes: dict) -> list[str]:
-    """What disagrees between the worst-case registry, the class table and :class:`WorstFamily`: a registered
-    construction (its ``-grad`` twin aside) that is no member, a member that builds nothing (the identical-C̃ chain
-    is a part of the identical constructions, never built alone), a class whose family is no member."""
+def family_registry_problems(families: dict) -> list[str]:
+    """What disagrees between the worst-case registry and :class:`WorstFamily`: a member that builds nothing (the
+    identical-C̃ chain is a part of the identical constructions, never built alone).  The other direction is not
+    required: a contributor's construction is registered by its class's entry alone (the contributing recipe), and
+    the suite's own code names only the members."""
     built = {name.removesuffix("-grad") for name in families}
-    out = [f"registered, not a WorstFamily: {name}" for name in sorted(built - set(WorstFamily))]
-    out += [f"a WorstFamily nothing builds: {m}" for m in WorstFamily if m not in built and m != WorstFamily.IDENT_CHAIN]
-    out += [f"class {c}: family {s.worst_family!r} is not a WorstFamily" for c, s in classes.items()
-            if s.worst_family and s.worst_family not in set(WorstFamily)]
-    return out
+    return [f"a WorstFamily nothing builds: {m}" for m in WorstFamily if m not in built and m != WorstFamily.IDENT_CHAIN]
 
 
-def test_every_worst_case_construction_is_a_family_member():
-    assert family_registry_problems(FAMILIES, CLASSES) == []
+def test_every_family_member_is_a_registered_construction():
+    assert family_registry_problems(FAMILIES) == []
+    assert {s.worst_family for s in CLASSES.values() if s.worst_family} <= set(WorstFamily)
 
 
-def test_a_family_outside_the_type_is_reported():
-    """Negative controls: a construction registered under a name the type lacks, and a member dropped from the
-    registry, are both reported."""
-    extra = dict(FAMILIES, **{"coupled-twice": FAMILIES["coupled"]})
-    assert family_registry_problems(extra, CLASSES) == ["registered, not a WorstFamily: coupled-twice"]
+def test_a_member_without_its_construction_is_reported():
+    """Negative control: a member dropped from the registry is reported."""
     fewer = {k: v for k, v in FAMILIES.items() if not k.startswith("network-split")}
-    assert family_registry_problems(fewer, CLASSES) == ["a WorstFamily nothing builds: network-split"]
+    assert family_registry_problems(fewer) == ["a WorstFamily nothing builds: network-split"]
 
 
 def test_a_built_instance_carries_its_family_member():
