@@ -123,7 +123,6 @@ class Structure(Named):
     SEPARABLE = "separable"
 
 
-
 class BlockKind(Named):
     """A diagonal block of the reformulation's constraint operator ``K`` (the paper's ``B`` per part of the
     variables; ``K`` is block-diagonal, Appendix
@@ -139,7 +138,6 @@ class BlockKind(Named):
     CONSENSUS = ProblemClass.CONSENSUS.value
     SHARED = ProblemClass.SHARED.value
     SHARED_IDENTICAL = "shared_identical"
-
 
 
 class WorstFamily(Named):
@@ -158,7 +156,6 @@ class WorstFamily(Named):
     IDENT_CHAIN = "ident-chain"
     BLOCK_SPLIT = "block-split"
     NETWORK_SPLIT = "network-split"
-
 
 
 class Matrix(Named):
