@@ -9,8 +9,8 @@ out="${1:-docs/data/pytest-benchmark.json}"
 mkdir -p "$(dirname "$out")"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 uptime
-# -p no:xdist: one process (pyproject's addopts run 2 workers, under which pytest-benchmark disables its timings)
-python -m pytest -q -p no:randomly -p no:xdist tests/test_bench_solve.py tests/test_bench_tier.py --benchmark-enable --benchmark-json="$out" \
+# -n 0 --dist no: one process (pyproject's addopts run 2 workers, under which pytest-benchmark disables its timings)
+python -m pytest -q -p no:randomly -n 0 --dist no tests/test_bench_solve.py tests/test_bench_tier.py --benchmark-enable --benchmark-json="$out" \
     --benchmark-columns=min,median,max,rounds --benchmark-sort=name
 uptime
 echo "wrote $out"

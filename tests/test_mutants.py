@@ -8,9 +8,9 @@ on the union of the subsets must exit 0 (otherwise a broken copy would "catch" e
 
 Not part of the default run (marker ``mutants``, excluded by ``addopts``)::
 
-    pytest -m mutants -p no:xdist -s tests/test_mutants.py     # prints the failing ids of every mutant
+    pytest -m mutants -n 0 --dist no -s tests/test_mutants.py     # prints the failing ids of every mutant
 
-(``-p no:xdist``: in one process, whose output ``-s`` shows; under the default ``-n 2`` of ``addopts`` the
+(``-n 0 --dist no``: in one process, whose output ``-s`` shows; under the default ``-n 2`` of ``addopts`` the
 workers' output is not shown.)
 """
 
