@@ -50,6 +50,11 @@ LOWER_TOL_LOOSENED = ("checks/tiers.py", [("slope_tol=0.12, lower_slope_tol=0.12
 #: name → (file, [(old, new)], claims subset, globs of which at least one failing id must match)
 MUTANTS = {
     "comm-undercount": (*COMM_UNDERCOUNT, "audit.counters.*", ["audit.counters.*"]),
+    # a split chain joined by C counted as if joined by A (the matrix → oracle map of the block-split params)
+    "matrix-oracle-swapped": (
+        "bounds/concepts.py",
+        [("        return next(o for o in Oracle if o.value == self.value)\n", "        return Oracle.A\n")],
+        "T3.coupled_local.C.*", ["T3.coupled_local.C.*@max-split"]),
     "engine-two-hops": (*ENGINE_TWO_HOPS, "calibration.engine.*,T1.consensus.comm.*.lower",
                         ["calibration.engine.*", "T1.consensus.comm.*.lower"]),
     "arrival-one-round-late": (

@@ -65,8 +65,8 @@ SOURCES = {
     (ProblemClass.COUPLED, Oracle.A): ("block-split", {"where": Structure.COUPLED}),
     (ProblemClass.COUPLED_LOCAL, Oracle.A): ("block-split", {"where": Structure.COUPLED}),
     (ProblemClass.MIXED, Oracle.A): ("block-split", {"where": Structure.COUPLED}),
-    (ProblemClass.COUPLED_LOCAL, Oracle.C): ("block-split", {"where": "local"}),
-    (ProblemClass.MIXED, Oracle.C): ("block-split", {"where": "local"}),
+    (ProblemClass.COUPLED_LOCAL, Oracle.C): ("block-split", {"where": Structure.LOCAL}),
+    (ProblemClass.MIXED, Oracle.C): ("block-split", {"where": Structure.LOCAL}),
     (ProblemClass.SHARED, Oracle.CT): ("block-split", {"where": Structure.SHARED}),
     (ProblemClass.MIXED, Oracle.CT): ("block-split", {"where": Structure.SHARED}),
 }

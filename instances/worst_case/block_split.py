@@ -101,7 +101,7 @@ def build(*, kappa_W: float, kappa_f: float, kappa_b: float = 10.0, where: str =
     realized = _realized(problem)
     P = problem(K, {"L": realized["L_f"], "mu": realized["mu_f"]})
     U1, U2, U3 = bp.groups
-    params = dict(n=n, l=l, where=where, oracle=WHERE[where], alpha=mu_f, beta=beta, rho=rho, chain_length=K,
+    params = dict(n=n, l=l, where=where, oracle=WHERE[where].oracle, alpha=mu_f, beta=beta, rho=rho, chain_length=K,
                   k_eps=k_eps(rho, eps), eps=eps, a_b=bp.a,
                   block_groups={"U1": [int(U1[0]), int(U1[-1])], "U2": [int(U2[0]), int(U2[-1])] if len(U2) else [],
                                 "U3": [int(U3[0]), int(U3[-1])]},
