@@ -77,3 +77,36 @@ def test_the_command_exits_1_on_a_change_and_0_on_text_only(doc, tmp_path, capsy
     assert main([str(a), str(b)]) == 1
     assert f"{changed['claims'][1]['id']} ci:" in capsys.readouterr().out
     assert main([str(a)]) == 2 and main([str(a), str(tmp_path / "missing.json")]) == 2
+
+
+def test_rtol_lists_rounding_apart_and_keeps_a_changed_status_or_count(doc, tmp_path, capsys):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(doc))
+    rounded = _rerun(doc)
+    first = next(c for c in rounded["claims"] if isinstance(c.get("measured"), float) and c["measured"])
+    first["measured"] *= 1 + 1e-12
+    first["detail"] = first["detail"] + " 0.12345678901"  # a text that differs by more than a number: not rounding
+    b.write_text(json.dumps(rounded))
+    assert main([str(a), str(b)]) == 1  # without --rtol every float counts
+    capsys.readouterr()
+    assert main([str(a), str(b), "--rtol", "1e-9"]) == 0
+    out = capsys.readouterr().out
+    assert "rounding-only differences (floats within rtol 1e-09): 1 in 1 results" in out
+    assert f"rounding: {first['id']} measured" in out and f"text: {first['id']} detail" in out
+    assert main([str(a), str(b), "--rtol", "1e-13"]) == 1  # negative control: beyond the tolerance it is a change
+    # a status, an integer and a text whose words changed are never rounding
+    for change in ({"status": "fail"}, {"measured": "changed"}):
+        other = _rerun(doc)
+        c = next(c for c in other["claims"] if c["status"] == "pass")
+        c.update(change)
+        assert not any(d.rounding for d in compare_results(doc, other, rtol=0.5) if d.id == c["id"])
+    assert main([str(a), str(b), "--rtol", "0"]) == 2 and main([str(a), str(b), "--rtol", "x"]) == 2
+
+
+def test_relative_difference_reads_numbers_in_text():
+    from mixbounds.checks.run.compare import relative_difference
+    assert relative_difference("slope 0.515 counts [214.57728857206817]", "slope 0.515 counts [214.5772885720682]") \
+        == pytest.approx(1.3e-16, rel=0.1)
+    assert relative_difference("3 of 4 used", "4 of 4 used") == float("inf")  # integers in a text are exact
+    assert relative_difference({"a": [1.0, 2.0]}, {"a": [1.0, 2.0, 3.0]}) == float("inf")
+    assert relative_difference({"a": 1}, {"a": 2}) == float("inf") and relative_difference(True, 1.0) == float("inf")

@@ -1,6 +1,6 @@
 """One iteration of APAPC (Algorithm ``alg:apapc``) on slot sequences, line by line.
 
-The same lines as :class:`mixbounds.solvers.apapc._Iterates.step` (``b = 0``, see
+The same lines as :class:`mixbounds.solvers.apapc.Iterates.step` (``b = 0``, see
 :mod:`mixbounds.checks.pep.model`), written on sequences of slot values so that one code serves PEPit
 points (the PEP) — every operation is a fixed scalar combination of slot values::
 
