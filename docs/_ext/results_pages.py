@@ -47,7 +47,8 @@ from mixbounds.report.problems import SEVERITIES, group_findings
 from mixbounds.report.upper import dominance_section, factors_section, not_exercised_section, pep_section
 
 #: snapshot name → what it is (the page text says it)
-SNAPSHOTS = {"quick": "the quick tier, every check", "bench-tiny": "the benchmarks, tier tiny"}
+SNAPSHOTS = {"quick": "the quick tier, every check", "bench-tiny": "the benchmarks, tier tiny",
+             "full": "the full tier, the paper's claims (its benchmarks are `bench --tier full`)"}
 #: keys ``snapshot.json`` must have (written by docs/_ext/snapshot.py)
 META_KEYS = ("commit", "dirty", "command", "date", "load_before", "load_after")
 #: the pages in the order of the results index

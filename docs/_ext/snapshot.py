@@ -4,6 +4,7 @@
 
     python docs/_ext/snapshot.py quick        # mixbounds verify --tier quick   (minutes)
     python docs/_ext/snapshot.py bench-tiny   # mixbounds verify --tier tiny --claims 'bench.*' --no-plots
+    python docs/_ext/snapshot.py full         # mixbounds verify --tier full    (an hour or more on 2 cores)
 
 runs the command into a temporary directory from the repository root, then replaces ``docs/data/NAME/results.json``
 and writes ``docs/data/NAME/snapshot.json``: the git commit of the checkout and whether its package source had
@@ -36,6 +37,7 @@ SOURCE = (TOP_SOURCE, *FOLDERS)
 COMMANDS = {
     "quick": ["verify", "--tier", "quick"],
     "bench-tiny": ["verify", "--tier", "tiny", "--claims", "bench.*", "--no-plots"],
+    "full": ["verify", "--tier", "full"],
 }
 
 
