@@ -198,8 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             print(f"compare: error: {p}: {exc}", file=sys.stderr)
             return 2
-    diffs = compare_results(*docs, rtol=args.rtol)
-    print("\n".join(report(diffs, *docs, rtol=args.rtol)))
+    a, b = docs
+    diffs = compare_results(a, b, rtol=args.rtol)
+    print("\n".join(report(diffs, a, b, rtol=args.rtol)))
     return 1 if any(not d.text_only and not d.rounding for d in diffs) else 0
 
 
