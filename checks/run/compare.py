@@ -37,7 +37,7 @@ TEXT_FIELDS = ("detail", "label", "statement")
 DOCUMENT = "<document>"
 #: the document fields that are compared
 DOCUMENT_FIELDS = ("tier", "summary")
-#: a number inside a text field (read as a float by :func:`close`)
+#: a number inside a text field (read as a float by :func:`relative_difference`)
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -52,8 +52,15 @@ class Difference:
     b: object
     #: the values differ only in their text fields
     text_only: bool = False
-    #: the values differ only by rounding (:func:`close` at the ``--rtol`` given; ``False`` without one)
-    rounding: bool = False
+    #: :func:`relative_difference` of ``a`` and ``b``, when an ``--rtol`` was given (``None`` without one)
+    relative: float | None = None
+    #: the ``--rtol`` given (``None`` without one)
+    rtol: float | None = None
+
+    @property
+    def rounding(self) -> bool:
+        """The values differ only by rounding: their relative difference is within the ``--rtol`` given."""
+        return self.rtol is not None and self.relative is not None and self.relative <= self.rtol
 
     def line(self, limit: int = 160) -> str:
         def short(v):
@@ -122,16 +129,14 @@ def relative_difference(x, y) -> float:
     return 0.0 if x == y else math.inf
 
 
-def close(x, y, rtol: float) -> bool:
-    """Do ``x`` and ``y`` differ by rounding only, i.e. :func:`relative_difference` ``<= rtol``?"""
-    return relative_difference(x, y) <= rtol
-
-
 def compare_results(a: dict, b: dict, rtol: float | None = None) -> list[Difference]:
     """Every difference between results documents ``a`` and ``b`` (module docstring), in ``a``'s result order;
-    with ``rtol``, each marked whether it is rounding only (:func:`close`)."""
+    with ``rtol``, each with its :func:`relative_difference` (rounding only when within ``rtol``)."""
+    def rel(x, y) -> float | None:
+        return None if rtol is None else relative_difference(x, y)
+
     out = [Difference(DOCUMENT, f, untimed(a.get(f)), untimed(b.get(f)),
-                      rounding=rtol is not None and close(untimed(a.get(f)), untimed(b.get(f)), rtol))
+                      relative=rel(untimed(a.get(f)), untimed(b.get(f))), rtol=rtol)
            for f in DOCUMENT_FIELDS if untimed(a.get(f)) != untimed(b.get(f))]
     ra = {c["id"]: c for c in a.get("claims", [])}
     rb = {c["id"]: c for c in b.get("claims", [])}
@@ -147,7 +152,7 @@ def compare_results(a: dict, b: dict, rtol: float | None = None) -> list[Differe
             va, vb = untimed(ca.get(f)), untimed(cb.get(f))
             if va != vb:
                 out.append(Difference(i, f, va, vb, text_only=f in TEXT_FIELDS or untexted(va) == untexted(vb),
-                                      rounding=rtol is not None and close(va, vb, rtol)))
+                                      relative=rel(va, vb), rtol=rtol))
     return out
 
 
@@ -164,7 +169,7 @@ def report(diffs: list[Difference], a: dict, b: dict, rtol: float | None = None)
              + (f" ({dict(Counter(d.field for d in hard))})" if hard else ""),
              f"text-only differences ({', '.join(TEXT_FIELDS)}): {len(text)} in {len({d.id for d in text})} results"]
     if rtol is not None:
-        largest = max((relative_difference(d.a, d.b) for d in rounding), default=0.0)
+        largest = max((d.relative or 0.0 for d in rounding), default=0.0)
         lines.append(f"rounding-only differences (floats within rtol {rtol:g}): {len(rounding)} in "
                      f"{len({d.id for d in rounding})} results; largest relative difference {largest:.1e}")
     lines += ["  " + d.line() for d in hard]
