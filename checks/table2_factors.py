@@ -31,6 +31,18 @@ of linear convergence; a ``log²`` count has a slope that grows with ``N``).  Th
 the reason.  Negative controls (``FACTOR_CONTROLS`` in :mod:`mixbounds.checks.tables234.table2_factor_controls`), on measured runs: a
 per-e-fold cost that grows like ``x`` (an unaccelerated method), e-folds that grow like ``N³``, and a steeper count
 whose factors hold from runs whose tails are not linear; each must fail.
+
+Where no tail is linear (an accelerated run's accuracy ratio oscillates with a period of order √x rows, and a short tail
+after the settled row is a staircase, R² 0.6–0.9), :func:`needed_reading` reads the count **per e-fold needed**: the
+proof's log factor is ``log(1/δ)`` of the regularised run (``lem:regularized_convergence``), the e-folds from the start
+to the criterion, which each run measures as ``N = ln q_0`` (``q_0`` the accuracy ratio at its own start).  The target
+``x^e · ln x`` models ``N`` as ``ln x``; on the convex coupled + local family of the full tier ``N = ln x − 2.99`` at every
+point (the start's accuracy ratio is ``x/20``), and the count of ``x^e · (ln x − 2.99)`` has a local slope above that of
+``x^e · ln x`` by ``2.99 / (ln x · (ln x − 2.99))`` (0.19 at x = 300, the middle of the sweep 30 … 3000: more than the tolerance).  The reading
+holds when ``count / N`` grows at most like ``x^(e + tol)`` on the points whose start needs at least
+:data:`MIN_NEED` e-fold (at least :data:`MIN_POINTS`): a ``log²`` count (``count / N ∝ x^e·N``) fails it where ``N``
+grows, as does an unaccelerated one.  Its negative control (``NEEDED_CONTROLS`` in
+:mod:`mixbounds.checks.tables234.table2_factor_controls`) makes the measured counts ``log²``.
 """
 
 from __future__ import annotations
@@ -49,6 +61,9 @@ LINEAR_R2 = 0.999
 MIN_TAIL_ROWS = 10
 #: fewest points with a linear tail for a reading
 MIN_POINTS = 3
+#: fewest e-folds a point's start must need to enter the per-e-fold-needed reading (a start within one e-fold of the
+#: criterion is counted by the run's first iterations, not by its rate: x = 30 on the coupled + local family needs 0.85)
+MIN_NEED = 1.0
 
 
 def tail_reading(history_error, settled_row: int | None) -> dict | None:
@@ -129,4 +144,51 @@ def factor_reading(points: list[tuple[float, dict, float]], exponent: float, tol
     return FactorReading(not reasons, tuple(xs), excluded, f, es, "; ".join(reasons) or None)
 
 
-__all__ = ["FactorReading", "LINEAR_R2", "MIN_POINTS", "MIN_TAIL_ROWS", "factor_reading", "linear", "tail_reading"]
+@dataclass(frozen=True)
+class NeededReading:
+    """The count per e-fold needed over the points whose start needs at least :data:`MIN_NEED` (module docstring);
+    ``reason`` says why it does not hold."""
+
+    holds: bool
+    used: tuple
+    excluded: tuple
+    fit: dict | None
+    reason: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"holds": self.holds, "points": list(self.used), "excluded": list(self.excluded),
+                "slope": None if self.fit is None else self.fit["slope"],
+                "ci": None if self.fit is None else list(self.fit["ci"]), "reason": self.reason}
+
+    def sentence(self, exponent: float, tol: float) -> str:
+        """The detail's clause."""
+        if self.fit is None:
+            return f"not read per e-fold needed: {self.reason}"
+        f = self.fit
+        head = (f"per e-fold needed (count / ln q_0) on x = {self.used[0]:g} … {self.used[-1]:g} ({len(self.used)} "
+                f"points needing >= {MIN_NEED:g} e-fold"
+                + (f"; left out {[round(x, 3) for x in self.excluded]}" if self.excluded else "") + "): "
+                f"slope {f['slope']:.3f} (95% CI {f['ci'][0]:.3f}..{f['ci'][1]:.3f}; allowed <= {exponent:g} + {tol})")
+        return head if self.holds else f"not read per e-fold needed: {self.reason} ({head})"
+
+
+def needed_reading(points: list[tuple[float, dict, float]], exponent: float, tol: float) -> NeededReading:
+    """``points``: ``(x, tail_reading, count)`` of every judged point (as :func:`factor_reading`).  The count divided by
+    the e-folds its start needs, ``N = ln q_0``, fitted against ``x``: holds when the slope is at most ``exponent +
+    tol`` (module docstring)."""
+    used = [(x, t["need"], c) for x, t, c in points
+            if t and t.get("need") is not None and np.isfinite(t["need"]) and t["need"] >= MIN_NEED]
+    xs = tuple(x for x, _, _ in used)
+    excluded = tuple(x for x, _, _ in points if x not in xs)
+    if len(used) < MIN_POINTS:
+        return NeededReading(False, xs, excluded, None,
+                             f"{len(used)} point(s) whose start needs >= {MIN_NEED:g} e-fold, {MIN_POINTS} needed")
+    f = fit_slope(list(xs), [c / n for _, n, c in used])
+    ok = upper_ok(f["slope"], exponent, tol)
+    return NeededReading(ok, xs, excluded, f,
+                         None if ok else f"the count per e-fold needed grows faster than x^{exponent:g} "
+                                         f"(slope {f['slope']:.3f})")
+
+
+__all__ = ["FactorReading", "LINEAR_R2", "MIN_NEED", "MIN_POINTS", "MIN_TAIL_ROWS", "NeededReading", "factor_reading",
+           "linear", "needed_reading", "tail_reading"]

@@ -19,7 +19,8 @@ absent parameter is judged two-sided by :func:`band_ok`, so a slope far below a 
 A random family whose slope exceeds the bound over its range while it stays below the worst-case construction
 (judged against the same exponent) passes with the label :data:`DOMINATED` (:mod:`mixbounds.checks.dominance`); a
 Table 2 accuracy result whose rate and e-folds obey their factors of the bound, with :data:`FACTORED`
-(:mod:`mixbounds.checks.table2_factors`).
+(:mod:`mixbounds.checks.table2_factors`), or, where no run's tail is linear, whose count per e-fold needed obeys the
+rate, with :data:`PER_EFOLD_NEEDED`.
 
 The stages around them (screens, target check, fit integrity, …) are the engine's
 (:func:`mixbounds.checks.verdict_engine.judge_sweep`); each table's special rule is a small named function in
@@ -82,6 +83,10 @@ DOMINATED = "upper holds by dominance"
 #: verdict label of a Table 2 accuracy result whose count slope exceeds the log-including target while the rate and
 #: the e-folds of its linearly converging runs each obey their factor of the bound (:mod:`mixbounds.checks.table2_factors`)
 FACTORED = "upper holds by its factors"
+#: verdict label of a Table 2 accuracy result whose count slope exceeds the log-including target, no reading by its
+#: factors being possible, while its count per e-fold its start needs grows at most like the bound's rate
+#: (:func:`mixbounds.checks.table2_factors.needed_reading`)
+PER_EFOLD_NEEDED = "upper holds per e-fold needed"
 
 
 def not_exercised(ci, target: float, tol: float) -> bool:

@@ -30,9 +30,11 @@ def test_every_cell_of_tables_2_to_4_is_measured():
             acc = ACC[int(cell.id[1])]
             assert any(i.startswith(f"{cell.id}.{acc}.") for i in ids), cell.id
     assert "finding.alg_sliding.line12" in ids
-    # the four method controls and the three controls of the Table 2 factor reading (mixbounds.checks.table2_factors)
-    assert sum(i.startswith("control.") for i in ids) == 7
+    # the four method controls, the three controls of the Table 2 factor reading and the one of its per-e-fold-needed
+    # reading (mixbounds.checks.table2_factors)
+    assert sum(i.startswith("control.") for i in ids) == 8
     assert sum(".factors." in i for i in ids if i.startswith("control.")) == 3
+    assert sum(".needed." in i for i in ids if i.startswith("control.")) == 1
 
 
 def test_registered_in_framework():

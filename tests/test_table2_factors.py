@@ -6,20 +6,31 @@ import math
 import numpy as np
 import pytest
 from mixbounds.checks.sweeps import PARAM_KW
-from mixbounds.checks.table2_factors import LINEAR_R2, MIN_TAIL_ROWS, factor_reading, tail_reading
+from mixbounds.checks.table2_factors import (
+    LINEAR_R2,
+    MIN_NEED,
+    MIN_TAIL_ROWS,
+    factor_reading,
+    linear,
+    needed_reading,
+    tail_reading,
+)
 from mixbounds.checks.tables234.points import KAPPA_BASE, cells, class_params, point
 from mixbounds.checks.tables234.rules import verdict
 from mixbounds.checks.tables234.table2_factor_controls import (
     FACTOR_CONTROL_X,
+    NEEDED_CONTROL_X,
     factor_control_verdict,
+    log_squared_runs,
     offset_efold_runs,
 )
 from mixbounds.checks.tiers import TIERS
-from mixbounds.checks.verdict import FACTORED
+from mixbounds.checks.verdict import FACTORED, PER_EFOLD_NEEDED
 
 #: a rate read from an exactly geometric tail must come back to this relative accuracy
 RATE_RTOL = 1e-9
 QUICK = next(t for t in TIERS if t.name == "quick")
+FULL = next(t for t in TIERS if t.name == "full")
 
 
 def _run(x: float, *, q0: float = None, c: float = 0.6, offset: float = 3.0, oscillate: float = 0.0):
@@ -125,3 +136,69 @@ def test_the_linear_tail_control_differs_from_its_linear_twin_only_by_the_tails(
     assert twin.measured > twin.theory + twin.tolerance  # the count slope alone fails
     ctl = factor_control_verdict(QUICK, offset_efold_runs(got), "ctl")
     assert ctl.status == "fail" and "linear tail" in ctl.extra["factors"]["reason"]
+
+
+# ----------------------------------------------------------------------------- the count per e-fold needed
+def _unread(xs, *, log_power=1.0, offset=3.0, c=4.5):
+    """(x, tail, count) of runs without a linear tail (R² 0.8) whose starts need N = ln x − offset e-folds and whose
+    count is c·√x·N^log_power (a regularised accelerated run: √x rows per e-fold, N e-folds)."""
+    out = []
+    for x in xs:
+        n = math.log(x) - offset
+        count = c * math.sqrt(x) * n ** log_power
+        t = {"rows": [count, 2 * count], "need": n, "rate": 1.0 / math.sqrt(x), "r2": 0.8, "efolds": count / math.sqrt(x)}
+        out.append((x, t, count))
+    return out
+
+
+#: slope of c·√x·N against x over 64 … 3000 divided by N: exactly 0.5 (the fit of a power law is exact to rounding)
+SLOPE_ATOL = 1e-9
+XS_NEEDED = [64.6, 139.2, 300.0, 646.3, 1392.5, 3000.0]
+
+
+def test_the_count_per_efold_needed_of_sqrt_x_times_n_has_slope_one_half():
+    nr = needed_reading(_unread(XS_NEEDED), 0.5, 0.12)
+    assert nr.holds and nr.fit["slope"] == pytest.approx(0.5, abs=SLOPE_ATOL)
+    assert nr.used == tuple(XS_NEEDED) and nr.excluded == ()
+
+
+def test_the_count_per_efold_needed_refuses_a_log_squared_and_an_unaccelerated_count():
+    nr = needed_reading(_unread(XS_NEEDED, log_power=2.0), 0.5, 0.12)
+    assert not nr.holds and "faster than x^0.5" in nr.reason and nr.fit["slope"] > 0.62
+    unacc = [(x, t, c * math.sqrt(x)) for x, t, c in _unread(XS_NEEDED)]
+    assert not needed_reading(unacc, 0.5, 0.12).holds
+
+
+def test_starts_needing_less_than_one_efold_are_left_out_and_three_points_are_needed():
+    pts = _unread([21.0, 30.0, 300.0, 3000.0])  # N = 0.04, 0.40, 2.7, 5.0
+    nr = needed_reading(pts, 0.5, 0.12)
+    assert not nr.holds and nr.fit is None and nr.excluded == (21.0, 30.0) and "2 point(s)" in nr.reason
+    assert all(t["need"] < MIN_NEED for x, t, _ in pts if x in nr.excluded)
+
+
+def test_the_verdict_reads_per_efold_needed_only_when_no_factor_reading_was_made():
+    cell = next(c for c in cells(2, "coupled_local") if c.oracle == "grad")
+    # √x·(ln x − 3): the count slope exceeds the x^½·ln x target by more than tol over 64 … 3000
+    r = verdict(FULL, 2, cell, "LR2_eps", XS_NEEDED, _points(_unread(XS_NEEDED)))
+    assert r.measured > r.theory + r.tolerance
+    assert r.status == "pass" and r.verdict_label == PER_EFOLD_NEEDED
+    assert r.extra["factors"]["per_efold_needed"]["holds"] and "per e-fold needed" in r.detail
+    # a log² count stays a fail, with the reason
+    r = verdict(FULL, 2, cell, "LR2_eps", XS_NEEDED, _points(_unread(XS_NEEDED, log_power=2.0)))
+    assert r.status == "fail" and not r.extra["factors"]["per_efold_needed"]["holds"]
+    # a factor reading that was made and failed is not overridden: linear tails whose e-folds grow like N³
+    xs = [1e3, 3e3, 1e4, 3e4]
+    r = verdict(FULL, 2, cell, "LR2_eps", xs, _points(_sweep(xs, efold_power=3.0)))
+    assert r.status == "fail" and "per_efold_needed" not in r.extra["factors"]
+
+
+def test_the_log_squared_control_fails_by_the_reading_its_measured_twin_passes():
+    """``control.T2.coupled_local.grad.LR2_eps.needed.log-squared`` on measured runs: the runs as measured pass (their
+    count per e-fold needed grows like √x), the same runs with a log² count fail because the reading refuses them."""
+    base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params("coupled_local")}
+    got = [point(2, "convex-coupled-local", dict(base, variant="default"), x, "regularized") for x in NEEDED_CONTROL_X]
+    assert not any(linear(p["tail"]) for p in got)  # the family this reading is for
+    twin = factor_control_verdict(FULL, got, "twin", control=False, cls="coupled_local", xs=NEEDED_CONTROL_X)
+    assert twin.status == "pass"
+    ctl = factor_control_verdict(FULL, log_squared_runs(got), "ctl", cls="coupled_local", xs=NEEDED_CONTROL_X)
+    assert ctl.status == "fail" and ctl.extra["factors"]["per_efold_needed"]["reason"]

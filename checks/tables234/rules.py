@@ -11,7 +11,8 @@ along the realized points (``ln x`` = ``ln(L_fR²/ε)``, the dimensionless ``log
 fit itself is of the raw counts; a slope above that target is read by the proof's two factors before it fails
 (:mod:`mixbounds.checks.table2_factors`: on the points whose runs end in linear convergence, the cost per e-fold
 against ``x^e`` and the e-folds against those needed; both within tolerance: ``pass``, labelled
-``upper holds by its factors``).  Table 4 prints no log factor, but its proof
+``upper holds by its factors``; where no run's tail is linear, the count per e-fold its start needs against ``x^e``:
+``upper holds per e-fold needed``).  Table 4 prints no log factor, but its proof
 (``app:affine_constraint_nonsmooth``: ``N_s = O(√(L/μ) log(1/ε))`` with the fixed penalty
 ``L = 2M²κ/ε``) has one: an accuracy slope above ``θ + tol`` that is within tolerance of
 the log-including target is reported as ``finding`` (the table omits the proof's log),
@@ -32,9 +33,9 @@ from mixbounds.checks.sweeps import (
     fit_slope,
     formula_slope,
 )
-from mixbounds.checks.table2_factors import factor_reading
+from mixbounds.checks.table2_factors import factor_reading, needed_reading
 from mixbounds.checks.tables234.points import ACC, MIN_ROWS, SOLVER
-from mixbounds.checks.verdict import FACTORED, NOT_EXERCISED, band_ok, upper_label, upper_ok
+from mixbounds.checks.verdict import FACTORED, NOT_EXERCISED, PER_EFOLD_NEEDED, band_ok, upper_label, upper_ok
 from mixbounds.checks.verdict_engine import (
     Fit,
     Judgement,
@@ -173,16 +174,22 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
         log_target = log_including_slope(e, xs) if (acc_param and e > 0) else None
         extra = {"exponent": e, "formula_slope": target, "excluded_pre_asymptotic": [r.realized for r in sel.excluded]}
         findings = ()
-        factored = None
+        factored = needed = None
         if table == 2 and acc_param:
             target = log_target
             extra["log_factor"] = "target includes the omitted log(1/eps) = ln(L_f R^2/eps)"
             ok = upper_ok(slope, target, tol)
             if not ok:
-                # the count's two factors, read from the linearly converging runs (mixbounds.checks.table2_factors)
-                factored = factor_reading([(r.realized, raw[r.target].get("tail"), r.per_accuracy) for r in rows], e, tol)
+                # the count's two factors, read from the linearly converging runs (mixbounds.checks.table2_factors);
+                # where too few tails are linear to read them, the count per e-fold its start needs
+                read = [(r.realized, raw[r.target].get("tail"), r.per_accuracy) for r in rows]
+                factored = factor_reading(read, e, tol)
                 extra["factors"] = factored.to_dict()
                 ok = factored.holds
+                if not ok and factored.cost_fit is None:
+                    needed = needed_reading(read, e, tol)
+                    extra["factors"]["per_efold_needed"] = needed.to_dict()
+                    ok = needed.holds
         elif e > 0:
             ok = upper_ok(slope, target, tol)
             if not ok and table == 4 and acc_param and not control:
@@ -199,13 +206,16 @@ def verdict(tier, table, cell, param, grid, pts, *, control=False, rid=None, met
         label = upper_label(status, f.ci, target, tol, control=control) if e > 0 else None
         if factored is not None and factored.holds and not control:
             label = FACTORED
+        elif needed is not None and needed.holds and not control:
+            label = PER_EFOLD_NEEDED
         if e > 0:
             extra.update(exercised=label != NOT_EXERCISED, exercise_threshold=target - tol)
         cmp = "<=" if e > 0 else "|.| <="
         detail = (f"slope {slope:.3f} (95% CI {f.ci[0]:.3f}..{f.ci[1]:.3f}, R² {f.r2:.3f}) {cmp} {target:.3f} + {tol} "
                   f"[exponent {e:g}]; {cell.oracle} counts {ys} at {param} {[round(v, 3) for v in xs]}"
-                  + (f"; {label}: the CI lies below {target - tol:.3f}" if label and label != FACTORED else "")
-                  + (f"; {factored.sentence(e, tol)}" if factored is not None else ""))
+                  + (f"; {label}: the CI lies below {target - tol:.3f}" if label == NOT_EXERCISED else "")
+                  + (f"; {factored.sentence(e, tol)}" if factored is not None else "")
+                  + (f"; {needed.sentence(e, tol)}" if needed is not None else ""))
         return Judgement(status, detail, extra, findings, theory=target, label=label)
 
     rules = SweepRules(screen=screen(param), row=sweep_point(param, cell.oracle), judge=judge,

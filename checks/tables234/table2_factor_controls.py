@@ -4,7 +4,10 @@ A Table 2 accuracy slope above its log-including target is read by the proof's t
 (:mod:`mixbounds.checks.table2_factors`) before it fails; these controls make sure that reading can fail:
 ``control.T2.shared.grad.LR2_eps.factors.{unaccelerated,efolds,nonlinear}`` (measured runs with a
 per-e-fold cost growing like ``x``, with e-folds growing like ``N³``, and with a steeper count whose factors hold but
-whose tails are not linear: the factor reading must not pass).
+whose tails are not linear: the factor reading must not pass).  Where too few tails are linear the verdict reads the
+count per e-fold needed instead (:func:`mixbounds.checks.table2_factors.needed_reading`);
+``control.T2.coupled_local.grad.LR2_eps.needed.log-squared`` gives it the measured runs of the family that needs it,
+their counts multiplied by the e-folds needed (a ``log²`` count): it must not pass.
 """
 
 from __future__ import annotations
@@ -33,6 +36,11 @@ EFOLD_CONTROL_POWER = 2.0
 #: gap's oscillations (measured 0.898 at x = 300)
 OFFSET_CONTROL_FRACTION = 0.6
 OFFSET_CONTROL_R2 = 0.9
+
+
+#: the per-e-fold-needed reading's control: the convex coupled + local family at its base κ's, whose runs have no
+#: linear tail (R² 0.69–0.92 at x = 300 … 3000) and whose starts need N = ln x − 2.99 e-folds (2.7 … 5.0 here)
+NEEDED_CONTROL_X = (300.0, 1000.0, 3000.0)
 
 
 def _scaled_run(p: dict, rows: float, rate: float) -> dict:
@@ -91,33 +99,60 @@ FACTOR_CONTROLS = {
 }
 
 
-def factor_control_verdict(tier, got: list, rid: str, *, control: bool = True) -> CheckResult:
-    """The Table 2 grad verdict of the shared log-cosh series at :data:`FACTOR_CONTROL_X` on the points ``got``."""
-    cell = next(c for c in cells(2, PC.SHARED) if c.oracle == Oracle.GRAD)
-    return verdict(tier, 2, cell, ACC[2], list(FACTOR_CONTROL_X), got, control=control, rid=rid,
-                   variant=series_name(family_of(2, PC.SHARED)[0], NONQUADRATIC))
+def log_squared_runs(got: list) -> list:
+    """The measured runs with rows × N/N₀ (N the e-folds needed): a count of ``x^e · N²``."""
+    n0 = _tail(got[0], "need")
+    return [_scaled_run(p, _tail(p, "need") / n0, 1.0) if n0 and _tail(p, "need") else p for p in got]
+
+
+#: the per-e-fold-needed reading's negative controls: id suffix → (what the measured runs become, the transformation)
+NEEDED_CONTROLS = {"log-squared": ("rows × N/N₀ (a count of √x·N², N the e-folds needed)", log_squared_runs)}
+
+
+def _series(cls: str) -> tuple[dict, str | None]:
+    """The base parameters and series name of a class's control series (log-cosh for shared, the printed quadratic
+    family for coupled + local)."""
+    base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(cls)}
+    if cls == PC.SHARED:
+        return dict(base, variant=NONQUADRATIC), series_name(family_of(2, cls)[0], NONQUADRATIC)
+    return base, None
+
+
+def factor_control_verdict(tier, got: list, rid: str, *, control: bool = True, cls: str = PC.SHARED,
+                           xs: tuple = FACTOR_CONTROL_X) -> CheckResult:
+    """The Table 2 grad verdict of a class's control series (default: the shared log-cosh series at
+    :data:`FACTOR_CONTROL_X`) on the points ``got``."""
+    cell = next(c for c in cells(2, cls) if c.oracle == Oracle.GRAD)
+    return verdict(tier, 2, cell, ACC[2], list(xs), got, control=control, rid=rid, variant=_series(cls)[1])
+
+
+def _controls(cls: str, xs: tuple, reading: str, controls: dict, what_reading: str) -> list[Check]:
+    """One negative control per entry of ``controls``: the class's measured runs at ``xs``, transformed."""
+    params = _series(cls)[0]
+    pts = [(params, x) for x in xs]
+
+    def tasks(tier):
+        return [sweep_task(2, cls, q, x, tier=tier) for q, x in pts]
+
+    out = []
+    for suffix, (what, transform) in controls.items():
+        rid = f"control.T2.{cls}.grad.LR2_eps.{reading}.{suffix}"
+
+        def finalize(tier, points, rid=rid, what=what, transform=transform):
+            got = transform([points[sweep_task(2, cls, q, x, tier=tier).key] for q, x in pts])
+            r = factor_control_verdict(tier, got, rid, cls=cls, xs=xs)
+            return [dataclasses.replace(r, detail=f"measured runs with {what}: {r.detail}")]
+
+        out.append(Check(id=rid, family="nonsmooth", result_ids=lambda tier, rid=rid: [rid], tasks=tasks,
+                         finalize=finalize, description=f"negative control: the Table 2 {what_reading} must not pass {what}"))
+    return out
 
 
 def factor_controls() -> list[Check]:
     """Negative controls of the factor reading (:data:`FACTOR_CONTROLS`), on measured runs: a per-e-fold cost that
     grows like x (an unaccelerated method), e-folds that grow like N³, and a count whose factors hold but whose runs do
     not end in linear convergence; each makes the count slope fail, so the reading is consulted, and it must not
-    pass."""
-    base = {PARAM_KW[p]: KAPPA_BASE[p] for p in class_params(PC.SHARED)}
-    pts = [(dict(base, variant=NONQUADRATIC), x) for x in FACTOR_CONTROL_X]
-
-    def tasks(tier):
-        return [sweep_task(2, PC.SHARED, q, x, tier=tier) for q, x in pts]
-
-    out = []
-    for suffix, (what, transform) in FACTOR_CONTROLS.items():
-        rid = f"control.T2.shared.grad.LR2_eps.factors.{suffix}"
-
-        def finalize(tier, points, rid=rid, what=what, transform=transform):
-            got = transform([points[sweep_task(2, PC.SHARED, q, x, tier=tier).key] for q, x in pts])
-            r = factor_control_verdict(tier, got, rid)
-            return [dataclasses.replace(r, detail=f"measured runs with {what}: {r.detail}")]
-
-        out.append(Check(id=rid, family="nonsmooth", result_ids=lambda tier, rid=rid: [rid], tasks=tasks,
-                         finalize=finalize, description=f"negative control: the Table 2 factor reading must not pass {what}"))
-    return out
+    pass.  Then the per-e-fold-needed reading's (:data:`NEEDED_CONTROLS`): a ``log²`` count on runs without a linear
+    tail, where that reading is consulted; it must not pass."""
+    return (_controls(PC.SHARED, FACTOR_CONTROL_X, "factors", FACTOR_CONTROLS, "factor reading")
+            + _controls(PC.COUPLED_LOCAL, NEEDED_CONTROL_X, "needed", NEEDED_CONTROLS, "per-e-fold-needed reading"))

@@ -22,7 +22,7 @@ from mixbounds.checks.statements import sweep as statements
 from mixbounds.checks.tables234 import points as t234_points
 from mixbounds.checks.tables234 import rules as t234_rules
 from mixbounds.checks.tiers import TIERS
-from mixbounds.checks.verdict import DOMINATED, FACTORED, NOT_EXERCISED
+from mixbounds.checks.verdict import DOMINATED, FACTORED, NOT_EXERCISED, PER_EFOLD_NEEDED
 from mixbounds.report.blocks import DETAILS, LIST, H, P, T, V, anchor_id, link
 
 #: the meaning of each certificate kind (docs/design.md, "Certificates"); unknown kinds are shown as they come
@@ -137,7 +137,9 @@ def _rule_rows(tier: str, doc: dict) -> list:
          "slope ≤ θ_log + tol, θ_log = log-log slope of x^θ·ln x along the points (the table omits log(1/ε); "
          f"the result's `theory` is θ_log{_t2_example(doc)}); above it, `{FACTORED}` only when, on at least "
          f"{table2_factors.MIN_POINTS} points whose runs end in linear convergence, the cost per e-fold grows at most "
-         "like x^(θ + tol) and the e-folds at most 1 + tol per e-fold needed", *_tiers(nt, tier)],
+         "like x^(θ + tol) and the e-folds at most 1 + tol per e-fold needed; with fewer linear points, "
+         f"`{PER_EFOLD_NEEDED}` only when the count per e-fold its start needs (count / ln q₀, on the points needing "
+         f">= {table2_factors.MIN_NEED:g}) grows at most like x^(θ + tol)", *_tiers(nt, tier)],
         ["Tables 3–4, accuracy sweep", "slope ≤ θ + tol; Table 4: above θ + tol but ≤ θ_log + tol is a finding "
          "(the proof's log(1/ε) factor)", *_tiers(nt, tier)],
         ["Statements outside the tables (`S.*`: thm:apapc in κ_B, the generic-B sliding theorem, nonsmooth consensus)",

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 
-from mixbounds.checks.table2_factors import LINEAR_R2
-from mixbounds.checks.verdict import DOMINATED, FACTORED, NOT_EXERCISED
+from mixbounds.checks.table2_factors import LINEAR_R2, MIN_NEED, MIN_POINTS
+from mixbounds.checks.verdict import DOMINATED, FACTORED, NOT_EXERCISED, PER_EFOLD_NEEDED
 from mixbounds.plots.data import finite, fmt_slope, variant_of
 from mixbounds.report.blocks import LIST, H, P, T, V, anchor_id, link
 
@@ -214,12 +214,13 @@ def not_exercised_section(doc: dict) -> list:
     return blocks
 
 
-def _consulted_section(doc: dict, key: str, label: str, title: str, anchor: str, text: str, empty: str,
+def _consulted_section(doc: dict, key: str, label: str | tuple, title: str, anchor: str, text: str, empty: str,
                        header: list, row) -> list:
     """The report section of a rule consulted when an upper slope fails: every result whose ``extra[key]`` says what
-    the rule found, how many of them pass with ``label``, and one ``row(result)`` each."""
+    the rule found, how many of them pass with ``label`` (or one of the labels), and one ``row(result)`` each."""
+    labels = (label,) if isinstance(label, str) else label
     items = [c for c in doc.get("claims", []) if not c.get("control") and (c.get("extra") or {}).get(key)]
-    passed = [c for c in items if c.get("verdict_label") == label]
+    passed = [c for c in items if c.get("verdict_label") in labels]
     blocks = [H(2, f"{title} ({len(passed)} of {len(items)})", anchor), P(text)]
     if not items:
         return blocks + [P(empty)]
@@ -250,23 +251,32 @@ def factors_section(doc: dict) -> list:
     """Every Table 2 accuracy result whose count slope exceeded θ_log + tol, and what its runs' two factors said
     (:mod:`mixbounds.checks.table2_factors`): passed by its factors, or not (then it is a ``fail``)."""
 
+    def slope_ci(slope, ci):
+        return "—" if slope is None else f"{slope:.3f}" + (f" ({ci[0]:.3f}..{ci[1]:.3f})" if ci else "")
+
     def row(c):
         fr = c["extra"]["factors"]
-        pts, ci = fr.get("points") or [], fr.get("cost_ci")
-        cost = "—" if fr.get("cost_slope") is None else (
-            f"{fr['cost_slope']:.3f}" + (f" ({ci[0]:.3f}..{ci[1]:.3f})" if ci else ""))
+        pts = fr.get("points") or []
+        nd = fr.get("per_efold_needed") or {}
+        npts = nd.get("points") or []
+        needed = "not consulted" if not nd else (
+            slope_ci(nd.get("slope"), nd.get("ci")) + (f" on {npts[0]:.4g} … {npts[-1]:.4g} ({len(npts)})" if npts else ""))
         return [_f(c.get("theory"), 3), "—" if not pts else f"{pts[0]:.4g} … {pts[-1]:.4g} ({len(pts)})",
-                ", ".join(f"{x:.4g}" for x in fr.get("excluded") or []) or "—", cost, _f(fr.get("efold_slope"), 3),
-                fr.get("reason") or ""]
+                ", ".join(f"{x:.4g}" for x in fr.get("excluded") or []) or "—",
+                slope_ci(fr.get("cost_slope"), fr.get("cost_ci")), _f(fr.get("efold_slope"), 3), needed,
+                "; ".join(r for r in (fr.get("reason"), nd.get("reason")) if r)]
 
     return _consulted_section(
-        doc, "factors", FACTORED, "Upper bounds held by their factors: Table 2 accuracy", "factors",
+        doc, "factors", (FACTORED, PER_EFOLD_NEEDED), "Upper bounds held by their factors: Table 2 accuracy", "factors",
         "A Table 2 accuracy sweep's count slope above θ_log + tol (θ_log: the slope of x^θ·ln x) is read by the "
         "proof's two factors on the points whose runs end in linear convergence (the accuracy ratio's tail after the "
         f"settled row is a straight line in log scale, R² >= {LINEAR_R2}): the cost per e-fold (calls per iteration "
         "over the tail's rate) must grow at most like x^(θ + tol), and the e-folds the run took at that rate at most "
         "1 + tol per e-fold the criterion needs from the start. Both hold: it reads "
-        f"`{FACTORED}`, on the range named; otherwise the slope's `fail` stands, with the reason below.",
+        f"`{FACTORED}`, on the range named. Where fewer than {MIN_POINTS} tails are linear, the count per e-fold "
+        "its start needs (count / ln q₀, q₀ the accuracy ratio at the run's start: the proof's log(1/δ) as measured; "
+        f"points needing at least {MIN_NEED:g} e-fold) must grow at most like x^(θ + tol): it then reads "
+        f"`{PER_EFOLD_NEEDED}`. Otherwise the slope's `fail` stands, with the reason below.",
         "No Table 2 accuracy slope exceeded θ_log + tol in this run.",
         ["Result", "Status", "Count slope ± CI", "θ_log", "Linear points (n)", "Left out", "Cost per e-fold: slope (CI)",
-         "E-folds per e-fold needed", "Not read because"], row)
+         "E-folds per e-fold needed", "Count per e-fold needed: slope (CI)", "Not read because"], row)
