@@ -71,6 +71,53 @@ def test_worst_case_series_point(cls, source):
         assert p["rho_instance"] == pytest.approx(p["rho_pep"], abs=AGREE_ATOL)
 
 
+@needs_pep
+def test_the_quadratic_pep_is_rescaled_only_when_it_does_not_solve():
+    """Shared class, path of 3, κ_W = 100: at κ_f = 10 the PEP over quadratics solves in the certificate's scaling
+    (one attempt, the model unchanged); at κ_f = 10³ that scaling stalls above PEP_ACCURACY (measured 1.2e-6) and the
+    rescaled PEP (L_f = 1, μ_f = 10⁻³) solves, with the same κ_f; the series point built on it is the worst case."""
+    from mixbounds.checks.pep.model import linear_model
+    from mixbounds.checks.pep.performance import PEP_ACCURACY
+    from mixbounds.checks.pep.points import _data, certificate_point
+
+    S = _series()
+    m10 = linear_model(_data("shared", "path", 3, 10.0, 100.0))
+    model, out, attempts = S.quadratic_worst_case(m10, 1)
+    assert model is m10 and out.solved and len(attempts) == 1
+    m3 = linear_model(_data("shared", "path", 3, 1e3, 100.0))
+    model, out, attempts = S.quadratic_worst_case(m3, 1)
+    assert len(attempts) == 2 and attempts[0]["accuracy"] > PEP_ACCURACY and out.solved
+    assert (model.data.L_f, model.data.mu_f) == (1.0, 1e-3)
+    p = certificate_point("shared", "path", 3, 1e3, 100.0, rate_methods=("apapc",))["rate"]
+    assert "error" not in p, p.get("error")
+    assert p["source"] == "quadratics" and len(p["quadratic_attempts"]) == 2
+    assert p["V1_difference"] <= S.WORST_AGREE and p["x_star_rel_diff"] <= S.XSTAR_RTOL
+    assert p["realized"]["kappa_f"] == pytest.approx(1e3, rel=1e-9)
+
+
+@needs_pep
+def test_a_quadratic_pep_unsolved_in_both_scalings_is_an_error(monkeypatch):
+    """Negative control: PEPs over quadratics whose proof residual stays at 1e-3 in both scalings give a series point
+    that is an error naming both attempts, never an instance."""
+    import dataclasses
+
+    from mixbounds.checks.pep.points import certificate_point
+
+    S = _series()
+    real = S.solve_pep
+
+    def stalled(model, K, function_class="smooth_strongly_convex", **kw):
+        out = real(model, K=K, function_class=function_class, **kw)
+        return dataclasses.replace(out, proof_residual=1e-3) if function_class == "quadratic" else out
+
+    monkeypatch.setattr(S, "solve_pep", stalled)
+    p = certificate_point("shared", "path", 3, 1e3, 100.0, rate_methods=("apapc",))
+    assert p["solved"]  # the certificate is fine: the error is the series point's
+    q = p["rate"]
+    assert "per_accuracy" not in q and len(q["quadratic_attempts"]) == 2
+    assert "L_f = 1000, mu_f = 1" in q["error"] and "L_f = 1, mu_f = 0.001" in q["error"]
+
+
 def _series_points(check, tier, slope: float | None, skipped: str | None = None) -> dict:
     """Synthetic certificate points carrying a series point with grad (and comm) counts ``∝ κ^slope``."""
     pts = {}
