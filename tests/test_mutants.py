@@ -109,6 +109,12 @@ MUTANTS = {
         "instances/affine.py", [("    B = np.sqrt(np.geomspace(1.0, kB, s))[:, None] * V.T\n",
                                  "    B = np.geomspace(1.0, kB, s)[:, None] * V.T\n")],
         "S.sliding.convex.B.kappa_B.upper", ["S.sliding.convex.B.kappa_B.upper"]),
+    # the per-e-fold-needed reading divides by N² (a log² count then reads as √x): only its control notices
+    "needed-reading-divides-by-n-squared": (
+        "checks/table2_factors.py",
+        [("    f = fit_slope(list(xs), [c / n for _, n, c in used])\n",
+          "    f = fit_slope(list(xs), [c / n / n for _, n, c in used])\n")],
+        "control.T2.coupled_local.grad.LR2_eps.needed.*", ["control.T2.coupled_local.grad.LR2_eps.needed.log-squared"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
