@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -193,3 +196,22 @@ def test_smaller_pep_after_a_larger_one_in_one_process():
     assert big.gram_size > small.gram_size
     assert small.solved and len(small.worst["functions"]) == 3
     assert all(x.shape == (small.gram_size,) for x, _, _ in small.worst["functions"][0])
+
+
+def test_verify_runs_on_an_install_without_the_extra(tmp_path):
+    """A bare ``pip install .`` (none of clarabel, cvxpy, PEPit, scs importable): ``verify`` builds its checks without
+    importing a module of the extra (the θ-threshold control's constants once imported the conic engine, and every
+    ``verify`` stopped with a ModuleNotFoundError) and reports every PEP result ``skipped`` with the reason."""
+    prog = ("import sys\n"
+            "for name in ('clarabel', 'cvxpy', 'PEPit', 'scs'):\n"
+            "    sys.modules[name] = None  # import fails, find_spec says absent\n"
+            "from mixbounds.cli.command import main\n"
+            "sys.exit(main())")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-c", prog, "verify", "--tier", "tiny", "--jobs", "1", "--no-plots",
+                           "--no-cache", "--out", str(out), "--claims", "pep.consensus.*"],
+                          capture_output=True, text=True, timeout=600)
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    doc = json.loads((out / "results.json").read_text())
+    pep = [c for c in doc["claims"] if c["id"].startswith("pep.")]
+    assert pep and all(c["status"] == "skipped" and "[pep] extra" in c["detail"] for c in pep)

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import TYPE_CHECKING
 
-from mixbounds.checks.pep.engine.conic import solve
-from mixbounds.checks.pep.kinds.classlevel import ClassSpec, build
 from mixbounds.solvers.apapc import APAPCParameters
+
+if TYPE_CHECKING:
+    from mixbounds.checks.pep.kinds.classlevel import ClassSpec
 
 #: the smallest factor on θ at which the class-level ρ_PEP of the consensus class point (κ_f = 10, path of 3 at
 #: κ_W = 100: κ = 10, χ = 1.7177) exceeds ρ_thm, measured by :func:`theta_threshold` (bisection on [1, 2] to
@@ -37,6 +39,10 @@ THETA_RTOL = 1e-3
 def theta_rho(spec: ClassSpec, factor: float, params: APAPCParameters | None = None) -> tuple[float, object]:
     """``ρ_PEP`` of the class PEP with the step's ``θ`` multiplied by ``factor`` (the rule's ``V``) and the solution."""
     p = params or spec.rule()
+    # lazy: the optional [pep] extra (the check registry reads this module's constants on every install)
+    from mixbounds.checks.pep.engine.conic import solve
+    from mixbounds.checks.pep.kinds.classlevel import build
+
     sol = solve(build(spec, step_params=dataclasses.replace(p, theta=factor * p.theta)).pep)
     rho = max(sol.value, 0.0) if sol.value is not None else math.nan
     return rho, sol
