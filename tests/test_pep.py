@@ -185,6 +185,15 @@ def test_skip_path_without_the_extra(monkeypatch):
             assert r.status == "skipped" and "pep" in r.detail, r.id
 
 
+def test_an_install_without_clarabel_has_no_engine(monkeypatch):
+    """The engine calls Clarabel directly: PEPit, cvxpy and SCS without Clarabel is not the extra (the PEP tasks
+    would otherwise fail on import instead of being skipped)."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "clarabel" else real(name, *a))
+    assert not availability.available() and "clarabel" in availability.missing_reason()
+    assert certificate_point("consensus", "path", 3, 10.0, 100.0) == {"skipped": availability.missing_reason()}
+
+
 @needs_pep
 def test_smaller_pep_after_a_larger_one_in_one_process():
     """PEPit caches values on its shared null point: a larger PEP (coupled, Gram 22) then a smaller one (consensus,
