@@ -39,9 +39,9 @@ THETA_RTOL = 1e-3
 def theta_rho(spec: ClassSpec, factor: float, params: APAPCParameters | None = None) -> tuple[float, object]:
     """``ρ_PEP`` of the class PEP with the step's ``θ`` multiplied by ``factor`` (the rule's ``V``) and the solution."""
     p = params or spec.rule()
-    # lazy: the optional [pep] extra (the check registry reads this module's constants on every install)
-    from mixbounds.checks.pep.engine.conic import solve
-    from mixbounds.checks.pep.kinds.classlevel import build
+    # the check registry reads this module's constants on every install, with or without the extra
+    from mixbounds.checks.pep.engine.conic import solve  # lazy: the optional [pep] extra
+    from mixbounds.checks.pep.kinds.classlevel import build  # lazy: the optional [pep] extra
 
     sol = solve(build(spec, step_params=dataclasses.replace(p, theta=factor * p.theta)).pep)
     rho = max(sol.value, 0.0) if sol.value is not None else math.nan
