@@ -20,7 +20,7 @@ is replaced by the worst case over quadratic ``f_i`` (a second PEP, PEPit's quad
 agree: the point records which one it is (``source``: ``F(mu_f, L_f)`` or ``quadratics``) with both ρ's and
 ``rho_instance`` (the instance's one-step contraction from the worst-case state).  The PEP over quadratics is
 solved in the certificate's scaling ``(L_f, μ_f) = (κ_f, 1)`` first and, when that does not solve to
-``PEP_ACCURACY``, in :data:`QUADRATIC_RESCALE` ``(1, 1/κ_f)`` (ρ, the APAPC parameters' ratios and the suite's counts
+``PEP_ACCURACY``, in :func:`rescaled` ``(1, 1/κ_f)`` (ρ, the APAPC parameters' ratios and the suite's counts
 do not change when every f_i is multiplied by a constant; the instance is then built in that scaling, and the
 point says so under ``quadratic_scaling``).  Measured on the shared class (path of 3, κ_W = 100): at κ_f = 10³ …
 10⁴ the first scaling stalls at a proof residual of 1.2e-6 … 2.0e-6 (Clarabel ``AlmostSolved``; its value off by
@@ -67,8 +67,6 @@ XSTAR_RTOL = 1e-4
 #: 1.5e-5 and 3.0e-5 (the SDP fit of mixbounds.checks.pep.extract: 5.8e-6 and 2.7e-5); non-quadratic worst cases
 #: (coupled at κ_f >= 31.6 or κ_W = 215, shared): 1.5e-2 and more.  1e-4 lies two decades from both.
 WORST_AGREE = 1e-4
-#: the second scaling ``(L_f, μ_f)`` of the PEP over quadratics, as a function of κ_f (module docstring)
-QUADRATIC_RESCALE = (lambda kappa_f: 1.0, lambda kappa_f: 1.0 / kappa_f)
 
 
 def _realised(model: LinearModel, outcome: PEPOutcome):
@@ -127,16 +125,21 @@ def worst_case_rates(model: LinearModel, outcome: PEPOutcome, methods: tuple = (
     return {m: {**rec, **rate_point(inst, x_star, method=m)} for m in methods}
 
 
+def rescaled(model: LinearModel) -> LinearModel:
+    """The same model with ``(L_f, μ_f) = (1, 1/κ_f)``: the second scaling of the PEP over quadratics (module
+    docstring)."""
+    kappa_f = model.data.L_f / model.data.mu_f
+    return linear_model(dataclasses.replace(model.data, L_f=1.0, mu_f=1.0 / kappa_f))
+
+
 def quadratic_worst_case(model: LinearModel, K: int) -> tuple[LinearModel, PEPOutcome, list[dict]]:
     """``(model, outcome, attempts)``: the PEP over quadratics of ``model`` and, when it does not solve to accuracy,
-    the same PEP in the scaling :data:`QUADRATIC_RESCALE` (module docstring); the model and outcome returned are the
+    the same PEP in the scaling :func:`rescaled` (module docstring); the model and outcome returned are the
     first that solved (else the first), ``attempts`` each solve's ``L_f``, ``mu_f``, status and accuracy."""
     out = solve_pep(model, K=K, function_class="quadratic")
     tried = [(model, out)]
     if not out.solved:
-        kappa_f = model.data.L_f / model.data.mu_f
-        L_f, mu_f = (f(kappa_f) for f in QUADRATIC_RESCALE)
-        scaled = linear_model(dataclasses.replace(model.data, L_f=L_f, mu_f=mu_f))
+        scaled = rescaled(model)
         tried.append((scaled, solve_pep(scaled, K=K, function_class="quadratic")))
     used = next((t for t in tried if t[1].solved), tried[0])
     attempts = [{"L_f": m.data.L_f, "mu_f": m.data.mu_f, "status": o.status, "accuracy": o.accuracy} for m, o in tried]
