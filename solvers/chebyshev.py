@@ -290,20 +290,35 @@ class Chebyshev:
             small = self.sparse_P(M.S, nnz_limit // M.K)
             return None if small is None else KronIdentity(small, M.K)
         M = sp.csr_matrix(M, dtype=np.float64)
-        eye = sp.identity(M.shape[0], dtype=np.float64, format="csr")
+        out = self._matrix_P(M, sp.identity(M.shape[0], dtype=np.float64, format="csr"),
+                             lambda X: X.nnz > nnz_limit)
+        if out is None:
+            return None
+        out = out.tocsr()
+        out.sum_duplicates()
+        out.sort_indices()
+        return out
+
+    def dense_P(self, M: np.ndarray) -> np.ndarray:
+        """``P(M)`` as a dense matrix for a small dense symmetric ``M``: the recurrence of :meth:`sparse_P` on dense
+        matrices (used on the diagonal blocks of a block-diagonal ``M``, :class:`mixbounds.solvers.materialize.
+        MaterializedBlocks`)."""
+        M = np.asarray(M, dtype=np.float64)
+        return self._matrix_P(M, np.eye(M.shape[0]), lambda X: False)
+
+    def _matrix_P(self, M, eye, too_large: Callable):
+        """``I − V^n`` of the recurrence started at ``V⁰ = I`` (:meth:`sparse_P`), ``None`` once ``too_large`` says so
+        of an iterate."""
         p = M @ eye * (-1.0 / self.nu)
         v = eye + p
-        if v.nnz > nnz_limit:
+        if too_large(v):
             return None
         for beta, inv_delta in zip(self._betas, self._inv_deltas):
             p = (p * beta + M @ v) * inv_delta
             v = v + p
-            if v.nnz > nnz_limit or p.nnz > nnz_limit:
+            if too_large(v) or too_large(p):
                 return None
-        out = (eye - v).tocsr()
-        out.sum_duplicates()
-        out.sort_indices()
-        return out
+        return eye - v
 
     def polynomial(self, lam) -> np.ndarray:
         """``P(λ)`` at scalar(s) ``λ``, by the same recurrence on a diagonal operator (no oracle use)."""

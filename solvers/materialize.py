@@ -22,7 +22,9 @@ from typing import Callable
 import numpy as np
 from mixbounds.bounds.guards import SCALE_FLOOR
 from mixbounds.bounds.spectra_memo import Unkeyable, content_key
+from mixbounds.instances.kron_identity import KronIdentity
 from mixbounds.solvers.oracles import CountedOracles, spmv
+from scipy.sparse.csgraph import connected_components
 
 #: vector passes of one Chebyshev step besides the product (p update, v update, residual: 2 axpy + scale)
 CHEB_VECTOR_PASSES = 4
@@ -221,6 +223,22 @@ def sparse_is_cheaper(nnz_P: int, products: int, factor_nnz: int, size: int) -> 
     return float(nnz_P) < recurrence
 
 
+def _recurrence_probe(op_scratch: Callable, scratch: CountedOracles, shape: tuple) -> tuple[np.ndarray, np.ndarray, dict]:
+    """One application of the recurrence to a fixed random probe on the scratch oracle: ``(probe, result, counts of
+    the application)`` (the counts every application of a materialised replacement adds; the result it must
+    reproduce)."""
+    probe = np.random.default_rng(0).standard_normal(int(np.prod(shape)))
+    before = scratch.snapshot()
+    ref = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+    after = scratch.snapshot()
+    return probe, ref, {k: after[k] - before[k] for k in after if after[k] != before[k]}
+
+
+def _agrees(got: np.ndarray, ref: np.ndarray) -> bool:
+    """Does a materialised product reproduce the recurrence's on the probe, to :data:`SPARSE_CHECK_RTOL`?"""
+    return bool(np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), SCALE_FLOOR))
+
+
 class MaterializedSparse:
     """``P(M)`` of an inner operator as one sparse matrix, counted as its recurrence.
 
@@ -244,19 +262,14 @@ class MaterializedSparse:
         reproduce it.  ``factor_nnz``: stored entries of the factor ``B`` (``M = BᵀB``) whose products the
         recurrence counts (:func:`sparse_is_cheaper`)."""
         size = int(np.prod(shape))
-        probe = np.random.default_rng(0).standard_normal(size)
-        before = scratch.snapshot()
-        ref = np.asarray(op_scratch(probe.reshape(shape))).ravel()
-        after = scratch.snapshot()
-        per_apply = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+        probe, ref, per_apply = _recurrence_probe(op_scratch, scratch, shape)
         products = sum(per_apply.values())
         if not sparse_is_cheaper(M.nnz, products, factor_nnz, size):  # P(M) has at least the pattern of M
             return None
         P = cheb.sparse_P(M, SPARSE_FILL_PER_ROW * size)
         if P is None or not sparse_is_cheaper(P.nnz, products, factor_nnz, size):
             return None
-        got = spmv(P, probe)
-        if not np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), SCALE_FLOOR):
+        if not _agrees(spmv(P, probe), ref):
             return None
         return cls(P, per_apply, main, shape)
 
@@ -266,3 +279,73 @@ class MaterializedSparse:
         return spmv(self.P, np.asarray(v, dtype=float).reshape(-1)).reshape(np.shape(v))
 
 
+
+
+#: bytes of the dense diagonal blocks :class:`MaterializedBlocks` may hold (six blocks of 156 at the full tier's
+#: κ_C = 10⁴ are 1.2 MB)
+BLOCKS_BYTES = 256 * 2 ** 20
+
+
+def equal_diagonal_blocks(M) -> int | None:
+    """The size ``s`` of the diagonal blocks of a square sparse ``M`` that is block diagonal with equal, contiguous
+    blocks (each its own connected component, in order), or ``None`` (one block, unequal or interleaved blocks)."""
+    n = M.shape[0]
+    if M.shape[1] != n or n == 0:
+        return None
+    count, labels = connected_components(M, directed=False)
+    if count < 2 or n % count:
+        return None
+    s = n // count
+    return s if np.array_equal(labels, np.repeat(np.arange(count), s)) else None
+
+
+class MaterializedBlocks:
+    """``P(M)`` of an inner operator ``M = G ⊗ I_K`` whose ``G`` is block diagonal, as one dense matrix per diagonal
+    block of ``P(G)`` (counted as its recurrence).
+
+    Where the sparse ``P(G)`` fills past :data:`SPARSE_FILL_PER_ROW` (a polynomial of degree ``⌈√κ_C⌉`` of a path is
+    dense on a block shorter than its degree's reach), :class:`MaterializedSparse` gives way to the recurrence: at
+    the full tier's κ_C = 10⁴ on the coupled + local and mixed constructions (``C`` a ``(930·212) × (936·212)``
+    ``S ⊗ I_K``, ``G = SᵀS`` six path blocks of 156), 200 products by ``C`` or ``Cᵀ`` per application of ``C'``.
+    ``P(G)`` is block diagonal with ``G`` (a polynomial of a block-diagonal matrix), so one application is one
+    batched product of the ``(blocks, s, s)`` stack with ``x`` viewed as ``(blocks, s, K)``.  It is used when
+    :func:`sparse_is_cheaper` says the ``blocks·s²·K`` multiply-adds cost less than the recurrence, and only when
+    its product reproduces the recurrence on a probe to :data:`SPARSE_CHECK_RTOL` (the same guard as the sparse
+    form); the counts per application are those of one recurrence application measured on the scratch oracle.
+    """
+
+    def __init__(self, blocks: np.ndarray, K: int, per_apply: dict, main: CountedOracles, shape: tuple):
+        self.blocks, self.K, self.per_apply, self.main, self.shape = blocks, K, per_apply, main, shape
+
+    @classmethod
+    def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple,
+              factor_nnz: int):
+        """The materialised ``P(M)``, or ``None`` when ``M`` is not ``G ⊗ I_K`` with equal diagonal blocks of ``G``,
+        the blocks would exceed :data:`BLOCKS_BYTES`, the product is not cheaper than the recurrence, or it does not
+        reproduce it."""
+        if not isinstance(M, KronIdentity):
+            return None
+        s = equal_diagonal_blocks(M.S)
+        if s is None:
+            return None
+        count = M.S.shape[0] // s
+        if count * s * s * 8 > BLOCKS_BYTES:
+            return None
+        size = int(np.prod(shape))
+        probe, ref, per_apply = _recurrence_probe(op_scratch, scratch, shape)
+        if not sparse_is_cheaper(count * s * s * M.K, sum(per_apply.values()), factor_nnz, size):
+            return None
+        G = M.S.tocsr()
+        blocks = np.stack([cheb.dense_P(G[b * s:(b + 1) * s, b * s:(b + 1) * s].toarray()) for b in range(count)])
+        made = cls(blocks, M.K, per_apply, main, shape)
+        return made if _agrees(made.product(probe), ref) else None
+
+    def product(self, v: np.ndarray) -> np.ndarray:
+        """``(P(G) ⊗ I_K) v`` for a flat ``v`` (no counting)."""
+        count, s, _ = self.blocks.shape
+        return np.matmul(self.blocks, np.asarray(v, dtype=float).reshape(count, s, self.K)).reshape(-1)
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        for k, c in self.per_apply.items():
+            self.main.counts[k] += c
+        return self.product(v).reshape(np.shape(v))

@@ -136,3 +136,33 @@ def test_a_wrong_factored_product_is_refused_when_the_oracles_are_built(monkeypa
     monkeypatch.setattr(KronIdentity, "matvec", broken)
     with pytest.raises(RuntimeError, match="differs from its CSR product"):
         CountedOracles(inst.problem)
+
+
+def test_equal_diagonal_blocks_are_found_and_nothing_else():
+    """The block size of a block-diagonal matrix with equal contiguous blocks; ``None`` for one block, unequal
+    blocks, or blocks whose indices interleave (the batched product reads contiguous blocks)."""
+    from mixbounds.solvers.materialize import equal_diagonal_blocks
+
+    path = sp.diags([np.ones(4), -np.ones(3), -np.ones(3)], [0, 1, -1], format="csr")
+    assert equal_diagonal_blocks(sp.block_diag([path] * 3, format="csr")) == 4
+    assert equal_diagonal_blocks(path) is None  # one block
+    assert equal_diagonal_blocks(sp.block_diag([path, path[:3, :3]], format="csr")) is None  # unequal
+    perm = np.arange(8).reshape(2, 4).T.ravel()  # the two blocks' indices interleaved
+    mixed = sp.block_diag([path, path], format="csr")[perm][:, perm]
+    assert equal_diagonal_blocks(mixed.tocsr()) is None
+
+
+#: the dense and the sparse evaluation of the same recurrence add the same terms in different orders
+DENSE_P_RTOL = 1e-12
+
+
+def test_dense_polynomial_equals_the_sparse_one():
+    rng = np.random.default_rng(7)
+    S = sp.random(12, 12, density=0.3, random_state=8) + sp.identity(12)
+    G = (S.T @ S).tocsr()
+    ev = np.linalg.eigvalsh(G.toarray())
+    ch = Chebyshev(lambda v: G @ v, ev.max(), ev.min(), 9, name="G")
+    dense, sparse = ch.dense_P(G.toarray()), ch.sparse_P(G, 10 ** 6).toarray()
+    assert np.linalg.norm(dense - sparse) <= DENSE_P_RTOL * np.linalg.norm(sparse)
+    v = rng.standard_normal(12)
+    assert np.linalg.norm(dense @ v - ch.apply_P(v)) <= DENSE_P_RTOL * np.linalg.norm(v) * np.linalg.norm(dense)

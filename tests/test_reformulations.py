@@ -247,6 +247,49 @@ def test_sparse_materialized_local_polynomial_same_counts(family):
     assert isinstance(R.main_operators.Cp, MaterializedSparse)
 
 
+@pytest.mark.parametrize("family", ["coupled-local", "mixed"])
+def test_block_materialized_local_polynomial_same_counts(family, monkeypatch):
+    """Where the sparse P_C(CᵀC) fills past its limit (forced here: one entry per row), C' is the dense diagonal
+    blocks of P_C(G) for CᵀC = G ⊗ I_K: same iterations and counts as the recurrence, values equal to rounding."""
+    from mixbounds.instances.families import build
+    from mixbounds.solvers import materialize
+    from mixbounds.solvers.materialize import MaterializedBlocks
+
+    monkeypatch.setattr(materialize, "SPARSE_FILL_PER_ROW", 1)
+    kw = dict(kappa_W=4.0, kappa_C=30.0, kappa_AC=12.0, kappa_f=4.0, eps=1e-3)
+    if family == "mixed":
+        kw["kappa_Ct"] = 30.0
+    P = build(family, **kw).problem
+    ref = reference_solution(P).u
+    a = solve(P, eps=1e-5, x_star=ref, materialize=False)
+    orc = CountedOracles(P)
+    tally = wrap_oracles(orc)
+    b = solve(P, eps=1e-5, x_star=ref, materialize=True, oracles=orc)
+    assert a.converged and b.converged
+    assert a.iterations == b.iterations
+    assert np.array_equal(a.history_counts, b.history_counts)
+    assert np.sum((a.x - b.x) ** 2) <= MATERIALIZE_RTOL * np.sum(ref ** 2)
+    assert isinstance(Reformulation(P).main_operators.Cp, MaterializedBlocks)
+    assert b.params["materialized"]["C'"]
+    assert tally["C"] < b.counts["C"] and b.counts == a.counts  # products saved, counted as the recurrence's
+
+
+def test_block_materialization_that_does_not_reproduce_the_recurrence_is_refused(monkeypatch):
+    """Negative control of the probe guard: diagonal blocks off by 10⁻⁶ are refused and the recurrence kept."""
+    from mixbounds.instances.families import build
+    from mixbounds.solvers import materialize
+    from mixbounds.solvers.chebyshev import Chebyshev
+    from mixbounds.solvers.materialize import MaterializedBlocks, MaterializedDense, MaterializedSparse
+
+    monkeypatch.setattr(materialize, "SPARSE_FILL_PER_ROW", 1)
+    P = build("coupled-local", kappa_W=4.0, kappa_C=30.0, kappa_AC=12.0, kappa_f=4.0, eps=1e-3).problem
+    assert isinstance(Reformulation(P).main_operators.Cp, MaterializedBlocks)
+    exact = Chebyshev.dense_P
+    monkeypatch.setattr(Chebyshev, "dense_P", lambda self, M: exact(self, M) * (1.0 + 1e-6))
+    Cp = Reformulation(P).main_operators.Cp
+    assert not isinstance(Cp, (MaterializedBlocks, MaterializedSparse, MaterializedDense))  # the recurrence
+
+
 @pytest.mark.parametrize("method", ["apapc", "apapc-nocheb"])
 @pytest.mark.parametrize("name", ALL)
 def test_per_iteration_counts_follow_the_degrees(name, method):

@@ -7,7 +7,8 @@ matrices kept in a memo by content).  :class:`Materializer` decides per operator
 * ``W' = P_W(W)``: an ``n × n`` matrix along the node axis when :func:`~mixbounds.solvers.materialize.
   nodes_dense_is_cheaper` says so for the node states it multiplies (``Y``: ``m`` columns; ``X̃``: ``d̃``);
 * ``C'``, ``C̃'``: dense up to :data:`~mixbounds.solvers.materialize.MATERIALIZE_LIMIT` unknowns, else a sparse
-  matrix when :meth:`~mixbounds.solvers.materialize.MaterializedSparse.build` finds it cheaper;
+  matrix when :meth:`~mixbounds.solvers.materialize.MaterializedSparse.build` finds it cheaper, else dense diagonal
+  blocks of ``P(G)`` for ``CᵀC = G ⊗ I_K`` when :meth:`~mixbounds.solvers.materialize.MaterializedBlocks.build` does;
 * the outer ``P_B(BᵀB)`` of a block (or ``BᵀB`` without outer polynomial): dense up to ``MATERIALIZE_LIMIT``.
 
 :meth:`Materializer.key` is a dense operator's memo key: the matrices, inner polynomials and scalings the operator
@@ -27,6 +28,7 @@ from mixbounds.solvers.chebyshev import Chebyshev
 from mixbounds.solvers.materialize import (
     MATERIALIZE_LIMIT,
     MATERIALIZE_NODES,
+    MaterializedBlocks,
     MaterializedDense,
     MaterializedNodes,
     MaterializedSparse,
@@ -38,7 +40,7 @@ from mixbounds.solvers.reformulation.inner import InnerOperators, InnerPolynomia
 from mixbounds.solvers.reformulation.scalings import Scalings
 from mixbounds.solvers.reformulation.variables import Variables
 
-_MATRICES = (MaterializedDense, MaterializedSparse)
+_MATRICES = (MaterializedDense, MaterializedSparse, MaterializedBlocks)
 
 
 class Materializer:
@@ -80,10 +82,13 @@ class Materializer:
         return ops
 
     def _polynomial(self, op_scratch: Callable, cheb: Chebyshev, B, shape: tuple, role: str, orc: CountedOracles):
-        """``P(BᵀB)`` as a dense matrix (small) or a sparse one (cheaper than its recurrence), else ``None``."""
+        """``P(BᵀB)`` as a dense matrix (small), a sparse one or dense diagonal blocks (cheaper than its recurrence, in
+        that order), else ``None``."""
         if int(np.prod(shape)) <= MATERIALIZE_LIMIT:
             return MaterializedDense(op_scratch, self.scratch, orc, shape, key=self.key(role))
-        return MaterializedSparse.build(cheb, normal_matrix(B), op_scratch, self.scratch, orc, shape, B.nnz)
+        M = normal_matrix(B)
+        return (MaterializedSparse.build(cheb, M, op_scratch, self.scratch, orc, shape, B.nnz)
+                or MaterializedBlocks.build(cheb, M, op_scratch, self.scratch, orc, shape, B.nnz))
 
     def _W_prime_dense_is_cheaper(self, t_kind: str | None) -> bool:
         """The cost model of :func:`~mixbounds.solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the node
