@@ -284,6 +284,11 @@ class MaterializedSparse:
 #: bytes of the dense diagonal blocks :class:`MaterializedBlocks` may hold (six blocks of 156 at the full tier's
 #: κ_C = 10⁴ are 1.2 MB)
 BLOCKS_BYTES = 256 * 2 ** 20
+#: how many multiply-adds of the batched dense product (BLAS) cost as much as one of the sparse product by
+#: ``P(G) ⊗ I_K`` (scipy's ``csr_matvecs``).  Measured 9× on the C&L constructions (``P(G)`` of 288 rows, 43 entries
+#: per row, K = 212: 780 µs sparse, 86 µs as six 48×48 blocks; 504 rows, 84 per row, K = 60: 852 against 99 µs);
+#: 4 keeps the choice on the safe side of machines whose BLAS is slower
+BLAS_MADD_ADVANTAGE = 4.0
 
 
 def equal_diagonal_blocks(M) -> int | None:
@@ -309,9 +314,10 @@ class MaterializedBlocks:
     ``S ⊗ I_K``, ``G = SᵀS`` six path blocks of 156), 200 products by ``C`` or ``Cᵀ`` per application of ``C'``.
     ``P(G)`` is block diagonal with ``G`` (a polynomial of a block-diagonal matrix), so one application is one
     batched product of the ``(blocks, s, s)`` stack with ``x`` viewed as ``(blocks, s, K)``.  It is used when
-    :func:`sparse_is_cheaper` says the ``blocks·s²·K`` multiply-adds cost less than the recurrence, and only when
-    its product reproduces the recurrence on a probe to :data:`SPARSE_CHECK_RTOL` (the same guard as the sparse
-    form); the counts per application are those of one recurrence application measured on the scratch oracle.
+    :func:`sparse_is_cheaper` says the ``blocks·s²·K`` multiply-adds cost less than the recurrence, also in place of
+    a sparse ``P(M)`` whose product costs more (:data:`BLAS_MADD_ADVANTAGE`), and only when its product reproduces
+    the recurrence on a probe to :data:`SPARSE_CHECK_RTOL` (the same guard as the sparse form); the counts per
+    application are those of one recurrence application measured on the scratch oracle.
     """
 
     def __init__(self, blocks: np.ndarray, K: int, per_apply: dict, main: CountedOracles, shape: tuple):
@@ -319,10 +325,11 @@ class MaterializedBlocks:
 
     @classmethod
     def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple,
-              factor_nnz: int):
+              factor_nnz: int, rival_nnz: int | None = None):
         """The materialised ``P(M)``, or ``None`` when ``M`` is not ``G ⊗ I_K`` with equal diagonal blocks of ``G``,
-        the blocks would exceed :data:`BLOCKS_BYTES`, the product is not cheaper than the recurrence, or it does not
-        reproduce it."""
+        the blocks would exceed :data:`BLOCKS_BYTES`, the product is not cheaper than the recurrence (nor, given the
+        stored entries ``rival_nnz`` of the sparse ``P(M)``, than the sparse product: :data:`BLAS_MADD_ADVANTAGE`),
+        or it does not reproduce the recurrence."""
         if not isinstance(M, KronIdentity):
             return None
         s = equal_diagonal_blocks(M.S)
@@ -330,6 +337,8 @@ class MaterializedBlocks:
             return None
         count = M.S.shape[0] // s
         if count * s * s * 8 > BLOCKS_BYTES:
+            return None
+        if rival_nnz is not None and count * s * s * M.K >= BLAS_MADD_ADVANTAGE * rival_nnz:
             return None
         size = int(np.prod(shape))
         probe, ref, per_apply = _recurrence_probe(op_scratch, scratch, shape)

@@ -219,12 +219,16 @@ def test_materialized_operators_same_counts(name):
 
 
 @pytest.mark.parametrize("family", ["coupled-local", "mixed"])
-def test_sparse_materialized_local_polynomial_same_counts(family):
+def test_sparse_materialized_local_polynomial_same_counts(family, monkeypatch):
     """Above MATERIALIZE_LIMIT unknowns C' = P_C(CᵀC) is a sparse matrix (the printed C&L
-    construction keeps the pattern of CᵀC): same iterations and counts as the recurrence,
-    values equal to rounding, and the independent tally of raw products agrees."""
+    construction keeps the pattern of CᵀC) where dense diagonal blocks are not preferred (forced here):
+    same iterations and counts as the recurrence, values equal to rounding, and the independent tally
+    of raw products agrees."""
     from mixbounds.instances.families import build
+    from mixbounds.solvers import materialize
     from mixbounds.solvers.materialize import MATERIALIZE_LIMIT, MaterializedSparse
+
+    monkeypatch.setattr(materialize, "BLAS_MADD_ADVANTAGE", 0.0)
 
     kw = dict(kappa_W=4.0, kappa_C=10.0, kappa_AC=12.0, kappa_f=4.0, eps=1e-3)
     if family == "mixed":
@@ -272,6 +276,20 @@ def test_block_materialized_local_polynomial_same_counts(family, monkeypatch):
     assert isinstance(Reformulation(P).main_operators.Cp, MaterializedBlocks)
     assert b.params["materialized"]["C'"]
     assert tally["C"] < b.counts["C"] and b.counts == a.counts  # products saved, counted as the recurrence's
+
+
+def test_dense_blocks_replace_a_sparse_polynomial_only_when_their_product_is_cheaper(monkeypatch):
+    """The printed C&L construction's P_C(G) ⊗ I_K at κ_C = 30: G is six path blocks of 6 and the sparse P_C(G) is
+    dense on them (216 entries either way): the blocks at the default BLAS advantage, the sparse matrix when the
+    dense product has no advantage per multiply-add."""
+    from mixbounds.instances.families import build
+    from mixbounds.solvers import materialize
+    from mixbounds.solvers.materialize import MaterializedBlocks, MaterializedSparse
+
+    P = build("coupled-local", kappa_W=4.0, kappa_C=30.0, kappa_AC=12.0, kappa_f=4.0, eps=1e-3).problem
+    assert isinstance(Reformulation(P).main_operators.Cp, MaterializedBlocks)
+    monkeypatch.setattr(materialize, "BLAS_MADD_ADVANTAGE", 1.0)
+    assert isinstance(Reformulation(P).main_operators.Cp, MaterializedSparse)
 
 
 def test_block_materialization_that_does_not_reproduce_the_recurrence_is_refused(monkeypatch):

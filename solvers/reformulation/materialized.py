@@ -7,8 +7,9 @@ matrices kept in a memo by content).  :class:`Materializer` decides per operator
 * ``W' = P_W(W)``: an ``n × n`` matrix along the node axis when :func:`~mixbounds.solvers.materialize.
   nodes_dense_is_cheaper` says so for the node states it multiplies (``Y``: ``m`` columns; ``X̃``: ``d̃``);
 * ``C'``, ``C̃'``: dense up to :data:`~mixbounds.solvers.materialize.MATERIALIZE_LIMIT` unknowns, else a sparse
-  matrix when :meth:`~mixbounds.solvers.materialize.MaterializedSparse.build` finds it cheaper, else dense diagonal
-  blocks of ``P(G)`` for ``CᵀC = G ⊗ I_K`` when :meth:`~mixbounds.solvers.materialize.MaterializedBlocks.build` does;
+  matrix when :meth:`~mixbounds.solvers.materialize.MaterializedSparse.build` finds it cheaper than the recurrence,
+  or dense diagonal blocks of ``P(G)`` for ``CᵀC = G ⊗ I_K`` when
+  :meth:`~mixbounds.solvers.materialize.MaterializedBlocks.build` finds them cheaper than both;
 * the outer ``P_B(BᵀB)`` of a block (or ``BᵀB`` without outer polynomial): dense up to ``MATERIALIZE_LIMIT``.
 
 :meth:`Materializer.key` is a dense operator's memo key: the matrices, inner polynomials and scalings the operator
@@ -82,13 +83,14 @@ class Materializer:
         return ops
 
     def _polynomial(self, op_scratch: Callable, cheb: Chebyshev, B, shape: tuple, role: str, orc: CountedOracles):
-        """``P(BᵀB)`` as a dense matrix (small), a sparse one or dense diagonal blocks (cheaper than its recurrence, in
-        that order), else ``None``."""
+        """``P(BᵀB)`` as a dense matrix (small), else dense diagonal blocks or a sparse matrix, whichever is cheaper
+        than the recurrence and the other, else ``None`` (the recurrence)."""
         if int(np.prod(shape)) <= MATERIALIZE_LIMIT:
             return MaterializedDense(op_scratch, self.scratch, orc, shape, key=self.key(role))
         M = normal_matrix(B)
-        return (MaterializedSparse.build(cheb, M, op_scratch, self.scratch, orc, shape, B.nnz)
-                or MaterializedBlocks.build(cheb, M, op_scratch, self.scratch, orc, shape, B.nnz))
+        sparse = MaterializedSparse.build(cheb, M, op_scratch, self.scratch, orc, shape, B.nnz)
+        rival = None if sparse is None else sparse.P.nnz
+        return MaterializedBlocks.build(cheb, M, op_scratch, self.scratch, orc, shape, B.nnz, rival) or sparse
 
     def _W_prime_dense_is_cheaper(self, t_kind: str | None) -> bool:
         """The cost model of :func:`~mixbounds.solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the node
