@@ -97,19 +97,23 @@ def extraction_point(cls: str, kind: str, n: int, kappa_f: float, kappa_W: float
         return {"skipped": missing_reason()}
     from mixbounds.checks.pep.extract import cross_check, quadratic_fit  # lazy: the optional [pep] extra
     from mixbounds.checks.pep.performance import solve_pep  # lazy: the optional [pep] extra
+    from mixbounds.checks.pep.series import quadratic_worst_case  # lazy: the optional [pep] extra
 
     model = linear_model(_data(cls, kind, n, kappa_f, kappa_W))
     out = solve_pep(model, K=K)
     rec = _base(model, out)
-    quad = solve_pep(model, K=K, function_class="quadratic")
+    # the PEP over quadratics, in a second scaling when the first does not solve (the series' fallback)
+    qmodel, quad, attempts = quadratic_worst_case(model, K)
     rec.update(rho_pep_quadratic=quad.rho, quadratic_status=quad.status, quadratic_duality_gap=quad.duality_gap)
+    if len(attempts) > 1:
+        rec.update(quadratic_attempts=attempts)
     if not out.solved:
         return rec
     fit = quadratic_fit(out, model.data.mu_f, model.data.L_f)
     rec.update(class_violation=fit.violation, value_residual=fit.value_residual, quadratic=fit.quadratic,
                extracted_from="F(mu_f, L_f)")
     if not fit.quadratic and quad.solved:  # the class's worst case is not quadratic: extract the quadratics' one
-        out = quad
+        model, out = qmodel, quad
         fit = quadratic_fit(out, model.data.mu_f, model.data.L_f)
         rec.update(quadratic_class_violation=fit.violation, extracted_from="quadratics")
     if fit.quadratic:
