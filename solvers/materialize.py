@@ -289,6 +289,9 @@ BLOCKS_BYTES = 256 * 2 ** 20
 #: per row, K = 212: 780 µs sparse, 86 µs as six 48×48 blocks; 504 rows, 84 per row, K = 60: 852 against 99 µs);
 #: 4 keeps the choice on the safe side of machines whose BLAS is slower
 BLAS_MADD_ADVANTAGE = 4.0
+#: multiply-adds the dense recurrence that builds the blocks may cost (``blocks · degree · s³``; a few seconds): past
+#: it the blocks are not built (at the full tier's κ_C = 10⁴: 6 · 99 · 156³ = 2.3·10⁹)
+BLOCKS_BUILD_MADDS = 2.0e10
 
 
 def equal_diagonal_blocks(M) -> int | None:
@@ -327,7 +330,7 @@ class MaterializedBlocks:
     def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple,
               factor_nnz: int, rival_nnz: int | None = None):
         """The materialised ``P(M)``, or ``None`` when ``M`` is not ``G ⊗ I_K`` with equal diagonal blocks of ``G``,
-        the blocks would exceed :data:`BLOCKS_BYTES`, the product is not cheaper than the recurrence (nor, given the
+        the blocks would exceed :data:`BLOCKS_BYTES` or cost more than :data:`BLOCKS_BUILD_MADDS` to build, the product is not cheaper than the recurrence (nor, given the
         stored entries ``rival_nnz`` of the sparse ``P(M)``, than the sparse product: :data:`BLAS_MADD_ADVANTAGE`),
         or it does not reproduce the recurrence."""
         if not isinstance(M, KronIdentity):
@@ -336,7 +339,7 @@ class MaterializedBlocks:
         if s is None:
             return None
         count = M.S.shape[0] // s
-        if count * s * s * 8 > BLOCKS_BYTES:
+        if count * s * s * 8 > BLOCKS_BYTES or float(count) * cheb.degree * s ** 3 > BLOCKS_BUILD_MADDS:
             return None
         if rival_nnz is not None and count * s * s * M.K >= BLAS_MADD_ADVANTAGE * rival_nnz:
             return None

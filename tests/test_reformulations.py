@@ -288,6 +288,9 @@ def test_dense_blocks_replace_a_sparse_polynomial_only_when_their_product_is_che
 
     P = build("coupled-local", kappa_W=4.0, kappa_C=30.0, kappa_AC=12.0, kappa_f=4.0, eps=1e-3).problem
     assert isinstance(Reformulation(P).main_operators.Cp, MaterializedBlocks)
+    with monkeypatch.context() as m:
+        m.setattr(materialize, "BLOCKS_BUILD_MADDS", 0.0)  # too costly to build: the sparse matrix
+        assert isinstance(Reformulation(P).main_operators.Cp, MaterializedSparse)
     monkeypatch.setattr(materialize, "BLAS_MADD_ADVANTAGE", 1.0)
     assert isinstance(Reformulation(P).main_operators.Cp, MaterializedSparse)
 
