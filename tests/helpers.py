@@ -1,6 +1,7 @@
 """Small random problems for unit tests (the seeded families proper live in mixbounds.instances.random), and a
 copy of the package in its installed layout for the tests that change the suite (mutants, contributing recipes)."""
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -107,3 +108,17 @@ def alive(pid: int) -> bool:
         return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def stall_first_quadratic_scaling(monkeypatch, module) -> None:
+    """Make ``module.solve_pep`` report every PEP over quadratics in a scaling with ``L_f ≠ 1`` as unsolved (its
+    proof residual set to 1e-3), so that :func:`mixbounds.checks.pep.series.quadratic_worst_case` must take the
+    rescaled PEP (``L_f = 1``); other solves are left as they are."""
+    real = module.solve_pep
+
+    def first_scaling_stalls(model, K, function_class="smooth_strongly_convex", **kw):
+        out = real(model, K=K, function_class=function_class, **kw)
+        stall = function_class == "quadratic" and model.data.L_f != 1.0
+        return dataclasses.replace(out, proof_residual=1e-3) if stall else out
+
+    monkeypatch.setattr(module, "solve_pep", first_scaling_stalls)

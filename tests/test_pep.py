@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from helpers import stall_first_quadratic_scaling
 from mixbounds.checks.pep import availability
 from mixbounds.checks.pep.factor import iterations, rho_derived, rho_theorem
 from mixbounds.checks.pep.model import linear_model
@@ -177,19 +178,10 @@ def test_extraction_takes_the_quadratic_pep_in_the_second_scaling_when_the_first
     """The extraction point shares the series' fallback (:func:`mixbounds.checks.pep.series.quadratic_worst_case`):
     with the first scaling's PEP over quadratics forced to stall (proof residual 1e-3), the shared class's worst case
     is extracted from the rescaled PEP (L_f = 1) and the suite's APAPC still reproduces its V^K."""
-    import dataclasses
-
     from mixbounds.checks.pep import series
     from mixbounds.checks.pep.points import extraction_point
 
-    real = series.solve_pep
-
-    def first_scaling_stalls(model, K, function_class="smooth_strongly_convex", **kw):
-        out = real(model, K=K, function_class=function_class, **kw)
-        stall = function_class == "quadratic" and model.data.L_f != 1.0
-        return dataclasses.replace(out, proof_residual=1e-3) if stall else out
-
-    monkeypatch.setattr(series, "solve_pep", first_scaling_stalls)
+    stall_first_quadratic_scaling(monkeypatch, series)
     p = extraction_point("shared", "path", 3, 10.0, 100.0)
     assert len(p["quadratic_attempts"]) == 2 and p["quadratic_attempts"][1]["L_f"] == 1.0
     assert p["extracted_from"] == "quadratics" and abs(p["VK_run"] - p["VK_pep"]) <= 1e-5

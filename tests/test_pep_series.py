@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from helpers import stall_first_quadratic_scaling
 from mixbounds.checks.pep import availability
 from mixbounds.checks.tiers import TINY
 
@@ -78,8 +79,6 @@ def test_the_quadratic_pep_is_rescaled_only_when_it_does_not_solve(monkeypatch):
     first scaling's solves; measured without forcing at κ_f = 10³ … 10⁴: 1.2e-6 … 2.0e-6 against PEP_ACCURACY, which
     another BLAS could move either side of the limit), the rescaled PEP (L_f = 1, μ_f = 10⁻³) is used, with the same
     κ_f, and the series point built on it is the worst case."""
-    import dataclasses
-
     from mixbounds.checks.pep.model import linear_model
     from mixbounds.checks.pep.points import _data, certificate_point
 
@@ -87,14 +86,7 @@ def test_the_quadratic_pep_is_rescaled_only_when_it_does_not_solve(monkeypatch):
     m10 = linear_model(_data("shared", "path", 3, 10.0, 100.0))
     model, out, attempts = S.quadratic_worst_case(m10, 1)
     assert model is m10 and out.solved and len(attempts) == 1
-    real = S.solve_pep
-
-    def first_scaling_stalls(model, K, function_class="smooth_strongly_convex", **kw):
-        out = real(model, K=K, function_class=function_class, **kw)
-        stall = function_class == "quadratic" and model.data.L_f != 1.0
-        return dataclasses.replace(out, proof_residual=1e-3) if stall else out
-
-    monkeypatch.setattr(S, "solve_pep", first_scaling_stalls)
+    stall_first_quadratic_scaling(monkeypatch, S)
     m3 = linear_model(_data("shared", "path", 3, 1e3, 100.0))
     model, out, attempts = S.quadratic_worst_case(m3, 1)
     assert len(attempts) == 2 and attempts[0]["accuracy"] >= 1e-3 and out.solved

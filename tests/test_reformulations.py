@@ -235,6 +235,13 @@ def test_sparse_materialized_local_polynomial_same_counts(family, monkeypatch):
         kw["kappa_Ct"] = 30.0
     P = build(family, **kw).problem
     assert P.layout.dx > MATERIALIZE_LIMIT
+    _same_run_as_the_recurrence(P)
+    assert isinstance(Reformulation(P).main_operators.Cp, MaterializedSparse)
+
+
+def _same_run_as_the_recurrence(P) -> None:
+    """A run with the materialised C' equals the recurrence's: same iterations and counts, values to rounding, and the
+    independent tally of raw C products is smaller (the matrix made them unnecessary; they are still counted)."""
     ref = reference_solution(P).u
     a = solve(P, eps=1e-5, x_star=ref, materialize=False)
     orc = CountedOracles(P)
@@ -245,10 +252,7 @@ def test_sparse_materialized_local_polynomial_same_counts(family, monkeypatch):
     assert np.array_equal(a.history_counts, b.history_counts)
     assert np.sum((a.x - b.x) ** 2) <= MATERIALIZE_RTOL * np.sum(ref ** 2)
     assert b.params["materialized"]["C'"]
-    assert tally["C"] < b.counts["C"]  # the sparse matrix made most C products unnecessary …
-    assert b.counts == a.counts  # … and they are still counted, as the recurrence makes them
-    R = Reformulation(P)
-    assert isinstance(R.main_operators.Cp, MaterializedSparse)
+    assert tally["C"] < b.counts["C"] and b.counts == a.counts
 
 
 @pytest.mark.parametrize("family", ["coupled-local", "mixed"])
@@ -264,18 +268,8 @@ def test_block_materialized_local_polynomial_same_counts(family, monkeypatch):
     if family == "mixed":
         kw["kappa_Ct"] = 30.0
     P = build(family, **kw).problem
-    ref = reference_solution(P).u
-    a = solve(P, eps=1e-5, x_star=ref, materialize=False)
-    orc = CountedOracles(P)
-    tally = wrap_oracles(orc)
-    b = solve(P, eps=1e-5, x_star=ref, materialize=True, oracles=orc)
-    assert a.converged and b.converged
-    assert a.iterations == b.iterations
-    assert np.array_equal(a.history_counts, b.history_counts)
-    assert np.sum((a.x - b.x) ** 2) <= MATERIALIZE_RTOL * np.sum(ref ** 2)
+    _same_run_as_the_recurrence(P)
     assert isinstance(Reformulation(P).main_operators.Cp, MaterializedBlocks)
-    assert b.params["materialized"]["C'"]
-    assert tally["C"] < b.counts["C"] and b.counts == a.counts  # products saved, counted as the recurrence's
 
 
 def test_dense_blocks_replace_a_sparse_polynomial_only_when_their_product_is_cheaper(monkeypatch):
