@@ -115,6 +115,13 @@ MUTANTS = {
         [("    f = fit_slope(list(xs), [c / n for _, n, c in used])\n",
           "    f = fit_slope(list(xs), [c / n / n for _, n, c in used])\n")],
         "control.T2.coupled_local.grad.LR2_eps.needed.*", ["control.T2.coupled_local.grad.LR2_eps.needed.log-squared"]),
+    # C' as dense diagonal blocks charges half of its recurrence's counts: the κ_C sweep's C counts no longer follow
+    # the claim (the counter audit's instances do not take the blocks; the claims do)
+    "blocks-undercount": (
+        "solvers/materialize.py",
+        [("            self.main.counts[k] += c\n        return self.product(v)",
+          "            self.main.counts[k] += c // 2\n        return self.product(v)")],
+        "T1.coupled_local.*.kappa_C.*", ["T1.coupled_local.C.kappa_C.tight"]),
     "fit-first-two-points": (
         "checks/sweeps.py",
         [("    x, y = np.log(x[ok]), np.log(y[ok])\n",
