@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 from mixbounds.bounds.guards import SCALE_FLOOR
@@ -223,20 +223,27 @@ def sparse_is_cheaper(nnz_P: int, products: int, factor_nnz: int, size: int) -> 
     return float(nnz_P) < recurrence
 
 
-def _recurrence_probe(op_scratch: Callable, scratch: CountedOracles, shape: tuple) -> tuple[np.ndarray, np.ndarray, dict]:
-    """One application of the recurrence to a fixed random probe on the scratch oracle: ``(probe, result, counts of
-    the application)`` (the counts every application of a materialised replacement adds; the result it must
-    reproduce)."""
-    probe = np.random.default_rng(0).standard_normal(int(np.prod(shape)))
-    before = scratch.snapshot()
-    ref = np.asarray(op_scratch(probe.reshape(shape))).ravel()
-    after = scratch.snapshot()
-    return probe, ref, {k: after[k] - before[k] for k in after if after[k] != before[k]}
+class RecurrenceProbe(NamedTuple):
+    """One application of a recurrence to a fixed random probe on the scratch oracle: what a materialised replacement
+    must reproduce (``result``) and the counts each of its applications adds (``per_apply``).  Made once per
+    operator and shared by the candidate forms (:meth:`of`)."""
 
+    probe: np.ndarray
+    result: np.ndarray
+    per_apply: dict
 
-def _agrees(got: np.ndarray, ref: np.ndarray) -> bool:
-    """Does a materialised product reproduce the recurrence's on the probe, to :data:`SPARSE_CHECK_RTOL`?"""
-    return bool(np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), SCALE_FLOOR))
+    @classmethod
+    def of(cls, op_scratch: Callable, scratch: CountedOracles, shape: tuple) -> "RecurrenceProbe":
+        probe = np.random.default_rng(0).standard_normal(int(np.prod(shape)))
+        before = scratch.snapshot()
+        result = np.asarray(op_scratch(probe.reshape(shape))).ravel()
+        after = scratch.snapshot()
+        return cls(probe, result, {k: after[k] - before[k] for k in after if after[k] != before[k]})
+
+    def reproduced_by(self, got: np.ndarray) -> bool:
+        """Does a materialised product of :attr:`probe` give :attr:`result` to :data:`SPARSE_CHECK_RTOL`?"""
+        ref = self.result
+        return bool(np.linalg.norm(got - ref) <= SPARSE_CHECK_RTOL * max(np.linalg.norm(ref), SCALE_FLOOR))
 
 
 class MaterializedSparse:
@@ -256,20 +263,19 @@ class MaterializedSparse:
         self.P, self.per_apply, self.main, self.shape = P, per_apply, main, shape
 
     @classmethod
-    def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple,
-              factor_nnz: int):
+    def build(cls, cheb, M, probe: RecurrenceProbe, main: CountedOracles, shape: tuple, factor_nnz: int):
         """The materialised ``P(M)``, or ``None`` when it is not cheaper than the recurrence, too dense, or does not
-        reproduce it.  ``factor_nnz``: stored entries of the factor ``B`` (``M = BᵀB``) whose products the
-        recurrence counts (:func:`sparse_is_cheaper`)."""
+        reproduce it (``probe``: one application of the recurrence).  ``factor_nnz``: stored entries of the factor
+        ``B`` (``M = BᵀB``) whose products the recurrence counts (:func:`sparse_is_cheaper`)."""
         size = int(np.prod(shape))
-        probe, ref, per_apply = _recurrence_probe(op_scratch, scratch, shape)
+        per_apply = probe.per_apply
         products = sum(per_apply.values())
         if not sparse_is_cheaper(M.nnz, products, factor_nnz, size):  # P(M) has at least the pattern of M
             return None
         P = cheb.sparse_P(M, SPARSE_FILL_PER_ROW * size)
         if P is None or not sparse_is_cheaper(P.nnz, products, factor_nnz, size):
             return None
-        if not _agrees(spmv(P, probe), ref):
+        if not probe.reproduced_by(spmv(P, probe.probe)):
             return None
         return cls(P, per_apply, main, shape)
 
@@ -327,12 +333,12 @@ class MaterializedBlocks:
         self.blocks, self.K, self.per_apply, self.main, self.shape = blocks, K, per_apply, main, shape
 
     @classmethod
-    def build(cls, cheb, M, op_scratch: Callable, scratch: CountedOracles, main: CountedOracles, shape: tuple,
-              factor_nnz: int, rival_nnz: int | None = None):
+    def build(cls, cheb, M, probe: RecurrenceProbe, main: CountedOracles, shape: tuple, factor_nnz: int,
+              rival_nnz: int | None = None):
         """The materialised ``P(M)``, or ``None`` when ``M`` is not ``G ⊗ I_K`` with equal diagonal blocks of ``G``,
         the blocks would exceed :data:`BLOCKS_BYTES` or cost more than :data:`BLOCKS_BUILD_MADDS` to build, the product is not cheaper than the recurrence (nor, given the
         stored entries ``rival_nnz`` of the sparse ``P(M)``, than the sparse product: :data:`BLAS_MADD_ADVANTAGE`),
-        or it does not reproduce the recurrence."""
+        or it does not reproduce the recurrence (``probe``: one application of it)."""
         if not isinstance(M, KronIdentity):
             return None
         s = equal_diagonal_blocks(M.S)
@@ -343,14 +349,12 @@ class MaterializedBlocks:
             return None
         if rival_nnz is not None and count * s * s * M.K >= BLAS_MADD_ADVANTAGE * rival_nnz:
             return None
-        size = int(np.prod(shape))
-        probe, ref, per_apply = _recurrence_probe(op_scratch, scratch, shape)
-        if not sparse_is_cheaper(count * s * s * M.K, sum(per_apply.values()), factor_nnz, size):
+        if not sparse_is_cheaper(count * s * s * M.K, sum(probe.per_apply.values()), factor_nnz, int(np.prod(shape))):
             return None
-        G = M.S.tocsr()
+        G = M.S
         blocks = np.stack([cheb.dense_P(G[b * s:(b + 1) * s, b * s:(b + 1) * s].toarray()) for b in range(count)])
-        made = cls(blocks, M.K, per_apply, main, shape)
-        return made if _agrees(made.product(probe), ref) else None
+        made = cls(blocks, M.K, probe.per_apply, main, shape)
+        return made if probe.reproduced_by(made.product(probe.probe)) else None
 
     def product(self, v: np.ndarray) -> np.ndarray:
         """``(P(G) ⊗ I_K) v`` for a flat ``v`` (no counting)."""

@@ -33,6 +33,7 @@ from mixbounds.solvers.materialize import (
     MaterializedDense,
     MaterializedNodes,
     MaterializedSparse,
+    RecurrenceProbe,
     nodes_dense_is_cheaper,
 )
 from mixbounds.solvers.oracles import CountedOracles
@@ -87,10 +88,10 @@ class Materializer:
         than the recurrence and the other, else ``None`` (the recurrence)."""
         if int(np.prod(shape)) <= MATERIALIZE_LIMIT:
             return MaterializedDense(op_scratch, self.scratch, orc, shape, key=self.key(role))
-        M = normal_matrix(B)
-        sparse = MaterializedSparse.build(cheb, M, op_scratch, self.scratch, orc, shape, B.nnz)
+        M, probe = normal_matrix(B), RecurrenceProbe.of(op_scratch, self.scratch, shape)
+        sparse = MaterializedSparse.build(cheb, M, probe, orc, shape, B.nnz)
         rival = None if sparse is None else sparse.P.nnz
-        return MaterializedBlocks.build(cheb, M, op_scratch, self.scratch, orc, shape, B.nnz, rival) or sparse
+        return MaterializedBlocks.build(cheb, M, probe, orc, shape, B.nnz, rival) or sparse
 
     def _W_prime_dense_is_cheaper(self, t_kind: str | None) -> bool:
         """The cost model of :func:`~mixbounds.solvers.materialize.nodes_dense_is_cheaper` for ``W'`` on the node
